@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Makes this machine able to run the stack and the tests, installing only what is missing.
+#
+# Source it (". scripts/provision.sh") so that PATH and the container settings it exports
+# stay in the caller's shell; running it directly only warms the cache.
+#
+#   - Node >= 24: the system one when new enough, else the npm registry's node-<os>-<arch>@24.
+#   - pnpm: the version pinned in package.json's packageManager field.
+#   - A container engine for testcontainers: a working Docker, else Podman (installed with
+#     apt-get when absent, configured as ../shared/containers.md describes, its
+#     Docker-compatible socket started).
+#   - Images: with Docker the official mongo and nats images; with Podman (no registry
+#     reachable) FROM-scratch images of FerretDB and nats-server built from the Go module
+#     proxy. MONGO_IMAGE / NATS_IMAGE override either choice.
+#
+# Everything is cached under $GFTS_CACHE, so a second run takes seconds.
+
+_gfts_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
+GFTS_FERRETDB_VERSION="${GFTS_FERRETDB_VERSION:-v1.24.2}"
+GFTS_NATS_VERSION="${GFTS_NATS_VERSION:-v2.11.17}"
+GFTS_NODE_MAJOR=24
+export GFTS_CACHE
+
+_gfts_say() { printf '==> %s\n' "$*" >&2; }
+_gfts_die() { printf 'provision: %s\n' "$*" >&2; return 1; }
+
+_gfts_node() {
+  local major=0
+  command -v node >/dev/null 2>&1 && major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+  if [ "$major" -ge "$GFTS_NODE_MAJOR" ]; then return 0; fi
+  local os arch dir="$GFTS_CACHE/node$GFTS_NODE_MAJOR"
+  os="$(uname -s | tr '[:upper:]' '[:lower:]')"
+  case "$(uname -m)" in x86_64 | amd64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; *) arch="$(uname -m)" ;; esac
+  local bin="$dir/node_modules/node-$os-$arch/bin"
+  if [ ! -x "$bin/node" ]; then
+    _gfts_say "installing Node $GFTS_NODE_MAJOR (system node is v$major) from the npm registry"
+    npm install --silent --no-audit --no-fund --prefix "$dir" "node-$os-$arch@$GFTS_NODE_MAJOR" >&2 ||
+      _gfts_die "could not install node-$os-$arch@$GFTS_NODE_MAJOR" || return 1
+  fi
+  export PATH="$bin:$PATH"
+}
+
+_gfts_pnpm() {
+  local want
+  want="$(node -p 'require(process.argv[1]).packageManager.split("@")[1]' "$_gfts_root/package.json")"
+  if command -v pnpm >/dev/null 2>&1 && [ "$(pnpm --version 2>/dev/null)" = "$want" ]; then return 0; fi
+  local dir="$GFTS_CACHE/pnpm-$want"
+  if [ ! -x "$dir/node_modules/.bin/pnpm" ]; then
+    _gfts_say "installing pnpm $want from the npm registry"
+    npm install --silent --no-audit --no-fund --prefix "$dir" "pnpm@$want" >&2 ||
+      _gfts_die "could not install pnpm@$want" || return 1
+  fi
+  export PATH="$dir/node_modules/.bin:$PATH"
+}
+
+_gfts_docker_works() { command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; }
+
+_gfts_podman_socket_works() {
+  [ -S /run/podman/podman.sock ] &&
+    curl -fsS --max-time 5 --unix-socket /run/podman/podman.sock http://d/_ping >/dev/null 2>&1
+}
+
+_gfts_podman() {
+  if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then
+    command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] ||
+      _gfts_die "no Docker engine and no Podman: install either (as root, apt-get install podman runc)" || return 1
+    _gfts_say "installing podman and runc with apt-get"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc; } >&2 ||
+      _gfts_die "apt-get install podman runc failed" || return 1
+  fi
+  # crun cannot set rlimits or cgroups on these machines; runc with cgroupfs can.
+  if ! grep -qs 'runtime = "runc"' /etc/containers/containers.conf; then
+    _gfts_say "configuring podman (runc, cgroupfs, vfs storage)"
+    mkdir -p /etc/containers
+    cat >/etc/containers/containers.conf <<'EOF'
+[containers]
+default_ulimits = []
+
+[engine]
+cgroup_manager = "cgroupfs"
+runtime = "runc"
+events_logger = "file"
+EOF
+    cat >/etc/containers/storage.conf <<'EOF'
+[storage]
+driver = "vfs"
+runroot = "/run/containers/storage"
+graphroot = "/var/lib/containers/storage"
+EOF
+  fi
+  if ! _gfts_podman_socket_works; then
+    _gfts_say "starting podman's Docker-compatible API socket"
+    mkdir -p /run/podman
+    nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1 &
+    local i
+    for i in $(seq 1 50); do _gfts_podman_socket_works && break; sleep 0.2; done
+    _gfts_podman_socket_works || _gfts_die "podman socket did not come up; see $GFTS_CACHE/podman-service.log" || return 1
+  fi
+  export DOCKER_HOST=unix:///run/podman/podman.sock
+  # Ryuk's image cannot be pulled here; the tests stop their own containers.
+  export TESTCONTAINERS_RYUK_DISABLED=true
+}
+
+# Builds a static Go binary from the Go module proxy into $GFTS_CACHE/bin, once per version.
+_gfts_go_binary() {
+  local name="$1" version="$2" out="$GFTS_CACHE/bin/$1-$2"
+  [ -x "$out" ] && return 0
+  command -v go >/dev/null 2>&1 || _gfts_die "building $name needs Go (or set MONGO_IMAGE/NATS_IMAGE to pullable images)" || return 1
+  mkdir -p "$GFTS_CACHE/bin" "$GFTS_CACHE/build"
+  _gfts_say "building $name $version from the Go module proxy (once; about a minute)"
+  case "$name" in
+    nats-server)
+      CGO_ENABLED=0 GOBIN="$GFTS_CACHE/build/nats-$version" go install "github.com/nats-io/nats-server/v2@$version" >&2 ||
+        return 1
+      mv "$GFTS_CACHE/build/nats-$version/nats-server" "$out"
+      ;;
+    ferretdb)
+      # The module zip lacks build/version/version.txt, without which the binary panics at
+      # start (FerretDB#2982): build from a copy of the module with the file written in.
+      local modjson moddir src="$GFTS_CACHE/build/ferretdb-$version"
+      modjson="$(go mod download -json "github.com/FerretDB/FerretDB@$version")" || return 1
+      moddir="$(printf '%s' "$modjson" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')"
+      rm -rf "$src" && cp -r "$moddir" "$src" && chmod -R u+w "$src"
+      printf '%s\n' "$version" >"$src/build/version/version.txt"
+      (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
+      rm -rf "$src"
+      ;;
+  esac
+}
+
+_gfts_local_image() {
+  local image="$1" name="$2" version="$3" dir="$_gfts_root/scripts/images/$4"
+  podman image exists "$image" 2>/dev/null && return 0
+  _gfts_go_binary "$name" "$version" || return 1
+  local ctx
+  ctx="$(mktemp -d)"
+  cp "$dir/Containerfile" "$ctx/" && cp "$GFTS_CACHE/bin/$name-$version" "$ctx/$name"
+  mkdir -p "$ctx/state" && : >"$ctx/state/.keep"
+  _gfts_say "building image $image"
+  podman build -q -t "$image" "$ctx" >&2 || { rm -rf "$ctx"; return 1; }
+  rm -rf "$ctx"
+}
+
+_gfts_containers() {
+  if [ -n "${DOCKER_HOST:-}" ] && [ "${DOCKER_HOST}" != "unix:///run/podman/podman.sock" ] || _gfts_docker_works; then
+    export GFTS_ENGINE=docker
+    export MONGO_IMAGE="${MONGO_IMAGE:-mongo:7}"
+    export NATS_IMAGE="${NATS_IMAGE:-nats:2.11}"
+    return 0
+  fi
+  _gfts_podman || return 1
+  export GFTS_ENGINE=podman
+  export MONGO_IMAGE="${MONGO_IMAGE:-localhost/gfts/ferretdb:${GFTS_FERRETDB_VERSION#v}}"
+  export NATS_IMAGE="${NATS_IMAGE:-localhost/gfts/nats:${GFTS_NATS_VERSION#v}}"
+  case "$MONGO_IMAGE" in localhost/gfts/ferretdb:*)
+    _gfts_local_image "$MONGO_IMAGE" ferretdb "$GFTS_FERRETDB_VERSION" ferretdb || return 1 ;;
+  esac
+  case "$NATS_IMAGE" in localhost/gfts/nats:*)
+    _gfts_local_image "$NATS_IMAGE" nats-server "$GFTS_NATS_VERSION" nats || return 1 ;;
+  esac
+}
+
+# Installs the workspace's packages when the lockfile changed since the last install.
+_gfts_packages() {
+  local stamp="$_gfts_root/node_modules/.gfts-lock-stamp" sum
+  sum="$(cat "$_gfts_root/pnpm-lock.yaml" "$_gfts_root/package.json" 2>/dev/null | cksum)"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum" ] && return 0
+  _gfts_say "installing workspace packages with pnpm"
+  (cd "$_gfts_root" && CI=true pnpm install --frozen-lockfile --reporter=append-only) >&2 || return 1
+  printf '%s' "$sum" >"$stamp"
+}
+
+gfts_provision() {
+  mkdir -p "$GFTS_CACHE"
+  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_containers
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  gfts_provision
+  _gfts_say "ready: node $(node --version), pnpm $(pnpm --version), engine $GFTS_ENGINE, mongo image $MONGO_IMAGE, nats image $NATS_IMAGE"
+fi
