@@ -142,6 +142,8 @@ _gfts_local_image() {
   rm -rf "$ctx"
 }
 
+_gfts_recipe() { cksum <"$_gfts_root/scripts/images/$1/Containerfile" | cut -d' ' -f1; }
+
 _gfts_containers() {
   if [ -n "${DOCKER_HOST:-}" ] && [ "${DOCKER_HOST}" != "unix:///run/podman/podman.sock" ] || _gfts_docker_works; then
     export GFTS_ENGINE=docker
@@ -151,8 +153,9 @@ _gfts_containers() {
   fi
   _gfts_podman || return 1
   export GFTS_ENGINE=podman
-  export MONGO_IMAGE="${MONGO_IMAGE:-localhost/gfts/ferretdb:${GFTS_FERRETDB_VERSION#v}}"
-  export NATS_IMAGE="${NATS_IMAGE:-localhost/gfts/nats:${GFTS_NATS_VERSION#v}}"
+  # The tag carries a hash of the recipe, so a changed Containerfile builds a new image.
+  export MONGO_IMAGE="${MONGO_IMAGE:-localhost/gfts/ferretdb:${GFTS_FERRETDB_VERSION#v}-$(_gfts_recipe ferretdb)}"
+  export NATS_IMAGE="${NATS_IMAGE:-localhost/gfts/nats:${GFTS_NATS_VERSION#v}-$(_gfts_recipe nats)}"
   case "$MONGO_IMAGE" in localhost/gfts/ferretdb:*)
     _gfts_local_image "$MONGO_IMAGE" ferretdb "$GFTS_FERRETDB_VERSION" ferretdb || return 1 ;;
   esac

@@ -1,0 +1,25 @@
+/**
+ * NATS subject and stream names. All hang under one prefix (config NATS_PREFIX, default
+ * "gfts") so several environments, or parallel test runs, can share one NATS cluster.
+ */
+export function natsNames(prefix = 'gfts') {
+  const streamPrefix = prefix.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+  return {
+    /** friendship notifications: `<prefix>.friendship.<type>` */
+    friendshipEvent: (type: string) => `${prefix}.friendship.${type}`,
+    friendshipEvents: `${prefix}.friendship.*`,
+    /** request-reply: may B message A? */
+    canMessage: `${prefix}.rpc.friendship.can-message`,
+    /** stat events: game servers publish one game of one gamer to `<prefix>.stats.<applicationId>` */
+    statsSubject: (applicationId: string) => `${prefix}.stats.${applicationId}`,
+    statsSubjects: `${prefix}.stats.*`,
+    statsStream: `${streamPrefix}_STATS`,
+    statsConsumer: `${prefix}-tasks-stats`,
+    /** events that failed processing past the redelivery bound */
+    statsDeadLetter: `${prefix}.dlq.stats`,
+    taskCompleted: `${prefix}.task.completed`,
+    taskClaimed: `${prefix}.task.claimed`,
+    inventoryGranted: `${prefix}.inventory.granted`,
+  };
+}
+export type NatsNames = ReturnType<typeof natsNames>;

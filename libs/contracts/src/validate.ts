@@ -1,0 +1,23 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Static, TSchema } from 'typebox';
+
+// ajv-formats ships CommonJS; its default export arrives wrapped under ESM.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const cache = new WeakMap<TSchema, ValidateFunction>();
+
+/** Validates a payload that did not come through Fastify (NATS messages, config). */
+export function check<T extends TSchema>(schema: T, value: unknown): { ok: true; value: Static<T> } | { ok: false; errors: string[] } {
+  let validate = cache.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    cache.set(schema, validate);
+  }
+  if (validate(value)) return { ok: true, value: value as Static<T> };
+  return {
+    ok: false,
+    errors: (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`),
+  };
+}

@@ -1,0 +1,56 @@
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Type, { type Static, type TObject, type TProperties } from 'typebox';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Settings every service reads. */
+export const BaseConfig = {
+  HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 256, maximum: 10_485_760, default: 16_384, description: 'largest accepted request body' }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'time in-flight work gets after SIGTERM' }),
+  INTERNAL_TOKEN_SECRET: Type.String({ minLength: 32, description: 'HMAC secret of the gateway-signed identity assertion' }),
+};
+
+/** Settings of a service that owns a MongoDB database and talks to NATS. */
+export const StoreConfig = {
+  MONGO_URL: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string of this service\'s own database' }),
+  NATS_URL: Type.String({ minLength: 1, description: 'comma-separated NATS server URLs' }),
+  NATS_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'gfts', description: 'prefix of every NATS subject and stream' }),
+};
+
+/**
+ * Reads a configuration object from environment variables, applying defaults and
+ * coercing numbers and booleans. Every wrong or missing setting is named at once, so an
+ * operator fixes a deployment in one pass.
+ */
+export function loadConfig<P extends TProperties>(properties: P, env: Record<string, string | undefined> = process.env): Static<TObject<P>> {
+  const schema = Type.Object(properties);
+  const ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }));
+  const validate = ajv.compile(schema);
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(properties)) {
+    const raw = env[key];
+    if (raw !== undefined && raw !== '') input[key] = raw;
+  }
+  if (!validate(input)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      if (e.keyword === 'required') return `${String(e.params.missingProperty)} is required`;
+      const key = e.instancePath.replace(/^\//, '');
+      const described = (properties[key] as { description?: string } | undefined)?.description;
+      return `${key} ${e.message ?? 'is invalid'}${described ? ` (${described})` : ''}`;
+    });
+    throw new ConfigError(problems);
+  }
+  return input as Static<TObject<P>>;
+}

@@ -1,0 +1,71 @@
+import { ErrorCode, PROBLEM_CONTENT_TYPE, problemType, type Problem } from '@gfts/contracts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** An error the client caused or may act on; the one error handler maps it to problem+json. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, detail: string) {
+    super(detail);
+    this.name = 'AppError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export const notFound = (detail = 'no such resource') => new AppError(404, ErrorCode.NOT_FOUND, detail);
+export const badRequest = (detail: string, code: string = ErrorCode.VALIDATION_FAILED) => new AppError(400, code, detail);
+export const forbidden = (detail: string, code: string = ErrorCode.FORBIDDEN) => new AppError(403, code, detail);
+export const conflict = (code: string, detail: string) => new AppError(409, code, detail);
+export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAUTHORIZED, detail);
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+export function problem(status: number, code: string, detail?: string, extra: Partial<Problem> = {}): Problem {
+  return { type: problemType(code), title: TITLES[status] ?? 'Error', status, code, ...(detail ? { detail } : {}), ...extra };
+}
+
+export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send({ ...body, requestId: String(reply.request.id) });
+}
+
+/** Fastify's own error codes that are the client's fault, with our status and code. */
+const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorCode.PAYLOAD_TOO_LARGE],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, ErrorCode.UNSUPPORTED_MEDIA_TYPE],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, ErrorCode.VALIDATION_FAILED],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, ErrorCode.VALIDATION_FAILED],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, ErrorCode.VALIDATION_FAILED],
+  FST_ERR_BAD_URL: [400, ErrorCode.VALIDATION_FAILED],
+  FST_ERR_RATE_LIMIT: [429, ErrorCode.RATE_LIMITED],
+};
+
+function toProblem(error: FastifyError & { status?: number }, request: FastifyRequest): Problem {
+  if (error instanceof AppError) return problem(error.status, error.code, error.message);
+  if (error.validation) {
+    return problem(400, ErrorCode.VALIDATION_FAILED, `invalid ${error.validationContext ?? 'request'}`, {
+      errors: error.validation.map((v) => ({
+        path: `${error.validationContext ?? ''}${v.instancePath || ''}`,
+        message: v.message ?? 'is invalid',
+      })),
+    });
+  }
+  const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
+  if (known) return problem(known[0], known[1], error.message);
+  if (error instanceof SyntaxError) return problem(400, ErrorCode.VALIDATION_FAILED, 'body is not valid JSON');
+  const status = error.statusCode ?? error.status ?? 500;
+  if (status >= 400 && status < 500) return problem(status, status === 429 ? ErrorCode.RATE_LIMITED : ErrorCode.VALIDATION_FAILED, error.message);
+  request.log.error({ err: error }, 'unhandled error');
+  return problem(500, ErrorCode.INTERNAL, 'internal error');
+}
+
+/** The one error handler, plus problem+json for unknown routes. */
+export const problemHandlers = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, toProblem(error, request)));
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, problem(404, ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`)));
+}, { name: 'problem-handlers' });

@@ -1,0 +1,31 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { problemHandlers } from './errors.ts';
+import { loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
+import { REQUEST_ID_HEADER } from '@gfts/contracts';
+
+export interface HttpServerOptions {
+  service: string;
+  logLevel: string;
+  bodyLimit: number;
+}
+
+/**
+ * A Fastify instance with what every service shares: JSON logs carrying the request id,
+ * problem+json errors, strict validation (unknown body fields are a 400, not dropped),
+ * body size limit and metrics. Routes and hooks are the caller's.
+ */
+export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: loggerOptions(opts.service, opts.logLevel),
+    bodyLimit: opts.bodyLimit,
+    requestIdHeader: false,
+    requestIdLogLabel: 'requestId',
+    genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+  });
+  void app.register(problemHandlers);
+  void app.register(requestIdEcho);
+  void app.register(metricsPlugin, { service: opts.service });
+  return app;
+}

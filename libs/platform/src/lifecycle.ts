@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { ConfigError } from './config.ts';
+
+export interface RunOptions {
+  name: string;
+  port: number;
+  host: string;
+  graceMs: number;
+  start: () => Promise<FastifyInstance>;
+}
+
+/**
+ * Starts a service and stops it cleanly on SIGTERM/SIGINT: stop accepting, let in-flight
+ * requests and consumers finish (the app's onClose hooks), then exit; a stop that takes
+ * longer than the grace period exits non-zero.
+ */
+export async function runService(opts: RunOptions): Promise<void> {
+  let app: FastifyInstance;
+  try {
+    app = await opts.start();
+    await app.listen({ port: opts.port, host: opts.host });
+  } catch (error) {
+    if (error instanceof ConfigError) console.error(`${opts.name}: ${error.message}`);
+    else console.error(`${opts.name}: failed to start:`, error);
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      app.log.error({ graceMs: opts.graceMs }, 'shutdown grace period exceeded');
+      process.exit(1);
+    }, opts.graceMs);
+    timer.unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

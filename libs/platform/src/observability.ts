@@ -1,0 +1,55 @@
+import { REQUEST_ID_HEADER } from '@gfts/contracts';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { uuidv7 } from './ids.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Registry;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps a caller's request id when it is well-formed (no log injection), else makes one. */
+export function requestIdFrom(header: unknown): string {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : uuidv7();
+}
+
+/** Paths never written to logs with their secrets. */
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-gfts-identity"]', 'req.headers.cookie'];
+
+export function loggerOptions(name: string, level: string) {
+  return { name, level, redact: LOG_REDACT };
+}
+
+/** Per-route latency histograms and the process's default metrics on GET /metrics. */
+export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance, opts) => {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: opts.service });
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  app.decorate('metrics', registry);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route === '/metrics') return;
+    duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { config: { auth: false }, logLevel: 'warn' }, async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+}, { name: 'metrics' });
+
+/** Echo the request id so a client can quote it in a bug report. */
+export const requestIdEcho = fp(async (app: FastifyInstance) => {
+  app.addHook('onSend', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+}, { name: 'request-id-echo' });

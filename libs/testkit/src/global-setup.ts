@@ -1,0 +1,47 @@
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    mongoUrl: string;
+    natsUrl: string;
+  }
+}
+
+/**
+ * One MongoDB-compatible server and one NATS server for the whole integration run; test
+ * files isolate themselves with their own database names and NATS prefix. Images are
+ * configuration: official images by default, local FerretDB/NATS builds where
+ * scripts/provision.sh set MONGO_IMAGE and NATS_IMAGE.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const mongoImage = process.env.MONGO_IMAGE ?? 'mongo:7';
+  const natsImage = process.env.NATS_IMAGE ?? 'nats:2.11';
+  const started: StartedTestContainer[] = [];
+  try {
+    // One after the other: Podman 4.3 loses port bindings when two containers start at once.
+    const mongo = await new GenericContainer(mongoImage)
+      .withExposedPorts(27017)
+      // mongo says "Waiting for connections", FerretDB "Listening on"
+      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections|Listening on/))
+      .withStartupTimeout(120_000)
+      .start();
+    started.push(mongo);
+    const nats = await new GenericContainer(natsImage)
+      .withCommand(['-js', '-sd', '/data'])
+      .withExposedPorts(4222)
+      .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+      .withStartupTimeout(60_000)
+      .start();
+    started.push(nats);
+    project.provide('mongoUrl', `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}`);
+    project.provide('natsUrl', `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`);
+  } catch (error) {
+    await Promise.allSettled(started.map((c) => c.stop()));
+    throw error;
+  }
+  // Ryuk is disabled where its image cannot be pulled, so the containers are ours to stop.
+  return async () => {
+    await Promise.allSettled(started.map((c) => c.stop({ timeout: 5_000 })));
+  };
+}

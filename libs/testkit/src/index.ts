@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { createSigner } from 'fast-jwt';
+import { inject } from 'vitest';
+
+/** Secrets used only by tests; the services under test are configured with them. */
+export const TEST_JWT_SECRET = 'test-jwt-secret-test-jwt-secret-0123456789';
+export const TEST_INTERNAL_SECRET = 'test-internal-secret-test-internal-secret-01';
+
+export interface Infra {
+  mongoUrl: string;
+  natsUrl: string;
+}
+
+/** Connection URLs of the containers started by the global setup. */
+export function infra(): Infra {
+  return { mongoUrl: inject('mongoUrl'), natsUrl: inject('natsUrl') };
+}
+
+/** A fresh token so each test file gets its own database and NATS subjects. */
+export function uniqueSuffix(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 12);
+}
+
+export function databaseUrl(mongoUrl: string, name: string): string {
+  return `${mongoUrl}/${name}_${uniqueSuffix()}`;
+}
+
+export function natsPrefix(): string {
+  return `t${uniqueSuffix()}`;
+}
+
+export interface TokenOptions {
+  sub?: string;
+  app?: string;
+  name?: string;
+  picture?: string;
+  roles?: string[];
+  /** seconds from now; negative for an expired token */
+  expiresIn?: number;
+  secret?: string;
+  iss?: string;
+  aud?: string;
+  omitExp?: boolean;
+}
+
+/** Mints an HS256 bearer token the way an identity provider would. */
+export function mintToken(opts: TokenOptions = {}): string {
+  const { secret = TEST_JWT_SECRET, expiresIn = 3600, omitExp = false, ...claims } = opts;
+  const now = Math.floor(Date.now() / 1000);
+  const payload: Record<string, unknown> = { sub: claims.sub ?? randomUUID(), app: claims.app ?? randomUUID(), iat: now };
+  if (!omitExp) payload.exp = now + expiresIn;
+  for (const key of ['name', 'picture', 'roles', 'iss', 'aud'] as const) if (claims[key] !== undefined) payload[key] = claims[key];
+  return createSigner({ key: secret, algorithm: 'HS256' })(payload);
+}
+
+/** An unsigned token (`alg: none`), which every verifier must refuse. */
+export function unsignedToken(payload: Record<string, unknown>): string {
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`;
+}
+
+export interface Gamer {
+  id: string;
+  app: string;
+  name: string;
+  token: string;
+  auth: { authorization: string };
+}
+
+/** A gamer of an application with a valid token. */
+export function gamer(app: string, name: string, extra: Omit<TokenOptions, 'sub' | 'app' | 'name'> = {}): Gamer {
+  const id = randomUUID();
+  const token = mintToken({ sub: id, app, name, ...extra });
+  return { id, app, name, token, auth: { authorization: `Bearer ${token}` } };
+}
+
+/** Polls until `check` returns a value or the deadline passes (for eventually-consistent results). */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
