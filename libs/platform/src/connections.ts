@@ -1,6 +1,8 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import mongoose, { type Connection } from 'mongoose';
-import type { Logger } from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+
+type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 /** A service's own MongoDB database. Only features MongoDB 7+ and FerretDB v1 share are used. */
 export async function connectMongo(url: string, log: Logger): Promise<Connection> {

@@ -1,7 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { problemHandlers } from './errors.ts';
 import { loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { REQUEST_ID_HEADER } from '@gfts/contracts';
+
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface HttpServerOptions {
   service: string;
@@ -19,7 +21,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     logger: loggerOptions(opts.service, opts.logLevel),
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      // probes and scrapes arrive every few seconds; logging them buries real traffic
+      disableRequestLogging: (request) => PROBE_PATHS.has(request.url),
+    }),
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },

@@ -1,12 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
 
-export interface RunOptions {
-  name: string;
+export interface StartedService {
+  app: FastifyInstance;
   port: number;
   host: string;
   graceMs: number;
-  start: () => Promise<FastifyInstance>;
+}
+
+export interface RunOptions {
+  name: string;
+  /** reads the configuration and builds the app; a ConfigError is reported and exits 1 */
+  start: () => Promise<StartedService>;
 }
 
 /**
@@ -16,9 +21,11 @@ export interface RunOptions {
  */
 export async function runService(opts: RunOptions): Promise<void> {
   let app: FastifyInstance;
+  let graceMs: number;
   try {
-    app = await opts.start();
-    await app.listen({ port: opts.port, host: opts.host });
+    const started = await opts.start();
+    ({ app, graceMs } = started);
+    await app.listen({ port: started.port, host: started.host });
   } catch (error) {
     if (error instanceof ConfigError) console.error(`${opts.name}: ${error.message}`);
     else console.error(`${opts.name}: failed to start:`, error);
@@ -30,9 +37,9 @@ export async function runService(opts: RunOptions): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
-      app.log.error({ graceMs: opts.graceMs }, 'shutdown grace period exceeded');
+      app.log.error({ graceMs: graceMs }, 'shutdown grace period exceeded');
       process.exit(1);
-    }, opts.graceMs);
+    }, graceMs);
     timer.unref();
     app.close().then(
       () => process.exit(0),

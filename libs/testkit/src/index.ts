@@ -89,3 +89,44 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** send this raw string as the body instead of JSON-encoding `body` */
+  rawBody?: string;
+}
+
+/** A minimal HTTP client for black-box calls through the gateway. */
+export function client(baseUrl: string) {
+  return async function call<T = unknown>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    let body: string | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(new URL(path, baseUrl), { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  };
+}
+export type Call = ReturnType<typeof client>;
+
+/** Listens on an ephemeral loopback port and answers the base URL. */
+export async function listen(app: { listen(opts: { port: number; host: string }): Promise<string> }): Promise<string> {
+  return app.listen({ port: 0, host: '127.0.0.1' });
+}

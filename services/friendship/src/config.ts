@@ -1,0 +1,16 @@
+import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import Type, { type Static, type TObject } from 'typebox';
+
+const FriendshipSettings = {
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8081 }),
+  ...BaseConfig,
+  ...StoreConfig,
+  MAX_FRIENDS: Type.Integer({ minimum: 1, default: 1000, description: 'friends a gamer may have' }),
+  MAX_PENDING_OUTGOING: Type.Integer({ minimum: 1, default: 100, description: 'pending outgoing requests a gamer may have' }),
+  MAX_BLOCKS: Type.Integer({ minimum: 1, default: 1000, description: 'gamers a gamer may block' }),
+};
+export type FriendshipConfig = Static<TObject<typeof FriendshipSettings>>;
+
+export function readFriendshipConfig(env: Record<string, string | undefined> = process.env): FriendshipConfig {
+  return loadConfig(FriendshipSettings, env);
+}

@@ -1,0 +1,11 @@
+import { runService } from '@gfts/platform';
+import { buildFriendshipApp } from './app.ts';
+import { readFriendshipConfig } from './config.ts';
+
+await runService({
+  name: 'friendship',
+  start: async () => {
+    const config = readFriendshipConfig();
+    return { app: await buildFriendshipApp(config), port: config.PORT, host: config.HOST, graceMs: config.SHUTDOWN_GRACE_MS };
+  },
+});

@@ -1,0 +1,54 @@
+import { buildGateway } from '@gfts/gateway/app';
+import { readGatewayConfig } from '@gfts/gateway/config';
+import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import type { FastifyInstance } from 'fastify';
+import { buildFriendshipApp } from '../../src/app.ts';
+import { readFriendshipConfig } from '../../src/config.ts';
+
+export interface FriendshipStack {
+  api: Call;
+  gatewayUrl: string;
+  friendshipUrl: string;
+  natsPrefix: string;
+  friendship: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** The friendship service behind a real gateway, on its own database and NATS prefix. */
+export async function startFriendshipStack(env: Record<string, string> = {}): Promise<FriendshipStack> {
+  const { mongoUrl, natsUrl } = infra();
+  const prefix = natsPrefix();
+  const friendship = await buildFriendshipApp(
+    readFriendshipConfig({
+      MONGO_URL: databaseUrl(mongoUrl, 'friendship'),
+      NATS_URL: natsUrl,
+      NATS_PREFIX: prefix,
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
+      LOG_LEVEL: 'silent',
+      ...env,
+    }),
+  );
+  const friendshipUrl = await listen(friendship);
+  const gateway = await buildGateway(
+    readGatewayConfig({
+      FRIENDSHIP_URL: friendshipUrl,
+      TASKS_URL: 'http://127.0.0.1:9',
+      JWT_SECRET: TEST_JWT_SECRET,
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_MAX: '1000000',
+    }),
+  );
+  const gatewayUrl = await listen(gateway);
+  return {
+    api: client(gatewayUrl),
+    gatewayUrl,
+    friendshipUrl,
+    natsPrefix: prefix,
+    friendship,
+    close: async () => {
+      await gateway.close();
+      await friendship.close();
+    },
+  };
+}

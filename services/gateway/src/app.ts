@@ -1,0 +1,34 @@
+import rateLimit from '@fastify/rate-limit';
+import { ErrorCode } from '@gfts/contracts';
+import { AppError, createHttpServer, healthPlugin } from '@gfts/platform';
+import type { FastifyInstance } from 'fastify';
+import { authentication } from './authentication.ts';
+import type { GatewayConfig } from './config.ts';
+import { registerRoutes } from './routing.ts';
+
+async function upstreamReady(baseUrl: string): Promise<void> {
+  const response = await fetch(new URL('/readyz', baseUrl), { signal: AbortSignal.timeout(1_500) });
+  if (!response.ok) throw new Error(`${baseUrl} not ready`);
+}
+
+/** The public entry: authentication, rate limiting, routing; no business logic. */
+export async function buildGateway(config: GatewayConfig): Promise<FastifyInstance> {
+  const app = createHttpServer({ service: 'gateway', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
+  await app.register(healthPlugin, {
+    checks: { friendship: () => upstreamReady(config.FRIENDSHIP_URL), tasks: () => upstreamReady(config.TASKS_URL) },
+  });
+  await app.register(authentication, { config });
+  // After authentication (preHandler), so the budget is per gamer, not per NAT'd address.
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: config.RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : `ip:${request.ip}`),
+    allowList: (request) => !request.url.startsWith('/api/'),
+    errorResponseBuilder: (_request, context) =>
+      new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${context.after} exceeded`),
+  });
+  await registerRoutes(app, config);
+  return app;
+}

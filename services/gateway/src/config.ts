@@ -1,0 +1,35 @@
+import { BaseConfig, ConfigError, loadConfig } from '@gfts/platform';
+import Type, { type Static, type TObject } from 'typebox';
+
+const GatewaySettings = {
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  ...BaseConfig,
+  FRIENDSHIP_URL: Type.String({ pattern: '^https?://', description: 'base URL of the friendship service' }),
+  TASKS_URL: Type.String({ pattern: '^https?://', description: 'base URL of the tasks service' }),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HS256 secret (development); set this or JWT_PUBLIC_KEY' })),
+  JWT_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '-----BEGIN PUBLIC KEY-----', description: 'PEM public key for RS256/ES256 (production)' })),
+  JWT_ALGORITHMS: Type.Optional(Type.String({ pattern: '^(HS256|RS256|ES256|PS256|EdDSA)(,(HS256|RS256|ES256|PS256|EdDSA))*$', description: 'comma-separated accepted algorithms' })),
+  JWT_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'required iss claim' })),
+  JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'required aud claim' })),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer (or per IP before auth) per window' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
+};
+export type GatewayConfig = Static<TObject<typeof GatewaySettings>>;
+
+export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  const config = loadConfig(GatewaySettings, env);
+  const keys = [config.JWT_SECRET, config.JWT_PUBLIC_KEY].filter(Boolean).length;
+  if (keys !== 1) throw new ConfigError(['exactly one of JWT_SECRET (HS256) and JWT_PUBLIC_KEY (RS256/ES256) must be set']);
+  const algorithms = acceptedAlgorithms(config);
+  const symmetric = algorithms.filter((a) => a.startsWith('HS'));
+  if (config.JWT_SECRET && symmetric.length !== algorithms.length) throw new ConfigError(['JWT_ALGORITHMS must be HS256 with JWT_SECRET']);
+  if (config.JWT_PUBLIC_KEY && symmetric.length > 0) throw new ConfigError(['JWT_ALGORITHMS must not include HS256 with JWT_PUBLIC_KEY']);
+  return config;
+}
+
+/** Algorithms the gateway accepts; never `none`, and never HMAC with a public key. */
+export function acceptedAlgorithms(config: Pick<GatewayConfig, 'JWT_SECRET' | 'JWT_ALGORITHMS'>): string[] {
+  if (config.JWT_ALGORITHMS) return config.JWT_ALGORITHMS.split(',');
+  return config.JWT_SECRET ? ['HS256'] : ['RS256', 'ES256'];
+}

@@ -1,0 +1,11 @@
+import { runService } from '@gfts/platform';
+import { buildGateway } from './app.ts';
+import { readGatewayConfig } from './config.ts';
+
+await runService({
+  name: 'gateway',
+  start: async () => {
+    const config = readGatewayConfig();
+    return { app: await buildGateway(config), port: config.PORT, host: config.HOST, graceMs: config.SHUTDOWN_GRACE_MS };
+  },
+});

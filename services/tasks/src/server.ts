@@ -1,0 +1,11 @@
+import { runService } from '@gfts/platform';
+import { buildTasksApp } from './app.ts';
+import { readTasksConfig } from './config.ts';
+
+await runService({
+  name: 'tasks',
+  start: async () => {
+    const config = readTasksConfig();
+    return { app: await buildTasksApp(config), port: config.PORT, host: config.HOST, graceMs: config.SHUTDOWN_GRACE_MS };
+  },
+});
