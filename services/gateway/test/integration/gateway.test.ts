@@ -1,0 +1,215 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createIdentityVerifier } from '@gfts/platform';
+import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call } from '@gfts/testkit';
+import { createSigner } from 'fast-jwt';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway } from '../../src/app.ts';
+import { readGatewayConfig } from '../../src/config.ts';
+
+interface Echo {
+  upstream: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A real HTTP upstream that answers with what it received, standing in for a service. */
+async function echoUpstream(name: string): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify();
+  app.get('/readyz', async () => ({ status: 'ok' }));
+  app.all('/*', async (request) => ({ upstream: name, method: request.method, url: request.url, headers: request.headers, body: request.body ?? null }));
+  return { app, url: await listen(app) };
+}
+
+async function gatewayWith(env: Record<string, string>, friendshipUrl: string, tasksUrl: string) {
+  const gateway = await buildGateway(
+    readGatewayConfig({ FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ...env }),
+  );
+  return { gateway, api: client(await listen(gateway)) };
+}
+
+describe('gateway (HS256)', () => {
+  const app = randomUUID();
+  const sub = randomUUID();
+  const token = mintToken({ sub, app, name: 'Ann', picture: 'https://cdn.example/ann.png', roles: ['admin'] });
+  const auth = { authorization: `Bearer ${token}` };
+  let friendship: { app: FastifyInstance; url: string };
+  let tasks: { app: FastifyInstance; url: string };
+  let gateway: FastifyInstance;
+  let api: Call;
+
+  beforeAll(async () => {
+    friendship = await echoUpstream('friendship');
+    tasks = await echoUpstream('tasks');
+    ({ gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000', BODY_LIMIT_BYTES: '1024' }, friendship.url, tasks.url));
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await friendship?.app.close();
+    await tasks?.app.close();
+  });
+
+  it('routes /api/v1/friendship to the friendship service with the path unchanged', async () => {
+    const root = await api<Echo>('GET', '/api/v1/friendship', { headers: auth });
+    expect(root.status).toBe(200);
+    expect(root.body).toMatchObject({ upstream: 'friendship', url: '/api/v1/friendship' });
+    const nested = await api<Echo>('GET', '/api/v1/friendship/requests/incoming?limit=2', { headers: auth });
+    expect(nested.body).toMatchObject({ upstream: 'friendship', url: '/api/v1/friendship/requests/incoming?limit=2' });
+  });
+
+  it('routes every other /api/v1 path to the tasks service', async () => {
+    for (const path of ['/api/v1/tasks', `/api/v1/${app}/tasks`, '/api/v1/stats', '/api/v1/inventory', '/api/v1/friendshipx']) {
+      const response = await api<Echo>('GET', path, { headers: auth });
+      expect(response.body, path).toMatchObject({ upstream: 'tasks', url: path });
+    }
+  });
+
+  it('passes the verified identity as an assertion only the internal secret can sign', async () => {
+    const response = await api<Echo>('GET', '/api/v1/friendship', { headers: auth });
+    const identity = createIdentityVerifier(TEST_INTERNAL_SECRET)(response.body.headers['x-gfts-identity']!);
+    expect(identity).toEqual({ gamerId: sub, applicationId: app, displayName: 'Ann', avatar: 'https://cdn.example/ann.png', roles: ['admin'] });
+    expect(() => createIdentityVerifier('another-secret-another-secret-0123')(response.body.headers['x-gfts-identity']!)).toThrow();
+  });
+
+  it('ignores identity headers sent by the caller and keeps the token at the edge', async () => {
+    const forged = {
+      ...auth,
+      'x-gfts-identity': 'forged',
+      'x-user-id': randomUUID(),
+      'x-gamer-id': randomUUID(),
+      'x-application-id': randomUUID(),
+      'x-forwarded-user': 'admin',
+    };
+    const response = await api<Echo>('POST', '/api/v1/friendship', { headers: forged, body: { target: randomUUID() } });
+    const headers = response.body.headers;
+    expect(headers['x-user-id']).toBeUndefined();
+    expect(headers['x-gamer-id']).toBeUndefined();
+    expect(headers['x-application-id']).toBeUndefined();
+    expect(headers['x-forwarded-user']).toBeUndefined();
+    expect(headers['authorization']).toBeUndefined();
+    expect(createIdentityVerifier(TEST_INTERNAL_SECRET)(headers['x-gfts-identity']!).gamerId).toBe(sub);
+  });
+
+  it('carries one request id from the caller to the service and back', async () => {
+    const response = await api<Echo>('GET', '/api/v1/tasks', { headers: { ...auth, 'x-request-id': 'client-req-42' } });
+    expect(response.body.headers['x-request-id']).toBe('client-req-42');
+    expect(response.headers.get('x-request-id')).toBe('client-req-42');
+    const generated = await api<Echo>('GET', '/api/v1/tasks', { headers: { ...auth, 'x-request-id': 'bad id <script>' } });
+    expect(generated.body.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('forwards JSON bodies', async () => {
+    const response = await api<Echo>('POST', '/api/v1/friendship/block', { headers: auth, body: { target: 'abc' } });
+    expect(response.body.body).toEqual({ target: 'abc' });
+  });
+
+  describe('refuses bad tokens with 401 problem+json', () => {
+    const cases: Array<[string, Record<string, string>]> = [
+      ['no token', {}],
+      ['not a bearer scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+      ['garbage', { authorization: 'Bearer not.a.jwt' }],
+      ['alg none', { authorization: `Bearer ${unsignedToken({ sub, app, exp: Math.floor(Date.now() / 1000) + 60 })}` }],
+      ['expired', { authorization: `Bearer ${mintToken({ sub, app, expiresIn: -10 })}` }],
+      ['bad signature', { authorization: `Bearer ${mintToken({ sub, app, secret: 'another-secret-another-secret-0123456789' })}` }],
+      ['no exp', { authorization: `Bearer ${mintToken({ sub, app, omitExp: true })}` }],
+      ['sub not a uuid', { authorization: `Bearer ${mintToken({ sub: 'admin', app })}` }],
+      ['no app claim', { authorization: `Bearer ${createSigner({ key: TEST_JWT_SECRET })({ sub, exp: Math.floor(Date.now() / 1000) + 60 })}` }],
+    ];
+    for (const [name, headers] of cases) {
+      it(name, async () => {
+        const response = await api('GET', '/api/v1/friendship', { headers });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHORIZED', type: expect.any(String), title: 'Unauthorized' });
+      });
+    }
+  });
+
+  it('answers 413 for a body over the limit, before the service sees it', async () => {
+    const response = await api('POST', '/api/v1/friendship', { headers: auth, body: { target: 'x'.repeat(2000) } });
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers 400 for malformed JSON and 415 for other media types', async () => {
+    const malformed = await api('POST', '/api/v1/friendship', { headers: { ...auth, 'content-type': 'application/json' }, rawBody: '{"target":' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    const xml = await api('POST', '/api/v1/friendship', { headers: { ...auth, 'content-type': 'application/xml' }, rawBody: '<a/>' });
+    expect(xml.status).toBe(415);
+  });
+
+  it('answers unknown non-API paths with a 404 problem', async () => {
+    const response = await api('GET', '/admin');
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('is ready when both services are', async () => {
+    const response = await api('GET', '/readyz');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 'ok', checks: { friendship: 'ok', tasks: 'ok' } });
+  });
+});
+
+describe('gateway limits and failures', () => {
+  it('rate-limits per gamer, not per address', async () => {
+    const upstream = await echoUpstream('any');
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' }, upstream.url, upstream.url);
+    try {
+      const app = randomUUID();
+      const first = { authorization: `Bearer ${mintToken({ app })}` };
+      const second = { authorization: `Bearer ${mintToken({ app })}` };
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await api('GET', '/api/v1/tasks', { headers: first })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const limited = await api('GET', '/api/v1/tasks', { headers: first });
+      expect(limited.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+      expect(limited.headers.get('retry-after')).toBeTruthy();
+      expect((await api('GET', '/api/v1/tasks', { headers: second })).status).toBe(200);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
+  it('answers 502 problem+json when a service is down, and is not ready', async () => {
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, 'http://127.0.0.1:9', 'http://127.0.0.1:9');
+    try {
+      const response = await api('GET', '/api/v1/friendship', { headers: { authorization: `Bearer ${mintToken()}` } });
+      expect(response.status).toBe(502);
+      expect(response.body).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+      expect((await api('GET', '/readyz')).status).toBe(503);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('gateway (RS256 public key)', () => {
+  it('accepts RS256 tokens and refuses HS256 tokens signed with the public key', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const upstream = await echoUpstream('any');
+    const { gateway, api } = await gatewayWith({ JWT_PUBLIC_KEY: pem, JWT_ISSUER: 'https://id.example', JWT_AUDIENCE: 'gfts' }, upstream.url, upstream.url);
+    try {
+      const claims = { sub: randomUUID(), app: randomUUID(), iss: 'https://id.example', aud: 'gfts', exp: Math.floor(Date.now() / 1000) + 60 };
+      const rs256 = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })(claims);
+      expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${rs256}` } })).status).toBe(200);
+
+      const confused = createSigner({ key: pem, algorithm: 'HS256' })(claims);
+      expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${confused}` } })).status).toBe(401);
+
+      const wrongIssuer = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })({ ...claims, iss: 'https://evil.example' });
+      expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongIssuer}` } })).status).toBe(401);
+
+      const wrongAudience = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })({ ...claims, aud: 'other' });
+      expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongAudience}` } })).status).toBe(401);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import { ConfigError } from '@gfts/platform';
+import { describe, expect, it } from 'vitest';
+import { acceptedAlgorithms, readGatewayConfig } from '../../src/config.ts';
+import { identityFromClaims } from '../../src/authentication.ts';
+
+const base = {
+  FRIENDSHIP_URL: 'http://friendship:8081',
+  TASKS_URL: 'http://tasks:8082',
+  INTERNAL_TOKEN_SECRET: 'x'.repeat(32),
+};
+const PEM = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    readGatewayConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('gateway configuration', () => {
+  it('applies defaults', () => {
+    const config = readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32) });
+    expect(config).toMatchObject({ PORT: 8080, RATE_LIMIT_MAX: 600, BODY_LIMIT_BYTES: 16384, LOG_LEVEL: 'info' });
+  });
+
+  it('names every wrong or missing setting at once', () => {
+    const problems = problemsOf({ PORT: 'eighty', FRIENDSHIP_URL: 'friendship', JWT_SECRET: 's'.repeat(32) });
+    expect(problems.join('\n')).toMatch(/PORT/);
+    expect(problems.join('\n')).toMatch(/FRIENDSHIP_URL/);
+    expect(problems.join('\n')).toMatch(/TASKS_URL is required/);
+    expect(problems.join('\n')).toMatch(/INTERNAL_TOKEN_SECRET is required/);
+  });
+
+  it('requires exactly one verification key', () => {
+    expect(problemsOf(base)).toEqual([expect.stringMatching(/exactly one of JWT_SECRET/)]);
+    expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_PUBLIC_KEY: PEM })).toEqual([expect.stringMatching(/exactly one/)]);
+  });
+
+  it('refuses a short HS256 secret', () => {
+    expect(problemsOf({ ...base, JWT_SECRET: 'short' }).join()).toMatch(/JWT_SECRET/);
+  });
+
+  it('never pairs a public key with HMAC (algorithm confusion)', () => {
+    expect(problemsOf({ ...base, JWT_PUBLIC_KEY: PEM, JWT_ALGORITHMS: 'HS256,RS256' }).join()).toMatch(/must not include HS256/);
+    expect(acceptedAlgorithms({ JWT_SECRET: undefined, JWT_ALGORITHMS: undefined })).toEqual(['RS256', 'ES256']);
+    expect(acceptedAlgorithms({ JWT_SECRET: 's', JWT_ALGORITHMS: undefined })).toEqual(['HS256']);
+  });
+
+  it('refuses algorithms outside the known list, such as none', () => {
+    expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_ALGORITHMS: 'none' }).join()).toMatch(/JWT_ALGORITHMS/);
+  });
+});
+
+describe('identity from token claims', () => {
+  const sub = '0190d7c4-7c4a-7000-8000-000000000001';
+  const app = '0190d7c4-7c4a-7000-8000-000000000002';
+
+  it('maps sub, app, name, picture and known roles', () => {
+    expect(identityFromClaims({ sub, app, exp: 1, name: 'Ann', picture: 'https://a/p.png', roles: ['admin', 'root'] })).toEqual({
+      gamerId: sub, applicationId: app, displayName: 'Ann', avatar: 'https://a/p.png', roles: ['admin'],
+    });
+  });
+
+  it('rejects claims that are not UUIDs', () => {
+    expect(identityFromClaims({ sub: 'admin', app, exp: 1 })).toBeUndefined();
+    expect(identityFromClaims({ sub, app: { $ne: null }, exp: 1 })).toBeUndefined();
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { forwardHeaders } from '../../src/forward-headers.ts';
+
+describe('forwardHeaders', () => {
+  const incoming = {
+    authorization: 'Bearer caller-token',
+    'x-gfts-identity': 'forged-assertion',
+    'X-User-Id': 'someone-else',
+    'x-gamer-id': 'someone-else',
+    'x-application-id': 'other-app',
+    'x-forwarded-user': 'admin',
+    cookie: 'session=1',
+    'x-request-id': 'caller-chosen',
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
+
+  it('drops every caller-sent identity header and the bearer token', () => {
+    const out = forwardHeaders(incoming, 'signed-by-gateway', 'req-1');
+    expect(out['authorization']).toBeUndefined();
+    expect(out['cookie']).toBeUndefined();
+    expect(out['X-User-Id']).toBeUndefined();
+    expect(out['x-gamer-id']).toBeUndefined();
+    expect(out['x-application-id']).toBeUndefined();
+    expect(out['x-forwarded-user']).toBeUndefined();
+  });
+
+  it('carries the gateway assertion and the request id it chose', () => {
+    const out = forwardHeaders(incoming, 'signed-by-gateway', 'req-1');
+    expect(out['x-gfts-identity']).toBe('signed-by-gateway');
+    expect(out['x-request-id']).toBe('req-1');
+  });
+
+  it('sends no assertion at all when there is no verified identity', () => {
+    const out = forwardHeaders(incoming, undefined, 'req-2');
+    expect(out['x-gfts-identity']).toBeUndefined();
+  });
+
+  it('keeps ordinary headers', () => {
+    const out = forwardHeaders(incoming, 'a', 'r');
+    expect(out['content-type']).toBe('application/json');
+    expect(out['accept']).toBe('application/json');
+  });
+});
