@@ -4,7 +4,6 @@ import { defineConfig } from 'vitest/config';
 // against real MongoDB-compatible and NATS servers started by testcontainers.
 export default defineConfig({
   test: {
-    reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
     projects: [
       {
         test: {

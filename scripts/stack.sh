@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Brings the whole stack up on this machine: a MongoDB-compatible database per service,
+# NATS with JetStream, and the gateway, friendship and tasks services. Installs what is
+# missing first (scripts/provision.sh). Ctrl-C stops everything it started.
+#
+#   scripts/stack.sh            # gateway on http://localhost:8080
+#   GATEWAY_PORT=9090 scripts/stack.sh
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+# shellcheck source=provision.sh
+. scripts/provision.sh
+gfts_provision
+
+export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
+export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
+GATEWAY_PORT="${GATEWAY_PORT:-8080}"
+FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
+TASKS_PORT="${TASKS_PORT:-8082}"
+STACK_NAME="${STACK_NAME:-gfts-stack}"
+LOG_DIR="${LOG_DIR:-$root/.stack/logs}"
+engine="$GFTS_ENGINE"
+mkdir -p "$LOG_DIR"
+
+say() { printf '==> %s\n' "$*" >&2; }
+pids=()
+containers=()
+
+cleanup() {
+  trap - INT TERM EXIT
+  say "stopping the stack"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
+  say "stopped"
+}
+trap cleanup INT TERM EXIT
+
+for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT"; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT" >&2
+    exit 1
+  fi
+done
+
+# Starts a container on a random loopback port and prints that port. It runs in a
+# command substitution (a subshell), so the caller registers the name for cleanup.
+start_container() {
+  local name="$1" image="$2" port="$3"
+  shift 3
+  "$engine" rm -f "$name" >/dev/null 2>&1 || true
+  "$engine" run -d --name "$name" -p "127.0.0.1::$port" "$image" "$@" >/dev/null
+  "$engine" port "$name" "$port/tcp" | head -n 1 | sed 's/.*://'
+}
+
+wait_for_log() {
+  local name="$1" pattern="$2" i
+  for i in $(seq 1 120); do
+    "$engine" logs "$name" 2>&1 | grep -Eq "$pattern" && return 0
+    sleep 0.5
+  done
+  echo "$name did not start; its log:" >&2
+  "$engine" logs "$name" >&2 || true
+  return 1
+}
+
+containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-nats")
+say "starting databases ($MONGO_IMAGE) and NATS ($NATS_IMAGE) with $engine"
+friendship_db_port="$(start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
+tasks_db_port="$(start_container "$STACK_NAME-tasks-db" "$MONGO_IMAGE" 27017)"
+nats_port="$(start_container "$STACK_NAME-nats" "$NATS_IMAGE" 4222 -js -sd /data)"
+wait_for_log "$STACK_NAME-friendship-db" 'Waiting for connections|Listening on'
+wait_for_log "$STACK_NAME-tasks-db" 'Waiting for connections|Listening on'
+wait_for_log "$STACK_NAME-nats" 'Server is ready'
+
+run_service() {
+  local name="$1"
+  shift
+  say "starting $name (log: $LOG_DIR/$name.log)"
+  env "$@" node "services/$name/src/server.ts" >"$LOG_DIR/$name.log" 2>&1 &
+  pids+=("$!")
+}
+
+run_service friendship PORT="$FRIENDSHIP_PORT" HOST=127.0.0.1 \
+  MONGO_URL="mongodb://127.0.0.1:$friendship_db_port/friendship" NATS_URL="nats://127.0.0.1:$nats_port"
+run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
+  MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
+run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
+  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT"
+
+gateway="http://localhost:$GATEWAY_PORT"
+for i in $(seq 1 120); do
+  if curl -fsS "$gateway/readyz" >/dev/null 2>&1; then break; fi
+  for pid in "${pids[@]}"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "a service exited during start; last log lines:" >&2
+      tail -n 20 "$LOG_DIR"/*.log >&2
+      exit 1
+    fi
+  done
+  [ "$i" = 120 ] && { echo "the stack did not become ready in 60 s; logs in $LOG_DIR" >&2; exit 1; }
+  sleep 0.5
+done
+
+cat <<INFO
+
+  The stack is up.
+    gateway          $gateway   (/healthz, /readyz, /metrics)
+    friendship       http://127.0.0.1:$FRIENDSHIP_PORT (internal: needs the gateway's identity)
+    tasks            http://127.0.0.1:$TASKS_PORT (internal)
+    NATS             nats://127.0.0.1:$nats_port
+    logs             $LOG_DIR
+    dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
+
+  Call it (from $root):
+    TOKEN=\$(node scripts/mint-token.mjs --name Ann)
+    curl -s -X POST -H "Authorization: Bearer \$TOKEN" -H 'content-type: application/json' \\
+      -d '{"family":"daily","numberOfTasks":1}' $gateway/api/v1/tasks/assign
+    curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
+
+  Press Ctrl-C to stop everything.
+INFO
+
+# Runs until Ctrl-C or until a service dies.
+while :; do
+  for pid in "${pids[@]}"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "a service exited; last log lines:" >&2
+      tail -n 20 "$LOG_DIR"/*.log >&2
+      exit 1
+    fi
+  done
+  sleep 1
+done
