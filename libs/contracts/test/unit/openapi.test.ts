@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { allRoutes, openApiDocument } from '../../src/openapi.ts';
+
+describe('OpenAPI document', () => {
+  it('has every friendship endpoint of the specification', () => {
+    const paths = openApiDocument().paths;
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/friendship/search', '/api/v1/friendship', '/api/v1/friendship/{friendshipId}/accept',
+        '/api/v1/friendship/requests/incoming', '/api/v1/friendship/requests/outgoing',
+        '/api/v1/friendship/requests/incoming/{friendshipId}', '/api/v1/friendship/requests/outgoing/{friendshipId}',
+        '/api/v1/friendship/blocked/{friendshipId}', '/api/v1/friendship/block', '/api/v1/friendship/{friendshipId}',
+        '/api/v1/friendship/blocked',
+      ]),
+    );
+  });
+
+  it('gives every operation a unique id, a summary and documented errors', () => {
+    const ids = allRoutes().map((r) => r.schema.operationId);
+    expect(ids.every((id) => typeof id === 'string')).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const route of allRoutes()) {
+      expect(route.schema.summary, route.url).toBeTruthy();
+      expect(Object.keys(route.schema.response ?? {}), route.url).toContain('400');
+    }
+  });
+
+  it('is committed as generated (run `pnpm openapi` after changing a contract)', () => {
+    const committed = readFileSync(fileURLToPath(new URL('../../../../docs/openapi.json', import.meta.url)), 'utf8');
+    expect(JSON.parse(committed)).toEqual(openApiDocument());
+  });
+});
