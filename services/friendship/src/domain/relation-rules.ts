@@ -1,0 +1,65 @@
+import { ErrorCode, FriendshipStatus } from '@gfts/contracts';
+import { badRequest, conflict, forbidden, notFound } from '@gfts/platform';
+import type { BlockState, Relation } from './model.ts';
+
+/** The pair key is the same whichever member asks, so the pair's unique index sees one pair. */
+export function pairKeyOf(a: string, b: string): string {
+  return a < b ? `${a}:${b}` : `${b}:${a}`;
+}
+
+export function membersOf(a: string, b: string): [string, string] {
+  return a < b ? [a, b] : [b, a];
+}
+
+/** The member of a relation who is not `me`. */
+export function otherMember(relation: Pick<Relation, 'requester' | 'addressee'>, me: string): string {
+  return relation.requester === me ? relation.addressee : relation.requester;
+}
+
+export function assertNotSelf(caller: string, target: string, action: string): void {
+  if (caller === target) throw badRequest(`you cannot ${action} yourself`, ErrorCode.CANNOT_TARGET_SELF);
+}
+
+/**
+ * A block in either direction stops a friend request: the blocked gamer cannot reach the
+ * blocker, and a blocker must unblock before befriending (a request the other side could
+ * accept would silently undo the block).
+ */
+export function assertNotBlocked(blocks: BlockState): void {
+  if (blocks.targetBlocksCaller) throw forbidden('this gamer does not accept friend requests from you', ErrorCode.BLOCKED);
+  if (blocks.callerBlocksTarget) throw forbidden('you block this gamer; unblock them first', ErrorCode.BLOCKED);
+}
+
+/** What a friend request does, given what already exists between the two gamers. */
+export type FriendRequestDecision =
+  /** nothing between them yet: insert a pending request */
+  | { kind: 'create' }
+  /** the caller already asked: answer ok, change nothing */
+  | { kind: 'already-requested'; relationId: string }
+  /** the target had already asked the caller: the two requests make a friendship */
+  | { kind: 'accept-crossed'; relationId: string };
+
+export interface FriendRequestSituation {
+  caller: string;
+  target: string;
+  /** the target has used the friendship API of this application at least once */
+  targetKnown: boolean;
+  blocks: BlockState;
+  existing: Pick<Relation, 'id' | 'status' | 'requester'> | null;
+}
+
+/**
+ * The rules of POST / in one place. Checks run from the cheapest to explain to the most
+ * specific: self, unknown target, blocks (either direction), then the existing relation.
+ * Refusals are thrown as AppErrors the error handler turns into problem+json.
+ */
+export function decideFriendRequest(s: FriendRequestSituation): FriendRequestDecision {
+  assertNotSelf(s.caller, s.target, 'send a friend request to');
+  if (!s.targetKnown) throw notFound('no such gamer in this application');
+  assertNotBlocked(s.blocks);
+  const existing = s.existing;
+  if (!existing) return { kind: 'create' };
+  if (existing.status === FriendshipStatus.ACCEPTED) throw conflict(ErrorCode.ALREADY_FRIENDS, 'you are already friends');
+  if (existing.requester === s.caller) return { kind: 'already-requested', relationId: existing.id };
+  return { kind: 'accept-crossed', relationId: existing.id };
+}

@@ -1,0 +1,39 @@
+import { AppError, uuidv7 } from '@gfts/platform';
+import { describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor } from '../../src/domain/cursor.ts';
+
+describe('paging cursors', () => {
+  it('round-trip an id through an opaque url-safe token', () => {
+    const id = uuidv7();
+    const cursor = encodeCursor(id);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(cursor).not.toContain(id.slice(0, 8));
+    expect(decodeCursor(cursor)).toBe(id);
+  });
+
+  it('round-trip ids from any moment exactly', () => {
+    const ids = [uuidv7(1), uuidv7(2), uuidv7(3)];
+    expect(ids.map((id) => decodeCursor(encodeCursor(id)))).toEqual(ids);
+  });
+
+  it.each([
+    ['too short', 'AAAA'],
+    ['too long', 'A'.repeat(23)],
+    ['padded', `${encodeCursor(uuidv7())}==`],
+    ['standard base64 characters', 'AZh+/AAAAAAAAAAAAAAAAA'],
+    ['non-canonical last character', 'AAAAAAAAAAAAAAAAAAAAAB'],
+    ['empty', ''],
+  ])('reject a malformed cursor (%s) with 400 VALIDATION_FAILED', (_why, cursor) => {
+    try {
+      decodeCursor(cursor);
+      expect.unreachable('decoded a malformed cursor');
+    } catch (error) {
+      expect(error).toBeInstanceOf(AppError);
+      expect(error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    }
+  });
+
+  it('refuse to encode something that is not an id', () => {
+    expect(() => encodeCursor('nope')).toThrow();
+  });
+});
