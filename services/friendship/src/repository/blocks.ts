@@ -1,0 +1,77 @@
+import { uuidv7 } from '@gfts/platform';
+import type { Model } from 'mongoose';
+import type { Block, BlockState } from '../domain/model.ts';
+import { isDuplicateKey, type BlockDoc } from './models.ts';
+
+function toBlock(doc: BlockDoc): Block {
+  return { id: doc._id, applicationId: doc.applicationId, blocker: doc.blocker, blocked: doc.blocked, createdAt: doc.createdAt };
+}
+
+/** One-way block records. */
+export function blockRepository(blocks: Model<BlockDoc>) {
+  return {
+    /** Idempotent: the existing record when `blocker` already blocks `blocked`, with created=false. */
+    async upsert(applicationId: string, blocker: string, blocked: string, now: Date): Promise<{ block: Block; created: boolean }> {
+      const filter = { applicationId, blocker, blocked };
+      for (let attempt = 0; ; attempt++) {
+        const id = uuidv7(now.getTime());
+        try {
+          const doc = await blocks
+            .findOneAndUpdate(filter, { $setOnInsert: { _id: id, createdAt: now } }, { upsert: true, returnDocument: 'after' })
+            .lean();
+          if (!doc) throw new Error('block upsert returned no document');
+          // our fresh id came back: this call created the record
+          return { block: toBlock(doc), created: doc._id === id };
+        } catch (error) {
+          // Two concurrent blocks of the same gamer: the loser reads the winner's record.
+          if (!isDuplicateKey(error) || attempt > 0) throw error;
+        }
+      }
+    },
+
+    /** Both directions between two gamers in one query. */
+    async between(applicationId: string, caller: string, target: string): Promise<BlockState> {
+      const docs = await blocks
+        .find({ applicationId, $or: [{ blocker: caller, blocked: target }, { blocker: target, blocked: caller }] }, { _id: 0, blocker: 1 })
+        .lean();
+      return {
+        callerBlocksTarget: docs.some((doc) => doc.blocker === caller),
+        targetBlocksCaller: docs.some((doc) => doc.blocker === target),
+      };
+    },
+
+    async blocks(applicationId: string, blocker: string, blocked: string): Promise<boolean> {
+      return (await blocks.exists({ applicationId, blocker, blocked })) !== null;
+    },
+
+    /** Gamers who block `gamerId` (search hides them from `gamerId`). */
+    async blockersOf(applicationId: string, gamerId: string): Promise<string[]> {
+      const docs = await blocks.find({ applicationId, blocked: gamerId }, { _id: 0, blocker: 1 }).lean();
+      return docs.map((doc) => doc.blocker);
+    },
+
+    /** Unblock: only the blocker's own record. */
+    async deleteOwn(applicationId: string, id: string, blocker: string): Promise<Block | null> {
+      const doc = await blocks.findOneAndDelete({ _id: id, applicationId, blocker }).lean();
+      return doc ? toBlock(doc) : null;
+    },
+
+    async deleteById(applicationId: string, id: string): Promise<void> {
+      await blocks.deleteOne({ _id: id, applicationId });
+    },
+
+    async count(applicationId: string, blocker: string, cap: number): Promise<number> {
+      return blocks.countDocuments({ applicationId, blocker }, { limit: cap });
+    },
+
+    async list(applicationId: string, blocker: string, afterId: string | undefined, limit: number): Promise<Block[]> {
+      const docs = await blocks
+        .find({ applicationId, blocker, ...(afterId ? { _id: { $gt: afterId } } : {}) })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .lean();
+      return docs.map(toBlock);
+    },
+  };
+}
+export type BlockRepository = ReturnType<typeof blockRepository>;

@@ -1,0 +1,71 @@
+import type { Model } from 'mongoose';
+import { displayNameKey, prefixRange } from '../domain/display-name.ts';
+import type { GamerProfile } from '../domain/model.ts';
+import { isDuplicateKey, type GamerDoc } from './models.ts';
+
+/** What a token says about its gamer; absent claims leave the stored values alone. */
+export interface GamerClaims {
+  gamerId: string;
+  displayName?: string | undefined;
+  avatar?: string | undefined;
+}
+
+function toProfile(doc: Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar'>): GamerProfile {
+  return { gamerId: doc.gamerId, displayName: doc.displayName, avatar: doc.avatar };
+}
+
+const PROFILE_FIELDS = { _id: 0, gamerId: 1, displayName: 1, avatar: 1 } as const;
+
+/** The per-application gamer directory: who may be targeted, and their public summary. */
+export function gamerDirectory(gamers: Model<GamerDoc>) {
+  return {
+    /**
+     * Registers a gamer or refreshes their name and avatar. A claim the token does not
+     * carry is only defaulted to '' on first registration, never erased later.
+     */
+    async upsert(applicationId: string, claims: GamerClaims, now: Date): Promise<void> {
+      const set: Partial<GamerDoc> = { updatedAt: now };
+      const onInsert: Partial<GamerDoc> = {};
+      if (claims.displayName !== undefined) {
+        set.displayName = claims.displayName;
+        set.displayNameKey = displayNameKey(claims.displayName);
+      } else {
+        onInsert.displayName = '';
+        onInsert.displayNameKey = '';
+      }
+      if (claims.avatar !== undefined) set.avatar = claims.avatar;
+      else onInsert.avatar = '';
+      const write = () =>
+        gamers.updateOne({ applicationId, gamerId: claims.gamerId }, { $set: set, $setOnInsert: onInsert }, { upsert: true });
+      try {
+        await write();
+      } catch (error) {
+        // Two first calls of one gamer race to insert; the loser's retry is a plain update.
+        if (!isDuplicateKey(error)) throw error;
+        await write();
+      }
+    },
+
+    async exists(applicationId: string, gamerId: string): Promise<boolean> {
+      return (await gamers.exists({ applicationId, gamerId })) !== null;
+    },
+
+    /** Summaries of many gamers in one query, keyed by gamerId. */
+    async profiles(applicationId: string, gamerIds: string[]): Promise<Map<string, GamerProfile>> {
+      if (gamerIds.length === 0) return new Map();
+      const docs = await gamers.find({ applicationId, gamerId: { $in: [...new Set(gamerIds)] } }, PROFILE_FIELDS).lean();
+      return new Map(docs.map((doc) => [doc.gamerId, toProfile(doc)]));
+    },
+
+    /** Gamers whose name key starts with `keyPrefix`, as an index range (no regex), bounded. */
+    async searchByPrefix(applicationId: string, keyPrefix: string, excluded: string[], limit: number): Promise<GamerProfile[]> {
+      const docs = await gamers
+        .find({ applicationId, displayNameKey: prefixRange(keyPrefix), gamerId: { $nin: excluded } }, PROFILE_FIELDS)
+        .sort({ displayNameKey: 1, gamerId: 1 })
+        .limit(limit)
+        .lean();
+      return docs.map(toProfile);
+    },
+  };
+}
+export type GamerDirectory = ReturnType<typeof gamerDirectory>;

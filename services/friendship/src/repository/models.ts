@@ -1,0 +1,121 @@
+import type { FriendshipStatus } from '@gfts/contracts';
+import { Schema, type Connection, type Model } from 'mongoose';
+
+/*
+ * The collections of the friendship service and their indexes. Only features MongoDB and
+ * FerretDB v1 share are used: plain and compound indexes, unique indexes, no partial or
+ * TTL indexes, no collation. Every index starts with applicationId because every query is
+ * scoped to one application.
+ */
+
+export interface GamerDoc {
+  applicationId: string;
+  gamerId: string;
+  displayName: string;
+  /** displayName folded for search (domain/display-name.ts) */
+  displayNameKey: string;
+  avatar: string;
+  updatedAt: Date;
+}
+
+export interface RelationDoc {
+  /** uuidv7: the friendshipId of the API, and the creation-ordered paging key */
+  _id: string;
+  applicationId: string;
+  /** `${min(a,b)}:${max(a,b)}`: unique per application, so a pair has at most one relation */
+  pairKey: string;
+  members: string[];
+  requester: string;
+  addressee: string;
+  status: FriendshipStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface BlockDoc {
+  /** uuidv7: the id of DELETE /blocked/{id} */
+  _id: string;
+  applicationId: string;
+  blocker: string;
+  blocked: string;
+  createdAt: Date;
+}
+
+const options = { versionKey: false, strict: 'throw', autoIndex: true } as const;
+
+const gamerSchema = new Schema<GamerDoc>(
+  {
+    applicationId: { type: String, required: true },
+    gamerId: { type: String, required: true },
+    displayName: { type: String, default: '' },
+    displayNameKey: { type: String, default: '' },
+    avatar: { type: String, default: '' },
+    updatedAt: { type: Date, required: true },
+  },
+  { ...options, collection: 'gamers' },
+);
+gamerSchema.index({ applicationId: 1, gamerId: 1 }, { unique: true });
+// prefix search: a range on displayNameKey, ordered by key then gamerId
+gamerSchema.index({ applicationId: 1, displayNameKey: 1, gamerId: 1 });
+
+const relationSchema = new Schema<RelationDoc>(
+  {
+    _id: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    pairKey: { type: String, required: true },
+    members: { type: [String], required: true },
+    requester: { type: String, required: true },
+    addressee: { type: String, required: true },
+    status: { type: String, required: true, enum: ['pending', 'accepted'] },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { ...options, collection: 'relations' },
+);
+// The race guard: 20 identical concurrent requests, or A->B and B->A at once, meet here.
+relationSchema.index({ applicationId: 1, pairKey: 1 }, { unique: true });
+// One index per list: friends (either member), incoming (addressee), outgoing (requester).
+relationSchema.index({ applicationId: 1, members: 1, status: 1, _id: 1 });
+relationSchema.index({ applicationId: 1, addressee: 1, status: 1, _id: 1 });
+relationSchema.index({ applicationId: 1, requester: 1, status: 1, _id: 1 });
+
+const blockSchema = new Schema<BlockDoc>(
+  {
+    _id: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    blocker: { type: String, required: true },
+    blocked: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { ...options, collection: 'blocks' },
+);
+// one record per direction; also the paging index of GET /blocked
+blockSchema.index({ applicationId: 1, blocker: 1, blocked: 1 }, { unique: true });
+blockSchema.index({ applicationId: 1, blocker: 1, _id: 1 });
+// "who blocks me": search exclusion and the can-message check
+blockSchema.index({ applicationId: 1, blocked: 1 });
+
+export interface FriendshipModels {
+  gamers: Model<GamerDoc>;
+  relations: Model<RelationDoc>;
+  blocks: Model<BlockDoc>;
+}
+
+/**
+ * Compiles the models on the service's connection and waits for their indexes: the unique
+ * indexes are what make concurrent requests safe, so no request is served before they exist.
+ */
+export async function createModels(connection: Connection): Promise<FriendshipModels> {
+  const models: FriendshipModels = {
+    gamers: connection.model<GamerDoc>('Gamer', gamerSchema),
+    relations: connection.model<RelationDoc>('Relation', relationSchema),
+    blocks: connection.model<BlockDoc>('Block', blockSchema),
+  };
+  await Promise.all(Object.values(models).map((model: Model<unknown>) => model.init()));
+  return models;
+}
+
+/** E11000: the write lost a race on a unique index (MongoDB and FerretDB use the same code). */
+export function isDuplicateKey(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
+}
