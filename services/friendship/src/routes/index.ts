@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import type { FriendshipService } from '../friendship-service.ts';
+import { blockRoutes } from './blocks.ts';
+import { relationRoutes } from './relations.ts';
+import { searchRoutes } from './search.ts';
+
+/**
+ * Every friendship endpoint (spec 4.1). Encapsulated, so its hook runs on these routes
+ * only: each authenticated call registers or refreshes the caller in the gamer directory
+ * (design.md), which is how a gamer becomes someone others can find and befriend.
+ */
+export async function friendshipRoutes(app: FastifyInstance, opts: { service: FriendshipService }): Promise<void> {
+  app.addHook('onRequest', async (request) => {
+    await opts.service.registerCaller(request.identity);
+  });
+  relationRoutes(app, opts.service);
+  blockRoutes(app, opts.service);
+  searchRoutes(app, opts.service);
+}
