@@ -10,6 +10,9 @@ export interface FriendshipStack {
   gatewayUrl: string;
   friendshipUrl: string;
   natsPrefix: string;
+  natsUrl: string;
+  /** the friendship service's own database, for tests that check what was stored */
+  databaseUrl: string;
   friendship: FastifyInstance;
   close(): Promise<void>;
 }
@@ -18,9 +21,10 @@ export interface FriendshipStack {
 export async function startFriendshipStack(env: Record<string, string> = {}): Promise<FriendshipStack> {
   const { mongoUrl, natsUrl } = infra();
   const prefix = natsPrefix();
+  const friendshipDatabase = databaseUrl(mongoUrl, 'friendship');
   const friendship = await buildFriendshipApp(
     readFriendshipConfig({
-      MONGO_URL: databaseUrl(mongoUrl, 'friendship'),
+      MONGO_URL: friendshipDatabase,
       NATS_URL: natsUrl,
       NATS_PREFIX: prefix,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
@@ -45,6 +49,8 @@ export async function startFriendshipStack(env: Record<string, string> = {}): Pr
     gatewayUrl,
     friendshipUrl,
     natsPrefix: prefix,
+    natsUrl,
+    databaseUrl: friendshipDatabase,
     friendship,
     close: async () => {
       await gateway.close();
