@@ -30,6 +30,14 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   });
+  // While closing, tell keep-alive clients not to reuse the connection.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   void app.register(problemHandlers);
   void app.register(requestIdEcho);
   void app.register(metricsPlugin, { service: opts.service });

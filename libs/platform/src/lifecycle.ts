@@ -41,6 +41,11 @@ export async function runService(opts: RunOptions): Promise<void> {
       process.exit(1);
     }, graceMs);
     timer.unref();
+    // server.close() only drops connections idle at that instant; keep-alive connections
+    // busy with a request go idle later and would hold the process for the keep-alive
+    // timeout. Close each as soon as its last response is out.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+    reaper.unref();
     app.close().then(
       () => process.exit(0),
       (error: unknown) => {
