@@ -1,0 +1,596 @@
+#!/usr/bin/env python3
+"""Consistency and policy checks of the deployment files, beyond schema validity.
+
+Run by scripts/validate-deploy.sh after the schemas passed:
+
+    check_deploy.py --repo . --compose docker-compose.yml \
+        --rendered dev=/tmp/dev.yaml --rendered prod=/tmp/prod.yaml
+
+What it checks (each failure names the file/resource and the rule):
+  * configuration: every environment variable that compose or Kubernetes gives a
+    service is one the service reads (parsed from services/<svc>/src/config.ts and the
+    shared libs/platform/src/config.ts), and every required one is given;
+  * Dockerfiles: the three differ only in service name, role and port; the pnpm
+    version equals package.json's packageManager; each copies the package.json and
+    src/ of every workspace package its service depends on at run time; exec-form
+    entrypoint; EXPOSE matches the service's port;
+  * workloads: non-root, seccomp RuntimeDefault, no privilege escalation, read-only
+    root file system, all capabilities dropped, requests and limits, probes, a
+    service-account token only where needed; the services additionally: /healthz
+    liveness, a preStop sleep, terminationGracePeriodSeconds above preStop +
+    SHUTDOWN_GRACE_MS, topology spread, no replicas field (the HPA owns it), and an
+    HPA, a PDB, a Service and a NetworkPolicy each;
+  * references: every ConfigMap named by a pod exists in the rendering; every Secret
+    exists in dev, none is rendered in prod (they come from the secret store), and the
+    ones prod needs are exactly the documented set;
+  * network: evaluating the NetworkPolicies for every pair of workloads in the
+    namespace gives exactly the intended connections (gateway -> friendship, tasks;
+    each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
+    ingress only from the labelled ingress-controller and monitoring namespaces;
+  * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082}
+# Secrets the base references and prod expects from the secret store, with their keys.
+EXTERNAL_SECRETS = {
+    "gfts-internal": {"INTERNAL_TOKEN_SECRET"},
+    "gateway-secrets": {"JWT_PUBLIC_KEY"},
+    "friendship-secrets": {"MONGO_URL"},
+    "tasks-secrets": {"MONGO_URL"},
+}
+# The intended in-namespace connections: (from, to, port).
+INTENDED = {
+    "common": {
+        ("gateway", "friendship", 8081),
+        ("gateway", "tasks", 8082),
+        ("friendship", "nats", 4222),
+        ("tasks", "nats", 4222),
+        ("nats", "nats", 6222),
+    },
+    "dev": {("friendship", "friendship-db", 27017), ("tasks", "tasks-db", 27017)},
+    "prod": set(),
+}
+
+failures: list[str] = []
+passes = 0
+
+
+def fail(where: str, message: str) -> None:
+    failures.append(f"{where}: {message}")
+
+
+def ok(condition: bool, where: str, message: str) -> bool:
+    global passes
+    if condition:
+        passes += 1
+    else:
+        fail(where, message)
+    return condition
+
+
+# --------------------------------------------------------------------------- config.ts
+
+
+def _properties(block: str) -> dict[str, bool]:
+    """NAME -> required, from the body of a TypeBox properties object."""
+    props: dict[str, bool] = {}
+    lines = block.splitlines()
+    i = 0
+    while i < len(lines):
+        m = re.match(r"\s*([A-Z][A-Z0-9_]*):\s*(Type\..*)$", lines[i])
+        if not m:
+            i += 1
+            continue
+        text = m.group(2)
+        while text.count("(") > text.count(")") and i + 1 < len(lines):
+            i += 1
+            text += lines[i]
+        props[m.group(1)] = not text.startswith("Type.Optional(") and "default:" not in text
+        i += 1
+    return props
+
+
+def _object_literal(source: str, start: int) -> str:
+    depth, i = 0, source.index("{", start)
+    for j in range(i, len(source)):
+        if source[j] == "{":
+            depth += 1
+        elif source[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return source[i + 1 : j]
+    raise ValueError("unbalanced braces")
+
+
+def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
+    """The environment variables a service reads (name -> required), or None if unknown."""
+    path = repo / "services" / service / "src" / "config.ts"
+    if not path.exists():
+        return None
+    source = path.read_text()
+    m = re.search(r"const\s+\w+Settings\s*=\s*", source)
+    if not m:
+        return None
+    block = _object_literal(source, m.end())
+    settings = _properties(block)
+    platform = (repo / "libs" / "platform" / "src" / "config.ts").read_text()
+    for shared in re.findall(r"\.\.\.(\w+Config)\b", block):
+        sm = re.search(rf"export const {shared}\s*=\s*", platform)
+        if sm:
+            settings.update(_properties(_object_literal(platform, sm.end())))
+        else:
+            fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
+    return settings
+
+
+def check_env(where: str, service: str, keys: set[str], settings: dict[str, bool] | None) -> None:
+    if settings is None:
+        return
+    unknown = sorted(keys - set(settings))
+    ok(not unknown, where, f"{service} does not read {', '.join(unknown)} (typo or stale setting?)")
+    missing = sorted(k for k, required in settings.items() if required and k not in keys)
+    ok(not missing, where, f"{service} requires {', '.join(missing)}, which is not given")
+    if service == "gateway":
+        jwt = {"JWT_SECRET", "JWT_PUBLIC_KEY"} & keys
+        ok(len(jwt) == 1, where, f"gateway needs exactly one of JWT_SECRET and JWT_PUBLIC_KEY, gets {sorted(jwt) or 'none'}")
+
+
+# --------------------------------------------------------------------------- Dockerfiles
+
+
+def workspace_packages(repo: Path) -> dict[str, Path]:
+    found = {}
+    for manifest in list(repo.glob("libs/*/package.json")) + list(repo.glob("services/*/package.json")):
+        found[json.loads(manifest.read_text())["name"]] = manifest.parent
+    return found
+
+
+def runtime_closure(repo: Path, service: str) -> set[Path]:
+    """Workspace directories a service needs at run time (production dependencies)."""
+    packages = workspace_packages(repo)
+    todo, seen = [repo / "services" / service], set()
+    while todo:
+        directory = todo.pop()
+        if directory in seen:
+            continue
+        seen.add(directory)
+        deps = json.loads((directory / "package.json").read_text()).get("dependencies", {})
+        for name, spec in deps.items():
+            if str(spec).startswith("workspace:"):
+                todo.append(packages[name])
+    return {p.relative_to(repo) for p in seen}
+
+
+def check_dockerfiles(repo: Path) -> None:
+    want_pnpm = json.loads((repo / "package.json").read_text())["packageManager"].split("@", 1)[1]
+    normalised = {}
+    for service, port in SERVICES.items():
+        path = repo / "services" / service / "Dockerfile"
+        where = str(path.relative_to(repo))
+        if not ok(path.exists(), where, "missing"):
+            continue
+        text = path.read_text()
+        role = re.search(rf"service \((.*), port {port}\)", text)
+        ok(role is not None, where, f"first comment must read '... {service} service (<role>, port {port})'")
+        norm = text.replace(role.group(1), "@ROLE@") if role else text
+        normalised[service] = norm.replace(service, "@SERVICE@").replace(str(port), "@PORT@")
+        m = re.search(r"^ARG PNPM_VERSION=(\S+)", text, re.M)
+        ok(m is not None and m.group(1) == want_pnpm, where, f"ARG PNPM_VERSION must be {want_pnpm} (package.json packageManager)")
+        ok(re.search(rf"^EXPOSE {port}$", text, re.M) is not None, where, f"EXPOSE {port} missing")
+        entrypoints = re.findall(r"^ENTRYPOINT (.*)$", text, re.M)
+        ok(bool(entrypoints) and all(e.startswith("[") for e in entrypoints), where, "ENTRYPOINT must be exec form (JSON array) so node gets SIGTERM")
+        ok(re.search(r"^USER 65532:65532$", text, re.M) is not None, where, "runtime stages must run as USER 65532:65532")
+        copies = set(re.findall(r"^COPY (?!--from)(\S+)", text, re.M))
+        for directory in sorted(runtime_closure(repo, service)):
+            for item in (f"{directory}/package.json", f"{directory}/src"):
+                ok(item in copies, where, f"does not COPY {item}, which {service} needs at run time")
+        ok(f'--filter "@gfts/{service}..."' in text, where, f'pnpm install must be filtered to "@gfts/{service}..."')
+    if len(normalised) == 3:
+        first = normalised["gateway"]
+        for service in ("friendship", "tasks"):
+            ok(normalised[service] == first, f"services/{service}/Dockerfile",
+               "differs from services/gateway/Dockerfile beyond the service name, role and port")
+
+
+# --------------------------------------------------------------------------- compose
+
+
+def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, bool] | None]) -> None:
+    model = yaml.safe_load(compose_path.read_text())
+    where = str(compose_path.relative_to(repo))
+    services = model.get("services", {})
+    for service, port in SERVICES.items():
+        spec = services.get(service)
+        if not ok(spec is not None, where, f"service {service} missing"):
+            continue
+        env = spec.get("environment", {})
+        ok(isinstance(env, dict), where, f"{service}.environment must be a mapping")
+        check_env(f"{where} services.{service}", service, set(env), settings[service])
+        ok(str(env.get("PORT")) == str(port), where, f"{service} PORT must be {port}")
+        ok(spec.get("build", {}).get("dockerfile") == f"services/{service}/Dockerfile", where, f"{service} must build services/{service}/Dockerfile")
+        ok(spec.get("read_only") is True, where, f"{service} must have read_only: true")
+        test = " ".join(spec.get("healthcheck", {}).get("test", []))
+        ok(f"127.0.0.1:{port}/readyz" in test, where, f"{service} health check must fetch /readyz on {port}")
+        grace = spec.get("stop_grace_period", "10s")
+        seconds = int(re.fullmatch(r"(\d+)s", grace).group(1)) if re.fullmatch(r"(\d+)s", grace) else 0
+        shutdown_ms = int(env.get("SHUTDOWN_GRACE_MS", 10000))
+        ok(seconds * 1000 > shutdown_ms, where, f"{service} stop_grace_period {grace} must exceed SHUTDOWN_GRACE_MS {shutdown_ms}")
+        for dep, cond in (spec.get("depends_on") or {}).items():
+            ok(cond.get("condition") == "service_healthy", where, f"{service} depends_on {dep} must wait for service_healthy")
+    published = [s for s, spec in services.items() if spec.get("ports")]
+    ok(published == ["gateway"], where, f"only the gateway may publish ports, found {published}")
+
+
+# --------------------------------------------------------------------------- Kubernetes
+
+
+def load_rendered(path: Path) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def index(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in docs}
+
+
+def base_name(generated: str, wanted: str) -> bool:
+    """kustomize appends -<hash> to generated ConfigMap/Secret names."""
+    return generated == wanted or re.fullmatch(rf"{re.escape(wanted)}-[a-z0-9]{{10}}", generated) is not None
+
+
+def find_generated(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any] | None:
+    for d in docs:
+        if d["kind"] == kind and base_name(d["metadata"]["name"], name):
+            return d
+    return None
+
+
+def strip_hash(name: str) -> str:
+    return re.sub(r"-[a-z0-9]{10}$", "", name)
+
+
+def selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
+    if selector is None:
+        return False
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = expr["key"], expr["operator"], expr.get("values") or []
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and labels.get(key) in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def workloads(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [d for d in docs if d["kind"] in ("Deployment", "StatefulSet")]
+
+
+def pod_env_keys(env_name: str, docs, workload) -> tuple[set[str], list[str]]:
+    """Variables a container gets from the rendering; plus external Secrets it needs."""
+    keys: set[str] = set()
+    external: list[str] = []
+    container = workload["spec"]["template"]["spec"]["containers"][0]
+    for item in container.get("env") or []:
+        keys.add(item["name"])
+    for source in container.get("envFrom") or []:
+        if "configMapRef" in source:
+            cm = next((d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == source["configMapRef"]["name"]), None)
+            if cm:
+                keys |= set(cm.get("data", {}))
+        if "secretRef" in source:
+            name = source["secretRef"]["name"]
+            secret = next((d for d in docs if d["kind"] == "Secret" and d["metadata"]["name"] == name), None)
+            if secret:
+                keys |= set(secret.get("data", {})) | set(secret.get("stringData", {}))
+            else:
+                external.append(name)
+                keys |= EXTERNAL_SECRETS.get(strip_hash(name), set())
+    return keys, external
+
+
+def config_value(docs, workload, key: str) -> str | None:
+    container = workload["spec"]["template"]["spec"]["containers"][0]
+    for item in container.get("env") or []:
+        if item["name"] == key and "value" in item:
+            return item["value"]
+    for source in container.get("envFrom") or []:
+        if "configMapRef" in source:
+            cm = next((d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == source["configMapRef"]["name"]), None)
+            if cm and key in cm.get("data", {}):
+                return cm["data"][key]
+    return None
+
+
+def check_workload_security(env_name: str, w: dict[str, Any]) -> None:
+    where = f"{env_name} {w['kind']}/{w['metadata']['name']}"
+    pod = w["spec"]["template"]["spec"]
+    psc = pod.get("securityContext") or {}
+    ok(psc.get("runAsNonRoot") is True, where, "pod securityContext.runAsNonRoot must be true")
+    ok(isinstance(psc.get("runAsUser"), int) and psc["runAsUser"] > 0, where, "pod securityContext.runAsUser must be a non-zero uid")
+    ok((psc.get("seccompProfile") or {}).get("type") == "RuntimeDefault", where, "seccompProfile must be RuntimeDefault")
+    ok(pod.get("automountServiceAccountToken") is False, where, "automountServiceAccountToken must be false")
+    keys = [c["topologyKey"] for c in pod.get("topologySpreadConstraints") or []]
+    ok(len(keys) == len(set(keys)), where, f"topologySpreadConstraints repeat a topologyKey: {keys}")
+    for c in pod["containers"]:
+        cw = f"{where} container {c['name']}"
+        sc = c.get("securityContext") or {}
+        ok(sc.get("allowPrivilegeEscalation") is False, cw, "allowPrivilegeEscalation must be false")
+        ok(sc.get("readOnlyRootFilesystem") is True, cw, "readOnlyRootFilesystem must be true")
+        ok("ALL" in ((sc.get("capabilities") or {}).get("drop") or []), cw, "capabilities.drop must contain ALL")
+        ok(not sc.get("privileged"), cw, "must not be privileged")
+        res = c.get("resources") or {}
+        for field in ("cpu", "memory"):
+            ok(field in (res.get("requests") or {}), cw, f"resources.requests.{field} missing")
+        ok("memory" in (res.get("limits") or {}), cw, "resources.limits.memory missing")
+        ok("livenessProbe" in c and "readinessProbe" in c, cw, "needs liveness and readiness probes")
+        ok(":" in c["image"] or "@" in c["image"], cw, f"image {c['image']} must carry a tag or digest")
+
+
+def check_service_workload(env_name: str, docs, w: dict[str, Any], settings: dict[str, bool] | None) -> None:
+    name = w["metadata"]["name"]
+    where = f"{env_name} Deployment/{name}"
+    pod = w["spec"]["template"]["spec"]
+    c = pod["containers"][0]
+    ok("replicas" not in w["spec"], where, "must not set replicas: the HorizontalPodAutoscaler owns the count")
+    ok(c["livenessProbe"].get("httpGet", {}).get("path") == "/healthz", where, "liveness probe must be GET /healthz")
+    ready = c["readinessProbe"].get("httpGet", {}).get("path")
+    ok(ready in ("/readyz", "/healthz"), where, "readiness probe must be GET /readyz (or /healthz for the gateway)")
+    if name != "gateway":
+        ok(ready == "/readyz", where, "readiness probe must be GET /readyz")
+    ports = [p["containerPort"] for p in c.get("ports") or []]
+    ok(ports == [SERVICES[name]], where, f"container port must be {SERVICES[name]}, is {ports}")
+    ok(config_value(docs, w, "PORT") == str(SERVICES[name]), where, f"PORT must be {SERVICES[name]}")
+    sleep = ((c.get("lifecycle") or {}).get("preStop") or {}).get("sleep", {}).get("seconds")
+    ok(isinstance(sleep, int) and sleep > 0, where, "needs a preStop sleep so endpoint removal propagates before SIGTERM")
+    grace_ms = int(config_value(docs, w, "SHUTDOWN_GRACE_MS") or 10000)
+    tgps = pod.get("terminationGracePeriodSeconds", 30)
+    ok(tgps * 1000 > (sleep or 0) * 1000 + grace_ms, where,
+       f"terminationGracePeriodSeconds {tgps} must exceed preStop {sleep}s + SHUTDOWN_GRACE_MS {grace_ms}ms")
+    ok(bool(pod.get("topologySpreadConstraints")), where, "needs topologySpreadConstraints")
+    keys, external = pod_env_keys(env_name, docs, w)
+    check_env(where, name, keys, settings)
+    labels = w["spec"]["template"]["metadata"]["labels"]
+    for kind, label in (("HorizontalPodAutoscaler", "HPA"), ("PodDisruptionBudget", "PDB"), ("Service", "Service"), ("NetworkPolicy", "NetworkPolicy")):
+        found = [d for d in docs if d["kind"] == kind and (
+            (kind == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == name)
+            or (kind == "PodDisruptionBudget" and selector_matches(d["spec"]["selector"], labels))
+            or (kind == "Service" and d["spec"].get("selector") and all(labels.get(k) == v for k, v in d["spec"]["selector"].items()))
+            or (kind == "NetworkPolicy" and d["spec"]["podSelector"] and selector_matches(d["spec"]["podSelector"], labels)))]
+        ok(len(found) >= 1, where, f"no {label} for it")
+    hpa = next((d for d in docs if d["kind"] == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == name), None)
+    if hpa:
+        ok(hpa["apiVersion"] == "autoscaling/v2", where, "HPA must be autoscaling/v2")
+        ok(hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"], where, "HPA minReplicas > maxReplicas")
+
+
+def check_references(env_name: str, docs) -> None:
+    names = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    secrets_needed: set[str] = set()
+    for w in workloads(docs):
+        where = f"{env_name} {w['kind']}/{w['metadata']['name']}"
+        pod = w["spec"]["template"]["spec"]
+        cms, secrets = set(), set()
+        for c in pod["containers"]:
+            for s in c.get("envFrom") or []:
+                if "configMapRef" in s:
+                    cms.add(s["configMapRef"]["name"])
+                if "secretRef" in s:
+                    secrets.add(s["secretRef"]["name"])
+            for e in c.get("env") or []:
+                ref = (e.get("valueFrom") or {})
+                if "configMapKeyRef" in ref:
+                    cms.add(ref["configMapKeyRef"]["name"])
+                if "secretKeyRef" in ref:
+                    secrets.add(ref["secretKeyRef"]["name"])
+        for v in pod.get("volumes") or []:
+            if "configMap" in v:
+                cms.add(v["configMap"]["name"])
+            if "secret" in v:
+                secrets.add(v["secret"]["secretName"])
+        for cm in cms:
+            ok(("ConfigMap", cm) in names, where, f"ConfigMap {cm} is not in the rendering")
+        secrets_needed |= secrets
+        sa = pod.get("serviceAccountName")
+        if sa:
+            ok(("ServiceAccount", sa) in names, where, f"ServiceAccount {sa} is not in the rendering")
+    rendered_secrets = {d["metadata"]["name"] for d in docs if d["kind"] == "Secret"}
+    if env_name == "prod":
+        ok(not rendered_secrets, "prod", f"must render no Secret (they come from the secret store), renders {sorted(rendered_secrets)}")
+        ok({strip_hash(s) for s in secrets_needed} == set(EXTERNAL_SECRETS), "prod",
+           f"needs Secrets {sorted(secrets_needed)}, documented are {sorted(EXTERNAL_SECRETS)}")
+    else:
+        for s in secrets_needed:
+            ok(s in rendered_secrets, env_name, f"Secret {s} is referenced but not generated")
+
+
+# ----------------------------------------------------------------------- network policy
+
+
+def named_port(workload, port) -> int | None:
+    if isinstance(port, int):
+        return port
+    for c in workload["spec"]["template"]["spec"]["containers"]:
+        for p in c.get("ports") or []:
+            if p.get("name") == port:
+                return p["containerPort"]
+    return None
+
+
+def port_allowed(ports: list[dict[str, Any]] | None, target, port: int) -> bool:
+    if not ports:
+        return True  # no ports: every port
+    for pp in ports:
+        if pp.get("protocol", "TCP") != "TCP":
+            continue
+        if "port" not in pp:
+            return True
+        number = named_port(target, pp["port"])
+        if number is not None and (number == port or number <= port <= pp.get("endPort", number)):
+            return True
+    return False
+
+
+def peer_allows(peer: dict[str, Any], other: dict[str, Any], namespace_labels: dict[str, str]) -> bool:
+    """Does a from/to peer select `other` (a workload in the same namespace)?"""
+    if "ipBlock" in peer:
+        return False
+    labels = other["spec"]["template"]["metadata"]["labels"]
+    if "namespaceSelector" in peer and not selector_matches(peer["namespaceSelector"], namespace_labels):
+        return False
+    if "podSelector" in peer:
+        return selector_matches(peer["podSelector"], labels)
+    return "namespaceSelector" in peer  # a namespace selector alone selects every pod there
+
+
+def rules_allow(policies, subject, other, port: int, direction: str, namespace_labels) -> bool:
+    labels = subject["spec"]["template"]["metadata"]["labels"]
+    kind = "Ingress" if direction == "ingress" else "Egress"
+    selecting = [p for p in policies if kind in p["spec"].get("policyTypes", ["Ingress"]) and selector_matches(p["spec"]["podSelector"], labels)]
+    if not selecting:
+        return True  # not isolated in this direction
+    target = other if direction == "egress" else subject
+    for p in selecting:
+        for rule in p["spec"].get(direction) or []:
+            peers = rule.get("from" if direction == "ingress" else "to")
+            if peers is not None and not any(peer_allows(peer, other, namespace_labels) for peer in peers):
+                continue
+            if port_allowed(rule.get("ports"), target, port):
+                return True
+    return False
+
+
+def check_network(env_name: str, docs) -> None:
+    policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    deny = [p for p in policies if p["spec"]["podSelector"] == {} and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
+            and not p["spec"].get("ingress") and not p["spec"].get("egress")]
+    ok(bool(deny), env_name, "needs a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules)")
+    ns = next((d for d in docs if d["kind"] == "Namespace"), None)
+    ns_name = ns["metadata"]["name"] if ns else "default"
+    ns_labels = {**((ns or {}).get("metadata", {}).get("labels") or {}), "kubernetes.io/metadata.name": ns_name}
+    pods = {w["metadata"]["name"]: w for w in workloads(docs)}
+    intended = INTENDED["common"] | INTENDED[env_name]
+    ports = sorted({p for _, _, p in INTENDED["common"] | INTENDED["dev"]} | {8222})
+    allowed = set()
+    for src_name, src in pods.items():
+        for dst_name, dst in pods.items():
+            for port in ports:
+                served = any(p["containerPort"] == port for c in dst["spec"]["template"]["spec"]["containers"] for p in c.get("ports") or [])
+                if not served:
+                    continue
+                if rules_allow(policies, src, dst, port, "egress", ns_labels) and rules_allow(policies, dst, src, port, "ingress", ns_labels):
+                    allowed.add((src_name, dst_name, port))
+    intended_here = {(a, b, p) for a, b, p in intended if a in pods and b in pods}
+    for extra in sorted(allowed - intended_here):
+        fail(f"{env_name} NetworkPolicy", f"allows {extra[0]} -> {extra[1]}:{extra[2]}, which is not intended")
+    for missing in sorted(intended_here - allowed):
+        fail(f"{env_name} NetworkPolicy", f"blocks {missing[0]} -> {missing[1]}:{missing[2]}, which is needed")
+    global passes
+    passes += 1
+    # Out of the namespace: DNS for everyone, nothing else but prod's database rule.
+    dns = [p for p in policies if p["spec"]["podSelector"] == {} and any(
+        any(pp.get("port") == 53 for pp in r.get("ports") or []) for r in p["spec"].get("egress") or [])]
+    ok(bool(dns), env_name, "needs a DNS egress NetworkPolicy for all pods")
+    # In from outside the namespace: only the labelled ingress-controller and monitoring namespaces.
+    for p in policies:
+        for rule in p["spec"].get("ingress") or []:
+            for peer in rule.get("from") or []:
+                if "namespaceSelector" in peer:
+                    keys = set((peer["namespaceSelector"].get("matchLabels") or {}))
+                    keys |= {e["key"] for e in peer["namespaceSelector"].get("matchExpressions") or []}
+                    ok(bool(keys) and keys <= {"gfts.io/ingress-controller", "gfts.io/monitoring"}, f"{env_name} NetworkPolicy/{p['metadata']['name']}",
+                       f"ingress from namespaces selected by {sorted(keys)}; only gfts.io/ingress-controller or gfts.io/monitoring are intended")
+    gateway_from_outside = [r for p in policies if selector_matches(p["spec"]["podSelector"], {"app.kubernetes.io/name": "gateway"})
+                            for r in p["spec"].get("ingress") or [] for peer in r.get("from") or []
+                            if (peer.get("namespaceSelector") or {}).get("matchLabels", {}).get("gfts.io/ingress-controller") == "true"]
+    ok(bool(gateway_from_outside), env_name, "the ingress controller namespace must reach the gateway")
+
+
+def check_ingress(env_name: str, docs) -> None:
+    ingresses = [d for d in docs if d["kind"] == "Ingress"]
+    ok(len(ingresses) == 1, env_name, f"exactly one Ingress expected, found {len(ingresses)}")
+    for ing in ingresses:
+        for rule in ing["spec"].get("rules") or []:
+            for path in rule["http"]["paths"]:
+                ok(path["backend"]["service"]["name"] == "gateway", env_name, "the Ingress may route to the gateway only")
+                ok(path["path"].startswith("/api"), env_name, f"Ingress path {path['path']} exposes more than /api")
+    if env_name == "prod":
+        ok(all(i["spec"].get("tls") for i in ingresses), env_name, "prod Ingress needs TLS")
+
+
+def check_nats(env_name: str, docs) -> None:
+    nats = find_generated(docs, "StatefulSet", "nats")
+    tasks = find_generated(docs, "Deployment", "tasks")
+    if not (ok(nats is not None, env_name, "no NATS StatefulSet") and tasks):
+        return
+    replicas = nats["spec"].get("replicas", 1)
+    stream_replicas = int(config_value(docs, tasks, "STATS_STREAM_REPLICAS") or 1)
+    ok(stream_replicas <= replicas, env_name, f"STATS_STREAM_REPLICAS {stream_replicas} exceeds the {replicas} NATS servers")
+    conf = find_generated(docs, "ConfigMap", "nats-config")
+    text = (conf or {}).get("data", {}).get("nats.conf", "")
+    ok("store_dir: /data" in text, env_name, "nats.conf must keep the JetStream store on the /data volume")
+    if env_name == "prod":
+        ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
+        ok(re.search(r"^\s*sync_interval:\s*always\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")
+        for i in range(replicas):
+            ok(f"nats-{i}.nats-headless:6222" in text, env_name, f"prod nats.conf must route to nats-{i}")
+        zone = [c for c in nats["spec"]["template"]["spec"].get("topologySpreadConstraints") or [] if c["topologyKey"] == "topology.kubernetes.io/zone"]
+        ok(bool(zone) and zone[0]["whenUnsatisfiable"] == "DoNotSchedule", env_name, "prod NATS servers must be spread over zones as a hard rule")
+
+
+# --------------------------------------------------------------------------------- main
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--compose", type=Path, required=True)
+    parser.add_argument("--rendered", action="append", default=[], help="ENV=FILE (dev or prod)")
+    args = parser.parse_args()
+    repo = args.repo.resolve()
+
+    settings = {s: service_settings(repo, s) for s in SERVICES}
+    for s, found in settings.items():
+        if found is None:
+            print(f"  note: services/{s}/src/config.ts not found or not parsable; environment checks for {s} skipped")
+
+    check_dockerfiles(repo)
+    check_compose(repo, args.compose.resolve(), settings)
+    for item in args.rendered:
+        env_name, _, file = item.partition("=")
+        docs = load_rendered(Path(file))
+        for w in workloads(docs):
+            check_workload_security(env_name, w)
+        for service in SERVICES:
+            w = find_generated(docs, "Deployment", service)
+            if ok(w is not None, env_name, f"Deployment/{service} missing"):
+                check_service_workload(env_name, docs, w, settings[service])
+        check_references(env_name, docs)
+        check_network(env_name, docs)
+        check_ingress(env_name, docs)
+        check_nats(env_name, docs)
+
+    for f in failures:
+        print(f"  FAIL {f}")
+    print(f"  {passes} checks passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
