@@ -2,5 +2,6 @@ export * from './common.ts';
 export * from './errors.ts';
 export * from './identity.ts';
 export * from './friendship.ts';
+export * from './tasks.ts';
 export * from './subjects.ts';
 export * from './validate.ts';

@@ -1,6 +1,9 @@
 import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
 const TasksSettings = {
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082 }),
   ...BaseConfig,
@@ -8,8 +11,18 @@ const TasksSettings = {
   MAX_TASKS_PER_ASSIGN: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'largest numberOfTasks of one assign' }),
   STATS_MAX_DELIVER: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'deliveries of a stat event before it goes to the dead-letter subject' }),
   STATS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the stats stream' }),
+  STATS_STREAM_MAX_AGE_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long the stats stream keeps events' }),
+  STATS_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 2 * MINUTE, description: 'JetStream duplicate window of the stats stream (eventId as message id)' }),
+  STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
+  STATS_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
+  STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
   CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 1000, default: 64, description: 'stat events pulled per batch' }),
+  CONSUMER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 32, description: 'stat events processed at once (never two of one gamer)' }),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
+  PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
+  IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
+  CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
+  CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };
 export type TasksConfig = Static<TObject<typeof TasksSettings>>;
 

@@ -1,0 +1,393 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, Uuid } from './common.ts';
+import { Problem } from './errors.ts';
+
+/**
+ * Task families (spec 1.3). Responses always carry the lower-case value; requests may use
+ * any casing ("DAILY", "Daily"): the service lower-cases `family` before validating it.
+ */
+export const TaskFamily = {
+  DAILY: 'daily',
+  WEEKLY: 'weekly',
+  MONTHLY: 'monthly',
+  SEASONAL: 'seasonal',
+  LIFETIME: 'lifetime',
+} as const;
+export type TaskFamily = (typeof TaskFamily)[keyof typeof TaskFamily];
+export const TASK_FAMILIES: readonly TaskFamily[] = Object.values(TaskFamily);
+
+/** Bounds of every number and string of the tasks API, named once. */
+export const TaskLimits = {
+  NAME_MAX: 200,
+  DESCRIPTION_MAX: 2000,
+  TARGET_MAX: 1_000_000_000,
+  GAMES_MAX: 100_000,
+  STAT_ID_MAX: 128,
+  REWARDS_MAX: 20,
+  QUANTITY_MAX: 1_000_000,
+  CHILDREN_MIN: 2,
+  CHILDREN_MAX: 20,
+  IDEMPOTENCY_KEY_MAX: 200,
+  GAME_ID_MAX: 128,
+  STATS_PER_EVENT_MAX: 100,
+  STAT_VALUE_MAX: 1_000_000_000,
+} as const;
+
+const Family = Type.Enum([...TASK_FAMILIES], { description: 'daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses' });
+const StatId = Type.String({ minLength: 1, maxLength: TaskLimits.STAT_ID_MAX, description: 'the game stat the task is tied to' });
+const Name = Type.String({ minLength: 1, maxLength: TaskLimits.NAME_MAX });
+const Description = Type.String({ maxLength: TaskLimits.DESCRIPTION_MAX, description: 'what must be done' });
+const TargetValue = Type.Integer({ minimum: 1, maximum: TaskLimits.TARGET_MAX, description: 'minimum value to reach for completion' });
+const NumberOfGames = Type.Integer({ minimum: 0, maximum: TaskLimits.GAMES_MAX, description: 'games within which the target must be reached; 0 means no limit' });
+const Quantity = Type.Integer({ minimum: 1, maximum: TaskLimits.QUANTITY_MAX });
+
+// ---------------------------------------------------------------------------------------
+// Rewards and application tasks (spec 2.4, 2.5)
+
+/** 2.5 Reward as configured (with its id). */
+export const Reward = Type.Object({ id: Uuid, inventoryItemId: Uuid, quantity: Quantity }, { additionalProperties: false });
+export type Reward = Static<typeof Reward>;
+
+/** A reward as an admin writes it (the id is the service's) and as a gamer task shows it. */
+export const RewardItem = Type.Object({ inventoryItemId: Uuid, quantity: Quantity }, { additionalProperties: false });
+export type RewardItem = Static<typeof RewardItem>;
+
+const applicationTaskFields = {
+  id: Uuid,
+  applicationId: Uuid,
+  name: Name,
+  description: Description,
+  targetValue: TargetValue,
+  numberOfGames: NumberOfGames,
+  family: Family,
+  parentTaskId: Type.Union([Uuid, Type.Null()], { description: 'null when there is no parent' }),
+  applicationStatsId: StatId,
+  isAchievement: Type.Boolean(),
+  rewards: Type.Array(Reward),
+};
+
+/** A child of a composite task, as nested in its parent's `children`. */
+export const ApplicationTaskChild = Type.Object(applicationTaskFields, { additionalProperties: false });
+export type ApplicationTaskChild = Static<typeof ApplicationTaskChild>;
+
+/**
+ * 2.4 Application task. `children` holds a composite parent's child tasks (empty for a
+ * single task and for a child, whose `parentTaskId` names its parent).
+ */
+export const ApplicationTask = Type.Object(
+  { ...applicationTaskFields, children: Type.Array(ApplicationTaskChild, { description: 'child tasks of a composite parent' }) },
+  { additionalProperties: false },
+);
+export type ApplicationTask = Static<typeof ApplicationTask>;
+
+const inputFields = {
+  name: Name,
+  description: Type.Optional(Description),
+  targetValue: TargetValue,
+  numberOfGames: NumberOfGames,
+  applicationStatsId: StatId,
+  rewards: Type.Optional(Type.Array(RewardItem, { maxItems: TaskLimits.REWARDS_MAX, description: 'at most one entry per inventory item' })),
+};
+
+/**
+ * A child task in a create request. `family` and `isAchievement` default to the parent's
+ * and must equal it; `parentTaskId` is the service's to set. `children` is accepted only
+ * to be refused with a clear message: a child never has children.
+ */
+export const ApplicationTaskChildInput = Type.Object(
+  {
+    ...inputFields,
+    family: Type.Optional(Family),
+    isAchievement: Type.Optional(Type.Boolean()),
+    parentTaskId: Type.Optional(Type.Null()),
+    children: Type.Optional(Type.Array(Type.Unknown(), { description: 'refused: a child task cannot have children' })),
+  },
+  { additionalProperties: false },
+);
+export type ApplicationTaskChildInput = Static<typeof ApplicationTaskChildInput>;
+
+/** POST /{applicationId}/tasks: an application task without id; a composite carries its children inline. */
+export const ApplicationTaskInput = Type.Object(
+  {
+    ...inputFields,
+    family: Family,
+    isAchievement: Type.Optional(Type.Boolean({ description: 'default false; an achievement is always lifetime' })),
+    parentTaskId: Type.Optional(Type.Null({ description: 'children are created inline in their parent' })),
+    children: Type.Optional(
+      Type.Array(ApplicationTaskChildInput, { minItems: TaskLimits.CHILDREN_MIN, maxItems: TaskLimits.CHILDREN_MAX, description: 'two or more child tasks make this a composite' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ApplicationTaskInput = Static<typeof ApplicationTaskInput>;
+
+/**
+ * PATCH /{applicationId}/tasks/{taskId}: the fields to change. The structure (children)
+ * never changes; archive and recreate instead. Changes reach future assignments only.
+ */
+export const ApplicationTaskPatch = Type.Object(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Description),
+    targetValue: Type.Optional(TargetValue),
+    numberOfGames: Type.Optional(NumberOfGames),
+    applicationStatsId: Type.Optional(StatId),
+    family: Type.Optional(Family),
+    isAchievement: Type.Optional(Type.Boolean()),
+    rewards: Type.Optional(Type.Array(RewardItem, { maxItems: TaskLimits.REWARDS_MAX })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ApplicationTaskPatch = Static<typeof ApplicationTaskPatch>;
+
+// ---------------------------------------------------------------------------------------
+// Gamer tasks (spec 2.6)
+
+/** Task detail of a gamer task: the configured task as it was when assigned. */
+export const TaskDetail = Type.Object(
+  {
+    id: Uuid,
+    applicationId: Uuid,
+    name: Type.String(),
+    description: Type.String(),
+    applicationStatsId: Type.String(),
+    targetValue: Type.Integer(),
+    numberOfGames: Type.Integer(),
+    family: Family,
+    parentTaskId: Type.Union([Uuid, Type.Null()]),
+    isAchievement: Type.Boolean(),
+    rewards: Type.Array(RewardItem),
+    children: Type.Array(Type.Object({ id: Uuid }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type TaskDetail = Static<typeof TaskDetail>;
+
+const gamerTaskFields = {
+  id: Type.String({ format: 'uuid', description: 'gamer task id: the taskId of POST /tasks/{taskId}/claim' }),
+  createdAt: DateTime,
+  expiredAt: Type.Union([DateTime, Type.Null()], { description: 'null for lifetime tasks and achievements' }),
+  progress: Type.Integer({ description: 'value reached in the current window; for a composite parent, the number of completed children' }),
+  gamesPlayed: Type.Integer({ description: 'games counted in the current numberOfGames window' }),
+  completed: Type.Boolean(),
+  claimed: Type.Boolean({ description: 'rewards claimed into the inventory' }),
+  task: TaskDetail,
+};
+
+/** 2.6 Gamer task as assign answers it and as nested in `childTasks`. */
+export const GamerTask = Type.Object(gamerTaskFields, { additionalProperties: false });
+export type GamerTask = Static<typeof GamerTask>;
+
+/** 2.6 Gamer task in list responses (gamer tasks, achievements), with its child gamer tasks. */
+export const GamerTaskWithChildren = Type.Object(
+  { ...gamerTaskFields, childTasks: Type.Array(GamerTask, { description: 'child gamer tasks of a composite' }) },
+  { additionalProperties: false },
+);
+export type GamerTaskWithChildren = Static<typeof GamerTaskWithChildren>;
+
+// ---------------------------------------------------------------------------------------
+// Requests
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+export const AssignHeaders = Type.Object({
+  [IDEMPOTENCY_KEY_HEADER]: Type.Optional(
+    Type.String({ minLength: 1, maxLength: TaskLimits.IDEMPOTENCY_KEY_MAX, pattern: '^[\\x21-\\x7E]+$', description: 'makes a retried assign safe: same key and body replay the first answer' }),
+  ),
+});
+export type AssignHeaders = Static<typeof AssignHeaders>;
+
+export const AssignBody = Type.Object(
+  {
+    family: Family,
+    numberOfTasks: Type.Integer({ minimum: 1, description: 'tasks to pick (capped by configuration); ignored for seasonal, which assigns every seasonal task' }),
+  },
+  { additionalProperties: false },
+);
+export type AssignBody = Static<typeof AssignBody>;
+
+const BooleanText = Type.Enum(['true', 'false', ''], { description: 'true, false, or empty/absent for all' });
+
+export const CompletedQuery = Type.Object({ completed: Type.Optional(BooleanText) }, { additionalProperties: false });
+export type CompletedQuery = Static<typeof CompletedQuery>;
+
+export const CatalogQuery = Type.Object(
+  { isAchievement: Type.Optional(Type.Enum(['true', 'false', ''], { description: 'true returns achievements, otherwise tasks' })) },
+  { additionalProperties: false },
+);
+export type CatalogQuery = Static<typeof CatalogQuery>;
+
+export const ApplicationParams = Type.Object({ applicationId: Uuid }, { additionalProperties: false });
+export type ApplicationParams = Static<typeof ApplicationParams>;
+
+export const ApplicationTaskParams = Type.Object({ applicationId: Uuid, taskId: Uuid }, { additionalProperties: false });
+export type ApplicationTaskParams = Static<typeof ApplicationTaskParams>;
+
+export const GamerTaskParams = Type.Object({ taskId: Type.String({ format: 'uuid', description: 'the gamer task id (`id` in GET /tasks)' }) }, { additionalProperties: false });
+export type GamerTaskParams = Static<typeof GamerTaskParams>;
+
+/** Claim answer: the items put into the inventory. */
+export const ClaimResponse = Type.Array(RewardItem);
+export type ClaimResponse = Static<typeof ClaimResponse>;
+
+/** GET /inventory: the gamer's items with their total quantity. */
+export const InventoryItem = Type.Object({ inventoryItemId: Uuid, quantity: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+export type InventoryItem = Static<typeof InventoryItem>;
+
+export const SeasonBody = Type.Object({ endsAt: DateTime }, { additionalProperties: false });
+export type SeasonBody = Static<typeof SeasonBody>;
+
+export const Season = Type.Object(
+  {
+    applicationId: Uuid,
+    endsAt: DateTime,
+    source: Type.Enum(['admin', 'quarter'], { description: 'admin-set, or the end of the current calendar quarter while unset' }),
+  },
+  { additionalProperties: false },
+);
+export type Season = Static<typeof Season>;
+
+// ---------------------------------------------------------------------------------------
+// Stat events
+
+/** One game of one gamer with that game's stat amounts (design.md "Tasks"). */
+export const StatEvent = Type.Object(
+  {
+    eventId: Type.String({ format: 'uuid', description: 'the deduplication key, also the JetStream message id' }),
+    applicationId: Uuid,
+    gamerId: Uuid,
+    gameId: Type.String({ minLength: 1, maxLength: TaskLimits.GAME_ID_MAX }),
+    occurredAt: DateTime,
+    stats: Type.Array(
+      Type.Object(
+        { applicationStatsId: StatId, value: Type.Integer({ minimum: 0, maximum: TaskLimits.STAT_VALUE_MAX, description: 'the game\'s amount of the stat' }) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: TaskLimits.STATS_PER_EVENT_MAX },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type StatEvent = Static<typeof StatEvent>;
+
+export const StatEventAccepted = Type.Object(
+  {
+    eventId: Uuid,
+    duplicate: Type.Boolean({ description: 'JetStream already held this eventId (within its duplicate window)' }),
+    stream: Type.String(),
+    seq: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+export type StatEventAccepted = Static<typeof StatEventAccepted>;
+
+/** Published on the stats dead-letter subject for an event that could not be processed. */
+export const StatDeadLetter = Type.Object({
+  reason: Type.String(),
+  errors: Type.Optional(Type.Array(Type.String())),
+  subject: Type.String(),
+  streamSequence: Type.Integer(),
+  deliveryCount: Type.Integer(),
+  deadLetteredAt: DateTime,
+  payload: Type.String({ description: 'the original message body (UTF-8)' }),
+});
+export type StatDeadLetter = Static<typeof StatDeadLetter>;
+
+// ---------------------------------------------------------------------------------------
+// Events the tasks service publishes (core NATS, after the database write)
+
+export const TaskCompletedEvent = Type.Object({
+  applicationId: Uuid,
+  gamerId: Uuid,
+  gamerTaskId: Uuid,
+  taskId: Uuid,
+  parentGamerTaskId: Type.Union([Uuid, Type.Null()]),
+  isAchievement: Type.Boolean(),
+  completedAt: DateTime,
+  eventId: Type.String({ description: 'the stat event that completed the task' }),
+});
+export type TaskCompletedEvent = Static<typeof TaskCompletedEvent>;
+
+export const TaskClaimedEvent = Type.Object({
+  applicationId: Uuid,
+  gamerId: Uuid,
+  gamerTaskId: Uuid,
+  taskId: Uuid,
+  claimedAt: DateTime,
+  rewards: Type.Array(RewardItem),
+});
+export type TaskClaimedEvent = Static<typeof TaskClaimedEvent>;
+
+export const InventoryGrantedEvent = Type.Object({
+  applicationId: Uuid,
+  gamerId: Uuid,
+  gamerTaskId: Uuid,
+  items: Type.Array(RewardItem),
+  grantedAt: DateTime,
+});
+export type InventoryGrantedEvent = Static<typeof InventoryGrantedEvent>;
+
+/** Published by a tasks replica after a catalog write, so the others drop their cached copy. */
+export const CatalogChangedEvent = Type.Object({ applicationId: Uuid });
+export type CatalogChangedEvent = Static<typeof CatalogChangedEvent>;
+
+// ---------------------------------------------------------------------------------------
+// Routes (spec 4.2 plus the catalog admin, season, stats and inventory endpoints)
+
+const errors = { 400: Problem, 401: Problem, 403: Problem, 404: Problem, 409: Problem, 429: Problem, 503: Problem };
+const BASE = '/api/v1';
+
+export const tasksRoutes = {
+  listCatalog: {
+    method: 'GET', url: `${BASE}/:applicationId/tasks`,
+    schema: { operationId: 'listApplicationTasks', summary: 'List the application\'s tasks (isAchievement=true: its achievements); children are listed too and nested in their parent', tags: ['catalog'], params: ApplicationParams, querystring: CatalogQuery, response: { 200: Type.Array(ApplicationTask), ...errors } },
+  },
+  getCatalogTask: {
+    method: 'GET', url: `${BASE}/:applicationId/tasks/:taskId`,
+    schema: { operationId: 'getApplicationTask', summary: 'One application task', tags: ['catalog'], params: ApplicationTaskParams, response: { 200: ApplicationTask, ...errors } },
+  },
+  createCatalogTask: {
+    method: 'POST', url: `${BASE}/:applicationId/tasks`,
+    schema: { operationId: 'createApplicationTask', summary: 'Create a task or achievement, a composite with its children inline (role admin)', tags: ['catalog'], params: ApplicationParams, body: ApplicationTaskInput, response: { 201: ApplicationTask, ...errors } },
+  },
+  updateCatalogTask: {
+    method: 'PATCH', url: `${BASE}/:applicationId/tasks/:taskId`,
+    schema: { operationId: 'updateApplicationTask', summary: 'Change fields of a task; reaches future assignments only (role admin)', tags: ['catalog'], params: ApplicationTaskParams, body: ApplicationTaskPatch, response: { 200: ApplicationTask, ...errors } },
+  },
+  archiveCatalogTask: {
+    method: 'DELETE', url: `${BASE}/:applicationId/tasks/:taskId`,
+    schema: { operationId: 'archiveApplicationTask', summary: 'Archive a task with its children: hidden from the catalog and assignment; held gamer tasks keep working (role admin)', tags: ['catalog'], params: ApplicationTaskParams, response: { 204: Type.Null(), ...errors } },
+  },
+  getSeason: {
+    method: 'GET', url: `${BASE}/:applicationId/season`,
+    schema: { operationId: 'getSeason', summary: 'The season end seasonal tasks expire at', tags: ['catalog'], params: ApplicationParams, response: { 200: Season, ...errors } },
+  },
+  setSeason: {
+    method: 'PUT', url: `${BASE}/:applicationId/season`,
+    schema: { operationId: 'setSeason', summary: 'Set the season end for seasonal tasks assigned from now on (role admin)', tags: ['catalog'], params: ApplicationParams, body: SeasonBody, response: { 200: Season, ...errors } },
+  },
+  assign: {
+    method: 'POST', url: `${BASE}/tasks/assign`,
+    schema: { operationId: 'assignTasks', summary: 'Assign numberOfTasks random tasks of a family the gamer does not hold (seasonal: all)', tags: ['gamer tasks'], headers: AssignHeaders, body: AssignBody, response: { 200: Type.Array(GamerTask), ...errors } },
+  },
+  listGamerTasks: {
+    method: 'GET', url: `${BASE}/tasks`,
+    schema: { operationId: 'listGamerTasks', summary: 'The gamer\'s active tasks with their child tasks', tags: ['gamer tasks'], querystring: CompletedQuery, response: { 200: Type.Array(GamerTaskWithChildren), ...errors } },
+  },
+  claim: {
+    method: 'POST', url: `${BASE}/tasks/:taskId/claim`,
+    schema: { operationId: 'claimTask', summary: 'Claim a completed gamer task\'s rewards into the inventory, exactly once', tags: ['gamer tasks'], params: GamerTaskParams, response: { 200: ClaimResponse, ...errors } },
+  },
+  listAchievements: {
+    method: 'GET', url: `${BASE}/achievements`,
+    schema: { operationId: 'listAchievements', summary: 'The gamer\'s achievements (every achievement of the application, tracked without assignment)', tags: ['gamer tasks'], querystring: CompletedQuery, response: { 200: Type.Array(GamerTaskWithChildren), ...errors } },
+  },
+  inventory: {
+    method: 'GET', url: `${BASE}/inventory`,
+    schema: { operationId: 'listInventory', summary: 'The gamer\'s inventory items', tags: ['inventory'], response: { 200: Type.Array(InventoryItem), ...errors } },
+  },
+  reportStats: {
+    method: 'POST', url: `${BASE}/stats`,
+    schema: { operationId: 'reportStats', summary: 'Report one game of one gamer (role server); 202 once JetStream stored it', tags: ['stats'], body: StatEvent, response: { 202: StatEventAccepted, ...errors } },
+  },
+} as const;

@@ -1,0 +1,97 @@
+import { ErrorCode, TaskFamily, type GamerTask, type Identity } from '@gfts/contracts';
+import { badRequest, conflict, uuidv7 } from '@gfts/platform';
+import { expiryFor } from './domain/expiry.ts';
+import { gamerTaskTree, gamerTaskView } from './domain/gamer-task.ts';
+import { assignFingerprint, decideOnKey } from './domain/idempotency.ts';
+import { assignmentOrder } from './domain/pick.ts';
+import type { CatalogRepository } from './repository/catalog-repository.ts';
+import type { IdempotencyRepository } from './repository/event-log-repository.ts';
+import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
+
+/** A pending key older than this belongs to a request that died; a retry takes it over. */
+const ABANDONED_AFTER_MS = 30_000;
+/** How long a retry waits for the first request with its key to finish. */
+const WAIT_FOR_FIRST_MS = 5_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface AssignRequest {
+  family: TaskFamily;
+  numberOfTasks: number;
+}
+
+/** POST /tasks/assign: random tasks of a family the gamer does not hold active. */
+export class AssignService {
+  private readonly catalog: CatalogRepository;
+  private readonly gamerTasks: GamerTaskRepository;
+  private readonly keys: IdempotencyRepository;
+  private readonly maxTasks: number;
+
+  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, keys: IdempotencyRepository, maxTasks: number) {
+    this.catalog = catalog;
+    this.gamerTasks = gamerTasks;
+    this.keys = keys;
+    this.maxTasks = maxTasks;
+  }
+
+  async assign(identity: Identity, request: AssignRequest, idempotencyKey?: string): Promise<GamerTask[]> {
+    if (request.family !== TaskFamily.SEASONAL && request.numberOfTasks > this.maxTasks) {
+      throw badRequest(`numberOfTasks must be at most ${this.maxTasks}`);
+    }
+    if (idempotencyKey === undefined) return this.pick(identity, request);
+    return this.once(`${identity.applicationId}:${identity.gamerId}:${idempotencyKey}`, assignFingerprint(request), () => this.pick(identity, request));
+  }
+
+  /**
+   * Runs `work` once per key: the first request stores its answer, a retry with the same
+   * body gets that answer again, another body under the same key is refused. A request
+   * that fails frees the key so that a retry runs again.
+   */
+  private async once(id: string, fingerprint: string, work: () => Promise<GamerTask[]>): Promise<GamerTask[]> {
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const taken = await this.keys.begin(id, fingerprint, new Date());
+      if (taken === null) break;
+      const decision = decideOnKey(taken, fingerprint, new Date(), ABANDONED_AFTER_MS);
+      if (decision === 'reused') throw conflict(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with another request body');
+      if (decision === 'replay') return taken.response as GamerTask[];
+      if (decision === 'take-over' && (await this.keys.takeOver(id, taken.startedAt, new Date()))) break;
+      if (Date.now() > deadline) throw conflict(ErrorCode.CONFLICT, 'a request with this Idempotency-Key is still in progress');
+      await sleep(50);
+    }
+    try {
+      const answer = await work();
+      await this.keys.complete(id, answer);
+      return answer;
+    } catch (error) {
+      await this.keys.release(id).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async pick(identity: Identity, { family, numberOfTasks }: AssignRequest): Promise<GamerTask[]> {
+    const { applicationId, gamerId } = identity;
+    const now = new Date();
+    const candidates = (await this.catalog.list(applicationId)).filter((e) => !e.archived && !e.isAchievement && e.family === family);
+    if (candidates.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the application has no ${family} tasks`);
+    const seasonEnd = family === TaskFamily.SEASONAL ? await this.catalog.seasonEnd(applicationId) : null;
+    const expiredAt = expiryFor(family, now, seasonEnd);
+    const held = await this.gamerTasks.heldTaskIds(applicationId, gamerId, candidates.map((c) => c.id), now);
+    const order = assignmentOrder(candidates, held);
+    const wanted = family === TaskFamily.SEASONAL ? order.length : Math.min(numberOfTasks, order.length);
+    const created: GamerTask[] = [];
+    let next = 0;
+    // in rounds: a task a concurrent assign took first is skipped and the next one tried
+    while (created.length < wanted && next < order.length) {
+      const round = order.slice(next, next + (wanted - created.length));
+      next += round.length;
+      const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, newId: uuidv7 }));
+      const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children)));
+      trees.forEach((tree, i) => {
+        if (inserted[i]) created.push(gamerTaskView(tree.parent));
+      });
+    }
+    if (created.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the gamer already holds every ${family} task`);
+    return created;
+  }
+}

@@ -1,0 +1,80 @@
+import { ErrorCode, type ApplicationTask, type ApplicationTaskInput, type ApplicationTaskPatch, type Season } from '@gfts/contracts';
+import { badRequest, conflict, notFound, uuidv7 } from '@gfts/platform';
+import { applicationTaskView, buildCatalogEntry, catalogListView, patchCatalogEntry } from './domain/catalog.ts';
+import { seasonEnd } from './domain/expiry.ts';
+import type { CatalogCache } from './catalog-cache.ts';
+import type { TaskEvents } from './events.ts';
+import type { CatalogRepository } from './repository/catalog-repository.ts';
+
+/** The application task catalog: reads for gamers of the application, writes for its admins. */
+export class CatalogService {
+  private readonly repository: CatalogRepository;
+  private readonly cache: CatalogCache;
+  private readonly events: TaskEvents;
+
+  constructor(repository: CatalogRepository, cache: CatalogCache, events: TaskEvents) {
+    this.repository = repository;
+    this.cache = cache;
+    this.events = events;
+  }
+
+  async list(applicationId: string, achievements: boolean): Promise<ApplicationTask[]> {
+    return catalogListView(await this.repository.list(applicationId), achievements);
+  }
+
+  async get(applicationId: string, taskId: string): Promise<ApplicationTask> {
+    const entry = await this.repository.findByTaskId(applicationId, taskId);
+    const view = entry && !entry.archived ? applicationTaskView(entry, taskId) : undefined;
+    if (!view) throw notFound('no such task');
+    return view;
+  }
+
+  async create(applicationId: string, input: ApplicationTaskInput): Promise<ApplicationTask> {
+    const built = buildCatalogEntry(input, { applicationId, now: new Date(), newId: uuidv7 });
+    if (!built.ok) throw badRequest(built.problems.join('; '));
+    await this.repository.insert(built.value);
+    this.changed(applicationId);
+    return applicationTaskView(built.value)!;
+  }
+
+  async update(applicationId: string, taskId: string, patch: ApplicationTaskPatch): Promise<ApplicationTask> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await this.repository.findByTaskId(applicationId, taskId);
+      if (!entry || entry.archived) throw notFound('no such task');
+      const patched = patchCatalogEntry(entry, taskId, patch, { now: new Date(), newId: uuidv7 });
+      if (!patched.ok) throw badRequest(patched.problems.join('; '));
+      if (await this.repository.replace(patched.value, entry.version)) {
+        this.changed(applicationId);
+        return applicationTaskView(patched.value, taskId)!;
+      }
+    }
+    throw conflict(ErrorCode.CONFLICT, 'the task is being changed by someone else; try again');
+  }
+
+  /** Archives a top-level task with its children; a child alone cannot go (its parent would be left with one). */
+  async archive(applicationId: string, taskId: string): Promise<void> {
+    const entry = await this.repository.findByTaskId(applicationId, taskId);
+    if (!entry || entry.archived) throw notFound('no such task');
+    if (entry.id !== taskId) throw conflict(ErrorCode.CONFLICT, `task ${taskId} is a child of ${entry.id}: archive the parent`);
+    if (!(await this.repository.archive(applicationId, entry.id, new Date()))) throw notFound('no such task');
+    this.changed(applicationId);
+  }
+
+  async season(applicationId: string): Promise<Season> {
+    const { endsAt, source } = seasonEnd(new Date(), await this.repository.seasonEnd(applicationId));
+    return { applicationId, endsAt: endsAt.toISOString(), source };
+  }
+
+  async setSeason(applicationId: string, endsAtText: string): Promise<Season> {
+    const endsAt = new Date(endsAtText);
+    if (Number.isNaN(endsAt.getTime())) throw badRequest('endsAt is not a date-time');
+    if (endsAt.getTime() <= Date.now()) throw badRequest('endsAt must lie in the future');
+    await this.repository.setSeasonEnd(applicationId, endsAt, new Date());
+    return { applicationId, endsAt: endsAt.toISOString(), source: 'admin' };
+  }
+
+  private changed(applicationId: string): void {
+    this.cache.invalidate(applicationId);
+    this.events.catalogChanged(applicationId);
+  }
+}

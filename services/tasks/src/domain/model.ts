@@ -1,0 +1,72 @@
+import type { Reward, RewardItem, TaskDetail, TaskFamily } from '@gfts/contracts';
+
+/** A configured task or achievement, or a child of a composite. */
+export interface CatalogTask {
+  id: string;
+  name: string;
+  description: string;
+  targetValue: number;
+  numberOfGames: number;
+  family: TaskFamily;
+  applicationStatsId: string;
+  isAchievement: boolean;
+  rewards: Reward[];
+}
+
+/**
+ * A top-level catalog entry: a single task, or a composite parent with its children
+ * embedded, so creating, changing or archiving a composite is one atomic document write.
+ */
+export interface CatalogEntry extends CatalogTask {
+  applicationId: string;
+  children: CatalogTask[];
+  archived: boolean;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A catalog task seen on its own, with its place in the tree. */
+export interface FlatTask extends CatalogTask {
+  applicationId: string;
+  parentTaskId: string | null;
+  entry: CatalogEntry;
+}
+
+export type ClaimState = 'none' | 'claiming' | 'claimed';
+
+/**
+ * A task held by a gamer: a copy of the configured task as it was at assignment (later
+ * catalog edits reach later assignments only), its window state, and its claim state.
+ */
+export interface GamerTaskRecord {
+  id: string;
+  applicationId: string;
+  gamerId: string;
+  taskId: string;
+  parentGamerTaskId: string | null;
+  /** a composite parent's children: which gamer task holds which child task */
+  children: { taskId: string; gamerTaskId: string }[];
+  isAchievement: boolean;
+  family: TaskFamily;
+  /** the stat that moves this task; null for a composite parent, which moves with its children */
+  statKey: string | null;
+  targetValue: number;
+  numberOfGames: number;
+  task: TaskDetail;
+  progress: number;
+  games: number;
+  completed: boolean;
+  completedAt: Date | null;
+  completedByEventId: string | null;
+  claimState: ClaimState;
+  claimStartedAt: Date | null;
+  claimedAt: Date | null;
+  /** the most recent stat events applied to this task: a redelivered event is recognised here */
+  appliedEventIds: string[];
+  version: number;
+  createdAt: Date;
+  expiredAt: Date | null;
+}
+
+export type { RewardItem };

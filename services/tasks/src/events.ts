@@ -1,0 +1,49 @@
+import type { InventoryGrantedEvent, NatsNames, TaskClaimedEvent, TaskCompletedEvent } from '@gfts/contracts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { FastifyBaseLogger } from 'fastify';
+
+/** Subject on which a replica tells the others that an application's catalog changed. */
+export const catalogChangedSubject = (prefix: string) => `${prefix}.internal.tasks.catalog-changed`;
+
+/**
+ * Notifications the tasks service publishes on core NATS once the database holds the
+ * change: task.completed, task.claimed, inventory.granted. At least once around a crash
+ * (a redelivered event or a recovered claim may publish again), never before the write.
+ */
+export class TaskEvents {
+  private readonly nc: NatsConnection;
+  private readonly names: NatsNames;
+  private readonly prefix: string;
+  private readonly log: FastifyBaseLogger;
+
+  constructor(nc: NatsConnection, names: NatsNames, prefix: string, log: FastifyBaseLogger) {
+    this.nc = nc;
+    this.names = names;
+    this.prefix = prefix;
+    this.log = log;
+  }
+
+  private publish(subject: string, body: unknown): void {
+    try {
+      this.nc.publish(subject, JSON.stringify(body));
+    } catch (error) {
+      this.log.warn({ err: error, subject }, 'could not publish event');
+    }
+  }
+
+  completed(event: TaskCompletedEvent): void {
+    this.publish(this.names.taskCompleted, event);
+  }
+
+  claimed(event: TaskClaimedEvent): void {
+    this.publish(this.names.taskClaimed, event);
+  }
+
+  granted(event: InventoryGrantedEvent): void {
+    this.publish(this.names.inventoryGranted, event);
+  }
+
+  catalogChanged(applicationId: string): void {
+    this.publish(catalogChangedSubject(this.prefix), { applicationId });
+  }
+}

@@ -1,0 +1,67 @@
+import { isDuplicateKey, type IdempotencyDoc, type Store } from './store.ts';
+
+/** Stat events already processed in full: a redelivery or a re-publication is skipped at once. */
+export class ProcessedEventRepository {
+  private readonly store: Store;
+  constructor(store: Store) {
+    this.store = store;
+  }
+
+  async has(eventId: string): Promise<boolean> {
+    return (await this.store.processedEvents.countDocuments({ _id: eventId }, { limit: 1 })) > 0;
+  }
+
+  async record(eventId: string, now: Date): Promise<void> {
+    try {
+      await this.store.processedEvents.insertOne({ _id: eventId, processedAt: now });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+  }
+
+  async prune(before: Date): Promise<number> {
+    return (await this.store.processedEvents.deleteMany({ processedAt: { $lt: before } })).deletedCount;
+  }
+}
+
+/** Idempotency keys of assign, one per (application, gamer, key). */
+export class IdempotencyRepository {
+  private readonly store: Store;
+  constructor(store: Store) {
+    this.store = store;
+  }
+
+  /** Claims the key for this request; answers the stored record when it was taken before. */
+  async begin(id: string, fingerprint: string, now: Date): Promise<IdempotencyDoc | null> {
+    try {
+      await this.store.idempotencyKeys.insertOne({ _id: id, fingerprint, state: 'pending', startedAt: now });
+      return null;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    return this.store.idempotencyKeys.findOne({ _id: id });
+  }
+
+  async find(id: string): Promise<IdempotencyDoc | null> {
+    return this.store.idempotencyKeys.findOne({ _id: id });
+  }
+
+  /** Takes over a pending key whose request must have died (it started at `startedAt`). */
+  async takeOver(id: string, startedAt: Date, now: Date): Promise<boolean> {
+    const result = await this.store.idempotencyKeys.updateOne({ _id: id, state: 'pending', startedAt }, { $set: { startedAt: now } });
+    return result.modifiedCount === 1;
+  }
+
+  async complete(id: string, response: unknown): Promise<void> {
+    await this.store.idempotencyKeys.updateOne({ _id: id }, { $set: { state: 'done', response } });
+  }
+
+  /** A request that failed frees its key, so a retry runs again. */
+  async release(id: string): Promise<void> {
+    await this.store.idempotencyKeys.deleteOne({ _id: id, state: 'pending' });
+  }
+
+  async prune(before: Date): Promise<number> {
+    return (await this.store.idempotencyKeys.deleteMany({ startedAt: { $lt: before } })).deletedCount;
+  }
+}

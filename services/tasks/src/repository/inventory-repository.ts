@@ -1,0 +1,38 @@
+import type { InventoryItem } from '@gfts/contracts';
+import { isDuplicateKey, type GrantDoc, type Store } from './store.ts';
+
+/**
+ * The inventory is a ledger of grants; an item's quantity is the sum of its grants. Each
+ * grant's id is `<gamerTaskId>:<reward index>`, so writing the grants of a claim again
+ * (a retry, a recovery after a crash, a concurrent recovery) adds nothing: the second
+ * insert of an id is refused by the primary key.
+ */
+export class InventoryRepository {
+  private readonly store: Store;
+  constructor(store: Store) {
+    this.store = store;
+  }
+
+  /** Inserts the grants; answers how many were new. */
+  async grant(grants: GrantDoc[]): Promise<number> {
+    if (grants.length === 0) return 0;
+    try {
+      const result = await this.store.grants.insertMany(grants, { ordered: false });
+      return result.insertedCount;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      const inserted = (error as { insertedCount?: number; result?: { insertedCount?: number } }).insertedCount;
+      return inserted ?? 0;
+    }
+  }
+
+  async list(applicationId: string, gamerId: string): Promise<InventoryItem[]> {
+    const rows = await this.store.grants
+      .aggregate<{ _id: string; quantity: number }>([
+        { $match: { applicationId, gamerId } },
+        { $group: { _id: '$inventoryItemId', quantity: { $sum: '$quantity' } } },
+      ])
+      .toArray();
+    return rows.map((r) => ({ inventoryItemId: r._id, quantity: r.quantity })).sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1));
+  }
+}

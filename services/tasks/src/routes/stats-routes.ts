@@ -1,0 +1,31 @@
+import { ErrorCode, Role, tasksRoutes, type NatsNames } from '@gfts/contracts';
+import { AppError, forbidden, requireRole } from '@gfts/platform';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { FastifyInstance } from 'fastify';
+import { normaliseEvent } from '../domain/stat-event.ts';
+
+/**
+ * POST /api/v1/stats: a game server (role server) reports one game of one gamer of its own
+ * application. 202 only once JetStream has stored the event; the eventId is the message id,
+ * so a retry within the duplicate window is stored once (and the consumer dedupes beyond).
+ */
+export async function statsRoutes(parent: FastifyInstance, { js, names }: { js: JetStreamClient; names: NatsNames }): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  app.route({
+    ...tasksRoutes.reportStats,
+    handler: async (request, reply) => {
+      requireRole(request, Role.SERVER);
+      const event = normaliseEvent(request.body);
+      if (event.applicationId !== request.identity.applicationId) throw forbidden('the event belongs to another application than the token');
+      let ack;
+      try {
+        ack = await js.publish(names.statsSubject(event.applicationId), JSON.stringify(event), { msgID: event.eventId, timeout: 5_000 });
+      } catch (error) {
+        request.log.error({ err: error }, 'JetStream did not store a stat event');
+        throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'the event could not be stored; retry with the same eventId');
+      }
+      return reply.code(202).send({ eventId: event.eventId, duplicate: ack.duplicate, stream: ack.stream, seq: ack.seq });
+    },
+  });
+}

@@ -1,0 +1,45 @@
+import type { NatsNames } from '@gfts/contracts';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface StatsMetrics {
+  processed: Counter<'outcome'>;
+  redelivered: Counter;
+  deadLettered: Counter;
+}
+
+export interface ClaimMetrics {
+  claims: Counter<'outcome'>;
+  grants: Counter;
+}
+
+export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: NatsNames): StatsMetrics {
+  new Gauge({
+    name: 'gfts_stats_consumer_pending',
+    help: 'stat events in the stream not yet delivered to the tasks consumer',
+    registers: [registry],
+    async collect() {
+      try {
+        const info = await Promise.race([
+          jsm.consumers.info(names.statsStream, names.statsConsumer),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 1_000).unref()),
+        ]);
+        this.set(info.num_pending);
+      } catch {
+        // leave the last value: a scrape must not fail because NATS is slow
+      }
+    },
+  });
+  return {
+    processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, failed)', labelNames: ['outcome'], registers: [registry] }),
+    redelivered: new Counter({ name: 'gfts_stats_consumer_redelivered_total', help: 'stat events delivered more than once', registers: [registry] }),
+    deadLettered: new Counter({ name: 'gfts_stats_dead_letter_total', help: 'stat events moved to the dead-letter subject', registers: [registry] }),
+  };
+}
+
+export function claimMetrics(registry: Registry): ClaimMetrics {
+  return {
+    claims: new Counter({ name: 'gfts_task_claims_total', help: 'claims, by outcome', labelNames: ['outcome'], registers: [registry] }),
+    grants: new Counter({ name: 'gfts_inventory_grants_total', help: 'inventory grants written (one per reward of a claimed task)', registers: [registry] }),
+  };
+}

@@ -1,0 +1,133 @@
+import type { StatEvent } from '@gfts/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import { missingAchievements } from '../domain/achievements.ts';
+import { isActive } from '../domain/expiry.ts';
+import type { GamerTaskRecord } from '../domain/model.ts';
+import { gameUpdate, statTotals } from '../domain/stat-event.ts';
+import type { CatalogCache } from '../catalog-cache.ts';
+import type { TaskEvents } from '../events.ts';
+import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
+import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
+import { trackAchievements } from '../tracking.ts';
+
+const MAX_ATTEMPTS = 20;
+
+export interface ProcessorFaults {
+  /** called after the task writes of an event, before it is recorded as processed (tests) */
+  afterApply?: (event: StatEvent) => void | Promise<void>;
+}
+
+export type ProcessOutcome = 'processed' | 'duplicate';
+
+interface Deps {
+  gamerTasks: GamerTaskRepository;
+  processed: ProcessedEventRepository;
+  catalog: CatalogCache;
+  events: TaskEvents;
+  log: FastifyBaseLogger;
+  now?: () => Date;
+  faults?: ProcessorFaults;
+}
+
+/**
+ * Applies one stat event (one game of one gamer) to the gamer's active tasks tied to its
+ * stats, exactly once per task: each task write is conditional on the task's version and
+ * on the event not being among the task's applied events, so a redelivery, a
+ * re-publication with a new message id, or a second replica changes nothing twice.
+ * The event is recorded as processed only after every write, and acknowledged after that.
+ */
+export class StatEventProcessor {
+  private readonly deps: Deps;
+  private readonly now: () => Date;
+
+  constructor(deps: Deps) {
+    this.deps = deps;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async process(event: StatEvent, redelivered = false): Promise<ProcessOutcome> {
+    const { gamerTasks, processed, catalog } = this.deps;
+    if (await processed.has(event.eventId)) return 'duplicate';
+    const now = this.now();
+    const totals = statTotals(event);
+    const stats = [...totals.keys()];
+    const [found, cached] = await Promise.all([
+      gamerTasks.findActiveForStats(event.applicationId, event.gamerId, stats, now),
+      catalog.get(event.applicationId),
+    ]);
+    let tasks = found;
+    const untracked = missingAchievements(cached.achievements, stats, new Set(found.map((t) => t.taskId)));
+    if (untracked.length > 0) {
+      await trackAchievements(gamerTasks, untracked, event.applicationId, event.gamerId, now);
+      tasks = await gamerTasks.findActiveForStats(event.applicationId, event.gamerId, stats, now);
+    }
+
+    const results = await Promise.all(tasks.map((task) => this.applyTo(task, event.eventId, totals, now)));
+    const completed: GamerTaskRecord[] = [];
+    const parents = new Set<string>();
+    for (const result of results) {
+      if (!result) continue;
+      const byThisEvent = result.task.completed && result.task.completedByEventId === event.eventId;
+      if (byThisEvent && result.task.parentGamerTaskId) parents.add(result.task.parentGamerTaskId);
+      // a redelivery republishes what the first delivery may have completed before a crash
+      if (result.applied ? result.task.completed : byThisEvent && redelivered) completed.push(result.task);
+    }
+    for (const parentId of parents) {
+      const parent = await this.completeParent(parentId, event.eventId, now);
+      if (parent) completed.push(parent);
+    }
+    for (const task of completed) this.publishCompleted(task, event.eventId);
+    await this.deps.faults?.afterApply?.(event);
+    await processed.record(event.eventId, now);
+    return 'processed';
+  }
+
+  /** One game on one task, re-reading and retrying when another writer got there first. */
+  private async applyTo(initial: GamerTaskRecord, eventId: string, totals: Map<string, number>, now: Date): Promise<{ task: GamerTaskRecord; applied: boolean } | null> {
+    let task = initial;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const update = gameUpdate(task, eventId, totals);
+      if (!update) return { task, applied: false };
+      if (await this.deps.gamerTasks.applyGame(task, update, eventId, now)) {
+        return {
+          applied: true,
+          task: {
+            ...task,
+            progress: update.progress,
+            games: update.games,
+            completed: update.completed,
+            ...(update.completed ? { completedAt: now, completedByEventId: eventId } : {}),
+          },
+        };
+      }
+      const fresh = await this.deps.gamerTasks.findById(task.id);
+      if (!fresh || !isActive(fresh.expiredAt, now)) return null;
+      task = fresh;
+    }
+    throw new Error(`gamer task ${task.id} kept changing under event ${eventId}`);
+  }
+
+  /** A composite parent completes when all its children have. */
+  private async completeParent(parentId: string, eventId: string, now: Date): Promise<GamerTaskRecord | null> {
+    const parent = await this.deps.gamerTasks.findById(parentId);
+    if (!parent || parent.completed || !isActive(parent.expiredAt, now)) return null;
+    const children = await this.deps.gamerTasks.findByIds(parent.children.map((c) => c.gamerTaskId));
+    const done = children.filter((c) => c.completed).length;
+    const allDone = parent.children.length > 0 && done === parent.children.length;
+    const completedNow = await this.deps.gamerTasks.updateParent(parentId, done, allDone, eventId, now);
+    return completedNow ? { ...parent, completed: true, progress: done, completedAt: now, completedByEventId: eventId } : null;
+  }
+
+  private publishCompleted(task: GamerTaskRecord, eventId: string): void {
+    this.deps.events.completed({
+      applicationId: task.applicationId,
+      gamerId: task.gamerId,
+      gamerTaskId: task.id,
+      taskId: task.taskId,
+      parentGamerTaskId: task.parentGamerTaskId,
+      isAchievement: task.isAchievement,
+      completedAt: (task.completedAt ?? this.now()).toISOString(),
+      eventId,
+    });
+  }
+}
