@@ -32,6 +32,7 @@ cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
+  rm -f "${STATE_FILE:-}"
   say "stopped"
 }
 trap cleanup INT TERM EXIT
@@ -87,6 +88,29 @@ run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
   FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT"
+
+# Where everything runs, for tools such as bench/ that measure the running stack.
+STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"
+write_state() {
+  cat >"$STATE_FILE.tmp" <<JSON
+{
+  "startedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "engine": "$engine",
+  "mongoImage": "$MONGO_IMAGE",
+  "natsImage": "$NATS_IMAGE",
+  "natsUrl": "nats://127.0.0.1:$nats_port",
+  "services": {
+    "friendship": { "pid": ${pids[0]}, "url": "http://127.0.0.1:$FRIENDSHIP_PORT", "mongoUrl": "mongodb://127.0.0.1:$friendship_db_port/friendship" },
+    "tasks": { "pid": ${pids[1]}, "url": "http://127.0.0.1:$TASKS_PORT", "mongoUrl": "mongodb://127.0.0.1:$tasks_db_port/tasks" },
+    "gateway": { "pid": ${pids[2]}, "url": "http://127.0.0.1:$GATEWAY_PORT" }
+  },
+  "containers": { "friendshipDb": "$STACK_NAME-friendship-db", "tasksDb": "$STACK_NAME-tasks-db", "nats": "$STACK_NAME-nats" },
+  "stackPid": $$
+}
+JSON
+  mv "$STATE_FILE.tmp" "$STATE_FILE"
+}
+write_state
 
 gateway="http://localhost:$GATEWAY_PORT"
 for i in $(seq 1 120); do
