@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { gamerTaskTree } from '../../src/domain/gamer-task.ts';
+import type { CatalogEntry, GamerTaskRecord } from '../../src/domain/model.ts';
+import { APPLIED_EVENTS_KEPT, gameUpdate, normaliseEvent, statTotals } from '../../src/domain/stat-event.ts';
+
+function task(over: Partial<GamerTaskRecord> = {}): GamerTaskRecord {
+  const entry: CatalogEntry = {
+    id: 't1', applicationId: 'a', name: 'n', description: '', targetValue: 10, numberOfGames: 3, family: 'daily',
+    applicationStatsId: 'wins', isAchievement: false, rewards: [], children: [], archived: false, version: 1,
+    createdAt: new Date(), updatedAt: new Date(),
+  };
+  let n = 0;
+  const { parent } = gamerTaskTree(entry, { applicationId: 'a', gamerId: 'g', now: new Date(), expiredAt: null, newId: () => `id${++n}` });
+  return { ...parent, ...over };
+}
+
+describe('stat events', () => {
+  it('sums a stat named twice in one event (one game)', () => {
+    const totals = statTotals({ stats: [{ applicationStatsId: 'wins', value: 1 }, { applicationStatsId: 'kills', value: 4 }, { applicationStatsId: 'wins', value: 2 }] });
+    expect([...totals]).toEqual([['wins', 3], ['kills', 4]]);
+  });
+
+  it('lower-cases ids so one event has one id', () => {
+    const event = normaliseEvent({ eventId: 'ABC', applicationId: 'DEF', gamerId: 'GHI', gameId: 'Game-1', occurredAt: 'x', stats: [] });
+    expect(event).toMatchObject({ eventId: 'abc', applicationId: 'def', gamerId: 'ghi', gameId: 'Game-1' });
+  });
+
+  it('applies a game to a task tied to one of the event\'s stats', () => {
+    expect(gameUpdate(task(), 'e1', new Map([['wins', 4]]))).toMatchObject({ outcome: 'progressed', progress: 4, games: 1, completed: false, appliedEventIds: undefined });
+    expect(gameUpdate(task(), 'e1', new Map([['kills', 4]]))).toBeNull();
+  });
+
+  it('never applies an event twice, nor to a completed task or a composite parent', () => {
+    expect(gameUpdate(task({ appliedEventIds: ['e1'] }), 'e1', new Map([['wins', 4]]))).toBeNull();
+    expect(gameUpdate(task({ completed: true }), 'e2', new Map([['wins', 4]]))).toBeNull();
+    expect(gameUpdate(task({ statKey: null }), 'e2', new Map([['wins', 4]]))).toBeNull();
+  });
+
+  it('keeps the applied-event list bounded', () => {
+    const full = Array.from({ length: 2 * APPLIED_EVENTS_KEPT }, (_, i) => `e${i}`);
+    const update = gameUpdate(task({ appliedEventIds: full }), 'new', new Map([['wins', 1]]));
+    expect(update?.appliedEventIds).toHaveLength(APPLIED_EVENTS_KEPT);
+    expect(update?.appliedEventIds?.at(-1)).toBe('new');
+    expect(update?.appliedEventIds?.[0]).toBe(full.at(-(APPLIED_EVENTS_KEPT - 1)));
+  });
+});
