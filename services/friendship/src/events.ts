@@ -9,6 +9,8 @@ export interface FriendshipEventInput {
   applicationId: string;
   /** the relation id, or the block id for blocked/unblocked */
   friendshipId: string;
+  /** accepted: the id the request had before it became this friendship */
+  requestId?: string;
   /** the gamer who acted */
   actorId: string;
   /** the other gamer */

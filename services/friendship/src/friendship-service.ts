@@ -1,10 +1,10 @@
-import { ErrorCode, FriendshipEventType, type BlockedEntry, type FriendshipEntry, type Identity, type UserSummary } from '@gfts/contracts';
-import { badRequest, conflict, notFound } from '@gfts/platform';
+import { ErrorCode, FriendshipEventType, FriendshipStatus, type BlockedEntry, type FriendshipEntry, type Identity, type UserSummary } from '@gfts/contracts';
+import { badRequest, conflict, notFound, uuidv7 } from '@gfts/platform';
 import { decodeCursor, encodeCursor } from './domain/cursor.ts';
 import { displayNameKey } from './domain/display-name.ts';
 import { limitReached, pageSize, Quota, searchSize, withinLimit } from './domain/limits.ts';
-import type { GamerProfile, Relation } from './domain/model.ts';
-import { assertNotBlocked, assertNotSelf, decideFriendRequest, otherMember } from './domain/relation-rules.ts';
+import type { BlockState, GamerProfile, Relation } from './domain/model.ts';
+import { assertNotBlocked, assertNotSelf, decideFriendRequest, friendshipFrom, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import type { RegistrationCache } from './registration-cache.ts';
 import type { FriendshipRepositories, RelationList } from './repository/index.ts';
@@ -46,14 +46,16 @@ export interface Page<T> {
  */
 const SEND_REQUEST_ATTEMPTS = 4;
 
+type Befriended = { kind: 'friends'; friendship: Relation } | { kind: 'gone' } | { kind: 'blocked'; blocks: BlockState };
+
 const unknownRelation = () => notFound('no such friendship or friend request of yours');
 
 /**
  * The friendship use cases: domain rules + data access + events. Handlers call these and
  * only map results to HTTP. There are no transactions (FerretDB has none): each state
- * change is one conditional single-document write, and where two writes must agree
- * (a request and a racing block, a quota and racing inserts) the second step re-checks
- * after writing and takes its own write back.
+ * change is an insert guarded by a unique index or a delete whose count says who won,
+ * and where two writes must agree (a request and a racing block, a quota and racing
+ * inserts) the second step re-checks after writing and takes its own write back.
  */
 export function friendshipService(deps: FriendshipServiceDeps) {
   const { repositories: repo, publish, limits, registrations } = deps;
@@ -93,24 +95,57 @@ export function friendshipService(deps: FriendshipServiceDeps) {
   }
 
   /**
-   * pending -> accepted by the addressee, within both gamers' friend quota. The quota is
-   * counted before (to refuse cheaply) and again after the write: if concurrent accepts
-   * took a gamer over the limit, the later ones see it and revert themselves to pending,
-   * so the limit holds without a transaction (at worst a racing accept is refused that
-   * would have fit).
+   * Inserts the friendship a taken request becomes. Between taking the request and this
+   * insert the pair has no document, so a new request between the same two gamers may
+   * have slipped in: it is folded into the friendship. If another path already made them
+   * friends, that friendship is the answer.
    */
-  async function acceptPending(applicationId: string, relationId: string, addressee: string, requester: string): Promise<Relation | null> {
+  async function insertFriendship(request: Relation): Promise<{ friendship: Relation; created: boolean }> {
+    const { applicationId, requester, addressee } = request;
+    const friendship = friendshipFrom(request, uuidv7(), now());
+    for (let attempt = 0; attempt < SEND_REQUEST_ATTEMPTS; attempt++) {
+      if ((await repo.relations.insert(friendship)) === 'inserted') return { friendship, created: true };
+      const existing = await repo.relations.findByPair(applicationId, requester, addressee);
+      if (existing?.status === FriendshipStatus.ACCEPTED) return { friendship: existing, created: false };
+      if (existing) await repo.relations.deleteById(applicationId, existing.id);
+    }
+    throw conflict(ErrorCode.CONFLICT, 'the relation kept changing while we accepted; retry');
+  }
+
+  /**
+   * pending -> accepted by the addressee, within both gamers' friend quota.
+   *
+   * Taking (deleting) the request is the decision point: of an accept, a reject and a
+   * cancel racing on one request exactly one takes it. The friendship is inserted next.
+   * Then two re-checks: a block written while the pair had no document would not have
+   * found ours to delete, so we look for one and withdraw; and the friend quota is counted
+   * again including our write, so of concurrent accepts that together pass the limit the
+   * later ones see it and undo themselves (restoring the request). The limit holds
+   * without a transaction; at worst a racing accept is refused that would have fit.
+   */
+  async function befriend(request: Relation): Promise<Befriended> {
+    const { applicationId, requester, addressee } = request;
     const refused = await friendQuota(applicationId, addressee, requester, 'before');
     if (refused) throw refused;
-    const accepted = await repo.relations.accept(applicationId, relationId, addressee, now());
-    if (!accepted) return null;
-    const over = await friendQuota(applicationId, addressee, requester, 'after');
+    const taken = await repo.relations.takePendingIncoming(applicationId, request.id, addressee);
+    if (!taken) return { kind: 'gone' };
+    const { friendship, created } = await insertFriendship(taken);
+    const [blocks, over] = await Promise.all([
+      repo.blocks.between(applicationId, addressee, requester),
+      friendQuota(applicationId, addressee, requester, 'after'),
+    ]);
+    if (blocks.callerBlocksTarget || blocks.targetBlocksCaller) {
+      if (created) await repo.relations.deleteById(applicationId, friendship.id);
+      return { kind: 'blocked', blocks };
+    }
     if (over) {
-      await repo.relations.revertToPending(applicationId, relationId, now());
+      if (created && (await repo.relations.deleteById(applicationId, friendship.id))) await repo.relations.insert(taken);
       throw over;
     }
-    publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: accepted.id, actorId: addressee, targetId: requester });
-    return accepted;
+    if (created) {
+      publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: friendship.id, requestId: taken.id, actorId: addressee, targetId: requester });
+    }
+    return { kind: 'friends', friendship };
   }
 
   /** Inserts a pending request; 'lost-race' when the pair got a relation in the meantime. */
@@ -119,8 +154,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     if (!withinLimit(await repo.relations.countPendingOutgoing(applicationId, caller, max), max, 'before')) {
       throw limitReached(Quota.pendingOutgoing, max);
     }
-    const inserted = await repo.relations.insertPending(applicationId, caller, target, now());
-    if (inserted === 'exists') return 'lost-race';
+    const inserted = pendingRequest(applicationId, caller, target, uuidv7(), now());
+    if ((await repo.relations.insert(inserted)) === 'exists') return 'lost-race';
     // A block may have been written between our check and our insert. Blocking writes its
     // record before deleting the pair's relation, so either it deleted ours or we see it here.
     const [blocks, pending] = await Promise.all([
@@ -128,7 +163,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       repo.relations.countPendingOutgoing(applicationId, caller, max + 1),
     ]);
     if (blocks.callerBlocksTarget || blocks.targetBlocksCaller || !withinLimit(pending, max, 'after')) {
-      await repo.relations.deletePending(applicationId, inserted.id);
+      await repo.relations.deleteById(applicationId, inserted.id);
       assertNotBlocked(blocks);
       throw limitReached(Quota.pendingOutgoing, max);
     }
@@ -175,9 +210,12 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         const existing = await repo.relations.findByPair(applicationId, gamerId, target);
         const decision = decideFriendRequest({ caller: gamerId, target, targetKnown, blocks, existing });
         if (decision.kind === 'already-requested') return;
-        if (decision.kind === 'accept-crossed') {
+        if (decision.kind === 'accept-crossed' && existing) {
           // the target asked first: the caller is that request's addressee
-          if (await acceptPending(applicationId, decision.relationId, gamerId, target)) return;
+          const outcome = await befriend(existing);
+          if (outcome.kind === 'friends') return;
+          if (outcome.kind === 'blocked') assertNotBlocked(outcome.blocks);
+          // 'gone': cancelled or taken meanwhile; look again
         } else if ((await createRequest(applicationId, gamerId, target)) === 'created') {
           return;
         }
@@ -190,27 +228,27 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const id = friendshipId.toLowerCase();
       const pending = await repo.relations.findPendingIncoming(applicationId, id, gamerId);
       if (!pending) throw unknownRelation();
-      // null: cancelled or rejected between our read and our write; it is gone either way
-      if (!(await acceptPending(applicationId, id, gamerId, pending.requester))) throw unknownRelation();
+      // gone: cancelled, rejected or accepted by a racing call; blocked: removed by a racing block
+      if ((await befriend(pending)).kind !== 'friends') throw unknownRelation();
     },
 
     async reject(caller: Caller, friendshipId: string): Promise<void> {
       const { applicationId, gamerId } = caller;
-      const removed = await repo.relations.deleteIncoming(applicationId, friendshipId.toLowerCase(), gamerId);
+      const removed = await repo.relations.takePendingIncoming(applicationId, friendshipId.toLowerCase(), gamerId);
       if (!removed) throw unknownRelation();
       publish(FriendshipEventType.REJECTED, { applicationId, friendshipId: removed.id, actorId: gamerId, targetId: removed.requester });
     },
 
     async cancel(caller: Caller, friendshipId: string): Promise<void> {
       const { applicationId, gamerId } = caller;
-      const removed = await repo.relations.deleteOutgoing(applicationId, friendshipId.toLowerCase(), gamerId);
+      const removed = await repo.relations.takePendingOutgoing(applicationId, friendshipId.toLowerCase(), gamerId);
       if (!removed) throw unknownRelation();
       publish(FriendshipEventType.CANCELLED, { applicationId, friendshipId: removed.id, actorId: gamerId, targetId: removed.addressee });
     },
 
     async unfriend(caller: Caller, friendshipId: string): Promise<void> {
       const { applicationId, gamerId } = caller;
-      const removed = await repo.relations.deleteFriendship(applicationId, friendshipId.toLowerCase(), gamerId);
+      const removed = await repo.relations.takeFriendship(applicationId, friendshipId.toLowerCase(), gamerId);
       if (!removed) throw unknownRelation();
       publish(FriendshipEventType.REMOVED, { applicationId, friendshipId: removed.id, actorId: gamerId, targetId: otherMember(removed, gamerId) });
     },

@@ -1,9 +1,10 @@
 import type { FriendshipStatus } from '@gfts/contracts';
 
 /**
- * One friendship relation: a single document per unordered pair of gamers, whatever its
- * direction or state. Having exactly one place per pair is what lets a unique index,
- * not a transaction, settle every race between the two gamers.
+ * One friendship relation: at most one document per unordered pair of gamers, whatever
+ * its direction or state. Exactly one place per pair lets a unique index, not a
+ * transaction, settle races between the two gamers. Documents are immutable: a state
+ * change deletes one and inserts the next (see relation-rules.ts friendshipFrom).
  */
 export interface Relation {
   id: string;
@@ -13,7 +14,9 @@ export interface Relation {
   requester: string;
   addressee: string;
   status: FriendshipStatus;
+  /** when the request was made */
   createdAt: Date;
+  /** when the relation reached its current status */
   updatedAt: Date;
 }
 

@@ -7,25 +7,27 @@ function toBlock(doc: BlockDoc): Block {
   return { id: doc._id, applicationId: doc.applicationId, blocker: doc.blocker, blocked: doc.blocked, createdAt: doc.createdAt };
 }
 
-/** One-way block records. */
+/** One-way block records. Like relations, they are only inserted and deleted, never changed. */
 export function blockRepository(blocks: Model<BlockDoc>) {
   return {
-    /** Idempotent: the existing record when `blocker` already blocks `blocked`, with created=false. */
+    /**
+     * Idempotent: the existing record when `blocker` already blocks `blocked`, with
+     * created=false. Insert first and let the unique index decide, rather than an upsert
+     * (FerretDB v1 runs upserts as read-then-write, so the index would decide anyway).
+     */
     async upsert(applicationId: string, blocker: string, blocked: string, now: Date): Promise<{ block: Block; created: boolean }> {
-      const filter = { applicationId, blocker, blocked };
       for (let attempt = 0; ; attempt++) {
-        const id = uuidv7(now.getTime());
+        const doc: BlockDoc = { _id: uuidv7(now.getTime()), applicationId, blocker, blocked, createdAt: now };
         try {
-          const doc = await blocks
-            .findOneAndUpdate(filter, { $setOnInsert: { _id: id, createdAt: now } }, { upsert: true, returnDocument: 'after' })
-            .lean();
-          if (!doc) throw new Error('block upsert returned no document');
-          // our fresh id came back: this call created the record
-          return { block: toBlock(doc), created: doc._id === id };
+          await blocks.create(doc);
+          return { block: toBlock(doc), created: true };
         } catch (error) {
-          // Two concurrent blocks of the same gamer: the loser reads the winner's record.
-          if (!isDuplicateKey(error) || attempt > 0) throw error;
+          if (!isDuplicateKey(error)) throw error;
         }
+        const existing = await blocks.findOne({ applicationId, blocker, blocked }).lean();
+        if (existing) return { block: toBlock(existing), created: false };
+        // unblocked between our insert and our read: try again, a few times at most
+        if (attempt >= 2) throw new Error('block record kept changing');
       }
     },
 
@@ -50,10 +52,12 @@ export function blockRepository(blocks: Model<BlockDoc>) {
       return docs.map((doc) => doc.blocker);
     },
 
-    /** Unblock: only the blocker's own record. */
+    /** Unblock: only the blocker's own record; null unless this call removed it (block records never change). */
     async deleteOwn(applicationId: string, id: string, blocker: string): Promise<Block | null> {
-      const doc = await blocks.findOneAndDelete({ _id: id, applicationId, blocker }).lean();
-      return doc ? toBlock(doc) : null;
+      const doc = await blocks.findOne({ _id: id, applicationId, blocker }).lean();
+      if (!doc) return null;
+      const { deletedCount } = await blocks.deleteOne({ _id: id, applicationId, blocker });
+      return deletedCount === 1 ? toBlock(doc) : null;
     },
 
     async deleteById(applicationId: string, id: string): Promise<void> {

@@ -1,8 +1,7 @@
 import { FriendshipStatus } from '@gfts/contracts';
-import { uuidv7 } from '@gfts/platform';
 import type { Model } from 'mongoose';
 import type { Relation } from '../domain/model.ts';
-import { membersOf, pairKeyOf } from '../domain/relation-rules.ts';
+import { pairKeyOf } from '../domain/relation-rules.ts';
 import { isDuplicateKey, type RelationDoc } from './models.ts';
 
 function toRelation(doc: RelationDoc): Relation {
@@ -18,89 +17,76 @@ function toRelation(doc: RelationDoc): Relation {
     updatedAt: doc.updatedAt,
   };
 }
-const orNull = (doc: RelationDoc | null) => (doc ? toRelation(doc) : null);
+
+function toDoc(relation: Relation): RelationDoc {
+  const { id, ...rest } = relation;
+  return { _id: id, ...rest, members: [...relation.members] };
+}
 
 /** Which side of a relation a list is about. */
 export type RelationList = 'friends' | 'incoming' | 'outgoing';
 
+type RelationFilter = Partial<Pick<RelationDoc, '_id' | 'applicationId' | 'requester' | 'addressee' | 'status' | 'pairKey'>> & { members?: string };
+
 /**
- * Relations between gamers. Every state change is one conditional single-document write
- * whose filter states who may make it and from which status, so two racing changes can
- * never both apply: the second finds nothing that matches and changes nothing.
+ * Relations between gamers, written with the only two operations that are atomic on both
+ * MongoDB and FerretDB v1: an insert checked by a unique index, and a delete whose count
+ * says whether this call removed the document. There are no in-place updates: FerretDB v1
+ * runs findAndModify and update as a read followed by a blind write by _id, so two racing
+ * updates would both "succeed". Documents never change, so deleting by _id deletes exactly
+ * the state that was read, and of two racing deletes exactly one counts 1.
  */
 export function relationRepository(relations: Model<RelationDoc>) {
+  /** Removes the document matching `filter` if this call is the one that removes it. */
+  async function take(filter: RelationFilter): Promise<Relation | null> {
+    const doc = await relations.findOne(filter).lean();
+    if (!doc) return null;
+    const { deletedCount } = await relations.deleteOne({ ...filter, _id: doc._id });
+    return deletedCount === 1 ? toRelation(doc) : null;
+  }
+
   return {
     async findByPair(applicationId: string, a: string, b: string): Promise<Relation | null> {
-      return orNull(await relations.findOne({ applicationId, pairKey: pairKeyOf(a, b) }).lean());
+      const doc = await relations.findOne({ applicationId, pairKey: pairKeyOf(a, b) }).lean();
+      return doc ? toRelation(doc) : null;
     },
 
-    /** A new pending request, or 'exists' when the pair already has a relation (unique index). */
-    async insertPending(applicationId: string, requester: string, addressee: string, now: Date): Promise<Relation | 'exists'> {
-      const doc: RelationDoc = {
-        _id: uuidv7(now.getTime()),
-        applicationId,
-        pairKey: pairKeyOf(requester, addressee),
-        members: membersOf(requester, addressee),
-        requester,
-        addressee,
-        status: FriendshipStatus.PENDING,
-        createdAt: now,
-        updatedAt: now,
-      };
+    /** 'exists' when the pair already has a relation: the unique (applicationId, pairKey) index decides. */
+    async insert(relation: Relation): Promise<'inserted' | 'exists'> {
       try {
-        await relations.create(doc);
+        await relations.create(toDoc(relation));
+        return 'inserted';
       } catch (error) {
         if (isDuplicateKey(error)) return 'exists';
         throw error;
       }
-      return toRelation(doc);
     },
 
     async findPendingIncoming(applicationId: string, id: string, addressee: string): Promise<Relation | null> {
-      return orNull(await relations.findOne({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }).lean());
+      const doc = await relations.findOne({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }).lean();
+      return doc ? toRelation(doc) : null;
     },
 
-    /** pending -> accepted, only by the addressee and only while still pending. */
-    async accept(applicationId: string, id: string, addressee: string, now: Date): Promise<Relation | null> {
-      return orNull(
-        await relations
-          .findOneAndUpdate(
-            { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING },
-            { $set: { status: FriendshipStatus.ACCEPTED, updatedAt: now } },
-            { returnDocument: 'after' },
-          )
-          .lean(),
-      );
-    },
-
-    /** Undoes an accept that took a gamer over the friend limit (see friendship-service). */
-    async revertToPending(applicationId: string, id: string, now: Date): Promise<void> {
-      await relations.updateOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED }, { $set: { status: FriendshipStatus.PENDING, updatedAt: now } });
-    },
-
-    /** Reject: only the addressee, only pending. */
-    async deleteIncoming(applicationId: string, id: string, addressee: string): Promise<Relation | null> {
-      return orNull(await relations.findOneAndDelete({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }).lean());
-    },
+    /** Accept (as the first half) and reject: only the addressee, only pending. */
+    takePendingIncoming: (applicationId: string, id: string, addressee: string) =>
+      take({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }),
 
     /** Cancel: only the requester, only pending. */
-    async deleteOutgoing(applicationId: string, id: string, requester: string): Promise<Relation | null> {
-      return orNull(await relations.findOneAndDelete({ _id: id, applicationId, requester, status: FriendshipStatus.PENDING }).lean());
-    },
+    takePendingOutgoing: (applicationId: string, id: string, requester: string) =>
+      take({ _id: id, applicationId, requester, status: FriendshipStatus.PENDING }),
 
     /** Unfriend: either member, only accepted. */
-    async deleteFriendship(applicationId: string, id: string, member: string): Promise<Relation | null> {
-      return orNull(await relations.findOneAndDelete({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }).lean());
-    },
+    takeFriendship: (applicationId: string, id: string, member: string) =>
+      take({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }),
 
-    /** Removes a request this service just inserted and must take back (block race, limit overshoot). */
-    async deletePending(applicationId: string, id: string): Promise<void> {
-      await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING });
+    /** Takes back a document this service just wrote (block race, quota overshoot). */
+    async deleteById(applicationId: string, id: string): Promise<boolean> {
+      return (await relations.deleteOne({ _id: id, applicationId })).deletedCount === 1;
     },
 
     /** Whatever relation the pair has, gone (blocking). */
-    async deletePair(applicationId: string, a: string, b: string): Promise<Relation | null> {
-      return orNull(await relations.findOneAndDelete({ applicationId, pairKey: pairKeyOf(a, b) }).lean());
+    async deletePair(applicationId: string, a: string, b: string): Promise<number> {
+      return (await relations.deleteMany({ applicationId, pairKey: pairKeyOf(a, b) })).deletedCount;
     },
 
     /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */

@@ -52,8 +52,10 @@ describe('friend requests and friendships', () => {
       expectOk(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectOk(await w.request(b!, a!.id));
-      expect((await w.friends(a!)).body).toEqual([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
-      expect((await w.friends(b!)).body).toEqual([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
+      const friendship = await w.friendshipId(a!, b!);
+      expect(friendship).not.toBe(id);
+      expect((await w.friends(a!)).body).toEqual([{ id: friendship, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
+      expect((await w.friends(b!)).body).toEqual([{ id: friendship, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
     });
@@ -89,8 +91,11 @@ describe('friend requests and friendships', () => {
       expectOk(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectOk(await w.accept(b!, id));
-      expect((await w.friends(a!)).body).toEqual([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
-      expect((await w.friends(b!)).body.map((e) => e.user.id)).toEqual([a!.id]);
+      const friends = (await w.friends(a!)).body;
+      expect(friends).toEqual([{ id: expect.any(String), status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
+      // the friendship is a new relation with its own id; both friends see the same one
+      expect(friends[0]!.id).not.toBe(id);
+      expect((await w.friends(b!)).body).toEqual([{ id: friends[0]!.id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
     });
@@ -115,10 +120,14 @@ describe('friend requests and friendships', () => {
       expect(foreign.status).toBe(404);
     });
 
-    it('answers 404 to accepting twice', async () => {
+    it('answers 404 to accepting twice, or accepting a friendship', async () => {
       const [a, b] = await w.gamers(2);
-      const id = await w.befriend(a!, b!);
+      expectOk(await w.request(a!, b!.id));
+      const id = await w.incomingId(b!, a!);
+      expectOk(await w.accept(b!, id));
       expectProblem(await w.accept(b!, id), 404, 'NOT_FOUND');
+      expectProblem(await w.accept(b!, await w.friendshipId(b!, a!)), 404, 'NOT_FOUND');
+      expect((await w.friends(b!)).body).toHaveLength(1);
     });
 
     it('refuses a malformed id with 400 VALIDATION_FAILED', async () => {
@@ -149,6 +158,8 @@ describe('friend requests and friendships', () => {
       expectProblem(await w.reject(b!, randomUUID()), 404, 'NOT_FOUND');
       expectOk(await w.accept(b!, id));
       expectProblem(await w.reject(b!, id), 404, 'NOT_FOUND');
+      expectProblem(await w.reject(b!, await w.friendshipId(b!, a!)), 404, 'NOT_FOUND');
+      expectProblem(await w.cancel(a!, await w.friendshipId(a!, b!)), 404, 'NOT_FOUND');
       expect((await w.friends(a!)).body).toHaveLength(1);
     });
   });

@@ -45,12 +45,17 @@ export function world(stack: FriendshipStack) {
       if (!entry) throw new Error(`no incoming request from ${from.name} to ${to.name}`);
       return entry.id;
     },
+    /** The id of the friendship between `who` and `friend`, from `who`'s friend list. */
+    async friendshipId(who: Gamer, friend: Gamer): Promise<string> {
+      const entry = (await self.friends(who, '?limit=200')).body.find((e) => e.user.id === friend.id);
+      if (!entry) throw new Error(`${friend.name} is not a friend of ${who.name}`);
+      return entry.id;
+    },
     /** Makes two gamers friends and answers the friendship id. */
     async befriend(a: Gamer, b: Gamer): Promise<string> {
       expectOk(await self.request(a, b.id));
-      const id = await self.incomingId(b, a);
-      expectOk(await self.accept(b, id));
-      return id;
+      expectOk(await self.accept(b, await self.incomingId(b, a)));
+      return self.friendshipId(a, b);
     },
   };
   return self;

@@ -1,0 +1,137 @@
+import type { Gamer } from '@gfts/testkit';
+import mongoose, { type Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
+import { expectOk, world } from '../support/world.ts';
+
+describe('concurrent changes leave one consistent outcome', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  let db: Connection;
+  beforeAll(async () => {
+    stack = await startFriendshipStack();
+    w = world(stack);
+    db = await mongoose.createConnection(stack.databaseUrl).asPromise();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await stack?.close();
+  });
+
+  /** What the database holds between two gamers, read directly. */
+  const relationsOf = (a: Gamer, b: Gamer) =>
+    db.collection('relations').find({ applicationId: a.app, members: { $all: [a.id, b.id] } }).toArray();
+
+  it('20 identical concurrent requests leave exactly one pending request', async () => {
+    const [a, b] = await w.gamers(2);
+    const responses = await Promise.all(Array.from({ length: 20 }, () => w.request(a!, b!.id)));
+    for (const response of responses) expectOk(response);
+    const stored = await relationsOf(a!, b!);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ requester: a!.id, addressee: b!.id, status: 'pending' });
+    expect((await w.outgoing(a!)).body).toHaveLength(1);
+    expect((await w.incoming(b!)).body).toHaveLength(1);
+  });
+
+  it('crossed concurrent requests (A->B and B->A at once) make one friendship', async () => {
+    const pairs = await Promise.all(Array.from({ length: 8 }, () => w.gamers(2)));
+    await Promise.all(
+      pairs.map(async ([a, b]) => {
+        const [ab, ba] = await Promise.all([w.request(a!, b!.id), w.request(b!, a!.id)]);
+        expectOk(ab);
+        expectOk(ba);
+        const stored = await relationsOf(a!, b!);
+        expect(stored.map((r) => r.status)).toEqual(['accepted']);
+        const [fa, fb] = await Promise.all([w.friends(a!), w.friends(b!)]);
+        expect(fa.body.map((e) => e.user.id)).toEqual([b!.id]);
+        expect(fb.body.map((e) => e.user.id)).toEqual([a!.id]);
+        expect(fa.body[0]!.id).toBe(fb.body[0]!.id);
+        expect((await w.outgoing(a!)).body).toEqual([]);
+        expect((await w.outgoing(b!)).body).toEqual([]);
+      }),
+    );
+  });
+
+  it('a storm of requests in both directions still leaves one accepted relation', async () => {
+    const [a, b] = await w.gamers(2);
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? w.request(a!, b!.id) : w.request(b!, a!.id))));
+    // every answer is ok (created, repeated or accepted) or "already friends" once they became friends
+    for (const response of responses) expect([200, 409]).toContain(response.status);
+    const stored = await relationsOf(a!, b!);
+    expect(stored.map((r) => r.status)).toEqual(['accepted']);
+  });
+
+  it('accept racing cancel: exactly one wins, and the lists agree with it (10 rounds)', async () => {
+    const outcomes = { accepted: 0, cancelled: 0 };
+    for (let round = 0; round < 10; round++) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const id = await w.incomingId(b!, a!);
+      const [accept, cancel] = await Promise.all([w.accept(b!, id), w.cancel(a!, id)]);
+      expect([accept.status, cancel.status].sort()).toEqual([200, 404]);
+      const stored = await relationsOf(a!, b!);
+      const [friendsA, friendsB, outgoingA, incomingB] = await Promise.all([w.friends(a!), w.friends(b!), w.outgoing(a!), w.incoming(b!)]);
+      expect(outgoingA.body).toEqual([]);
+      expect(incomingB.body).toEqual([]);
+      if (accept.status === 200) {
+        outcomes.accepted++;
+        expect(stored.map((r) => r.status)).toEqual(['accepted']);
+        expect(friendsA.body.map((e) => e.user.id)).toEqual([b!.id]);
+        expect(friendsB.body.map((e) => e.id)).toEqual(friendsA.body.map((e) => e.id));
+      } else {
+        outcomes.cancelled++;
+        expect(stored).toEqual([]);
+        expect(friendsA.body).toEqual([]);
+        expect(friendsB.body).toEqual([]);
+      }
+    }
+    expect(outcomes.accepted + outcomes.cancelled).toBe(10);
+  });
+
+  it('accept racing reject by the same gamer: one outcome', async () => {
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const id = await w.incomingId(b!, a!);
+      const [accept, reject] = await Promise.all([w.accept(b!, id), w.reject(b!, id)]);
+      expect([accept.status, reject.status].sort()).toEqual([200, 404]);
+      const stored = await relationsOf(a!, b!);
+      expect(stored.map((r) => r.status)).toEqual(accept.status === 200 ? ['accepted'] : []);
+    }
+  });
+
+  it('two accepts of one request, and two unfriends of one friendship: one 200, one 404', async () => {
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const id = await w.incomingId(b!, a!);
+      const accepts = await Promise.all([w.accept(b!, id), w.accept(b!, id)]);
+      expect(accepts.map((r) => r.status).sort()).toEqual([200, 404]);
+      expect((await relationsOf(a!, b!)).map((r) => r.status)).toEqual(['accepted']);
+      const friendship = await w.friendshipId(a!, b!);
+      const unfriends = await Promise.all([w.unfriend(a!, friendship), w.unfriend(b!, friendship)]);
+      expect(unfriends.map((r) => r.status).sort()).toEqual([200, 404]);
+      expect(await relationsOf(a!, b!)).toEqual([]);
+    }
+  });
+
+  it('a block racing a friend request always leaves the pair without a relation (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const [a, b] = await w.gamers(2);
+      const [blocked, requested] = await Promise.all([w.block(a!, b!.id), w.request(b!, a!.id)]);
+      expectOk(blocked);
+      expect([200, 403]).toContain(requested.status);
+      expect(await relationsOf(a!, b!)).toEqual([]);
+      expect((await w.incoming(a!)).body).toEqual([]);
+      expect((await w.outgoing(b!)).body).toEqual([]);
+    }
+  });
+
+  it('concurrent identical blocks leave one block record', async () => {
+    const [a, b] = await w.gamers(2);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => w.block(a!, b!.id)));
+    for (const response of responses) expectOk(response);
+    expect(await db.collection('blocks').countDocuments({ applicationId: a!.app, blocker: a!.id, blocked: b!.id })).toBe(1);
+    expect((await w.blocked(a!)).body).toHaveLength(1);
+  });
+});
