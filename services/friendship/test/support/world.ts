@@ -21,7 +21,7 @@ export function world(stack: FriendshipStack) {
       return who;
     },
     /** Several gamers of one fresh application. */
-    async gamers(count: number, app = randomUUID(), prefix = 'Player'): Promise<Gamer[]> {
+    async gamers(count: number, app: string = randomUUID(), prefix = 'Player'): Promise<Gamer[]> {
       return Promise.all(Array.from({ length: count }, (_, i) => self.join(app, `${prefix} ${i}`)));
     },
     request: (from: Gamer, target: string) => api<{ ok: boolean }>('POST', BASE, { ...as(from), body: { target } }),

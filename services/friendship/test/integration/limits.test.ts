@@ -1,0 +1,146 @@
+import type { Gamer } from '@gfts/testkit';
+import mongoose, { type Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
+import { expectOk, expectProblem, world } from '../support/world.ts';
+
+describe('per-gamer limits (all set to 2 here)', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  let db: Connection;
+  beforeAll(async () => {
+    stack = await startFriendshipStack({ MAX_PENDING_OUTGOING: '2', MAX_FRIENDS: '2', MAX_BLOCKS: '2' });
+    w = world(stack);
+    db = await mongoose.createConnection(stack.databaseUrl).asPromise();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await stack?.close();
+  });
+
+  const detail = (response: { body: unknown }) => (response.body as { detail?: string }).detail;
+
+  describe('pending outgoing requests', () => {
+    it('refuses a third request with 409 PENDING_LIMIT_REACHED; repeats and cancels behave', async () => {
+      const [a, b, c, d] = await w.gamers(4);
+      expectOk(await w.request(a!, b!.id));
+      expectOk(await w.request(a!, c!.id));
+      const refused = await w.request(a!, d!.id);
+      expectProblem(refused, 409, 'PENDING_LIMIT_REACHED');
+      expect(detail(refused)).toBe('you have reached the limit of 2 pending outgoing friend requests');
+      expect((await w.incoming(d!)).body).toEqual([]);
+      // repeating a request already made is still fine at the limit
+      expectOk(await w.request(a!, b!.id));
+      // accepting a crossed request does not need a pending slot
+      expectOk(await w.request(d!, a!.id));
+      expectOk(await w.request(a!, d!.id));
+      expect((await w.friends(a!)).body.map((e) => e.user.id)).toEqual([d!.id]);
+      // a slot frees up when a request is cancelled
+      const [e] = await w.gamers(1, a!.app);
+      expectProblem(await w.request(a!, e!.id), 409, 'PENDING_LIMIT_REACHED');
+      expectOk(await w.cancel(a!, (await w.outgoing(a!)).body[0]!.id));
+      expectOk(await w.request(a!, e!.id));
+    });
+
+    it('never goes over the limit under a burst of concurrent requests', async () => {
+      const [a, ...targets] = await w.gamers(7);
+      const responses = await Promise.all(targets.map((t) => w.request(a!, t.id)));
+      const accepted = responses.filter((r) => r.status === 200).length;
+      for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'PENDING_LIMIT_REACHED');
+      const stored = await db.collection('relations').countDocuments({ applicationId: a!.app, requester: a!.id, status: 'pending' });
+      expect(stored).toBe(accepted);
+      expect(stored).toBeLessThanOrEqual(2);
+      // refused ones can be retried until the limit is reached exactly
+      for (const t of targets) await w.request(a!, t.id);
+      expect((await w.outgoing(a!)).body).toHaveLength(2);
+    });
+  });
+
+  describe('friends', () => {
+    /** `who` with two friends already. */
+    async function withTwoFriends(): Promise<Gamer[]> {
+      const [who, f1, f2, ...rest] = await w.gamers(6);
+      await w.befriend(who!, f1!);
+      await w.befriend(who!, f2!);
+      return [who!, ...rest];
+    }
+
+    it('refuses to accept with 409 FRIEND_LIMIT_REACHED when the accepting gamer is full, keeping the request', async () => {
+      const [full, asker] = await withTwoFriends();
+      expectOk(await w.request(asker!, full!.id));
+      const id = await w.incomingId(full!, asker!);
+      const refused = await w.accept(full!, id);
+      expectProblem(refused, 409, 'FRIEND_LIMIT_REACHED');
+      expect(detail(refused)).toBe('you have reached the limit of 2 friends');
+      expect((await w.incoming(full!)).body.map((e) => e.id)).toEqual([id]);
+      expect((await w.friends(full!)).body).toHaveLength(2);
+    });
+
+    it('refuses to accept when the other gamer is full, naming them', async () => {
+      const [full, other] = await withTwoFriends();
+      expectOk(await w.request(full!, other!.id));
+      const refused = await w.accept(other!, await w.incomingId(other!, full!));
+      expectProblem(refused, 409, 'FRIEND_LIMIT_REACHED');
+      expect(detail(refused)).toBe('the other gamer has reached the limit of 2 friends');
+      expect((await w.friends(other!)).body).toEqual([]);
+    });
+
+    it('refuses a crossed request that would make a full gamer\'s friendship, on both sides', async () => {
+      const [full, x, y] = await withTwoFriends();
+      expectOk(await w.request(x!, full!.id));
+      expectProblem(await w.request(full!, x!.id), 409, 'FRIEND_LIMIT_REACHED');
+      expectOk(await w.request(full!, y!.id));
+      expectProblem(await w.request(y!, full!.id), 409, 'FRIEND_LIMIT_REACHED');
+      expect((await w.friends(full!)).body).toHaveLength(2);
+    });
+
+    it('accepts again once a friend is removed', async () => {
+      const [full, asker] = await withTwoFriends();
+      expectOk(await w.request(asker!, full!.id));
+      const id = await w.incomingId(full!, asker!);
+      expectProblem(await w.accept(full!, id), 409, 'FRIEND_LIMIT_REACHED');
+      expectOk(await w.unfriend(full!, (await w.friends(full!)).body[0]!.id));
+      expectOk(await w.accept(full!, id));
+      expect((await w.friends(full!)).body.map((e) => e.user.id)).toContain(asker!.id);
+    });
+
+    it('never goes over the limit when several accepts race, and keeps the refused requests', async () => {
+      const [hub, ...askers] = await w.gamers(6);
+      for (const asker of askers) expectOk(await w.request(asker, hub!.id));
+      const ids = await Promise.all(askers.map((asker) => w.incomingId(hub!, asker)));
+      const responses = await Promise.all(ids.map((id) => w.accept(hub!, id)));
+      const accepted = responses.filter((r) => r.status === 200).length;
+      for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'FRIEND_LIMIT_REACHED');
+      const friends = await db.collection('relations').countDocuments({ applicationId: hub!.app, members: hub!.id, status: 'accepted' });
+      expect(friends).toBe(accepted);
+      expect(friends).toBeLessThanOrEqual(2);
+      expect((await w.incoming(hub!)).body).toHaveLength(askers.length - accepted);
+    });
+  });
+
+  describe('blocks', () => {
+    it('refuses a third block with 409 BLOCK_LIMIT_REACHED; blocking again and unblocking behave', async () => {
+      const [a, b, c, d] = await w.gamers(4);
+      expectOk(await w.block(a!, b!.id));
+      expectOk(await w.block(a!, c!.id));
+      const refused = await w.block(a!, d!.id);
+      expectProblem(refused, 409, 'BLOCK_LIMIT_REACHED');
+      expect(detail(refused)).toBe('you have reached the limit of 2 blocked gamers');
+      expectOk(await w.request(d!, a!.id));
+      expectOk(await w.block(a!, b!.id));
+      expectOk(await w.unblock(a!, (await w.blocked(a!)).body[0]!.id));
+      expectOk(await w.block(a!, d!.id));
+      expect((await w.blocked(a!)).body.map((e) => e.toGamer.id)).toEqual([c!.id, d!.id]);
+      expect((await w.incoming(a!)).body).toEqual([]);
+    });
+
+    it('never goes over the limit under concurrent blocks', async () => {
+      const [a, ...targets] = await w.gamers(6);
+      const responses = await Promise.all(targets.map((t) => w.block(a!, t.id)));
+      const accepted = responses.filter((r) => r.status === 200).length;
+      for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'BLOCK_LIMIT_REACHED');
+      expect(await db.collection('blocks').countDocuments({ applicationId: a!.app, blocker: a!.id })).toBe(accepted);
+      expect(accepted).toBeLessThanOrEqual(2);
+    });
+  });
+});
