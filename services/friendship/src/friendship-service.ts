@@ -40,11 +40,11 @@ export interface Page<T> {
 }
 
 /**
- * A send-request re-reads and decides again when it loses a race (its insert hit the
- * pair's unique index, or the crossed request it meant to accept changed). Each retry
- * follows a real change by the other gamer, so a few are plenty.
+ * A write that loses a race on the pair's unique index re-reads and decides again (a
+ * send-request whose insert collided, a friendship whose insert met a request that
+ * slipped in). Each retry follows a real change by the other gamer, so a few are plenty.
  */
-const SEND_REQUEST_ATTEMPTS = 4;
+const RACE_RETRIES = 4;
 
 type Befriended = { kind: 'friends'; friendship: Relation } | { kind: 'gone' } | { kind: 'blocked'; blocks: BlockState };
 
@@ -103,7 +103,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
   async function insertFriendship(request: Relation): Promise<{ friendship: Relation; created: boolean }> {
     const { applicationId, requester, addressee } = request;
     const friendship = friendshipFrom(request, uuidv7(), now());
-    for (let attempt = 0; attempt < SEND_REQUEST_ATTEMPTS; attempt++) {
+    for (let attempt = 0; attempt < RACE_RETRIES; attempt++) {
       if ((await repo.relations.insert(friendship)) === 'inserted') return { friendship, created: true };
       const existing = await repo.relations.findByPair(applicationId, requester, addressee);
       if (existing?.status === FriendshipStatus.ACCEPTED) return { friendship: existing, created: false };
@@ -130,21 +130,22 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     const taken = await repo.relations.takePendingIncoming(applicationId, request.id, addressee);
     if (!taken) return { kind: 'gone' };
     const { friendship, created } = await insertFriendship(taken);
+    // another call made them friends first; the re-checks and the event are its business
+    if (!created) return { kind: 'friends', friendship };
     const [blocks, over] = await Promise.all([
       repo.blocks.between(applicationId, addressee, requester),
       friendQuota(applicationId, addressee, requester, 'after'),
     ]);
     if (blocks.callerBlocksTarget || blocks.targetBlocksCaller) {
-      if (created) await repo.relations.deleteById(applicationId, friendship.id);
+      await repo.relations.deleteById(applicationId, friendship.id);
       return { kind: 'blocked', blocks };
     }
     if (over) {
-      if (created && (await repo.relations.deleteById(applicationId, friendship.id))) await repo.relations.insert(taken);
+      // put the request back as it was, unless the pair got a new relation meanwhile
+      if (await repo.relations.deleteById(applicationId, friendship.id)) await repo.relations.insert(taken);
       throw over;
     }
-    if (created) {
-      publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: friendship.id, requestId: taken.id, actorId: addressee, targetId: requester });
-    }
+    publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: friendship.id, requestId: taken.id, actorId: addressee, targetId: requester });
     return { kind: 'friends', friendship };
   }
 
@@ -206,7 +207,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         repo.gamers.exists(applicationId, target),
         repo.blocks.between(applicationId, gamerId, target),
       ]);
-      for (let attempt = 0; attempt < SEND_REQUEST_ATTEMPTS; attempt++) {
+      for (let attempt = 0; attempt < RACE_RETRIES; attempt++) {
         const existing = await repo.relations.findByPair(applicationId, gamerId, target);
         const decision = decideFriendRequest({ caller: gamerId, target, targetKnown, blocks, existing });
         if (decision.kind === 'already-requested') return;

@@ -35,8 +35,8 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       }
       if (claims.avatar !== undefined) set.avatar = claims.avatar;
       else onInsert.avatar = '';
-      const write = () =>
-        gamers.updateOne({ applicationId, gamerId: claims.gamerId }, { $set: set, $setOnInsert: onInsert }, { upsert: true });
+      const update = Object.keys(onInsert).length > 0 ? { $set: set, $setOnInsert: onInsert } : { $set: set };
+      const write = () => gamers.updateOne({ applicationId, gamerId: claims.gamerId }, update, { upsert: true });
       try {
         await write();
       } catch (error) {
