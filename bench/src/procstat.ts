@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { cpuPercent } from './stats.ts';
+
+/** Linux USER_HZ: /proc/<pid>/stat counts CPU time in these ticks (100 on every common kernel). */
+export const CLOCK_TICKS = 100;
+
+/** utime + stime in ticks from a /proc/<pid>/stat line (the command may contain spaces and parentheses). */
+export function parseStatTicks(stat: string): number {
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state); utime and stime are fields 14 and 15
+  return Number(rest[11]) + Number(rest[12]);
+}
+
+/** Resident set size in bytes from /proc/<pid>/status. */
+export function parseRssBytes(status: string): number {
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+function readTicks(pid: number): number | undefined {
+  try {
+    return parseStatTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function readRss(pid: number): number | undefined {
+  try {
+    return parseRssBytes(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ProcessUsage {
+  /** percent of one core over the sampled interval (200 = both cores of this machine) */
+  cpuPercent: number;
+  rssMbPeak: number;
+  rssMbMean: number;
+}
+
+/**
+ * Samples CPU time and RSS of named processes while a scenario runs. CPU is the tick
+ * difference between start and stop; RSS is sampled every `intervalMs`.
+ */
+export class UsageSampler {
+  private readonly pids: Map<string, number>;
+  private readonly startTicks = new Map<string, number>();
+  private readonly rss = new Map<string, number[]>();
+  private started = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(pids: Map<string, number>) {
+    this.pids = pids;
+  }
+
+  start(intervalMs = 500): void {
+    this.started = performance.now();
+    for (const [name, pid] of this.pids) {
+      const t = readTicks(pid);
+      if (t !== undefined) this.startTicks.set(name, t);
+      this.rss.set(name, []);
+    }
+    this.sampleRss();
+    this.timer = setInterval(() => this.sampleRss(), intervalMs);
+    this.timer.unref();
+  }
+
+  private sampleRss(): void {
+    for (const [name, pid] of this.pids) {
+      const r = readRss(pid);
+      if (r !== undefined && Number.isFinite(r)) this.rss.get(name)?.push(r);
+    }
+  }
+
+  stop(): Record<string, ProcessUsage> {
+    if (this.timer) clearInterval(this.timer);
+    this.sampleRss();
+    const elapsed = performance.now() - this.started;
+    const out: Record<string, ProcessUsage> = {};
+    for (const [name, pid] of this.pids) {
+      const t0 = this.startTicks.get(name);
+      const t1 = readTicks(pid);
+      const samples = this.rss.get(name) ?? [];
+      out[name] = {
+        cpuPercent: t0 !== undefined && t1 !== undefined ? cpuPercent(t1 - t0, CLOCK_TICKS, elapsed) : Number.NaN,
+        rssMbPeak: samples.length ? Math.max(...samples) / 1_048_576 : Number.NaN,
+        rssMbMean: samples.length ? samples.reduce((s, v) => s + v, 0) / samples.length / 1_048_576 : Number.NaN,
+      };
+    }
+    return out;
+  }
+}
+
+/** Load average of the machine (1, 5, 15 minutes). */
+export function loadAverage(): [number, number, number] {
+  try {
+    const [a, b, c] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
+    return [a ?? Number.NaN, b ?? Number.NaN, c ?? Number.NaN];
+  } catch {
+    return [Number.NaN, Number.NaN, Number.NaN];
+  }
+}

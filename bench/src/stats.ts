@@ -1,0 +1,98 @@
+/**
+ * Pure figures math of the bench: percentiles, ratios against aims, growth factors.
+ * No I/O here, so the unit tests pin the arithmetic the results depend on.
+ */
+
+/** Nearest-rank percentile (p in 0..100) of values sorted ascending; NaN when empty. */
+export function percentileSorted(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  if (p <= 0) return sorted[0]!;
+  if (p >= 100) return sorted[sorted.length - 1]!;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export interface LatencySummary {
+  n: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+/** Summary of latency samples (any unit; the bench uses milliseconds). */
+export function summarize(values: readonly number[]): LatencySummary {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  const mean = n === 0 ? Number.NaN : sorted.reduce((s, v) => s + v, 0) / n;
+  return {
+    n,
+    mean,
+    p50: percentileSorted(sorted, 50),
+    p99: percentileSorted(sorted, 99),
+    p999: percentileSorted(sorted, 99.9),
+    max: n === 0 ? Number.NaN : sorted[n - 1]!,
+  };
+}
+
+/** a / b, NaN when either side is missing or b is zero. */
+export function ratio(a: number | undefined, b: number | undefined): number {
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;
+  return a / b;
+}
+
+export type Verdict = 'pass' | 'miss' | 'no data';
+
+export interface AimCheck {
+  name: string;
+  /** the measured value (a ratio, a latency in ms, or a growth factor) */
+  value: number;
+  aim: number;
+  /** 'min': value must be at least aim; 'max': at most aim */
+  kind: 'min' | 'max';
+  verdict: Verdict;
+  detail: string;
+}
+
+export function checkAim(name: string, value: number, aim: number, kind: 'min' | 'max', detail = ''): AimCheck {
+  let verdict: Verdict;
+  if (!Number.isFinite(value)) verdict = 'no data';
+  else verdict = (kind === 'min' ? value >= aim : value <= aim) ? 'pass' : 'miss';
+  return { name, value, aim, kind, verdict, detail };
+}
+
+/**
+ * How much a latency grows across a series of sizes: last / first. The aim "within 1.5×
+ * from 10k to 1M" is a growth factor of at most 1.5.
+ */
+export function growthFactor(points: readonly { size: number; value: number }[]): number {
+  const valid = points.filter((p) => Number.isFinite(p.value) && p.value > 0).sort((a, b) => a.size - b.size);
+  if (valid.length < 2) return Number.NaN;
+  return valid[valid.length - 1]!.value / valid[0]!.value;
+}
+
+/**
+ * The exponent b of latency ≈ a·size^b fitted through the first and last point: 0 is flat
+ * (an index seek), 1 is linear (a scan), between is e.g. a bounded scan plus fixed costs.
+ */
+export function growthExponent(points: readonly { size: number; value: number }[]): number {
+  const valid = points.filter((p) => Number.isFinite(p.value) && p.value > 0 && p.size > 0).sort((a, b) => a.size - b.size);
+  if (valid.length < 2) return Number.NaN;
+  const first = valid[0]!;
+  const last = valid[valid.length - 1]!;
+  if (last.size === first.size) return Number.NaN;
+  return Math.log(last.value / first.value) / Math.log(last.size / first.size);
+}
+
+/** CPU percent of one core from clock ticks consumed over a wall-clock interval. */
+export function cpuPercent(ticks: number, clockTicksPerSecond: number, elapsedMs: number): number {
+  if (elapsedMs <= 0) return Number.NaN;
+  return (ticks / clockTicksPerSecond / (elapsedMs / 1000)) * 100;
+}
+
+/** Remaining time from progress so far: elapsed × (1 − done) / done; NaN before any progress. */
+export function etaMs(done: number, elapsedMs: number): number {
+  if (!(done > 0) || done > 1) return done >= 1 ? 0 : Number.NaN;
+  return (elapsedMs * (1 - done)) / done;
+}

@@ -1,0 +1,374 @@
+import { natsNames, type StatEvent, type TaskCompletedEvent } from '@gfts/contracts';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { MongoClient } from 'mongodb';
+import { uuidv7 } from '../../libs/platform/src/ids.ts';
+import { expiryFor } from '../../services/tasks/src/domain/expiry.ts';
+import { gamerTaskTree } from '../../services/tasks/src/domain/gamer-task.ts';
+import type { CatalogEntry, GamerTaskRecord } from '../../services/tasks/src/domain/model.ts';
+import { fromDoc, toDoc, type CatalogDoc, type GamerTaskDoc } from '../../services/tasks/src/repository/store.ts';
+import { gamerName, seededUuid } from './datagen/ids.ts';
+import type { Ctx } from './friendship-scenarios.ts';
+import type { ScenarioResult } from './load.ts';
+import { UsageSampler } from './procstat.ts';
+import { call, type Gamer } from './stack.ts';
+import { checkAim, ratio, summarize, type AimCheck } from './stats.ts';
+
+/*
+ * Tasks scenarios: a realistic catalog created through the admin API, 10k gamers with
+ * assigned tasks (written with the tasks service's own domain code: gamerTaskTree,
+ * expiryFor, toDoc), then
+ *  - stat events through POST /api/v1/stats and straight to NATS, with event→completion
+ *    latency from gfts.task.completed matched by eventId;
+ *  - the consumer's events per second next to a bench-side ack-only consumer on the same
+ *    stream, same batch size;
+ *  - concurrent claims of completed tasks (exactly one succeeds per task).
+ */
+
+const STATS = ['kills', 'wins', 'games_played', 'coins', 'headshots', 'distance_m', 'assists', 'revives'];
+const FAMILIES = ['daily', 'weekly', 'monthly', 'seasonal'] as const;
+
+interface TaskInput {
+  name: string;
+  description: string;
+  targetValue: number;
+  numberOfGames: number;
+  family: string;
+  applicationStatsId: string;
+  isAchievement?: boolean;
+  rewards: { inventoryItemId: string; quantity: number }[];
+  children?: Omit<TaskInput, 'family' | 'children'>[];
+}
+
+/** ~70 entries: per family 12 single tasks and 2 composites of 3, plus 10 achievements. */
+export function catalogInputs(seed: string): TaskInput[] {
+  const item = (i: number) => seededUuid(`${seed}-item`, i % 25);
+  const out: TaskInput[] = [];
+  let n = 0;
+  for (const family of FAMILIES) {
+    for (let i = 0; i < 12; i++, n++) {
+      const stat = STATS[n % STATS.length]!;
+      out.push({ name: `${family} ${stat} ${i}`, description: `Reach ${10 + i} ${stat}`, targetValue: 10 + i, numberOfGames: i % 3 === 0 ? 0 : 5, family, applicationStatsId: stat, rewards: [{ inventoryItemId: item(n), quantity: 1 + (n % 5) }] });
+    }
+    for (let c = 0; c < 2; c++, n++) {
+      out.push({
+        name: `${family} combo ${c}`,
+        description: 'Three in one',
+        targetValue: 1,
+        numberOfGames: 0,
+        family,
+        applicationStatsId: STATS[n % STATS.length]!,
+        rewards: [{ inventoryItemId: item(n), quantity: 10 }],
+        children: [0, 1, 2].map((k) => ({ name: `${family} combo ${c}.${k}`, description: '', targetValue: 5 + k, numberOfGames: 0, applicationStatsId: STATS[(n + k) % STATS.length]!, rewards: [] })),
+      });
+    }
+  }
+  for (let a = 0; a < 10; a++, n++) {
+    out.push({ name: `achievement ${a}`, description: 'Lifetime', targetValue: 1000 * (a + 1), numberOfGames: 0, family: 'lifetime', isAchievement: true, applicationStatsId: STATS[a % STATS.length]!, rewards: [{ inventoryItemId: item(n), quantity: 1 }] });
+  }
+  return out;
+}
+
+interface TasksOptions {
+  root: string;
+  add: (s: ScenarioResult) => ScenarioResult;
+}
+
+export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string, unknown>> {
+  const { cfg, state, creds, progress } = ctx;
+  const app = cfg.tasks.app;
+  const gw = state.services.gateway.url;
+  const names = natsNames(process.env.NATS_PREFIX ?? 'gfts');
+  const gamer = (i: number): Gamer => ({ id: seededUuid(`${cfg.mode}-tasks`, i), name: gamerName(`${cfg.mode}-tasks`, i), avatar: '' });
+  const admin = { authorization: creds.bearerFor(app, { id: seededUuid('bench-admin', 0), name: 'Bench Admin', avatar: '' }, ['admin' as never]) };
+  const server = { authorization: creds.bearerFor(app, { id: seededUuid('bench-server', 0), name: 'Game Server', avatar: '' }, ['server' as never]) };
+  const result: Record<string, unknown> = {};
+  const checks: AimCheck[] = [];
+  result.checks = checks;
+
+  // ---- catalog, through the admin API
+  const existing = await call('GET', `${gw}/api/v1/${app}/tasks`, admin);
+  if (existing.status !== 200) return { ...result, skipped: `tasks API not answering: GET catalog → ${existing.status} ${JSON.stringify(existing.body).slice(0, 200)}` };
+  if (!Array.isArray(existing.body) || existing.body.length === 0) {
+    for (const input of catalogInputs(cfg.mode)) {
+      const r = await call('POST', `${gw}/api/v1/${app}/tasks`, admin, input);
+      if (r.status !== 201) return { ...result, skipped: `catalog create failed: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}` };
+    }
+  }
+  const mongo = new MongoClient(state.services.tasks.mongoUrl);
+  await mongo.connect();
+  const db = mongo.db();
+  const catalogDocs = (await db.collection<CatalogDoc>('catalog_tasks').find({ applicationId: app }).toArray()).map((d) => fromDoc<CatalogEntry>(d));
+  result.catalog = { entries: catalogDocs.length, tasksWithChildren: catalogDocs.reduce((s, e) => s + 1 + e.children.length, 0) };
+  progress.log(`tasks: catalog of ${catalogDocs.length} entries`);
+
+  // ---- gamer tasks for cfg.tasks.gamers gamers: 3 daily + 2 weekly + 1 monthly each; the
+  // first `claims` gamers' first daily task is already completed (for the claim scenario)
+  const gamerTasks = db.collection<GamerTaskDoc>('gamer_tasks');
+  const already = await gamerTasks.estimatedDocumentCount();
+  const perFamily: Record<string, CatalogEntry[]> = {};
+  for (const e of catalogDocs) if (!e.isAchievement) (perFamily[e.family] ??= []).push(e);
+  const now = new Date();
+  const claimable: { gamer: Gamer; gamerTaskId: string }[] = [];
+  const eventTargets: { gamer: Gamer; stat: string; value: number }[] = [];
+  const t0 = performance.now();
+  let inserted = 0;
+  if (already === 0) {
+    let batch: GamerTaskDoc[] = [];
+    for (let g = 0; g < cfg.tasks.gamers; g++) {
+      const who = gamer(g);
+      const picks = [...pick(perFamily.daily ?? [], 3, g), ...pick(perFamily.weekly ?? [], 2, g), ...pick(perFamily.monthly ?? [], 1, g)];
+      picks.forEach((entry, k) => {
+        const tree = gamerTaskTree(entry, { applicationId: app, gamerId: who.id, now, expiredAt: expiryFor(entry.family, now), newId: () => uuidv7() });
+        const parent: GamerTaskRecord = tree.parent;
+        if (k === 0 && g < cfg.tasks.claims && tree.children.length === 0) {
+          Object.assign(parent, { progress: parent.targetValue, games: 1, completed: true, completedAt: now, completedByEventId: 'bench-seed' });
+        }
+        for (const r of [parent, ...tree.children]) batch.push(toDoc(r) as GamerTaskDoc);
+      });
+      if (batch.length >= 1000) {
+        await gamerTasks.insertMany(batch, { ordered: false });
+        inserted += batch.length;
+        batch = [];
+        progress.report(g / cfg.tasks.gamers / 3, `tasks: gamer tasks ${inserted}`);
+      }
+    }
+    if (batch.length) await gamerTasks.insertMany(batch, { ordered: false });
+    inserted += batch.length;
+  }
+  const insertMs = performance.now() - t0;
+  result.gamerTasks = { gamers: cfg.tasks.gamers, inserted, ms: insertMs, docsPerSecond: inserted / (insertMs / 1000), total: await gamerTasks.estimatedDocumentCount() };
+  // what the scenarios need, read back (also on a rerun against a running stack)
+  for (let g = 0; g < cfg.tasks.gamers && (claimable.length < cfg.tasks.claims || eventTargets.length < Math.max(cfg.tasks.eventsHttp, cfg.tasks.eventsNats) * 2); g++) {
+    const who = gamer(g);
+    if (g < cfg.tasks.claims) {
+      const done = await gamerTasks.findOne({ applicationId: app, gamerId: who.id, completed: true, claimState: 'none', completedByEventId: 'bench-seed' });
+      if (done) claimable.push({ gamer: who, gamerTaskId: done._id });
+    }
+    if (g >= cfg.tasks.claims) break;
+  }
+  // events: one per gamer, completing its first daily task (value ≥ target) in one game
+  for (let g = cfg.tasks.claims; g < cfg.tasks.gamers && eventTargets.length < cfg.tasks.eventsHttp + cfg.tasks.eventsNats; g++) {
+    const who = gamer(g);
+    const entry = pick(perFamily.daily ?? [], 3, g)[0]!;
+    if (entry.children.length) continue;
+    eventTargets.push({ gamer: who, stat: entry.applicationStatsId, value: entry.targetValue });
+  }
+  await mongo.close();
+
+  // ---- NATS: completions, and the ack-only consumer
+  const nc = await connect({ servers: state.natsUrl, name: 'bench' });
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  const sentAt = new Map<string, number>();
+  const completion: number[] = [];
+  const completedBy = new Set<string>();
+  const sub = nc.subscribe(names.taskCompleted, {
+    callback: (_e, msg) => {
+      const ev = JSON.parse(new TextDecoder().decode(msg.data)) as TaskCompletedEvent;
+      const t = sentAt.get(ev.eventId);
+      if (t !== undefined && ev.applicationId === app && !completedBy.has(ev.eventId) && ev.parentGamerTaskId === null && !ev.isAchievement) {
+        completedBy.add(ev.eventId);
+        completion.push(performance.now() - t);
+      }
+    },
+  });
+  const ackDurable = `bench-ack-only-${Date.now()}`;
+  await jsm.consumers.add(names.statsStream, { durable_name: ackDurable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, filter_subject: names.statsSubject(app), max_ack_pending: 10_000 });
+  const consumerInfo = async () => (await jsm.consumers.info(names.statsStream, names.statsConsumer)).ack_floor.stream_seq;
+
+  const makeEvent = (i: number): StatEvent => {
+    const t = eventTargets[i % eventTargets.length]!;
+    return { eventId: crypto.randomUUID(), applicationId: app, gamerId: t.gamer.id, gameId: `match-${i}`, occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: t.stat, value: t.value }] };
+  };
+  const capMs = cfg.mode === 'full' ? 120_000 : 45_000;
+
+  async function events(id: string, title: string, count: number, offset: number, send: (e: StatEvent) => Promise<number>): Promise<ScenarioResult> {
+    completion.length = 0;
+    completedBy.clear();
+    const sampler = new UsageSampler(ctx.pids);
+    sampler.start();
+    const floor0 = await consumerInfo();
+    const ingest: number[] = [];
+    let errors = 0;
+    const statusCodes: Record<string, number> = {};
+    const start = performance.now();
+    const interval = 1000 / cfg.tasks.rate;
+    const inflight = new Set<Promise<void>>();
+    for (let i = 0; i < count; i++) {
+      // open-loop at cfg.tasks.rate events/s, at most 256 in flight
+      const due = start + i * interval;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      while (inflight.size >= 256) await Promise.race(inflight);
+      const e = makeEvent(offset + i);
+      sentAt.set(e.eventId, performance.now());
+      const p = send(e).then(
+        (status) => {
+          statusCodes[String(status)] = (statusCodes[String(status)] ?? 0) + 1;
+          if (status >= 300) errors++;
+          else ingest.push(performance.now() - sentAt.get(e.eventId)!);
+        },
+        () => {
+          errors++;
+        },
+      );
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+      if (i % 50 === 0) progress.report(i / count / 2, `${id}: sent ${i}/${count}`);
+    }
+    await Promise.all(inflight);
+    const sendS = (performance.now() - start) / 1000;
+    // wait for the consumer to finish (or the cap)
+    let floor = await consumerInfo();
+    while (performance.now() - start < capMs && completion.length < count - errors) {
+      await new Promise((r) => setTimeout(r, 1000));
+      floor = await consumerInfo();
+      progress.report(0.5 + completion.length / count / 2, `${id}: ${completion.length}/${count} completed`, false);
+      if (floor - floor0 >= count && completion.length >= count - errors) break;
+    }
+    const wallS = (performance.now() - start) / 1000;
+    const usage = sampler.stop();
+    const lat = summarize(completion);
+    const processed = floor - floor0;
+    return {
+      id,
+      title,
+      mode: 'custom',
+      connections: 256,
+      wallS,
+      requests: count,
+      rate: ingest.length / sendS,
+      unit: 'events/s in',
+      latency: lat,
+      errors,
+      non2xx: errors,
+      timeouts: 0,
+      statusCodes,
+      usage,
+      notes: [
+        `offered ${cfg.tasks.rate}/s; accepted ${ingest.length} in ${sendS.toFixed(1)} s (ingest p50 ${summarize(ingest).p50.toFixed(1)} ms, p99 ${summarize(ingest).p99.toFixed(1)} ms)`,
+        `consumer acknowledged ≈${processed} events in ${wallS.toFixed(0)} s = ${(processed / wallS).toFixed(2)} events/s; ${completion.length}/${count - errors} completions seen within the ${capMs / 1000} s cap; latency columns = event→task.completed`,
+      ],
+      extra: { consumerEventsPerSecond: processed / wallS, completions: completion.length, ingest: summarize(ingest), capS: capMs / 1000 },
+    };
+  }
+
+  const httpEvents = o.add(await events('tasks-events-http', `stat events via POST /api/v1/stats (gateway), ${cfg.tasks.eventsHttp} events`, cfg.tasks.eventsHttp, 0, async (e) => (await call('POST', `${gw}/api/v1/stats`, server, e, 30_000)).status));
+  await purgeBacklog();
+  const natsEvents = o.add(await events('tasks-events-nats', `stat events published to JetStream, ${cfg.tasks.eventsNats} events`, cfg.tasks.eventsNats, cfg.tasks.eventsHttp, async (e) => {
+    await js.publish(names.statsSubject(app), JSON.stringify(e), { msgID: e.eventId });
+    return 202;
+  }));
+  await purgeBacklog();
+
+  // ---- ack-only consumer: same stream, same batch size (CONSUMER_BATCH default 64), only acks
+  const ackOnly = await ackOnlyRate();
+  result.ackOnly = ackOnly;
+  const consumerRate = Math.max(Number((httpEvents.extra as { consumerEventsPerSecond: number }).consumerEventsPerSecond), Number((natsEvents.extra as { consumerEventsPerSecond: number }).consumerEventsPerSecond));
+  checks.push(checkAim('tasks consumer vs ack-only consumer (events/s)', ratio(consumerRate, ackOnly.eventsPerSecond), 1, 'min', `${consumerRate.toFixed(2)} / ${ackOnly.eventsPerSecond.toFixed(0)} events/s (no aim given; 100 % = as fast as acking)`));
+  checks.push(checkAim(`event→completion p99 ms at ${cfg.tasks.rate} events/s offered (NATS)`, natsEvents.latency.n >= Math.min(10, cfg.tasks.eventsNats) ? natsEvents.latency.p99 : Number.NaN, 100, 'max', `${natsEvents.latency.n} completions`));
+
+  // ---- concurrent claims: 5 claims at once per completed task, exactly one may win
+  const claims = await concurrentClaims();
+  o.add(claims);
+
+  sub.unsubscribe();
+  await jsm.consumers.delete(names.statsStream, ackDurable).catch(() => undefined);
+  await nc.drain();
+  result.summary = `Catalog ${catalogDocs.length} entries; ${cfg.tasks.gamers.toLocaleString('en-US')} gamers with 6 assigned tasks each (${String((result.gamerTasks as { total: number }).total)} gamer-task documents). Ack-only consumer: ${ackOnly.eventsPerSecond.toFixed(0)} events/s over ${ackOnly.count} events.`;
+  return result;
+
+  async function purgeBacklog(): Promise<void> {
+    // events the consumer did not get to within the cap would keep it busy for the rest of the
+    // run: drop the bench application's remaining stat events
+    await jsm.streams.purge(names.statsStream, { filter: names.statsSubject(app) }).catch(() => undefined);
+  }
+
+  async function ackOnlyRate(): Promise<{ eventsPerSecond: number; count: number }> {
+    const n = 5000;
+    // fresh events for the ack-only consumer only: publish them first, then time the drain
+    const acks: Promise<unknown>[] = [];
+    const durable = `bench-ack-drain-${Date.now()}`;
+    await jsm.consumers.add(names.statsStream, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, filter_subject: names.statsSubject(app), max_ack_pending: 10_000 });
+    // pause the tasks consumer's share: these events would also reach it, so purge after
+    for (let i = 0; i < n; i++) acks.push(js.publish(`${names.statsSubject(app)}`, JSON.stringify({ eventId: crypto.randomUUID(), applicationId: app, gamerId: '00000000-0000-4000-8000-000000000000', gameId: 'ack-only', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: 'none', value: 0 }] })));
+    await Promise.all(acks);
+    await purgeLater();
+    const consumer = await js.consumers.get(names.statsStream, durable);
+    const t = performance.now();
+    let count = 0;
+    while (count < n && performance.now() - t < 60_000) {
+      const batch = await consumer.fetch({ max_messages: 64, expires: 2000 });
+      for await (const m of batch) {
+        m.ack();
+        count++;
+      }
+    }
+    const s = (performance.now() - t) / 1000;
+    await jsm.consumers.delete(names.statsStream, durable).catch(() => undefined);
+    return { eventsPerSecond: count / s, count };
+  }
+
+  async function purgeLater(): Promise<void> {
+    // nothing: the events above go to a gamer with no tasks; the tasks consumer processes them as no-ops
+  }
+
+  async function concurrentClaims(): Promise<ScenarioResult> {
+    const sampler = new UsageSampler(ctx.pids);
+    sampler.start();
+    const t = performance.now();
+    const latencies: number[] = [];
+    const statusCodes: Record<string, number> = {};
+    let winners = 0;
+    let doubleWins = 0;
+    let next = 0;
+    let tasksDone = 0;
+    const budgetMs = cfg.mode === 'full' ? 90_000 : 30_000;
+    const worker = async () => {
+      while (next < claimable.length && performance.now() - t < budgetMs) {
+        const c = claimable[next++]!;
+        const h = { authorization: creds.bearerFor(app, c.gamer) };
+        const answers = await Promise.all(Array.from({ length: 5 }, () => call('POST', `${gw}/api/v1/tasks/${c.gamerTaskId}/claim`, h, undefined, 600_000)));
+        let wins = 0;
+        for (const a of answers) {
+          statusCodes[String(a.status)] = (statusCodes[String(a.status)] ?? 0) + 1;
+          latencies.push(a.ms);
+          if (a.status === 200) wins++;
+        }
+        if (wins === 1) winners++;
+        if (wins > 1) doubleWins++;
+        tasksDone++;
+        progress.report(Math.min(1, tasksDone / claimable.length), `tasks-claims: ${tasksDone} tasks`, false);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.floor(cfg.tasks.claimConcurrency / 5)) }, worker));
+    const wallS = (performance.now() - t) / 1000;
+    const total = Object.values(statusCodes).reduce((s, v) => s + v, 0);
+    const unexpected = Object.entries(statusCodes).filter(([s]) => s !== '200' && s !== '409').reduce((s, [, v]) => s + v, 0);
+    return {
+      id: 'tasks-claims',
+      title: `concurrent claims: 5 at once per completed task, ${tasksDone} tasks`,
+      mode: 'custom',
+      connections: Math.max(1, Math.floor(cfg.tasks.claimConcurrency / 5)) * 5,
+      wallS,
+      requests: total,
+      rate: total / wallS,
+      unit: 'claims/s',
+      latency: summarize(latencies),
+      errors: unexpected,
+      non2xx: total - (statusCodes['200'] ?? 0),
+      timeouts: 0,
+      statusCodes,
+      usage: sampler.stop(),
+      notes: [`${winners} of ${tasksDone} tasks granted exactly once, ${doubleWins} granted twice; answers ${JSON.stringify(statusCodes)} (409 ALREADY_CLAIMED is the expected loser answer)`],
+    };
+  }
+}
+
+function pick<T>(list: T[], n: number, seed: number): T[] {
+  if (list.length === 0) return [];
+  const out: T[] = [];
+  for (let k = 0; k < n && k < list.length; k++) out.push(list[(seed * 7 + k * 5) % list.length]!);
+  return [...new Set(out)];
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { checkAim, cpuPercent, etaMs, growthExponent, growthFactor, percentileSorted, ratio, summarize } from '../../src/stats.ts';
+
+describe('percentiles', () => {
+  it('uses the nearest rank', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentileSorted(values, 50)).toBe(50);
+    expect(percentileSorted(values, 99)).toBe(99);
+    expect(percentileSorted(values, 99.9)).toBe(100);
+    expect(percentileSorted(values, 0)).toBe(1);
+    expect(percentileSorted(values, 100)).toBe(100);
+  });
+
+  it('is the maximum for tiny samples and NaN for none', () => {
+    expect(percentileSorted([7, 9], 99)).toBe(9);
+    expect(percentileSorted([7, 9], 50)).toBe(7);
+    expect(percentileSorted([], 50)).toBeNaN();
+  });
+
+  it('summarises unsorted samples', () => {
+    const s = summarize([5, 1, 3, 2, 4]);
+    expect(s).toMatchObject({ n: 5, mean: 3, p50: 3, p99: 5, p999: 5, max: 5 });
+    expect(summarize([]).n).toBe(0);
+    expect(summarize([]).p50).toBeNaN();
+  });
+});
+
+describe('ratios and aims', () => {
+  it('divides, or says there is no figure', () => {
+    expect(ratio(700, 1000)).toBeCloseTo(0.7);
+    expect(ratio(1, 0)).toBeNaN();
+    expect(ratio(undefined, 3)).toBeNaN();
+    expect(ratio(Number.NaN, 3)).toBeNaN();
+  });
+
+  it('passes a minimum at or above the aim and a maximum at or below it', () => {
+    expect(checkAim('gw', 0.7, 0.7, 'min').verdict).toBe('pass');
+    expect(checkAim('gw', 0.69, 0.7, 'min').verdict).toBe('miss');
+    expect(checkAim('p99', 100, 100, 'max').verdict).toBe('pass');
+    expect(checkAim('p99', 101, 100, 'max').verdict).toBe('miss');
+    expect(checkAim('p99', Number.NaN, 100, 'max').verdict).toBe('no data');
+  });
+});
+
+describe('growth', () => {
+  it('is last over first in size order', () => {
+    expect(growthFactor([{ size: 1_000_000, value: 30 }, { size: 10_000, value: 20 }, { size: 100_000, value: 25 }])).toBe(1.5);
+    expect(growthFactor([{ size: 10, value: 5 }])).toBeNaN();
+  });
+
+  it('fits the exponent of a power law', () => {
+    expect(growthExponent([{ size: 10_000, value: 10 }, { size: 1_000_000, value: 1000 }])).toBeCloseTo(1);
+    expect(growthExponent([{ size: 10_000, value: 10 }, { size: 1_000_000, value: 10 }])).toBeCloseTo(0);
+  });
+});
+
+describe('cpu and eta', () => {
+  it('turns clock ticks into percent of one core', () => {
+    expect(cpuPercent(150, 100, 1000)).toBe(150);
+    expect(cpuPercent(10, 100, 0)).toBeNaN();
+  });
+
+  it('extrapolates the remaining time', () => {
+    expect(etaMs(0.25, 1000)).toBe(3000);
+    expect(etaMs(1, 1000)).toBe(0);
+    expect(etaMs(0, 1000)).toBeNaN();
+  });
+});
