@@ -28,7 +28,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     }),
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+    // Scalar coercion only (query strings are text); 'array' would turn ["x"] into "x".
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: true } },
   });
   // While closing, tell keep-alive clients not to reuse the connection.
   let closing = false;

@@ -163,6 +163,8 @@ describe('friendship security', () => {
       expectProblem(await post({ body: { target: null } }), 400, 'VALIDATION_FAILED');
       expectProblem(await post({ body: { target: { $ne: null } } }), 400, 'VALIDATION_FAILED');
       expectProblem(await post({ body: { target: [bob.id, carol.id] } }), 400, 'VALIDATION_FAILED');
+      // a one-element array is not quietly unwrapped into the string it holds
+      expectProblem(await post({ body: { target: [bob.id] } }), 400, 'VALIDATION_FAILED');
       expectProblem(await post({ body: { target: 42 } }), 400, 'VALIDATION_FAILED');
       expectProblem(await post({ body: [] }), 400, 'VALIDATION_FAILED');
       expectProblem(await post({ headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_FAILED');
