@@ -55,7 +55,7 @@ if ! podman image exists "$STANDIN"; then
   tar -xzf "$WORK"/npm-*.tgz -C "$WORK/rootfs/usr/local/lib/node_modules/npm" --strip-components=1
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$WORK/rootfs/usr/local/bin/npm"
   cp /etc/ssl/certs/ca-certificates.crt "$WORK/rootfs/etc/ssl/certs/ca-certificates.crt"
-  tar -C "$WORK/rootfs" -c . | podman import \
+  tar -C "$WORK/rootfs" -c . | podman import -q \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
     --change 'CMD ["node"]' - "$STANDIN" >/dev/null
