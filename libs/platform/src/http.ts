@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { problemHandlers } from './errors.ts';
 import { loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
+import { requestContextPlugin } from './request-context.ts';
 import { REQUEST_ID_HEADER } from '@gfts/contracts';
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -39,6 +40,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  void app.register(requestContextPlugin);
   void app.register(problemHandlers);
   void app.register(requestIdEcho);
   void app.register(metricsPlugin, { service: opts.service });

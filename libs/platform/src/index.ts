@@ -7,3 +7,4 @@ export * from './identity.ts';
 export * from './ids.ts';
 export * from './lifecycle.ts';
 export * from './observability.ts';
+export * from './request-context.ts';

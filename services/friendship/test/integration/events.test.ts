@@ -10,14 +10,14 @@ describe('NATS', () => {
   let stack: FriendshipStack;
   let w: ReturnType<typeof world>;
   let nc: NatsConnection;
-  let received: { subject: string; event: FriendshipEvent }[];
+  let received: { subject: string; event: FriendshipEvent; requestId: string | undefined }[];
   beforeAll(async () => {
     stack = await startFriendshipStack();
     w = world(stack);
     nc = await connect({ servers: stack.natsUrl });
     nc.subscribe(`${stack.natsPrefix}.friendship.*`, {
       callback: (error, msg) => {
-        if (!error) received.push({ subject: msg.subject, event: msg.json<FriendshipEvent>() });
+        if (!error) received.push({ subject: msg.subject, event: msg.json<FriendshipEvent>(), requestId: msg.headers?.get('x-request-id') });
       },
     });
     await nc.flush();
@@ -89,6 +89,16 @@ describe('NATS', () => {
       // give any duplicate time to arrive before asserting there is none
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(received.filter((r) => r.event.applicationId === a!.app).map((r) => r.event.type)).toEqual(['requested', 'blocked']);
+    });
+  });
+
+  describe('request ids', () => {
+    it('carries the client request id from the gateway into the event headers', async () => {
+      const [a, b] = await w.gamers(2);
+      const response = await stack.api('POST', '/api/v1/friendship', { headers: { ...a!.auth, 'x-request-id': 'client-req-7' }, body: { target: b!.id } });
+      expect(response.status).toBe(200);
+      const [requested] = await eventsOf(a!.app, 1);
+      expect(requested!.requestId).toBe('client-req-7');
     });
   });
 

@@ -1,0 +1,44 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { REQUEST_ID_HEADER } from '@gfts/contracts';
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+interface RequestContext {
+  requestId: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** The id of the HTTP request (or stat event) being handled, wherever the code runs. */
+export function currentRequestId(): string | undefined {
+  return storage.getStore()?.requestId;
+}
+
+/** Runs work (e.g. handling one NATS message) under a request id taken from elsewhere. */
+export function withRequestId<T>(requestId: string, work: () => T): T {
+  return storage.run({ requestId }, work);
+}
+
+/**
+ * NATS headers carrying the current request id, so one id follows a change from the
+ * client through the gateway, the service and the events it publishes.
+ */
+export function requestHeaders(requestId: string | undefined = currentRequestId()): MsgHdrs | undefined {
+  if (!requestId) return undefined;
+  const headers = natsHeaders();
+  headers.set(REQUEST_ID_HEADER, requestId);
+  return headers;
+}
+
+/** The request id of a NATS message, if its publisher sent one. */
+export function requestIdOf(msg: { headers?: MsgHdrs | undefined }): string | undefined {
+  return msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+}
+
+/** Every hook and handler of a request runs inside its context (callback hook: done runs inside). */
+export const requestContextPlugin = fp(async (app: FastifyInstance) => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    storage.run({ requestId: String(request.id) }, done);
+  });
+}, { name: 'request-context' });
