@@ -37,11 +37,11 @@ export function benchConfig(mode: Mode): BenchConfig {
     large: { app: app('large'), seed: `${mode}-large`, gamers: full ? 1_000_000 : 100_000, relations: 500, probes: [{ degree: 100, count: 5 }] },
     durationS: full ? 20 : 8,
     slowBudgetS: full ? 60 : 20,
-    minSamples: 2,
+    minSamples: full ? 1 : 2,
     slowMs: 1000,
     connections: 8,
     tasks: { app: app('tasks'), gamers: full ? 10_000 : 1_000, eventsHttp: full ? 2_000 : 300, eventsNats: full ? 2_000 : 300, rate: 1000, claims: full ? 200 : 50, claimConcurrency: 10 },
     pairs: { budgetS: full ? 90 : 30, concurrency: 2 },
-    profileS: full ? 20 : 8,
+    profileS: Number(process.env.BENCH_PROFILE_S ?? (full ? 20 : 8)),
   };
 }

@@ -59,6 +59,7 @@ interface ListOptions {
   gamers: Gamer[];
   limit: number;
   connections?: number;
+  mode?: 'autocannon' | 'sampled';
 }
 
 export async function friendList(ctx: Ctx, o: ListOptions): Promise<ScenarioResult> {
@@ -82,6 +83,7 @@ export async function friendList(ctx: Ctx, o: ListOptions): Promise<ScenarioResu
     minSamples: ctx.cfg.minSamples,
     pids: ctx.pids,
     progress: ctx.progress,
+    ...(o.mode ? { mode: o.mode } : {}),
     beforeFast: async () => {
       // fast enough for a timed run: spread the load over every probe gamer of this size
       if (o.target !== 'ceiling') await warmRegistrations(ctx, o.app, o.gamers);
@@ -90,7 +92,7 @@ export async function friendList(ctx: Ctx, o: ListOptions): Promise<ScenarioResu
   });
 }
 
-export async function search(ctx: Ctx, o: { id: string; title: string; target: Exclude<Target, 'ceiling'>; app: string; gamers: Gamer[]; connections?: number }): Promise<ScenarioResult> {
+export async function search(ctx: Ctx, o: { id: string; title: string; target: Exclude<Target, 'ceiling'>; app: string; gamers: Gamer[]; connections?: number; mode?: 'autocannon' | 'sampled' }): Promise<ScenarioResult> {
   let i = 0;
   let pool = o.gamers.slice(0, 1);
   await warmRegistrations(ctx, o.app, pool);
@@ -111,6 +113,7 @@ export async function search(ctx: Ctx, o: { id: string; title: string; target: E
     minSamples: ctx.cfg.minSamples,
     pids: ctx.pids,
     progress: ctx.progress,
+    ...(o.mode ? { mode: o.mode } : {}),
     beforeFast: async () => {
       await warmRegistrations(ctx, o.app, o.gamers);
       pool = o.gamers;

@@ -50,6 +50,8 @@ export interface LoadOptions {
   minSamples: number;
   pids: Map<string, number>;
   progress: Progress;
+  /** use this mode whatever the probe says (so that scenarios compared in a ratio run alike) */
+  mode?: 'autocannon' | 'sampled';
   /** answers with another status count as errors; default: 2xx */
   okStatus?: (status: number) => boolean;
 }
@@ -84,7 +86,7 @@ export async function runLoad(o: LoadOptions): Promise<ScenarioResult> {
   const probeTimeout = 900_000;
   const probe = await once(o.baseUrl, o.next(), probeTimeout);
   o.progress.report(0.05, `${o.id}: probe ${probe.ms.toFixed(1)} ms (status ${probe.status})`, true);
-  if (probe.ms >= o.slowMs) return sampled(o, probe, ok);
+  if (o.mode === 'sampled' || (o.mode === undefined && probe.ms >= o.slowMs)) return sampled(o, probe, ok);
   await o.beforeFast?.();
 
   const sampler = new UsageSampler(o.pids);
@@ -191,6 +193,6 @@ async function sampled(o: LoadOptions, probe: { status: number; ms: number }, ok
     timeouts,
     statusCodes,
     usage: usage ?? NO_USAGE,
-    notes: [`probe ${probe.ms.toFixed(0)} ms ≥ ${o.slowMs} ms: sampled mode, ${concurrency} at a time, ${latencies.length} samples (p99/p99.9 of few samples = the maximum)`],
+    notes: [`probe ${probe.ms.toFixed(0)} ms${o.mode ? ' (mode set to match the scenario it is compared with)' : ` ≥ ${o.slowMs} ms`}: sampled mode, ${concurrency} at a time, ${latencies.length} samples (p99/p99.9 of few samples = the maximum)`],
   };
 }
