@@ -1,3 +1,4 @@
+import { deriveFindings } from './findings.ts';
 import { checksTable, fmt, growthTable, PROCESS_ORDER, profileTable, scenarioTable, type BenchReport } from './report.ts';
 
 const FRIENDSHIP_PROCS = ['gateway', 'friendship', 'friendship-db', 'ceiling', 'loadgen'];
@@ -20,10 +21,11 @@ export function renderMarkdown(r: BenchReport): string {
   p(`- Everything (services, databases, NATS, load generator) shares the same 2 cores; CPU % below is of one core (200 % = the whole machine), RSS is the peak in MB.`);
   p(`- Settings: ${r.stack.settings.join(', ')}`);
   p();
-  if (r.findings.length) {
+  const findings = [...deriveFindings(r), ...(r.findings ?? [])];
+  if (findings.length) {
     p('## Findings');
     p();
-    for (const f of r.findings) p(`- ${f}`);
+    for (const f of findings) p(`- ${f}`);
     p();
   }
   p('## Ratios against the aims');
