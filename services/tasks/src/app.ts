@@ -10,6 +10,7 @@ import type { TasksConfig } from './config.ts';
 import { catalogChangedSubject, TaskEvents } from './events.ts';
 import { GamerTaskService } from './gamer-task-service.ts';
 import { CatalogRepository } from './repository/catalog-repository.ts';
+import { ClaimRepository } from './repository/claim-repository.ts';
 import { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
 import { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import { InventoryRepository } from './repository/inventory-repository.ts';
@@ -59,7 +60,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const catalog = new CatalogService(catalogRepository, cache, events);
   const assign = new AssignService(catalogRepository, gamerTasks, keys, config.MAX_TASKS_PER_ASSIGN);
   const reads = new GamerTaskService(catalogRepository, gamerTasks, inventory);
-  const claims = new ClaimService({ gamerTasks, inventory, events, metrics: claimMetrics(app.metrics), log: app.log, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
+  const claims = new ClaimService({ gamerTasks, claims: new ClaimRepository(store), inventory, events, metrics: claimMetrics(app.metrics), log: app.log, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
 
   // claims a crash left half-done are finished before this replica serves anything
   await claims.recover(new Date());
@@ -77,6 +78,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
 
   const sweeper = new Sweeper({
     gamerTasks,
+    catalog: catalogRepository,
     claims,
     processed,
     keys,
@@ -86,6 +88,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
       claimRecoveryAfterMs: config.CLAIM_RECOVERY_AFTER_MS,
       processedEventRetentionMs: config.PROCESSED_EVENT_RETENTION_MS,
       idempotencyKeyRetentionMs: config.IDEMPOTENCY_KEY_RETENTION_MS,
+      versionTokenRetentionMs: config.VERSION_TOKEN_RETENTION_MS,
     },
   });
 

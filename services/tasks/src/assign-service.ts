@@ -76,7 +76,7 @@ export class AssignService {
     if (candidates.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the application has no ${family} tasks`);
     const seasonEnd = family === TaskFamily.SEASONAL ? await this.catalog.seasonEnd(applicationId) : null;
     const expiredAt = expiryFor(family, now, seasonEnd);
-    const held = await this.gamerTasks.heldTaskIds(applicationId, gamerId, candidates.map((c) => c.id), now);
+    const held = await this.gamerTasks.heldTaskIds(applicationId, gamerId, now);
     const order = assignmentOrder(candidates, held);
     const wanted = family === TaskFamily.SEASONAL ? order.length : Math.min(numberOfTasks, order.length);
     const created: GamerTask[] = [];
@@ -85,8 +85,8 @@ export class AssignService {
     while (created.length < wanted && next < order.length) {
       const round = order.slice(next, next + (wanted - created.length));
       next += round.length;
-      const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, newId: uuidv7 }));
-      const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children)));
+      const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, idFor: () => uuidv7() }));
+      const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children, now)));
       trees.forEach((tree, i) => {
         if (inserted[i]) created.push(gamerTaskView(tree.parent));
       });

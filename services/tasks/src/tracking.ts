@@ -1,5 +1,5 @@
-import { uuidv7 } from '@gfts/platform';
-import { childRecordsOf, gamerTaskTree } from './domain/gamer-task.ts';
+import { gamerTaskTree } from './domain/gamer-task.ts';
+import { trackedTaskId } from './domain/ids.ts';
 import type { CatalogEntry } from './domain/model.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 
@@ -12,9 +12,9 @@ import type { GamerTaskRepository } from './repository/gamer-task-repository.ts'
 export async function trackAchievements(repository: GamerTaskRepository, entries: CatalogEntry[], applicationId: string, gamerId: string, now: Date): Promise<void> {
   await Promise.all(
     entries.map(async (entry) => {
-      const tree = gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt: null, newId: uuidv7 });
-      const stored = await repository.ensureParent(tree.parent);
-      if (entry.children.length > 0) await repository.ensureChildren(childRecordsOf(stored, entry, now));
+      const idFor = (taskId: string) => trackedTaskId(applicationId, gamerId, taskId);
+      const tree = gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt: null, idFor });
+      await repository.ensureTree(tree.parent, tree.children, now);
     }),
   );
 }

@@ -7,7 +7,16 @@ interface TreeContext {
   gamerId: string;
   now: Date;
   expiredAt: Date | null;
-  newId: () => string;
+  /** the gamer task id for a catalog task: random for assignments, derived for tracked achievements */
+  idFor?: (taskId: string) => string;
+  /** older spelling of `idFor` for callers that only need fresh random ids (the bench seeds with it) */
+  newId?: () => string;
+}
+
+function idOf(ctx: TreeContext, taskId: string): string {
+  if (ctx.idFor) return ctx.idFor(taskId);
+  if (ctx.newId) return ctx.newId();
+  throw new Error('gamerTaskTree needs idFor');
 }
 
 function detail(task: CatalogTask, applicationId: string, parentTaskId: string | null, children: CatalogTask[]): TaskDetail {
@@ -63,10 +72,10 @@ function record(task: CatalogTask, ctx: TreeContext, id: string, parentGamerTask
  */
 export function gamerTaskTree(entry: CatalogEntry, ctx: TreeContext): { parent: GamerTaskRecord; children: GamerTaskRecord[] } {
   const composite = entry.children.length > 0;
-  const parentId = ctx.newId();
+  const parentId = idOf(ctx, entry.id);
   const parent = record(entry, ctx, parentId, null, detail(entry, ctx.applicationId, null, entry.children), composite);
   const children = entry.children.map((child) =>
-    record(child, ctx, ctx.newId(), parentId, detail(child, ctx.applicationId, entry.id, []), false),
+    record(child, ctx, idOf(ctx, child.id), parentId, detail(child, ctx.applicationId, entry.id, []), false),
   );
   parent.children = children.map((c) => ({ taskId: c.taskId, gamerTaskId: c.id }));
   return { parent, children };
@@ -74,7 +83,7 @@ export function gamerTaskTree(entry: CatalogEntry, ctx: TreeContext): { parent: 
 
 /** The child records of a parent as they must exist, ids taken from the parent's record. */
 export function childRecordsOf(parent: GamerTaskRecord, entry: CatalogEntry, now: Date): GamerTaskRecord[] {
-  const ctx: TreeContext = { applicationId: parent.applicationId, gamerId: parent.gamerId, now, expiredAt: parent.expiredAt, newId: () => '' };
+  const ctx: TreeContext = { applicationId: parent.applicationId, gamerId: parent.gamerId, now, expiredAt: parent.expiredAt, idFor: () => '' };
   return parent.children.flatMap(({ taskId, gamerTaskId }) => {
     const child = entry.children.find((c) => c.id === taskId);
     return child ? [record(child, ctx, gamerTaskId, parent.id, detail(child, parent.applicationId, entry.id, []), false)] : [];

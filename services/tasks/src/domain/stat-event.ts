@@ -3,7 +3,7 @@ import { applyGame, type GameOutcome } from './window.ts';
 import type { GamerTaskRecord } from './model.ts';
 
 /** How many recent event ids a gamer task remembers; its guard against a redelivered event. */
-export const APPLIED_EVENTS_KEPT = 128;
+export const APPLIED_EVENTS_KEPT = 64;
 
 /** The event with every id in lower case, so "ABC…" and "abc…" are one event and one gamer. */
 export function normaliseEvent(event: StatEvent): StatEvent {
@@ -27,8 +27,8 @@ export interface GameUpdate {
   progress: number;
   games: number;
   completed: boolean;
-  /** the new list, or undefined when pushing the one id keeps it within bounds */
-  appliedEventIds: string[] | undefined;
+  /** the task's recent event ids with this one, the oldest dropped beyond the bound */
+  appliedEventIds: string[];
 }
 
 /**
@@ -40,10 +40,5 @@ export function gameUpdate(task: GamerTaskRecord, eventId: string, totals: Map<s
   const value = totals.get(task.statKey);
   if (value === undefined) return null;
   const { state, outcome } = applyGame({ progress: task.progress, games: task.games, completed: task.completed }, value, task);
-  const grown = task.appliedEventIds.length + 1;
-  return {
-    outcome,
-    ...state,
-    appliedEventIds: grown > 2 * APPLIED_EVENTS_KEPT ? [...task.appliedEventIds.slice(-(APPLIED_EVENTS_KEPT - 1)), eventId] : undefined,
-  };
+  return { outcome, ...state, appliedEventIds: [...task.appliedEventIds, eventId].slice(-APPLIED_EVENTS_KEPT) };
 }

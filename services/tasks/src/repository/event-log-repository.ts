@@ -12,8 +12,14 @@ export class ProcessedEventRepository {
   }
 
   async record(eventId: string, now: Date): Promise<void> {
+    await this.recordMany([{ _id: eventId, processedAt: now }]);
+  }
+
+  /** One write for many events (the consumer batches); an id already recorded is fine. */
+  async recordMany(docs: { _id: string; processedAt: Date }[]): Promise<void> {
+    if (docs.length === 0) return;
     try {
-      await this.store.processedEvents.insertOne({ _id: eventId, processedAt: now });
+      await this.store.processedEvents.insertMany(docs, { ordered: false });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }

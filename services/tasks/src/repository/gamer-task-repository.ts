@@ -1,153 +1,189 @@
-import type { GameUpdate } from '../domain/stat-event.ts';
+import { isActive } from '../domain/expiry.ts';
 import type { GamerTaskRecord } from '../domain/model.ts';
-import { activeFilter, fromDoc, isDuplicateKey, toDoc, type GamerTaskDoc, type Store } from './store.ts';
+import { fromDoc, isDuplicateKey, toDoc, type GamerIndexDoc, type GamerIndexEntry, type GamerTaskDoc, type Store } from './store.ts';
+import { VersionedCollection } from './versioned.ts';
 
-const toRecord = (doc: GamerTaskDoc) => fromDoc<GamerTaskRecord>(doc);
+/** A record with every optional field present (older or foreign writes may lack some). */
+const toRecord = (doc: GamerTaskDoc): GamerTaskRecord => {
+  const r = fromDoc<GamerTaskRecord>(doc);
+  return {
+    ...r,
+    parentGamerTaskId: r.parentGamerTaskId ?? null,
+    children: r.children ?? [],
+    statKey: r.statKey ?? null,
+    completedAt: r.completedAt ?? null,
+    completedByEventId: r.completedByEventId ?? null,
+    claimState: r.claimState ?? 'none',
+    claimStartedAt: r.claimStartedAt ?? null,
+    claimedAt: r.claimedAt ?? null,
+    appliedEventIds: r.appliedEventIds ?? [],
+    expiredAt: r.expiredAt ?? null,
+  };
+};
 
-/** Gamer tasks: assigned tasks, lazily tracked achievements, and the children of composites. */
+const entryOf = (r: GamerTaskRecord): GamerIndexEntry => ({
+  id: r.id,
+  taskId: r.taskId,
+  statKey: r.statKey,
+  isAchievement: r.isAchievement,
+  parentGamerTaskId: r.parentGamerTaskId,
+  expiredAt: r.expiredAt,
+});
+
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Gamer tasks: assigned tasks, tracked achievements, and the children of composites.
+ *
+ * Every read of the hot paths is by primary key: a gamer's tasks are found through the
+ * gamer's index document, then read one by one. What a task is (application, gamer, task,
+ * stat, kind, expiry) never changes after creation; its state (progress, completion,
+ * claim) only moves through `advance`, one version at a time, atomically on MongoDB and on
+ * FerretDB v1 alike.
+ */
 export class GamerTaskRepository {
   private readonly store: Store;
+  private readonly tasks: VersionedCollection<GamerTaskDoc>;
+  private readonly index: VersionedCollection<GamerIndexDoc>;
+
   constructor(store: Store) {
     this.store = store;
+    this.tasks = new VersionedCollection(store.gamerTasks, store.gamerTaskVersions);
+    this.index = new VersionedCollection(store.gamerIndex, store.gamerIndexVersions);
   }
 
   async findById(id: string): Promise<GamerTaskRecord | null> {
-    const doc = await this.store.gamerTasks.findOne({ _id: id });
+    const doc = await this.tasks.get(id);
+    return doc ? toRecord(doc) : null;
+  }
+
+  /** The current state after losing a write race: follows newer versions and repairs the stored one. */
+  async refreshById(id: string): Promise<GamerTaskRecord | null> {
+    const doc = await this.tasks.refresh(id);
     return doc ? toRecord(doc) : null;
   }
 
   async findByIds(ids: string[]): Promise<GamerTaskRecord[]> {
-    if (ids.length === 0) return [];
-    return (await this.store.gamerTasks.find({ _id: { $in: ids } }).toArray()).map(toRecord);
+    const found = await Promise.all(ids.map((id) => this.findById(id)));
+    return found.filter((r): r is GamerTaskRecord => r !== null);
+  }
+
+  private async activeEntries(applicationId: string, gamerId: string, now: Date): Promise<GamerIndexEntry[]> {
+    const doc = await this.index.get(`${applicationId}:${gamerId}`);
+    return (doc?.entries ?? []).filter((e) => isActive(e.expiredAt ?? null, now));
   }
 
   /** The gamer's active tasks (top-level and children) of one kind: tasks, or achievements. */
   async listActive(applicationId: string, gamerId: string, isAchievement: boolean, now: Date): Promise<GamerTaskRecord[]> {
-    const docs = await this.store.gamerTasks.find({ applicationId, gamerId, isAchievement, ...activeFilter(now) }).toArray();
-    return docs.map(toRecord);
+    const entries = (await this.activeEntries(applicationId, gamerId, now)).filter((e) => e.isAchievement === isAchievement);
+    return this.findByIds(entries.map((e) => e.id));
   }
 
-  /** Which of these catalog tasks the gamer holds active. */
-  async heldTaskIds(applicationId: string, gamerId: string, taskIds: string[], now: Date): Promise<Set<string>> {
-    if (taskIds.length === 0) return new Set();
-    const docs = await this.store.gamerTasks
-      .find({ applicationId, gamerId, taskId: { $in: taskIds }, ...activeFilter(now) }, { projection: { taskId: 1 } })
-      .toArray();
-    return new Set(docs.map((d) => d.taskId));
+  /** Which catalog tasks the gamer holds active. */
+  async heldTaskIds(applicationId: string, gamerId: string, now: Date): Promise<Set<string>> {
+    return new Set((await this.activeEntries(applicationId, gamerId, now)).map((e) => e.taskId));
   }
 
-  /** The one query of a stat event: the gamer's active tasks moved by any of these stats. */
+  /** A stat event's read: the gamer's active tasks moved by any of these stats. */
   async findActiveForStats(applicationId: string, gamerId: string, stats: string[], now: Date): Promise<GamerTaskRecord[]> {
-    const docs = await this.store.gamerTasks.find({ applicationId, gamerId, statKey: { $in: stats }, ...activeFilter(now) }).toArray();
-    return docs.map(toRecord);
+    const wanted = new Set(stats);
+    const entries = (await this.activeEntries(applicationId, gamerId, now)).filter((e) => e.statKey !== null && wanted.has(e.statKey));
+    return this.findByIds(entries.map((e) => e.id));
   }
 
   /**
    * Creates a new tree (assign). False when the gamer already holds this task for this
    * period: the unique index (applicationId, gamerId, taskId, expiredAt) refused the parent.
-   * Children are then written idempotently, so a crash in between is repaired by
-   * `ensureChildren` with the same ids.
+   * Children and the index entries are written after it, idempotently; a crash in between
+   * leaves a task the index does not list, which the next assign of it repairs.
    */
-  async insertTree(parent: GamerTaskRecord, children: GamerTaskRecord[]): Promise<boolean> {
+  async insertTree(parent: GamerTaskRecord, children: GamerTaskRecord[], now: Date): Promise<boolean> {
     try {
       await this.store.gamerTasks.insertOne(toDoc(parent));
     } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
+      if (!isDuplicateKey(error)) throw error;
+      await this.repairUnlisted(parent, now);
+      return false;
     }
-    await this.ensureChildren(children);
+    await this.insertIgnoringDuplicates(children);
+    await this.list([parent, ...children], now);
     return true;
   }
 
-  /**
-   * Makes sure a tree exists, whoever else creates it at the same time (achievements):
-   * the parent is upserted on its unique key, then its children with the ids the stored
-   * parent names. Answers the stored parent.
-   */
-  async ensureParent(parent: GamerTaskRecord): Promise<GamerTaskRecord> {
-    const { _id, ...rest } = toDoc(parent);
-    const key = { applicationId: parent.applicationId, gamerId: parent.gamerId, taskId: parent.taskId, expiredAt: parent.expiredAt };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const doc = await this.store.gamerTasks.findOneAndUpdate(key, { $setOnInsert: { _id, ...rest } }, { upsert: true, returnDocument: 'after' });
-        if (doc) return toRecord(doc);
-      } catch (error) {
-        // two upserts raced: the loser's insert hit the unique index; read the winner's
-        if (!isDuplicateKey(error) || attempt >= 3) throw error;
-      }
-    }
+  /** A task a crash left out of the gamer's index is put back (rare: found by a full query). */
+  private async repairUnlisted(parent: GamerTaskRecord, now: Date): Promise<void> {
+    const existing = await this.store.gamerTasks.findOne({ applicationId: parent.applicationId, gamerId: parent.gamerId, taskId: parent.taskId, expiredAt: parent.expiredAt });
+    if (!existing) return;
+    const record = toRecord(existing);
+    const listed = new Set((await this.activeEntries(parent.applicationId, parent.gamerId, now)).map((e) => e.id));
+    if (listed.has(record.id)) return;
+    const children = await this.findByIds(record.children.map((c) => c.gamerTaskId));
+    await this.list([record, ...children], now);
   }
 
-  async ensureChildren(children: GamerTaskRecord[]): Promise<void> {
-    if (children.length === 0) return;
+  /** Writes a tree whose ids are derived from what it tracks: whoever writes first wins, the rest are no-ops. */
+  async ensureTree(parent: GamerTaskRecord, children: GamerTaskRecord[], now: Date): Promise<void> {
+    await this.insertIgnoringDuplicates([parent, ...children]);
+    await this.list([parent, ...children], now);
+  }
+
+  /** Writes children a crash left unwritten (the ids come from their parent's record). */
+  async ensureChildren(parent: GamerTaskRecord, children: GamerTaskRecord[], now: Date): Promise<void> {
+    await this.insertIgnoringDuplicates(children);
+    await this.list([parent, ...children], now);
+  }
+
+  private async insertIgnoringDuplicates(records: GamerTaskRecord[]): Promise<void> {
+    if (records.length === 0) return;
     try {
-      await this.store.gamerTasks.insertMany(children.map(toDoc), { ordered: false });
+      await this.store.gamerTasks.insertMany(records.map(toDoc), { ordered: false });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
   }
 
-  /**
-   * Applies one game to one gamer task: a single conditional write that succeeds only if
-   * the task is still at the version it was read at and has not seen this event. A
-   * redelivered event, or the same event on another replica, can never apply twice.
-   */
-  async applyGame(task: GamerTaskRecord, update: GameUpdate, eventId: string, now: Date): Promise<boolean> {
-    const set: Record<string, unknown> = { progress: update.progress, games: update.games, completed: update.completed };
-    if (update.completed) Object.assign(set, { completedAt: now, completedByEventId: eventId });
-    if (update.appliedEventIds) set.appliedEventIds = update.appliedEventIds;
-    const result = await this.store.gamerTasks.updateOne(
-      { _id: task.id, version: task.version, appliedEventIds: { $ne: eventId } },
-      {
-        $set: set,
-        $inc: { version: 1 },
-        ...(update.appliedEventIds ? {} : { $push: { appliedEventIds: eventId } }),
-      },
-    );
-    return result.matchedCount === 1;
-  }
-
-  /** Records a composite parent's completed-children count, completing it when all are. */
-  async updateParent(parentId: string, doneChildren: number, allDone: boolean, eventId: string, now: Date): Promise<boolean> {
-    if (allDone) {
-      const result = await this.store.gamerTasks.updateOne(
-        { _id: parentId, completed: false },
-        { $set: { completed: true, completedAt: now, completedByEventId: eventId, progress: doneChildren }, $inc: { version: 1 } },
-      );
-      return result.modifiedCount === 1;
+  /** Adds tasks to the gamer's index (dropping expired entries on the way), atomically against concurrent writers. */
+  private async list(records: GamerTaskRecord[], now: Date): Promise<void> {
+    if (records.length === 0) return;
+    const { applicationId, gamerId } = records[0]!;
+    const id = `${applicationId}:${gamerId}`;
+    const added = records.map(entryOf);
+    const addedIds = new Set(added.map((e) => e.id));
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const doc = attempt === 0 ? await this.index.get(id) : await this.index.refresh(id);
+      if (!doc) {
+        try {
+          await this.store.gamerIndex.insertOne({ _id: id, applicationId, gamerId, entries: added, version: 1 });
+          return;
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+          continue;
+        }
+      }
+      const present = new Set(doc.entries.map((e) => e.id));
+      const expired = doc.entries.some((e) => !isActive(e.expiredAt ?? null, now));
+      if (!expired && added.every((e) => present.has(e.id))) return;
+      const kept = doc.entries.filter((e) => isActive(e.expiredAt ?? null, now) && !addedIds.has(e.id));
+      if (await this.index.advance({ ...doc, entries: [...kept, ...added], version: doc.version + 1 })) return;
     }
-    await this.store.gamerTasks.updateOne({ _id: parentId, completed: false }, { $max: { progress: doneChildren }, $inc: { version: 1 } });
-    return false;
+    throw new Error(`the task index of gamer ${gamerId} kept changing`);
   }
 
   /**
-   * Claim step 1: the one atomic transition none -> claiming. Of any number of concurrent
-   * claims of one task, exactly one gets the task back.
+   * Moves a task to its next state (next.version = the read version + 1), atomically against
+   * every other writer on any replica. False when another writer moved it first.
    */
-  async beginClaim(id: string, applicationId: string, gamerId: string, now: Date): Promise<GamerTaskRecord | null> {
-    const doc = await this.store.gamerTasks.findOneAndUpdate(
-      { _id: id, applicationId, gamerId, completed: true, claimState: 'none', ...activeFilter(now) },
-      { $set: { claimState: 'claiming', claimStartedAt: now }, $inc: { version: 1 } },
-      { returnDocument: 'after' },
-    );
-    return doc ? toRecord(doc) : null;
+  async advance(next: GamerTaskRecord): Promise<boolean> {
+    return this.tasks.advance(toDoc(next));
   }
 
-  /** Claim step 3: claiming -> claimed. */
-  async finishClaim(id: string, now: Date): Promise<boolean> {
-    const result = await this.store.gamerTasks.updateOne({ _id: id, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: now }, $inc: { version: 1 } });
-    return result.modifiedCount === 1;
-  }
-
-  /** Claims left between step 1 and step 3 (a crash), started before `before`. */
-  async findUnfinishedClaims(before: Date, limit = 500): Promise<GamerTaskRecord[]> {
-    const docs = await this.store.gamerTasks.find({ claimState: 'claiming', claimStartedAt: { $lte: before } }).limit(limit).toArray();
-    return docs.map(toRecord);
-  }
-
-  /** The sweep: expired gamer tasks leave the pool (a claim in flight is finished first). */
+  /** The sweep: expired gamer tasks leave the pool (index entries go with the gamer's next change). */
   async deleteExpired(now: Date): Promise<number> {
-    const result = await this.store.gamerTasks.deleteMany({ expiredAt: { $ne: null, $lte: now }, claimState: { $ne: 'claiming' } });
+    const result = await this.store.gamerTasks.deleteMany({ expiredAt: { $ne: null, $lte: now } });
     return result.deletedCount;
+  }
+
+  async pruneVersions(before: Date): Promise<number> {
+    return (await this.tasks.prune(before)) + (await this.index.prune(before));
   }
 }

@@ -9,6 +9,7 @@ import type { TaskEvents } from '../events.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
 import { trackAchievements } from '../tracking.ts';
+import { Batcher } from './batcher.ts';
 
 const MAX_ATTEMPTS = 20;
 
@@ -39,10 +40,12 @@ interface Deps {
 export class StatEventProcessor {
   private readonly deps: Deps;
   private readonly now: () => Date;
+  private readonly records: Batcher<{ _id: string; processedAt: Date }>;
 
   constructor(deps: Deps) {
     this.deps = deps;
     this.now = deps.now ?? (() => new Date());
+    this.records = new Batcher((docs) => deps.processed.recordMany(docs), 10, 200);
   }
 
   async process(event: StatEvent, redelivered = false): Promise<ProcessOutcome> {
@@ -78,7 +81,7 @@ export class StatEventProcessor {
     }
     for (const task of completed) this.publishCompleted(task, event.eventId);
     await this.deps.faults?.afterApply?.(event);
-    await processed.record(event.eventId, now);
+    await this.records.add({ _id: event.eventId, processedAt: now });
     return 'processed';
   }
 
@@ -88,34 +91,42 @@ export class StatEventProcessor {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const update = gameUpdate(task, eventId, totals);
       if (!update) return { task, applied: false };
-      if (await this.deps.gamerTasks.applyGame(task, update, eventId, now)) {
-        return {
-          applied: true,
-          task: {
-            ...task,
-            progress: update.progress,
-            games: update.games,
-            completed: update.completed,
-            ...(update.completed ? { completedAt: now, completedByEventId: eventId } : {}),
-          },
-        };
-      }
-      const fresh = await this.deps.gamerTasks.findById(task.id);
+      const next: GamerTaskRecord = {
+        ...task,
+        progress: update.progress,
+        games: update.games,
+        completed: update.completed,
+        appliedEventIds: update.appliedEventIds,
+        ...(update.completed ? { completedAt: now, completedByEventId: eventId } : {}),
+        version: task.version + 1,
+      };
+      if (await this.deps.gamerTasks.advance(next)) return { task: next, applied: true };
+      const fresh = await this.deps.gamerTasks.refreshById(task.id);
       if (!fresh || !isActive(fresh.expiredAt, now)) return null;
       task = fresh;
     }
     throw new Error(`gamer task ${task.id} kept changing under event ${eventId}`);
   }
 
-  /** A composite parent completes when all its children have. */
+  /** A composite parent counts its completed children and completes when all have. */
   private async completeParent(parentId: string, eventId: string, now: Date): Promise<GamerTaskRecord | null> {
-    const parent = await this.deps.gamerTasks.findById(parentId);
-    if (!parent || parent.completed || !isActive(parent.expiredAt, now)) return null;
-    const children = await this.deps.gamerTasks.findByIds(parent.children.map((c) => c.gamerTaskId));
-    const done = children.filter((c) => c.completed).length;
-    const allDone = parent.children.length > 0 && done === parent.children.length;
-    const completedNow = await this.deps.gamerTasks.updateParent(parentId, done, allDone, eventId, now);
-    return completedNow ? { ...parent, completed: true, progress: done, completedAt: now, completedByEventId: eventId } : null;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const parent = attempt === 0 ? await this.deps.gamerTasks.findById(parentId) : await this.deps.gamerTasks.refreshById(parentId);
+      if (!parent || parent.completed || !isActive(parent.expiredAt, now)) return null;
+      const children = await this.deps.gamerTasks.findByIds(parent.children.map((c) => c.gamerTaskId));
+      const done = children.filter((c) => c.completed).length;
+      const allDone = parent.children.length > 0 && done === parent.children.length;
+      if (!allDone && done <= parent.progress) return null;
+      const next: GamerTaskRecord = {
+        ...parent,
+        progress: Math.max(parent.progress, done),
+        completed: allDone,
+        ...(allDone ? { completedAt: now, completedByEventId: eventId } : {}),
+        version: parent.version + 1,
+      };
+      if (await this.deps.gamerTasks.advance(next)) return allDone ? next : null;
+    }
+    throw new Error(`composite gamer task ${parentId} kept changing under event ${eventId}`);
   }
 
   private publishCompleted(task: GamerTaskRecord, eventId: string): void {

@@ -16,7 +16,7 @@ function ids() {
 }
 
 describe('gamer task trees', () => {
-  const ctx = { applicationId: 'app', gamerId: 'gamer', now, expiredAt: new Date('2026-11-22T00:00:00Z'), newId: ids() };
+  const ctx = { applicationId: 'app', gamerId: 'gamer', now, expiredAt: new Date('2026-11-22T00:00:00Z'), idFor: ids() };
 
   it('gives a composite one gamer task per child, expiring together, the parent moved by its children only', () => {
     const { parent, children } = gamerTaskTree(composite, ctx);

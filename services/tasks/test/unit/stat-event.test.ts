@@ -10,7 +10,7 @@ function task(over: Partial<GamerTaskRecord> = {}): GamerTaskRecord {
     createdAt: new Date(), updatedAt: new Date(),
   };
   let n = 0;
-  const { parent } = gamerTaskTree(entry, { applicationId: 'a', gamerId: 'g', now: new Date(), expiredAt: null, newId: () => `id${++n}` });
+  const { parent } = gamerTaskTree(entry, { applicationId: 'a', gamerId: 'g', now: new Date(), expiredAt: null, idFor: () => `id${++n}` });
   return { ...parent, ...over };
 }
 
@@ -26,7 +26,7 @@ describe('stat events', () => {
   });
 
   it('applies a game to a task tied to one of the event\'s stats', () => {
-    expect(gameUpdate(task(), 'e1', new Map([['wins', 4]]))).toMatchObject({ outcome: 'progressed', progress: 4, games: 1, completed: false, appliedEventIds: undefined });
+    expect(gameUpdate(task(), 'e1', new Map([['wins', 4]]))).toMatchObject({ outcome: 'progressed', progress: 4, games: 1, completed: false, appliedEventIds: ['e1'] });
     expect(gameUpdate(task(), 'e1', new Map([['kills', 4]]))).toBeNull();
   });
 
@@ -37,10 +37,20 @@ describe('stat events', () => {
   });
 
   it('keeps the applied-event list bounded', () => {
-    const full = Array.from({ length: 2 * APPLIED_EVENTS_KEPT }, (_, i) => `e${i}`);
+    const full = Array.from({ length: APPLIED_EVENTS_KEPT }, (_, i) => `e${i}`);
     const update = gameUpdate(task({ appliedEventIds: full }), 'new', new Map([['wins', 1]]));
     expect(update?.appliedEventIds).toHaveLength(APPLIED_EVENTS_KEPT);
     expect(update?.appliedEventIds?.at(-1)).toBe('new');
-    expect(update?.appliedEventIds?.[0]).toBe(full.at(-(APPLIED_EVENTS_KEPT - 1)));
+    expect(update?.appliedEventIds?.[0]).toBe('e1');
+  });
+});
+
+describe('tracked task ids', () => {
+  it('are the same for the same gamer and task, different otherwise, and valid UUIDs', async () => {
+    const { trackedTaskId } = await import('../../src/domain/ids.ts');
+    const a = trackedTaskId('app', 'gamer', 'task');
+    expect(a).toBe(trackedTaskId('app', 'gamer', 'task'));
+    expect(a).not.toBe(trackedTaskId('app', 'gamer2', 'task'));
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

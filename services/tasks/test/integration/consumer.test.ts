@@ -1,0 +1,180 @@
+import type { StatDeadLetter, StatEvent } from '@gfts/contracts';
+import { eventually, type Gamer } from '@gfts/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { World } from '../support/world.ts';
+
+const HUGE = 1_000_000_000;
+
+/** A world where every gamer holds a never-completing task and achievement on `score`. */
+async function scoreWorld(stack: TasksStack, gamers: number) {
+  const world = new World(stack);
+  const task = await world.createTask({ name: 'Score forever', family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+  const achievement = await world.createTask({ name: 'Score legend', family: 'lifetime', isAchievement: true, targetValue: HUGE, applicationStatsId: 'score' });
+  const players: Gamer[] = [];
+  for (let i = 0; i < gamers; i++) {
+    const player = world.gamer(`P${i}`);
+    expect((await world.assign(player, 'lifetime', 1)).status).toBe(200);
+    players.push(player);
+  }
+  return { world, task, achievement, players };
+}
+
+function randomEvents(world: World, players: Gamer[], count: number): StatEvent[] {
+  return Array.from({ length: count }, (_, i) => world.event(players[i % players.length]!, { score: Math.floor(Math.random() * 10) }));
+}
+
+function expectedTotals(events: StatEvent[]) {
+  const totals = new Map<string, { progress: number; games: number }>();
+  for (const e of events) {
+    const t = totals.get(e.gamerId) ?? { progress: 0, games: 0 };
+    t.progress += e.stats[0]!.value;
+    t.games += 1;
+    totals.set(e.gamerId, t);
+  }
+  return totals;
+}
+
+async function publishAll(world: World, events: (StatEvent | string)[], msgId?: (e: StatEvent) => string): Promise<void> {
+  for (let i = 0; i < events.length; i += 200) {
+    await Promise.all(events.slice(i, i + 200).map((e) => world.publish(e, typeof e === 'string' || !msgId ? undefined : msgId(e))));
+  }
+}
+
+/** Waits until every gamer's task and achievement show the expected totals, then checks they stay. */
+async function expectTotals(world: World, players: Gamer[], taskId: string, achievementId: string, events: StatEvent[]) {
+  const expected = expectedTotals(events);
+  const read = async () => {
+    const out = new Map<string, { task: { progress: number; games: number }; achievement: { progress: number; games: number } }>();
+    for (const player of players) {
+      const [tasks, achievements] = await Promise.all([world.tasks(player), world.achievements(player)]);
+      const t = tasks.find((x) => x.task.id === taskId);
+      const a = achievements.find((x) => x.task.id === achievementId);
+      if (!t || !a) throw new Error(`gamer ${player.id} lacks ${t ? 'the achievement' : 'the task'}: ${JSON.stringify(t ? achievements : tasks).slice(0, 300)}`);
+      out.set(player.id, { task: { progress: t.progress, games: t.gamesPlayed }, achievement: { progress: a.progress, games: a.gamesPlayed } });
+    }
+    return out;
+  };
+  const matches = (actual: Awaited<ReturnType<typeof read>>) =>
+    players.every((p) => {
+      const want = expected.get(p.id) ?? { progress: 0, games: 0 };
+      const got = actual.get(p.id)!;
+      return got.task.progress === want.progress && got.task.games === want.games && got.achievement.progress === want.progress && got.achievement.games === want.games;
+    });
+  // FerretDB v1 (SQLite) processes some tens of events a second on a small machine
+  await eventually(async () => matches(await read()), 150_000, 500).catch(() => undefined);
+  // nothing trickles in afterwards (a double count would show up here)
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const final = await read();
+  for (const p of players) {
+    const want = expected.get(p.id) ?? { progress: 0, games: 0 };
+    expect(final.get(p.id)).toEqual({ task: want, achievement: want });
+  }
+}
+
+describe('stat consumer at scale', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ STATS_ACK_WAIT_MS: '3000', LOG_LEVEL: process.env.TLOG ?? 'silent' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('two replicas share hundreds of interleaved events, duplicates included, with exact totals', async () => {
+    const replica = await stack.startReplica({ STATS_ACK_WAIT_MS: '3000' });
+    const { world, task, achievement, players } = await scoreWorld(stack, 20);
+    const events = randomEvents(world, players, Number(process.env.TASKS_SCALE_EVENTS ?? 600));
+    // every 10th event is published a second time under a new JetStream message id:
+    // JetStream stores both, the consumer must count it once
+    const again = events.filter((_, i) => i % 10 === 0);
+    await Promise.all([publishAll(world, events), publishAll(world, again, () => randomUUID())]);
+    await expectTotals(world, players, task.id, achievement.id, events);
+    // both replicas took a share of the work
+    const processedBy = async (metrics: string) => Number(/gfts_stats_events_processed_total\{[^}]*outcome="processed"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+    const mine = await processedBy(await (await fetch(`${stack.tasksUrl}/metrics`)).text());
+    const theirs = await processedBy((await replica.inject({ method: 'GET', url: '/metrics' })).body);
+    expect(mine).toBeGreaterThan(0);
+    expect(theirs).toBeGreaterThan(0);
+    expect(mine + theirs).toBeGreaterThanOrEqual(events.length);
+    await replica.close();
+  }, 240_000);
+
+  it('loses and double counts nothing when the service stops mid-stream and a new one starts', async () => {
+    const { world, task, achievement, players } = await scoreWorld(stack, 10);
+    const first = randomEvents(world, players, 300);
+    await publishAll(world, first);
+    // stop while the backlog is being worked through
+    await eventually(async () => (await world.tasks(players[0]!))[0]!.gamesPlayed > 0, 30_000, 20);
+    await stack.stopTasks();
+    const whileDown = randomEvents(world, players, 150);
+    await publishAll(world, whileDown);
+    await stack.restartTasks({ STATS_ACK_WAIT_MS: '3000' });
+    await expectTotals(world, players, task.id, achievement.id, [...first, ...whileDown]);
+  }, 240_000);
+});
+
+describe('poison and failing events', () => {
+  let stack: TasksStack;
+  const failAlways = new Set<string>();
+  const failOnce = new Set<string>();
+  beforeAll(async () => {
+    stack = await startTasksStack(
+      { STATS_MAX_DELIVER: '3', STATS_RETRY_BASE_MS: '50' },
+      {
+        faults: {
+          processor: {
+            afterApply: (event) => {
+              if (failAlways.has(event.eventId)) throw new Error('injected failure');
+              if (failOnce.delete(event.eventId)) throw new Error('injected crash before the ack');
+            },
+          },
+        },
+      },
+    );
+  });
+  afterAll(async () => stack?.close());
+
+  it('dead-letters poison at once and a failing event after its deliveries, while the others complete', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const players = [world.gamer('A'), world.gamer('B')];
+    for (const p of players) await world.assign(p, 'lifetime', 1);
+
+    const nc = await stack.nats();
+    const letters: StatDeadLetter[] = [];
+    const sub = nc.subscribe(stack.names.statsDeadLetter, { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+    await nc.flush();
+
+    const failing = world.event(players[0]!, { score: 7 });
+    failAlways.add(failing.eventId);
+    const retried = world.event(players[0]!, { score: 11 });
+    failOnce.add(retried.eventId);
+    const invalid = { ...world.event(players[1]!, { score: 1 }), stats: [{ applicationStatsId: 'score', value: -5 }] };
+    const good = [world.event(players[0]!, { score: 1 }), world.event(players[1]!, { score: 2 }), world.event(players[1]!, { score: 3 })];
+
+    await world.publish('{"this is": not json');
+    await world.publish(JSON.stringify(invalid), randomUUID());
+    await world.publish(failing);
+    await world.publish(retried);
+    for (const event of good) await world.publish(event);
+
+    // the good ones are not held up by the poison
+    await world.waitFor(players[1]!, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 5 && t.gamesPlayed === 2);
+    await eventually(async () => letters.length >= 3, 20_000);
+    expect(letters.map((l) => l.reason)).toEqual(
+      expect.arrayContaining(['payload is not UTF-8 JSON', 'payload does not match the StatEvent schema', expect.stringMatching(/^processing failed 3 times/)]),
+    );
+    const failed = letters.find((l) => l.reason.startsWith('processing failed'))!;
+    expect(JSON.parse(failed.payload)).toMatchObject({ eventId: failing.eventId });
+    expect(failed.deliveryCount).toBe(3);
+    expect(letters.find((l) => l.reason.includes('schema'))!.errors).toEqual(expect.arrayContaining([expect.stringContaining('/stats/0/value')]));
+    // the always-failing event had written its task before failing: counted once across its
+    // three deliveries; the once-failing one was redelivered and counted once too
+    await world.waitFor(players[0]!, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 7 + 11 + 1 && t.gamesPlayed === 3);
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    expect(metrics).toMatch(/gfts_stats_dead_letter_total\{[^}]*\} 3/);
+    expect(metrics).toMatch(/gfts_stats_consumer_redelivered_total\{[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/gfts_stats_consumer_pending\{[^}]*\} \d+/);
+    sub.unsubscribe();
+  });
+});
