@@ -69,8 +69,25 @@ export class GamerTaskRepository {
   }
 
   private async activeEntries(applicationId: string, gamerId: string, now: Date): Promise<GamerIndexEntry[]> {
-    const doc = await this.index.get(`${applicationId}:${gamerId}`);
-    return (doc?.entries ?? []).filter((e) => isActive(e.expiredAt ?? null, now));
+    const doc = (await this.index.get(`${applicationId}:${gamerId}`)) ?? (await this.buildIndex(applicationId, gamerId));
+    return doc.entries.filter((e) => isActive(e.expiredAt ?? null, now));
+  }
+
+  /**
+   * A gamer seen for the first time gets an index built from a query of the gamer's tasks,
+   * so tasks written without it (a data migration, a load-test seed) are found too.
+   */
+  private async buildIndex(applicationId: string, gamerId: string): Promise<GamerIndexDoc> {
+    const id = `${applicationId}:${gamerId}`;
+    const docs = await this.store.gamerTasks.find({ applicationId, gamerId }).toArray();
+    const built: GamerIndexDoc = { _id: id, applicationId, gamerId, entries: docs.map((d) => entryOf(toRecord(d))), version: 1 };
+    try {
+      await this.store.gamerIndex.insertOne(built);
+      return built;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      return (await this.index.get(id)) ?? built;
+    }
   }
 
   /** The gamer's active tasks (top-level and children) of one kind: tasks, or achievements. */
@@ -150,16 +167,7 @@ export class GamerTaskRepository {
     const added = records.map(entryOf);
     const addedIds = new Set(added.map((e) => e.id));
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const doc = attempt === 0 ? await this.index.get(id) : await this.index.refresh(id);
-      if (!doc) {
-        try {
-          await this.store.gamerIndex.insertOne({ _id: id, applicationId, gamerId, entries: added, version: 1 });
-          return;
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-          continue;
-        }
-      }
+      const doc = (attempt === 0 ? await this.index.get(id) : await this.index.refresh(id)) ?? (await this.buildIndex(applicationId, gamerId));
       const present = new Set(doc.entries.map((e) => e.id));
       const expired = doc.entries.some((e) => !isActive(e.expiredAt ?? null, now));
       if (!expired && added.every((e) => present.has(e.id))) return;

@@ -1,4 +1,4 @@
-import type { ApplicationTask, ApplicationTaskInput, GamerTask, GamerTaskWithChildren, StatEvent } from '@gfts/contracts';
+import type { ApplicationTask, GamerTask, GamerTaskWithChildren, StatEvent } from '@gfts/contracts';
 import { eventually, gamer, type ApiResponse, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
@@ -21,7 +21,7 @@ export class World {
     return gamer(this.app, name);
   }
 
-  async createTask(input: Partial<ApplicationTaskInput> & Record<string, unknown> = {}): Promise<ApplicationTask> {
+  async createTask(input: Record<string, unknown> = {}): Promise<ApplicationTask> {
     const response = await this.stack.api<ApplicationTask>('POST', `/api/v1/${this.app}/tasks`, { headers: this.admin.auth, body: taskInput(input) });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return response.body;
@@ -92,7 +92,7 @@ export class World {
   }
 }
 
-export function taskInput(input: Partial<ApplicationTaskInput> & Record<string, unknown> = {}): Record<string, unknown> {
+export function taskInput(input: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: 'Win 3 games',
     description: 'win three games',

@@ -1,0 +1,217 @@
+import type { GamerTask } from '@gfts/contracts';
+import { eventually } from '@gfts/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expiryFor } from '../../src/domain/expiry.ts';
+import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { World } from '../support/world.ts';
+
+const child = (over: Record<string, unknown> = {}) => ({ name: 'Child', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', ...over });
+
+describe('assign and the gamer task list', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ MAX_TASKS_PER_ASSIGN: '5', EXPIRY_SWEEP_INTERVAL_MS: '1000' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('answers an array of distinct random tasks of the family with the spec\'s gamer task fields', async () => {
+    const world = new World(stack);
+    const daily = await Promise.all([1, 2, 3, 4].map((n) => world.createTask({ name: `Daily ${n}` })));
+    await world.createTask({ family: 'weekly' });
+    const ann = world.gamer();
+    const before = Date.now();
+    const response = await world.assign(ann, 'Daily', 2);
+    expect(response.status).toBe(200);
+    expect(response.body).toHaveLength(2);
+    const [first] = response.body;
+    expect(first).toEqual({
+      id: expect.any(String),
+      createdAt: expect.any(String),
+      expiredAt: expiryFor('daily', new Date(before))!.toISOString(),
+      progress: 0,
+      gamesPlayed: 0,
+      completed: false,
+      claimed: false,
+      task: {
+        id: expect.any(String),
+        applicationId: world.app,
+        name: expect.any(String),
+        description: 'win three games',
+        applicationStatsId: 'wins',
+        targetValue: 3,
+        numberOfGames: 0,
+        family: 'daily',
+        parentTaskId: null,
+        isAchievement: false,
+        rewards: [{ inventoryItemId: expect.any(String), quantity: 5 }],
+        children: [],
+      },
+    });
+    expect(first).not.toHaveProperty('childTasks');
+    const ids = response.body.map((t) => t.task.id);
+    expect(new Set(ids).size).toBe(2);
+    for (const id of ids) expect(daily.map((d) => d.id)).toContain(id);
+    // the rest: only tasks not held, then nothing left
+    const more = await world.assign(ann, 'daily', 5);
+    expect(more.status).toBe(200);
+    expect(more.body.map((t) => t.task.id).sort()).toEqual(daily.map((d) => d.id).filter((id) => !ids.includes(id)).sort());
+    const none = await world.assign(ann, 'daily', 1);
+    expect(none.status).toBe(409);
+    expect(none.body).toMatchObject({ code: 'NOT_ENOUGH_TASKS' });
+    const list = await world.tasks(ann);
+    expect(list.map((t) => t.task.id).sort()).toEqual(daily.map((d) => d.id).sort());
+  });
+
+  it('picks at random: different gamers get different tasks', async () => {
+    const world = new World(stack);
+    await Promise.all(Array.from({ length: 6 }, (_, n) => world.createTask({ name: `T${n}` })));
+    const seen = new Set<string>();
+    for (let i = 0; i < 12; i++) seen.add((await world.assign(world.gamer(), 'daily', 1)).body[0]!.task.id);
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it('validates family (any case) and numberOfTasks (1..the configured maximum)', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'monthly' });
+    const ann = world.gamer();
+    const post = (body: unknown) => stack.api('POST', '/api/v1/tasks/assign', { headers: ann.auth, body });
+    expect((await post({ family: 'MONTHLY', numberOfTasks: 6 })).status).toBe(400);
+    expect((await post({ family: 'monthly', numberOfTasks: 0 })).status).toBe(400);
+    expect((await post({ family: 'monthly', numberOfTasks: 1.5 })).status).toBe(400);
+    expect((await post({ family: 'monthly' })).status).toBe(400);
+    expect((await post({ family: 'yearly', numberOfTasks: 1 })).status).toBe(400);
+    expect((await post({ family: 7, numberOfTasks: 1 })).status).toBe(400);
+    expect((await post({ family: 'monthly', numberOfTasks: 1, extra: true })).status).toBe(400);
+    expect((await stack.api('POST', '/api/v1/tasks/assign', { body: { family: 'monthly', numberOfTasks: 1 } })).status).toBe(401);
+    const ok = await post({ family: 'MoNtHlY', numberOfTasks: 1 });
+    expect(ok.status).toBe(200);
+    expect((ok.body as GamerTask[])[0]!.task.family).toBe('monthly');
+  });
+
+  it('answers 409 NOT_ENOUGH_TASKS when the family has no tasks, and never assigns achievements', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', isAchievement: true });
+    const response = await world.assign(world.gamer(), 'lifetime', 1);
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ code: 'NOT_ENOUGH_TASKS' });
+  });
+
+  it('assigns every seasonal task whatever numberOfTasks is, expiring at the season end', async () => {
+    const world = new World(stack);
+    const seasonal = await Promise.all([1, 2, 3].map((n) => world.createTask({ name: `S${n}`, family: 'seasonal' })));
+    const response = await world.assign(world.gamer(), 'seasonal', 1);
+    expect(response.body.map((t) => t.task.id).sort()).toEqual(seasonal.map((s) => s.id).sort());
+    expect(response.body[0]!.expiredAt).toBe(expiryFor('seasonal', new Date())!.toISOString());
+  });
+
+  it('gives weekly, monthly and lifetime tasks their expiry', async () => {
+    const world = new World(stack);
+    for (const family of ['weekly', 'monthly', 'lifetime'] as const) await world.createTask({ family });
+    const ann = world.gamer();
+    const now = new Date();
+    expect((await world.assign(ann, 'weekly')).body[0]!.expiredAt).toBe(expiryFor('weekly', now)!.toISOString());
+    expect((await world.assign(ann, 'monthly')).body[0]!.expiredAt).toBe(expiryFor('monthly', now)!.toISOString());
+    expect((await world.assign(ann, 'lifetime')).body[0]!.expiredAt).toBeNull();
+  });
+
+  it('assigns a composite as one entry; the list shows its children as childTasks', async () => {
+    const world = new World(stack);
+    const composite = await world.createTask({ family: 'weekly', children: [child(), child({ applicationStatsId: 'wins' })] });
+    const ann = world.gamer();
+    const assigned = await world.assign(ann, 'weekly', 3);
+    expect(assigned.body).toHaveLength(1);
+    expect(assigned.body[0]!.task.children).toEqual(composite.children.map((c) => ({ id: c.id })));
+    const [listed] = await world.tasks(ann);
+    expect(listed!.id).toBe(assigned.body[0]!.id);
+    expect(listed!.childTasks.map((c) => c.task.id)).toEqual(composite.children.map((c) => c.id));
+    expect(listed!.childTasks.every((c) => c.task.parentTaskId === composite.id && c.expiredAt === listed!.expiredAt)).toBe(true);
+  });
+
+  it('filters the list on completed=true|false, and shows all when absent or empty', async () => {
+    const world = new World(stack);
+    const easy = await world.createTask({ name: 'easy', targetValue: 1, applicationStatsId: 'wins' });
+    const hard = await world.createTask({ name: 'hard', targetValue: 100, applicationStatsId: 'wins' });
+    const ann = world.gamer();
+    await world.assign(ann, 'daily', 2);
+    await world.play(ann, { wins: 1 });
+    await world.waitFor(ann, (l) => l.find((t) => t.task.id === easy.id), (t) => t.completed);
+    const ids = async (query: string) => (await world.tasks(ann, query)).map((t) => t.task.id).sort();
+    expect(await ids('?completed=true')).toEqual([easy.id]);
+    expect(await ids('?completed=false')).toEqual([hard.id]);
+    expect(await ids('')).toEqual([easy.id, hard.id].sort());
+    expect(await ids('?completed=')).toEqual([easy.id, hard.id].sort());
+    expect((await stack.api('GET', '/api/v1/tasks?completed=yes', { headers: ann.auth })).status).toBe(400);
+  });
+
+  it('replays an assign with the same Idempotency-Key and body, and refuses the key with another body', async () => {
+    const world = new World(stack);
+    await Promise.all([1, 2, 3, 4].map((n) => world.createTask({ name: `D${n}` })));
+    const ann = world.gamer();
+    const key = { 'idempotency-key': `assign-${randomUUID()}` };
+    const first = await world.assign(ann, 'daily', 2, key);
+    const again = await world.assign(ann, 'DAILY', 2, key);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await world.tasks(ann)).toHaveLength(2);
+    const reused = await world.assign(ann, 'daily', 1, key);
+    expect(reused.status).toBe(409);
+    expect(reused.body).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    // keys are per gamer: Bob's request with Ann's key is his own
+    const bob = await world.assign(world.gamer(), 'daily', 1, key);
+    expect(bob.status).toBe(200);
+    expect((await world.assign(ann, 'daily', 1, { 'idempotency-key': 'x'.repeat(201) })).status).toBe(400);
+    expect((await world.assign(ann, 'daily', 1, { 'idempotency-key': 'has space' })).status).toBe(400);
+  });
+
+  it('concurrent retries with one key assign once', async () => {
+    const world = new World(stack);
+    await Promise.all([1, 2, 3, 4, 5, 6].map((n) => world.createTask({ name: `D${n}` })));
+    const ann = world.gamer();
+    const key = { 'idempotency-key': randomUUID() };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => world.assign(ann, 'daily', 2, key)));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok.length).toBeGreaterThan(0);
+    for (const a of answers) expect([200, 409]).toContain(a.status);
+    for (const a of ok) expect(a.body).toEqual(ok[0]!.body);
+    expect(await world.tasks(ann)).toHaveLength(2);
+  });
+
+  it('concurrent assigns never give a gamer the same task twice', async () => {
+    const world = new World(stack);
+    const daily = await Promise.all([1, 2, 3].map((n) => world.createTask({ name: `D${n}` })));
+    const ann = world.gamer();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => world.assign(ann, 'daily', 1)));
+    const assigned = answers.filter((a) => a.status === 200).flatMap((a) => a.body.map((t) => t.task.id));
+    expect(assigned.sort()).toEqual(daily.map((d) => d.id).sort());
+    expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 409)).toBe(true);
+    const list = await world.tasks(ann);
+    expect(list.map((t) => t.task.id).sort()).toEqual(daily.map((d) => d.id).sort());
+  });
+
+  it('leaves expired tasks out of every read, lets them be assigned again, and sweeps them', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ targetValue: 1 });
+    const ann = world.gamer();
+    const [held] = (await world.assign(ann, 'daily', 1)).body;
+    // the day ends: move its expiry into the past, as time would
+    const db = await stack.db();
+    const past = new Date(Date.now() - 1000);
+    await db.collection('gamer_tasks').updateOne({ _id: held!.id as never }, { $set: { expiredAt: past } });
+    await db.collection('gamer_task_index').updateOne({ _id: `${world.app}:${ann.id}` as never }, { $set: { 'entries.0.expiredAt': past } });
+    expect(await world.tasks(ann)).toEqual([]);
+    // it takes no progress and cannot be claimed
+    await world.play(ann, { wins: 5 });
+    const claim = await stack.api('POST', `/api/v1/tasks/${held!.id}/claim`, { headers: ann.auth });
+    expect(claim.status).toBe(404);
+    // and the family can be assigned afresh
+    const again = await world.assign(ann, 'daily', 1);
+    expect(again.status).toBe(200);
+    expect(again.body[0]!.task.id).toBe(task.id);
+    expect(again.body[0]!.id).not.toBe(held!.id);
+    await eventually(async () => (await db.collection('gamer_tasks').countDocuments({ _id: held!.id as never })) === 0, 10_000, 200);
+    const doc = await db.collection('gamer_tasks').findOne({ _id: again.body[0]!.id as never });
+    expect(doc).toMatchObject({ progress: 0 });
+  });
+});

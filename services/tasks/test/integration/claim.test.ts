@@ -1,0 +1,160 @@
+import type { InventoryGrantedEvent, RewardItem, TaskClaimedEvent } from '@gfts/contracts';
+import { eventually, gamer } from '@gfts/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { byTask, World } from '../support/world.ts';
+
+describe('claims', () => {
+  let stack: TasksStack;
+  const crashAfterGrant = new Set<string>();
+  const claimed: TaskClaimedEvent[] = [];
+  const granted: InventoryGrantedEvent[] = [];
+  beforeAll(async () => {
+    stack = await startTasksStack({}, {
+      faults: {
+        claim: {
+          afterGrant: (claim) => {
+            if (crashAfterGrant.has(claim._id)) throw new Error('injected crash between grant and claimed');
+          },
+        },
+      },
+    });
+    const nc = await stack.nats();
+    nc.subscribe(stack.names.taskClaimed, { callback: (_e, msg) => void claimed.push(msg.json<TaskClaimedEvent>()) });
+    nc.subscribe(stack.names.inventoryGranted, { callback: (_e, msg) => void granted.push(msg.json<InventoryGrantedEvent>()) });
+    await nc.flush();
+  });
+  afterAll(async () => stack?.close());
+
+  /** A gamer holding one completed task with two rewards. */
+  async function completedTask(world: World, rewards = [{ inventoryItemId: randomUUID(), quantity: 3 }, { inventoryItemId: randomUUID(), quantity: 1 }]) {
+    const task = await world.createTask({ targetValue: 1, applicationStatsId: 'wins', rewards });
+    const ann = world.gamer();
+    await world.assign(ann, 'daily', 1);
+    await world.play(ann, { wins: 1 });
+    const done = await world.waitFor(ann, byTask(task.id), (t) => t.completed);
+    return { task, ann, gamerTaskId: done.id, rewards };
+  }
+
+  const claim = (id: string, who: { auth: Record<string, string> }) => stack.api<RewardItem[]>('POST', `/api/v1/tasks/${id}/claim`, { headers: who.auth });
+
+  it('claims a completed task once: rewards into the inventory, then 409 ALREADY_CLAIMED', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards, task } = await completedTask(world);
+    const first = await claim(gamerTaskId, ann);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual(rewards);
+    const again = await claim(gamerTaskId, ann);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'ALREADY_CLAIMED' });
+    expect(await world.inventory(ann)).toEqual([...rewards].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1)));
+    expect((await world.tasks(ann)).find((t) => t.id === gamerTaskId)).toMatchObject({ completed: true, claimed: true });
+    await eventually(async () => claimed.some((c) => c.gamerTaskId === gamerTaskId) && granted.some((g) => g.gamerTaskId === gamerTaskId));
+    expect(claimed.find((c) => c.gamerTaskId === gamerTaskId)).toMatchObject({ applicationId: world.app, gamerId: ann.id, taskId: task.id, rewards });
+    expect(granted.find((g) => g.gamerTaskId === gamerTaskId)).toMatchObject({ gamerId: ann.id, items: rewards });
+  });
+
+  it('refuses an incomplete task (409 TASK_NOT_COMPLETED), unknown or foreign ids (404), malformed ids (400)', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 5 });
+    const ann = world.gamer();
+    const [held] = (await world.assign(ann, 'daily', 1)).body;
+    const incomplete = await claim(held!.id, ann);
+    expect(incomplete.status).toBe(409);
+    expect(incomplete.body).toMatchObject({ code: 'TASK_NOT_COMPLETED' });
+    expect((await claim(randomUUID(), ann)).status).toBe(404);
+    const bob = world.gamer('Bob');
+    const foreign = await claim(held!.id, bob);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ code: 'NOT_FOUND' });
+    // same gamer id in another application is someone else
+    const twin = gamer(randomUUID(), 'Twin');
+    expect((await claim(held!.id, twin)).status).toBe(404);
+    expect((await claim('not-a-uuid', ann)).status).toBe(400);
+    expect((await stack.api('POST', `/api/v1/tasks/${held!.id}/claim`)).status).toBe(401);
+    expect(await world.inventory(ann)).toEqual([]);
+  });
+
+  it('200 concurrent claims of one task: one 200, 199 ALREADY_CLAIMED, the rewards granted once', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards } = await completedTask(world, [{ inventoryItemId: randomUUID(), quantity: 7 }]);
+    const answers = await Promise.all(Array.from({ length: 200 }, () => claim(gamerTaskId, ann)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(199);
+    expect(answers.filter((a) => a.status === 409).every((a) => (a.body as unknown as { code: string }).code === 'ALREADY_CLAIMED')).toBe(true);
+    expect(await world.inventory(ann)).toEqual(rewards);
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    const refused = Number(/gfts_task_claims_total\{[^}]*outcome="already_claimed"[^}]*\} (\d+)/.exec(metrics)?.[1]);
+    expect(refused).toBeGreaterThanOrEqual(199);
+    expect(metrics).toMatch(/gfts_inventory_grants_total\{[^}]*\} [1-9]/);
+  });
+
+  it('adds up quantities of one item from several tasks', async () => {
+    const world = new World(stack);
+    const gem = randomUUID();
+    await world.createTask({ name: 'a', targetValue: 1, rewards: [{ inventoryItemId: gem, quantity: 2 }] });
+    await world.createTask({ name: 'b', targetValue: 1, rewards: [{ inventoryItemId: gem, quantity: 5 }] });
+    const ann = world.gamer();
+    await world.assign(ann, 'daily', 2);
+    await world.play(ann, { wins: 1 });
+    const list = await eventually(async () => {
+      const l = await world.tasks(ann);
+      return l.every((t) => t.completed) ? l : undefined;
+    });
+    for (const t of list) expect((await claim(t.id, ann)).status).toBe(200);
+    expect(await world.inventory(ann)).toEqual([{ inventoryItemId: gem, quantity: 7 }]);
+  });
+
+  it('claims a child of a composite for the child\'s rewards', async () => {
+    const world = new World(stack);
+    const item = randomUUID();
+    await world.createTask({
+      family: 'weekly', rewards: [],
+      children: [
+        { name: 'c1', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', rewards: [{ inventoryItemId: item, quantity: 4 }] },
+        { name: 'c2', targetValue: 9, numberOfGames: 0, applicationStatsId: 'wins' },
+      ],
+    });
+    const ann = world.gamer();
+    const [parent] = (await world.assign(ann, 'weekly', 1)).body;
+    await world.play(ann, { kills: 1 });
+    const listed = await world.waitFor(ann, (l) => l.find((t) => t.id === parent!.id), (t) => t.childTasks[0]!.completed);
+    expect((await claim(parent!.id, ann)).status).toBe(409);
+    const child = await claim(listed.childTasks[0]!.id, ann);
+    expect(child.status).toBe(200);
+    expect(child.body).toEqual([{ inventoryItemId: item, quantity: 4 }]);
+    expect(await world.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 4 }]);
+  });
+
+  it('finishes a claim a crash interrupted, granting exactly once', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards } = await completedTask(world);
+    crashAfterGrant.add(gamerTaskId);
+    const crashed = await claim(gamerTaskId, ann);
+    expect(crashed.status).toBe(500);
+    // the grants were written, the claim was not finished; a retry is still refused
+    expect((await claim(gamerTaskId, ann)).status).toBe(409);
+    // a second task whose claim a crash stopped right after step 1 (nothing granted yet)
+    const secondWorld = new World(stack);
+    const second = await completedTask(secondWorld);
+    const db = await stack.db();
+    await db.collection('claims').insertOne({
+      _id: second.gamerTaskId as never, applicationId: secondWorld.app, gamerId: second.ann.id, taskId: second.task.id,
+      rewards: second.rewards, state: 'claiming', startedAt: new Date(), claimedAt: null,
+    });
+    // the service restarts: recovery at start finishes both, once
+    await stack.restartTasks();
+    const sorted = (items: RewardItem[]) => [...items].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1));
+    expect(await world.inventory(ann)).toEqual(sorted(rewards));
+    expect(await secondWorld.inventory(second.ann)).toEqual(sorted(second.rewards));
+    expect((await world.tasks(ann)).find((t) => t.id === gamerTaskId)).toMatchObject({ claimed: true });
+    expect((await claim(gamerTaskId, ann)).status).toBe(409);
+    expect((await claim(second.gamerTaskId, second.ann)).status).toBe(409);
+    // and running recovery again changes nothing
+    await stack.restartTasks();
+    expect(await world.inventory(ann)).toEqual(sorted(rewards));
+    expect(await secondWorld.inventory(second.ann)).toEqual(sorted(second.rewards));
+  });
+});
