@@ -112,9 +112,6 @@ export async function ensureIndexes(store: Store): Promise<void> {
     store.catalog.createIndex({ 'children.id': 1 }),
     // one gamer task per task and period: two concurrent assigns cannot both create it
     store.gamerTasks.createIndex({ applicationId: 1, gamerId: 1, taskId: 1, expiredAt: 1 }, { unique: true, name: 'one_per_period' }),
-    // the one query of a stat event
-    store.gamerTasks.createIndex({ applicationId: 1, gamerId: 1, statKey: 1 }),
-    store.gamerTasks.createIndex({ applicationId: 1, gamerId: 1, isAchievement: 1 }),
     store.gamerTasks.createIndex({ expiredAt: 1 }),
     store.gamerTaskVersions.createIndex({ createdAt: 1 }),
     store.catalogVersions.createIndex({ createdAt: 1 }),
