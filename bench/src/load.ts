@@ -84,9 +84,14 @@ async function once(baseUrl: string, spec: RequestSpec, timeoutMs: number): Prom
 export async function runLoad(o: LoadOptions): Promise<ScenarioResult> {
   const ok = o.okStatus ?? ((s: number) => s >= 200 && s < 300);
   const probeTimeout = 900_000;
+  // sampled mode counts the probe as its first sample: measure from before it
+  const probeSampler = new UsageSampler(o.pids);
+  probeSampler.start();
+  const probeStart = performance.now();
   const probe = await once(o.baseUrl, o.next(), probeTimeout);
   o.progress.report(0.05, `${o.id}: probe ${probe.ms.toFixed(1)} ms (status ${probe.status})`, true);
-  if (o.mode === 'sampled' || (o.mode === undefined && probe.ms >= o.slowMs)) return sampled(o, probe, ok);
+  if (o.mode === 'sampled' || (o.mode === undefined && probe.ms >= o.slowMs)) return sampled(o, probe, ok, probeSampler, probeStart);
+  probeSampler.stop();
   await o.beforeFast?.();
 
   const sampler = new UsageSampler(o.pids);
@@ -141,10 +146,7 @@ export async function runLoad(o: LoadOptions): Promise<ScenarioResult> {
   };
 }
 
-async function sampled(o: LoadOptions, probe: { status: number; ms: number }, ok: (s: number) => boolean): Promise<ScenarioResult> {
-  const sampler = new UsageSampler(o.pids);
-  sampler.start();
-  const t0 = performance.now();
+async function sampled(o: LoadOptions, probe: { status: number; ms: number }, ok: (s: number) => boolean, sampler: UsageSampler, t0: number): Promise<ScenarioResult> {
   const budgetMs = o.slowBudgetS * 1000;
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = { [String(probe.status)]: 1 };
