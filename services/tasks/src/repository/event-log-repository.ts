@@ -7,8 +7,9 @@ export class ProcessedEventRepository {
     this.store = store;
   }
 
+  /** A find by primary key alone (a count would be an aggregation, which FerretDB v1 runs over the whole collection). */
   async has(eventId: string): Promise<boolean> {
-    return (await this.store.processedEvents.countDocuments({ _id: eventId }, { limit: 1 })) > 0;
+    return (await this.store.processedEvents.findOne({ _id: eventId }, { projection: { _id: 1 } })) !== null;
   }
 
   async record(eventId: string, now: Date): Promise<void> {
