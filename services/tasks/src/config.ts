@@ -21,7 +21,7 @@ const TasksSettings = {
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
-  VERSION_TOKEN_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 10 * MINUTE, description: 'how long a document version token is kept (far beyond any retry or redelivery)' }),
+  VERSION_TOKEN_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 5 * MINUTE, description: 'how long a document version token is kept (far beyond any delayed write)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };

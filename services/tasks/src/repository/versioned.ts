@@ -11,12 +11,6 @@ export interface VersionTokenDoc {
 type Versioned = { _id: string; version: number };
 
 const MAX_CHAIN = 1000;
-/**
- * Tokens kept behind the newest. One only a writer delayed across that many later writes
- * could still need; dropping older ones at once keeps the token collection about as small
- * as the documents (FerretDB v1 reads by primary key cost time in proportion to it).
- */
-const GENERATIONS_KEPT = 4;
 
 /**
  * Compare-and-set for documents on a store whose updates are not atomic.
@@ -31,8 +25,12 @@ const GENERATIONS_KEPT = 4;
  * is stored again, so a late write never leaves the document behind). A writer that loses
  * re-reads with `refresh`, which follows the token chain past the stored document (it
  * lags only after a crash between the two writes) and repairs it.
- * Each write drops the token GENERATIONS_KEPT versions back; the sweep drops any token
- * older than VERSION_TOKEN_RETENTION_MS (a crashed write is retried long before).
+ * Tokens stay until the sweep deletes those older than VERSION_TOKEN_RETENTION_MS, each
+ * document first rolled forward (a crash between token and document with no later writer
+ * must not lose the token's state). They must outlive any delayed write: a token deleted
+ * while a late write can still move its document back could be taken again by a writer
+ * reading that stale document (seen under contention when they were deleted a few
+ * versions behind the newest).
  */
 export class VersionedCollection<D extends Versioned> {
   private readonly docs: mongo.Collection<D>;
@@ -83,9 +81,6 @@ export class VersionedCollection<D extends Versioned> {
       throw error;
     }
     await this.write(next);
-    if (next.version > GENERATIONS_KEPT) {
-      await this.tokens.deleteOne({ _id: VersionedCollection.key(next._id, next.version - GENERATIONS_KEPT) });
-    }
     return true;
   }
 
@@ -107,7 +102,21 @@ export class VersionedCollection<D extends Versioned> {
     return current;
   }
 
-  async prune(before: Date): Promise<number> {
-    return (await this.tokens.deleteMany({ createdAt: { $lt: before } })).deletedCount;
+  /** Deletes tokens created before `before`, each document first brought up to its newest token. */
+  async prune(before: Date, batch = 2000): Promise<number> {
+    let pruned = 0;
+    for (;;) {
+      const old = await this.tokens.find({ createdAt: { $lt: before } }, { projection: { _id: 1 } }).limit(batch).toArray();
+      const byDocument = new Map<string, string[]>();
+      for (const { _id } of old) {
+        const id = _id.slice(0, _id.lastIndexOf('@'));
+        byDocument.set(id, [...(byDocument.get(id) ?? []), _id]);
+      }
+      for (const [id, tokenIds] of byDocument) {
+        await this.refresh(id);
+        for (const tokenId of tokenIds) pruned += (await this.tokens.deleteOne({ _id: tokenId })).deletedCount;
+      }
+      if (old.length < batch) return pruned;
+    }
   }
 }

@@ -120,7 +120,8 @@ describe('stat events', () => {
     const ann = world.gamer();
     const [parent] = (await world.assign(ann, 'weekly', 1)).body;
     await world.play(ann, { kills: 3, any: 100 });
-    const half = await world.waitFor(ann, byId(parent!.id), (t) => t.childTasks[0]!.completed);
+    // the child's write comes first, the parent's count right after it
+    const half = await world.waitFor(ann, byId(parent!.id), (t) => t.childTasks[0]!.completed && t.progress === 1);
     expect(half).toMatchObject({ completed: false, progress: 1 });
     expect(half.childTasks.map((c) => c.completed)).toEqual([true, false]);
     expect(half.childTasks.map((c) => c.task.id)).toEqual(composite.children.map((c) => c.id));
