@@ -130,3 +130,4 @@ export type Call = ReturnType<typeof client>;
 export async function listen(app: { listen(opts: { port: number; host: string }): Promise<string> }): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
+export * from './process.ts';
