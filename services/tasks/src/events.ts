@@ -1,4 +1,5 @@
 import type { InventoryGrantedEvent, NatsNames, TaskClaimedEvent, TaskCompletedEvent } from '@gfts/contracts';
+import { requestHeaders } from '@gfts/platform';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -25,7 +26,8 @@ export class TaskEvents {
 
   private publish(subject: string, body: unknown): void {
     try {
-      this.nc.publish(subject, JSON.stringify(body));
+      const headers = requestHeaders();
+      this.nc.publish(subject, JSON.stringify(body), headers ? { headers } : undefined);
     } catch (error) {
       this.log.warn({ err: error, subject }, 'could not publish event');
     }

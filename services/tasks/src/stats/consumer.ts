@@ -1,6 +1,7 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { requestIdOf, withRequestId } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StatsMetrics } from './metrics.ts';
 import { KeyedRunner } from './keyed-runner.ts';
@@ -99,7 +100,10 @@ export class StatsConsumer {
     }
     const { event } = parsed;
     if (msg.info.redelivered) this.deps.metrics.redelivered.inc();
-    this.runner.run(`${event.applicationId}:${event.gamerId}`, async () => {
+    // The game server's request id (from POST /stats or its own publish) follows the event
+    // into logs and the task events it causes; an event without one goes by its eventId.
+    const requestId = requestIdOf(msg) ?? event.eventId;
+    this.runner.run(`${event.applicationId}:${event.gamerId}`, () => withRequestId(requestId, async () => {
       try {
         const outcome = await this.deps.processor.process(event, msg.info.redelivered);
         msg.ack();
@@ -115,7 +119,7 @@ export class StatsConsumer {
           msg.nak(retryDelay(deliveries, this.deps.settings.retryBaseMs));
         }
       }
-    });
+    }));
   }
 
   /** Publishes the event to the dead-letter stream, then terminates it (never redelivered). */

@@ -10,10 +10,17 @@ const child = (over: Record<string, unknown> = {}) => ({ name: 'Child', targetVa
 describe('stat events', () => {
   let stack: TasksStack;
   const completions: TaskCompletedEvent[] = [];
+  const completionRequestIds = new Map<string, string | undefined>();
   beforeAll(async () => {
     stack = await startTasksStack();
     const nc = await stack.nats();
-    nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completions.push(msg.json<TaskCompletedEvent>()) });
+    nc.subscribe(stack.names.taskCompleted, {
+      callback: (_e, msg) => {
+        const event = msg.json<TaskCompletedEvent>();
+        completions.push(event);
+        completionRequestIds.set(event.gamerTaskId, msg.headers?.get('x-request-id'));
+      },
+    });
     await nc.flush();
   });
   afterAll(async () => stack?.close());
@@ -54,6 +61,17 @@ describe('stat events', () => {
       const response = await world.report(body as never);
       expect(response.status, JSON.stringify(body)).toBe(400);
     }
+  });
+
+  it('carries the game server\'s request id from POST /stats to the task.completed event', async () => {
+    const world = new World(stack);
+    const ann = world.gamer();
+    await world.createTask({ family: 'daily', applicationStatsId: 'traced', targetValue: 1, numberOfGames: 0 });
+    const [assigned] = (await world.assign(ann, 'daily')).body;
+    const response = await stack.api('POST', '/api/v1/stats', { headers: { ...world.server.auth, 'x-request-id': 'server-req-9' }, body: world.event(ann, { traced: 1 }) });
+    expect(response.status).toBe(202);
+    await eventually(async () => completionRequestIds.has(assigned!.id));
+    expect(completionRequestIds.get(assigned!.id)).toBe('server-req-9');
   });
 
   it('moves progress from events posted over HTTP and published on NATS, and completes the task', async () => {
