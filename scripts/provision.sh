@@ -145,7 +145,8 @@ _gfts_local_image() {
 _gfts_recipe() { cksum <"$_gfts_root/scripts/images/$1/Containerfile" | cut -d' ' -f1; }
 
 _gfts_containers() {
-  if [ -n "${DOCKER_HOST:-}" ] && [ "${DOCKER_HOST}" != "unix:///run/podman/podman.sock" ] || _gfts_docker_works; then
+  # Our own Podman socket answers the Docker API too, but behind it no image can be pulled.
+  if [ "${DOCKER_HOST:-}" != "unix:///run/podman/podman.sock" ] && _gfts_docker_works; then
     export GFTS_ENGINE=docker
     export MONGO_IMAGE="${MONGO_IMAGE:-mongo:7}"
     export NATS_IMAGE="${NATS_IMAGE:-nats:2.11}"

@@ -138,9 +138,8 @@ cat <<INFO
 
   Call it (from $root):
     TOKEN=\$(node scripts/mint-token.mjs --name Ann)
-    curl -s -X POST -H "Authorization: Bearer \$TOKEN" -H 'content-type: application/json' \\
-      -d '{"family":"daily","numberOfTasks":1}' $gateway/api/v1/tasks/assign
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
+    scripts/demo.sh     # a tour: catalog, assign, stats, completion, claim, inventory, friends
 
   Press Ctrl-C to stop everything.
 INFO
