@@ -128,6 +128,9 @@ if (process.env.BENCH_ONLY_TASKS === '1') {
   // for working on the tasks scenarios: setup, tasks, nothing else, nothing written
   const tasks = await runTasks(ctx, { root, add });
   progress.log(JSON.stringify(tasks, null, 1).slice(0, 3000));
+  // saved for merging into a full run's results (bench/src/merge-tasks.ts)
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, `${startedAt.toISOString().slice(0, 10)}${mode === 'quick' ? '-quick' : ''}-tasks.json`), JSON.stringify({ startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), loadStart, loadEnd: loadAverage(), tasks, scenarios }, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2));
   await writer.close();
   for (const c of children) await stopNode(c);
   process.exit(0);

@@ -105,7 +105,8 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
   // ---- gamer tasks for cfg.tasks.gamers gamers: 3 daily + 2 weekly + 1 monthly each; the
   // first `claims` gamers' first daily task is already completed (for the claim scenario)
   const gamerTasks = db.collection<GamerTaskDoc>('gamer_tasks');
-  const already = await gamerTasks.estimatedDocumentCount();
+  // this application's assigned tasks (not achievements, which events create): already there on a rerun?
+  const already = (await gamerTasks.findOne({ applicationId: app, isAchievement: false }, { projection: { _id: 1 } })) ? 1 : 0;
   const perFamily: Record<string, CatalogEntry[]> = {};
   for (const e of catalogDocs) if (!e.isAchievement) (perFamily[e.family] ??= []).push(e);
   const now = new Date();
@@ -180,6 +181,11 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
     for (const m of r.matchAll(/^gfts_stats_events_processed_total\{[^}]*outcome="(processed|duplicate)"[^}]*\} (\d+(?:\.\d+)?)/gm)) n += Number(m[2]);
     return n;
   };
+  const failedAttempts = async (): Promise<number> => {
+    const r = await fetch(`${state.services.tasks.url}/metrics`, { signal: AbortSignal.timeout(30_000) }).then((x) => x.text()).catch(() => '');
+    const m = /^gfts_stats_events_processed_total\{[^}]*outcome="failed"[^}]*\} (\d+(?:\.\d+)?)/m.exec(r);
+    return m ? Number(m[1]) : 0;
+  };
 
   const makeEvent = (i: number): StatEvent => {
     const t = eventTargets[i % eventTargets.length]!;
@@ -193,6 +199,7 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
     const sampler = new UsageSampler(ctx.pids);
     sampler.start();
     const floor0 = await consumerInfo();
+    const failed0 = await failedAttempts();
     const t00 = performance.now();
     const ingest: number[] = [];
     let errors = 0;
@@ -237,6 +244,7 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
     const usage = sampler.stop();
     const lat = summarize(completion);
     const processed = floor - floor0;
+    const failed = (await failedAttempts()) - failed0;
     return {
       id,
       title,
@@ -254,9 +262,9 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
       usage,
       notes: [
         `offered ${cfg.tasks.rate}/s; accepted ${ingest.length} in ${sendS.toFixed(1)} s (ingest p50 ${summarize(ingest).p50.toFixed(1)} ms, p99 ${summarize(ingest).p99.toFixed(1)} ms)`,
-        `the tasks consumer handled ${processed} of the ${count} events in ${wallS.toFixed(0)} s = ${(processed / wallS).toFixed(2)} events/s (its gfts_stats_events_processed_total); ${completion.length}/${count - errors} completions seen within the ${capMs / 1000} s cap (the rest was purged from the stream); latency columns = event→task.completed`,
+        `the tasks consumer handled ${processed} of the ${count} events in ${wallS.toFixed(0)} s = ${(processed / wallS).toFixed(2)} events/s (its gfts_stats_events_processed_total); ${completion.length}/${count - errors} completions seen within the ${capMs / 1000} s cap (the rest was purged from the stream); ${failed} processing attempts failed and were retried (e.g. SQLITE_BUSY: database is locked); latency columns = event→task.completed`,
       ],
-      extra: { consumerEventsPerSecond: processed / wallS, completions: completion.length, ingest: summarize(ingest), capS: capMs / 1000 },
+      extra: { consumerEventsPerSecond: processed / wallS, failedAttempts: failed, completions: completion.length, ingest: summarize(ingest), capS: capMs / 1000 },
     };
   }
 
