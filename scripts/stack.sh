@@ -35,7 +35,10 @@ cleanup() {
   rm -f "${STATE_FILE:-}"
   say "stopped"
 }
-trap cleanup INT TERM EXIT
+# bash resumes the script after a signal's trap, so the signal traps exit themselves.
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
 
 for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
