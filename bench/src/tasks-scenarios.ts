@@ -139,14 +139,13 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
   }
   const insertMs = performance.now() - t0;
   result.gamerTasks = { gamers: cfg.tasks.gamers, inserted, ms: insertMs, docsPerSecond: inserted / (insertMs / 1000), total: await gamerTasks.estimatedDocumentCount() };
-  // what the scenarios need, read back (also on a rerun against a running stack)
-  for (let g = 0; g < cfg.tasks.gamers && (claimable.length < cfg.tasks.claims || eventTargets.length < Math.max(cfg.tasks.eventsHttp, cfg.tasks.eventsNats) * 2); g++) {
-    const who = gamer(g);
-    if (g < cfg.tasks.claims) {
-      const done = await gamerTasks.findOne({ applicationId: app, gamerId: who.id, completed: true, claimState: 'none', completedByEventId: 'bench-seed' });
-      if (done) claimable.push({ gamer: who, gamerTaskId: done._id });
-    }
-    if (g >= cfg.tasks.claims) break;
+  // what the scenarios need, read back (also on a rerun against a running stack): one query,
+  // since every query here scans the collection
+  const byGamer = new Map(Array.from({ length: cfg.tasks.claims }, (_, g) => [gamer(g).id, gamer(g)]));
+  const seeded = await gamerTasks.find({ applicationId: app, completedByEventId: 'bench-seed', claimState: 'none' }, { projection: { _id: 1, gamerId: 1 } }).toArray();
+  for (const d of seeded) {
+    const who = byGamer.get(d.gamerId);
+    if (who && claimable.length < cfg.tasks.claims) claimable.push({ gamer: who, gamerTaskId: d._id });
   }
   // events: one per gamer, completing its first daily task (value ≥ target) in one game
   for (let g = cfg.tasks.claims; g < cfg.tasks.gamers && eventTargets.length < cfg.tasks.eventsHttp + cfg.tasks.eventsNats + 3; g++) {
