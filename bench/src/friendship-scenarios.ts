@@ -39,6 +39,20 @@ export function gamerHeaders(ctx: Ctx, target: Target, app: string, g: Gamer): R
  * caches that. Real gamers are registered long before they list friends, so scenarios warm
  * their gamers first with a cheap call.
  */
+/** What every timed friendship scenario passes to runLoad from the bench configuration. */
+function timedRunOptions(ctx: Ctx, o: { connections?: number; mode?: 'autocannon' | 'sampled' }) {
+  return {
+    connections: o.connections ?? ctx.cfg.connections,
+    durationS: ctx.cfg.durationS,
+    slowBudgetS: ctx.cfg.slowBudgetS,
+    slowMs: ctx.cfg.slowMs,
+    minSamples: ctx.cfg.minSamples,
+    pids: ctx.pids,
+    progress: ctx.progress,
+    ...(o.mode ? { mode: o.mode } : {}),
+  };
+}
+
 export async function warmRegistrations(ctx: Ctx, app: string, gamers: Gamer[], concurrency = 4): Promise<void> {
   let next = 0;
   const worker = async () => {
@@ -76,14 +90,7 @@ export async function friendList(ctx: Ctx, o: ListOptions): Promise<ScenarioResu
     title: o.title,
     baseUrl: baseUrl(ctx, o.target),
     next,
-    connections: o.connections ?? ctx.cfg.connections,
-    durationS: ctx.cfg.durationS,
-    slowBudgetS: ctx.cfg.slowBudgetS,
-    slowMs: ctx.cfg.slowMs,
-    minSamples: ctx.cfg.minSamples,
-    pids: ctx.pids,
-    progress: ctx.progress,
-    ...(o.mode ? { mode: o.mode } : {}),
+    ...timedRunOptions(ctx, o),
     beforeFast: async () => {
       // fast enough for a timed run: spread the load over every probe gamer of this size
       if (o.target !== 'ceiling') await warmRegistrations(ctx, o.app, o.gamers);
@@ -106,14 +113,7 @@ export async function search(ctx: Ctx, o: { id: string; title: string; target: E
     title: o.title,
     baseUrl: baseUrl(ctx, o.target),
     next,
-    connections: o.connections ?? ctx.cfg.connections,
-    durationS: ctx.cfg.durationS,
-    slowBudgetS: ctx.cfg.slowBudgetS,
-    slowMs: ctx.cfg.slowMs,
-    minSamples: ctx.cfg.minSamples,
-    pids: ctx.pids,
-    progress: ctx.progress,
-    ...(o.mode ? { mode: o.mode } : {}),
+    ...timedRunOptions(ctx, o),
     beforeFast: async () => {
       await warmRegistrations(ctx, o.app, o.gamers);
       pool = o.gamers;
