@@ -5,6 +5,13 @@ import { Uuid } from './common.ts';
 export const Role = { ADMIN: 'admin', SERVER: 'server' } as const;
 export type Role = (typeof Role)[keyof typeof Role];
 
+const ROLES = new Set<string>(Object.values(Role));
+
+/** The roles of a token that mean something here; unknown ones are ignored, not refused. */
+export function knownRoles(value: unknown): Role[] {
+  return Array.isArray(value) ? (value.filter((r) => typeof r === 'string' && ROLES.has(r)) as Role[]) : [];
+}
+
 /**
  * Claims of the bearer JWT a client presents to the gateway (design.md "Identity").
  * `sub` is the gamerId and `app` the applicationId; `exp` is required.

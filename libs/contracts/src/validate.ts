@@ -1,11 +1,16 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Static, TSchema } from 'typebox';
 
 // ajv-formats ships CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+/** An ajv with the standard formats (uuid, date-time, …), as Fastify's validator has. */
+export function createAjv(options: Options = {}): Ajv {
+  return addFormats(new Ajv({ allErrors: true, strict: false, ...options }));
+}
+
+const ajv = createAjv();
 const cache = new WeakMap<TSchema, ValidateFunction>();
 
 /** Validates a payload that did not come through Fastify (NATS messages, config). */

@@ -1,8 +1,5 @@
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createAjv } from '@gfts/contracts';
 import Type, { type Static, type TObject, type TProperties } from 'typebox';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -36,7 +33,7 @@ export const StoreConfig = {
  */
 export function loadConfig<P extends TProperties>(properties: P, env: Record<string, string | undefined> = process.env): Static<TObject<P>> {
   const schema = Type.Object(properties);
-  const ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false }));
+  const ajv = createAjv({ coerceTypes: true, useDefaults: true });
   const validate = ajv.compile(schema);
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(properties)) {

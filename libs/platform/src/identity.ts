@@ -1,4 +1,4 @@
-import { IDENTITY_AUDIENCE, IDENTITY_HEADER, Role, type Identity } from '@gfts/contracts';
+import { IDENTITY_AUDIENCE, IDENTITY_HEADER, knownRoles, type Identity, type Role } from '@gfts/contracts';
 import { createSigner, createVerifier } from 'fast-jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -16,7 +16,6 @@ declare module 'fastify' {
 }
 
 const IDENTITY_TTL_MS = 60_000;
-const KNOWN_ROLES = new Set<string>(Object.values(Role));
 
 /** Gateway side: turns a verified identity into the short-lived internal assertion. */
 export function createIdentitySigner(secret: string): (identity: Identity) => string {
@@ -36,7 +35,7 @@ export function createIdentityVerifier(secret: string): (token: string) => Ident
       applicationId: claims.app.toLowerCase(),
       ...(typeof claims.name === 'string' ? { displayName: claims.name } : {}),
       ...(typeof claims.picture === 'string' ? { avatar: claims.picture } : {}),
-      roles: Array.isArray(claims.roles) ? (claims.roles.filter((r) => KNOWN_ROLES.has(r)) as Role[]) : [],
+      roles: knownRoles(claims.roles),
     };
   };
 }

@@ -1,5 +1,5 @@
 import fastifyJwt from '@fastify/jwt';
-import { check, TokenClaims, type Identity, type Role } from '@gfts/contracts';
+import { check, knownRoles, TokenClaims, type Identity } from '@gfts/contracts';
 import { unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -10,8 +10,6 @@ declare module 'fastify' {
     gamer: Identity | undefined;
   }
 }
-
-const KNOWN_ROLES = new Set(['admin', 'server']);
 
 /** Why a token was refused, in words safe to show the caller. */
 function reason(error: unknown): string {
@@ -31,7 +29,7 @@ export function identityFromClaims(payload: unknown): Identity | undefined {
     applicationId: claims.app.toLowerCase(),
     ...(claims.name !== undefined ? { displayName: claims.name } : {}),
     ...(claims.picture !== undefined ? { avatar: claims.picture } : {}),
-    roles: (claims.roles ?? []).filter((r) => KNOWN_ROLES.has(r)) as Role[],
+    roles: knownRoles(claims.roles),
   };
 }
 
