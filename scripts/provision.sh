@@ -104,7 +104,7 @@ EOF
 
 # Builds a static Go binary from the Go module proxy into $GFTS_CACHE/bin, once per version.
 _gfts_go_binary() {
-  local name="$1" version="$2" out="$GFTS_CACHE/bin/$1-$2"
+  local name="$1" version="$2" out="$GFTS_CACHE/bin/$1-$2-$(_gfts_recipe "$3")"
   [ -x "$out" ] && return 0
   command -v go >/dev/null 2>&1 || _gfts_die "building $name needs Go (or set MONGO_IMAGE/NATS_IMAGE to pullable images)" || return 1
   mkdir -p "$GFTS_CACHE/bin" "$GFTS_CACHE/build"
@@ -123,6 +123,10 @@ _gfts_go_binary() {
       moddir="$(printf '%s' "$modjson" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')"
       rm -rf "$src" && cp -r "$moddir" "$src" && chmod -R u+w "$src"
       printf '%s\n' "$version" >"$src/build/version/version.txt"
+      # Our index-using pushdown for the SQLite backend (see scripts/images/ferretdb/README.md).
+      local recipe="$_gfts_root/scripts/images/ferretdb"
+      (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch") >&2 || return 1
+      cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;
@@ -132,17 +136,19 @@ _gfts_go_binary() {
 _gfts_local_image() {
   local image="$1" name="$2" version="$3" dir="$_gfts_root/scripts/images/$4"
   podman image exists "$image" 2>/dev/null && return 0
-  _gfts_go_binary "$name" "$version" || return 1
+  _gfts_go_binary "$name" "$version" "$4" || return 1
   local ctx
   ctx="$(mktemp -d)"
-  cp "$dir/Containerfile" "$ctx/" && cp "$GFTS_CACHE/bin/$name-$version" "$ctx/$name"
+  cp "$dir/Containerfile" "$ctx/" && cp "$GFTS_CACHE/bin/$name-$version-$(_gfts_recipe "$4")" "$ctx/$name"
   mkdir -p "$ctx/state" && : >"$ctx/state/.keep"
   _gfts_say "building image $image"
   podman build -q -t "$image" "$ctx" >&2 || { rm -rf "$ctx"; return 1; }
   rm -rf "$ctx"
 }
 
-_gfts_recipe() { cksum <"$_gfts_root/scripts/images/$1/Containerfile" | cut -d' ' -f1; }
+# A hash of everything an image is built from (Containerfile, patches, sources), so a changed
+# recipe builds a new binary and image.
+_gfts_recipe() { cat "$_gfts_root/scripts/images/$1"/* | cksum | cut -d' ' -f1; }
 
 _gfts_containers() {
   # Our own Podman socket answers the Docker API too, but behind it no image can be pulled.
