@@ -34,11 +34,16 @@ const relations = db.collection<RelationRow>('relations');
 const gamers = db.collection<GamerRow>('gamers');
 
 async function friendList(app: string, gamer: string, limit: number): Promise<string> {
-  const rows = await relations
-    .find({ applicationId: app, members: gamer, status: 'accepted' }, { projection: { _id: 1, members: 1, requester: 1, addressee: 1, status: 1 } })
-    .sort({ _id: 1 })
-    .limit(limit + 1)
-    .toArray();
+  // The service's read: accepted relations the gamer requested, and those they were asked
+  // for (two index ranges in _id order), merged.
+  const side = (field: 'requester' | 'addressee') =>
+    relations
+      .find({ applicationId: app, [field]: gamer, status: 'accepted' }, { projection: { _id: 1, members: 1, requester: 1, addressee: 1, status: 1 } })
+      .sort({ _id: 1 })
+      .limit(limit + 1)
+      .toArray();
+  const [asked, askedBy] = await Promise.all([side('requester'), side('addressee')]);
+  const rows = [...asked, ...askedBy].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)).slice(0, limit + 1);
   const shown = rows.slice(0, limit);
   const others = shown.map((r) => (r.requester === gamer ? r.addressee : r.requester));
   const profiles = new Map<string, GamerRow>();

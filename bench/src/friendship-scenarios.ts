@@ -262,15 +262,23 @@ export function describePlan(explain: Record<string, unknown>): string {
     return stages.join(' ← ');
   }
   const lines = ((qp?.Plan as string[] | undefined) ?? []).map((l) => l.replace(/^id=\d+ parent=\d+ notused=\d+ detail=/, ''));
+  // The patched store writes an equality as a UNION ALL of index-served branches (one per
+  // "value or array" choice per field): show each distinct access once, with its count.
+  const accesses = lines.filter((l) => /^(SEARCH|SCAN) /.test(l));
+  const counted = [...new Set(accesses)].map((l) => {
+    const n = accesses.filter((x) => x === l).length;
+    return n > 1 ? `${n} × ${l}` : l;
+  });
+  const shape = lines.includes('COMPOUND QUERY') ? `UNION ALL of ${accesses.length}: ` : '';
   const flags = ['filterPushdown', 'sortPushdown', 'limitPushdown'].map((f) => `${f}=${String(explain[f])}`).join(', ');
-  return `SQLite: ${lines.join('; ') || '(no plan)'}; ${flags}`;
+  return `SQLite: ${shape}${counted.join('; ') || '(no plan)'}; ${flags}`;
 }
 
 export async function explainFriendship(db: Db, app: string, gamer: Gamer, prefixKey: string): Promise<PlanReport[]> {
   const relations = db.collection('relations');
   const gamers = db.collection('gamers');
   const queries: [string, () => Promise<unknown>][] = [
-    ['friend list: relations {applicationId, members, status} sort {_id} limit 101', () => relations.find({ applicationId: app, members: gamer.id, status: 'accepted' }).sort({ _id: 1 }).limit(101).explain()],
+    ['friend list (one of its two ranges): relations {applicationId, requester, status} sort {_id} limit 101', () => relations.find({ applicationId: app, requester: gamer.id, status: 'accepted' }).sort({ _id: 1 }).limit(101).explain()],
     ['friend list: gamers {applicationId, gamerId: {$in: 100 ids}}', () => gamers.find({ applicationId: app, gamerId: { $in: [gamer.id] } }, { projection: { _id: 0, gamerId: 1, displayName: 1, avatar: 1 } }).explain()],
     ['search: gamers {applicationId, displayNameKey: [prefix, prefix+U+10FFFF), gamerId $nin} sort {displayNameKey, gamerId} limit 20', () => gamers.find({ applicationId: app, displayNameKey: { $gte: prefixKey, $lt: `${prefixKey}\u{10FFFF}` }, gamerId: { $nin: [gamer.id] } }).sort({ displayNameKey: 1, gamerId: 1 }).limit(20).explain()],
     ['registration: gamers updateOne {applicationId, gamerId} (as find)', () => gamers.find({ applicationId: app, gamerId: gamer.id }).explain()],

@@ -74,8 +74,8 @@ const relationSchema = new Schema<RelationDoc>(
 );
 // The race guard: 20 identical concurrent requests, or A->B and B->A at once, meet here.
 relationSchema.index({ applicationId: 1, pairKey: 1 }, { unique: true });
-// One index per list: friends (either member), incoming (addressee), outgoing (requester).
-relationSchema.index({ applicationId: 1, members: 1, status: 1, _id: 1 });
+// The lists: incoming (addressee, pending), outgoing (requester, pending), and friends, the
+// accepted relations on either index (repository/relations.ts friendSides).
 relationSchema.index({ applicationId: 1, addressee: 1, status: 1, _id: 1 });
 relationSchema.index({ applicationId: 1, requester: 1, status: 1, _id: 1 });
 

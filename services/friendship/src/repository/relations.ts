@@ -23,6 +23,24 @@ function toDoc(relation: Relation): RelationDoc {
   return { _id: id, ...rest, members: [...relation.members] };
 }
 
+/**
+ * A gamer's friendships are the accepted relations they requested plus those they were
+ * asked for: two equality ranges on scalar fields. Each is served by the index of the
+ * outgoing or incoming list, on MongoDB and on the SQLite store alike (which cannot seek an
+ * index on the `members` array: scripts/images/ferretdb/README.md).
+ */
+function friendSides(applicationId: string, gamerId: string): [RelationFilter, RelationFilter] {
+  return [
+    { applicationId, requester: gamerId, status: FriendshipStatus.ACCEPTED },
+    { applicationId, addressee: gamerId, status: FriendshipStatus.ACCEPTED },
+  ];
+}
+
+/** The first `limit` documents of two lists sorted by _id, in _id order. */
+export function mergeById<T extends { _id: string }>(a: T[], b: T[], limit: number): T[] {
+  return [...a, ...b].sort((x, y) => (x._id < y._id ? -1 : x._id > y._id ? 1 : 0)).slice(0, limit);
+}
+
 /** Which side of a relation a list is about. */
 export type RelationList = 'friends' | 'incoming' | 'outgoing';
 
@@ -91,7 +109,10 @@ export function relationRepository(relations: Model<RelationDoc>) {
 
     /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */
     async countFriends(applicationId: string, gamerId: string, cap: number): Promise<number> {
-      return relations.countDocuments({ applicationId, members: gamerId, status: FriendshipStatus.ACCEPTED }, { limit: cap });
+      const counts = await Promise.all(
+        friendSides(applicationId, gamerId).map((side) => relations.countDocuments(side, { limit: cap })),
+      );
+      return Math.min(cap, counts[0]! + counts[1]!);
     },
 
     async countPendingOutgoing(applicationId: string, gamerId: string, cap: number): Promise<number> {
@@ -100,18 +121,17 @@ export function relationRepository(relations: Model<RelationDoc>) {
 
     /** Up to `limit` entries of a list after `afterId`, oldest first. */
     async list(applicationId: string, gamerId: string, which: RelationList, afterId: string | undefined, limit: number): Promise<Relation[]> {
-      const filter =
-        which === 'friends'
-          ? { applicationId, members: gamerId, status: FriendshipStatus.ACCEPTED }
-          : which === 'incoming'
-            ? { applicationId, addressee: gamerId, status: FriendshipStatus.PENDING }
-            : { applicationId, requester: gamerId, status: FriendshipStatus.PENDING };
-      const docs = await relations
-        .find({ ...filter, ...(afterId ? { _id: { $gt: afterId } } : {}) })
-        .sort({ _id: 1 })
-        .limit(limit)
-        .lean();
-      return docs.map(toRelation);
+      const page = (filter: RelationFilter) =>
+        relations
+          .find({ ...filter, ...(afterId ? { _id: { $gt: afterId } } : {}) })
+          .sort({ _id: 1 })
+          .limit(limit)
+          .lean();
+      if (which === 'incoming') return (await page({ applicationId, addressee: gamerId, status: FriendshipStatus.PENDING })).map(toRelation);
+      if (which === 'outgoing') return (await page({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING })).map(toRelation);
+      // Friends: the two sides are two index ranges already in _id order; merge, keep `limit`.
+      const sides = await Promise.all(friendSides(applicationId, gamerId).map(page));
+      return mergeById(sides[0]!, sides[1]!, limit).map(toRelation);
     },
   };
 }
