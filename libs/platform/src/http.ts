@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { problemHandlers } from './errors.ts';
-import { loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
+import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { REQUEST_ID_HEADER } from '@gfts/contracts';
 
@@ -10,6 +10,8 @@ export interface HttpServerOptions {
   service: string;
   logLevel: string;
   bodyLimit: number;
+  /** where log lines go (default: stdout); tests read them from here */
+  logStream?: NodeJS.WritableStream;
 }
 
 /**
@@ -19,13 +21,13 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: loggerOptions(opts.service, opts.logLevel),
+    logger: { ...loggerOptions(opts.service, opts.logLevel), ...(opts.logStream ? { stream: opts.logStream } : {}) },
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,
     logController: new LogController({
       requestIdLogLabel: 'requestId',
-      // probes and scrapes arrive every few seconds; logging them buries real traffic
-      disableRequestLogging: (request) => PROBE_PATHS.has(request.url),
+      // Fastify's two lines per request (incoming, completed) give way to one access line.
+      disableRequestLogging: true,
     }),
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     return503OnClosing: true,
@@ -40,6 +42,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  void app.register(accessLog, { skip: PROBE_PATHS });
   void app.register(requestContextPlugin);
   void app.register(problemHandlers);
   void app.register(requestIdEcho);

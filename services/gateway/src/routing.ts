@@ -20,6 +20,8 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       upstream,
       prefix,
       rewritePrefix: prefix,
+      // reply-from's two lines per call ("fetching", "received"); the access line says it all.
+      disableRequestLogging: true,
       http: { requestOptions: { timeout: config.UPSTREAM_TIMEOUT_MS } },
       // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
       // (and size-limited, and rejected when malformed) here, not streamed through unseen.

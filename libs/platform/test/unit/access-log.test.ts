@@ -1,0 +1,47 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/http.ts';
+
+function captured() {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('access log', () => {
+  it('writes one line per request with method, URL, status, time and request id, and no secrets', async () => {
+    const { lines, stream } = captured();
+    const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream: stream });
+    app.get('/things', async () => ({ ok: true }));
+    await app.ready();
+    const response = await app.inject({ method: 'GET', url: '/things?x=1', headers: { authorization: 'Bearer secret-token' } });
+    await app.close();
+    expect(response.statusCode).toBe(200);
+    const requestLines = lines.filter((l) => l.requestId !== undefined);
+    expect(requestLines).toHaveLength(1);
+    expect(requestLines[0]).toMatchObject({
+      msg: 'request completed',
+      requestId: response.headers['x-request-id'],
+      req: { method: 'GET', url: '/things?x=1' },
+      res: { statusCode: 200 },
+    });
+    expect(typeof requestLines[0]!.responseTime).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain('secret-token');
+  });
+
+  it('leaves probes and scrapes out', async () => {
+    const { lines, stream } = captured();
+    const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream: stream });
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    await app.ready();
+    await app.inject({ method: 'GET', url: '/healthz' });
+    await app.inject({ method: 'GET', url: '/metrics' });
+    await app.close();
+    expect(lines.filter((l) => l.requestId !== undefined)).toEqual([]);
+  });
+});
