@@ -280,7 +280,7 @@ export async function explainFriendship(db: Db, app: string, gamer: Gamer, prefi
   const queries: [string, () => Promise<unknown>][] = [
     ['friend list (one of its two ranges): relations {applicationId, requester, status} sort {_id} limit 101', () => relations.find({ applicationId: app, requester: gamer.id, status: 'accepted' }).sort({ _id: 1 }).limit(101).explain()],
     ['friend list: gamers {applicationId, gamerId: {$in: 100 ids}}', () => gamers.find({ applicationId: app, gamerId: { $in: [gamer.id] } }, { projection: { _id: 0, gamerId: 1, displayName: 1, avatar: 1 } }).explain()],
-    ['search: gamers {applicationId, displayNameKey: [prefix, prefix+U+10FFFF), gamerId $nin} sort {displayNameKey, gamerId} limit 20', () => gamers.find({ applicationId: app, displayNameKey: { $gte: prefixKey, $lt: `${prefixKey}\u{10FFFF}` }, gamerId: { $nin: [gamer.id] } }).sort({ displayNameKey: 1, gamerId: 1 }).limit(20).explain()],
+    ['search: gamers {applicationId, displayNameKey: [prefix, prefix+U+10FFFF), gamerId ≥ \'\' and $nin} sort {displayNameKey, gamerId} limit 20', () => gamers.find({ applicationId: app, displayNameKey: { $gte: prefixKey, $lt: `${prefixKey}\u{10FFFF}` }, gamerId: { $gte: '', $nin: [gamer.id] } }).sort({ displayNameKey: 1, gamerId: 1 }).limit(20).explain()],
     ['registration: gamers updateOne {applicationId, gamerId} (as find)', () => gamers.find({ applicationId: app, gamerId: gamer.id }).explain()],
     ['by id: relations {_id}', () => relations.find({ _id: 'x' as never }).explain()],
   ];

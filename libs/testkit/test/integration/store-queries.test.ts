@@ -61,9 +61,50 @@ describe('store query semantics the services rely on', () => {
     expect(await items.countDocuments({ app: 'a1', owner: 'g1' })).toBe(4);
   });
 
+  it('answers a prefix range sorted by two keys in byte order, whatever the characters', async () => {
+    const people = conn.db!.collection<Item>('people');
+    await people.createIndex({ app: 1, key: 1, gid: 1 });
+    const keys = ['ab', 'ab c', 'ab!', 'ab"q', 'ab\\x', 'ab<', 'abé', 'ab😀', 'ab\uffee', 'abz', 'ac', 'aa', 'a', 'b'];
+    await people.insertMany([
+      ...keys.map((key, i) => ({ _id: `p${i}`, app: 'a1', key, gid: `g${String(keys.length - i).padStart(2, '0')}` })),
+      { _id: 'tie-2', app: 'a1', key: 'ab', gid: 'g99' },
+      { _id: 'tie-1', app: 'a1', key: 'ab', gid: 'g00' },
+      { _id: 'number', app: 'a1', key: 7, gid: 'g50' },
+      { _id: 'other-app', app: 'a2', key: 'ab', gid: 'g01' },
+    ]);
+    const byBytes = (a: Item, b: Item) => Buffer.compare(Buffer.from(String(a.key)), Buffer.from(String(b.key))) || (String(a.gid) < String(b.gid) ? -1 : 1);
+    const excludedGid = 'g11'; // the document keyed 'ab"q'
+    const expected = (await people.find({ app: 'a1' }).toArray())
+      .filter((d) => typeof d.key === 'string' && d.key.startsWith('ab') && d.gid !== excludedGid)
+      .sort(byBytes)
+      .map((d) => d._id);
+    // "ab" < "ab c" < "ab!" in bytes (as JSON text, with its closing quote, "ab" would come last)
+    expect(expected.slice(0, 5)).toEqual(['tie-1', 'p0', 'tie-2', 'p1', 'p2']);
+    const filter = { app: 'a1', key: { $gte: 'ab', $lt: 'ab\u{10FFFF}' }, gid: { $gte: '', $nin: [excludedGid] } };
+    const ascending = await people.find(filter).sort({ key: 1, gid: 1 }).limit(5).toArray();
+    expect(ascending.map((d) => d._id)).toEqual(expected.slice(0, 5));
+    const descending = await people.find(filter).sort({ key: -1, gid: -1 }).limit(4).toArray();
+    expect(descending.map((d) => d._id)).toEqual([...expected].reverse().slice(0, 4));
+    expect(await people.find(filter).sort({ key: 1, gid: 1 }).toArray()).toHaveLength(expected.length);
+  });
+
+  it('still sorts correctly when a sorted field holds an array', async () => {
+    const tags = conn.db!.collection<Item>('tags');
+    await tags.createIndex({ app: 1, tag: 1 });
+    await tags.insertMany([
+      { _id: 't1', app: 'a1', tag: 'ab2' },
+      { _id: 't2', app: 'a1', tag: ['zz', 'ab1'] },
+      { _id: 't3', app: 'a1', tag: 'ab3' },
+    ]);
+    const found = await tags.find({ app: 'a1', tag: { $gte: 'ab', $lt: 'ac' } }).sort({ tag: 1 }).toArray();
+    // MongoDB sorts an array ascending by its smallest element ('ab1')
+    expect(found.map((d) => d._id)).toEqual(['t2', 't1', 't3']);
+  });
+
   it('deletes and updates exactly the documents an equality filter matches', async () => {
     expect((await items.updateMany({ app: 'a2', owner: 'g1' }, { $set: { touched: true } })).modifiedCount).toBe(1);
     expect((await items.deleteMany({ app: 'a1', state: 'off' })).deletedCount).toBe(2);
     expect(await ids({ app: 'a1', owner: 'g1' })).toEqual(['array-owner', 'scalar']);
   });
 });
+

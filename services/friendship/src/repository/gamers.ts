@@ -57,10 +57,15 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       return new Map(docs.map((doc) => [doc.gamerId, toProfile(doc)]));
     },
 
-    /** Gamers whose name key starts with `keyPrefix`, as an index range (no regex), bounded. */
+    /**
+     * Gamers whose name key starts with `keyPrefix`, as an index range (no regex), bounded.
+     * `gamerId: {$gte: ''}` says what is true anyway (ids are strings); with it every sort key
+     * is constrained to strings, which lets the SQLite-backed local store read the index in
+     * order and stop after `limit` (scripts/images/ferretdb/README.md). MongoDB ignores it.
+     */
     async searchByPrefix(applicationId: string, keyPrefix: string, excluded: string[], limit: number): Promise<GamerProfile[]> {
       const docs = await gamers
-        .find({ applicationId, displayNameKey: prefixRange(keyPrefix), gamerId: { $nin: excluded } }, PROFILE_FIELDS)
+        .find({ applicationId, displayNameKey: prefixRange(keyPrefix), gamerId: { $gte: '', $nin: excluded } }, PROFILE_FIELDS)
         .sort({ displayNameKey: 1, gamerId: 1 })
         .limit(limit)
         .lean();
