@@ -185,8 +185,9 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// scalarConds is the condition on a field holding a scalar value.
-func (f pushedField) scalarConds() ([]string, []any) {
+// scalarConds is the condition on a field holding a scalar value. jsonOnly leaves out the
+// `->>` form of equalities (see uniqueKeyCovered).
+func (f pushedField) scalarConds(jsonOnly bool) ([]string, []any) {
 	var conds []string
 	var args []any
 
@@ -196,7 +197,7 @@ func (f pushedField) scalarConds() ([]string, []any) {
 			args = append(args, v)
 		}
 
-		if f.textValues != nil {
+		if f.textValues != nil && !jsonOnly {
 			conds = append(conds, textExpr(f.key)+" IN ("+placeholders(len(f.textValues))+")")
 			for _, v := range f.textValues {
 				args = append(args, v)
@@ -246,7 +247,7 @@ func (f pushedField) arrayConds() []string {
 }
 
 // branch is one conjunction: the fields whose bit is set in arrays are arrays.
-func branch(selectClause string, fields []pushedField, arrays uint) (string, []any) {
+func branch(selectClause string, fields []pushedField, arrays uint, jsonOnly bool) (string, []any) {
 	conds := make([]string, 0, len(fields)+2)
 	var args []any
 	bit := uint(0)
@@ -263,12 +264,45 @@ func branch(selectClause string, fields []pushedField, arrays uint) (string, []a
 			continue
 		}
 
-		c, a := f.scalarConds()
+		c, a := f.scalarConds(jsonOnly)
 		conds = append(conds, c...)
 		args = append(args, a...)
 	}
 
 	return selectClause + " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// uniqueKeyCovered tells whether the equalities cover every key of a unique index. Then
+// that index finds at most one row per value, and the `->>` forms of the equalities are
+// left out: without statistics SQLite would otherwise rate a non-unique `->>` index on a
+// prefix of them (say applicationId alone) as cheaper than 100 seeks of the unique one,
+// and read every document of the application.
+func uniqueKeyCovered(fields []pushedField, indexes []metadata.IndexInfo) bool {
+	eq := make(map[string]bool, len(fields))
+
+	for _, f := range fields {
+		if !f.isRange() {
+			eq[f.key] = true
+		}
+	}
+
+	for _, index := range indexes {
+		if !index.Unique {
+			continue
+		}
+
+		covered := len(index.Key) > 0
+
+		for _, k := range index.Key {
+			covered = covered && eq[k.Field]
+		}
+
+		if covered {
+			return true
+		}
+	}
+
+	return false
 }
 
 func arrayableCount(fields []pushedField) int {
@@ -285,36 +319,24 @@ func arrayableCount(fields []pushedField) int {
 
 // pushdownQuery returns the query selecting with selectClause the rows that may match
 // filter, in no particular order, its arguments, and whether anything was pushed down.
-func pushdownQuery(selectClause string, filter *types.Document) (string, []any, bool) {
+func pushdownQuery(selectClause string, filter *types.Document, indexes []metadata.IndexInfo) (string, []any, bool) {
 	fields := pushdownFields(filter)
 	if len(fields) == 0 {
 		return selectClause, nil, false
 	}
 
-	return unionOf(selectClause, fields, 0), unionArgs(selectClause, fields, 0), true
-}
+	jsonOnly := uniqueKeyCovered(fields, indexes)
 
-// unionOf joins the branches from mask `from` on (0: all; 1: only those with an array).
-func unionOf(selectClause string, fields []pushedField, from uint) string {
 	var qs []string
-
-	for mask := from; mask < 1<<arrayableCount(fields); mask++ {
-		q, _ := branch(selectClause, fields, mask)
-		qs = append(qs, q)
-	}
-
-	return strings.Join(qs, " UNION ALL ")
-}
-
-func unionArgs(selectClause string, fields []pushedField, from uint) []any {
 	var args []any
 
-	for mask := from; mask < 1<<arrayableCount(fields); mask++ {
-		_, a := branch(selectClause, fields, mask)
+	for mask := uint(0); mask < 1<<arrayableCount(fields); mask++ {
+		q, a := branch(selectClause, fields, mask, jsonOnly)
+		qs = append(qs, q)
 		args = append(args, a...)
 	}
 
-	return args
+	return strings.Join(qs, " UNION ALL "), args, true
 }
 
 // orderedPlan is how to return the rows of filter in the order of sort, when every sort
@@ -329,12 +351,17 @@ type orderedPlan struct {
 	probeArgs []any
 }
 
-func orderedQuery(selectClause string, filter, sort *types.Document) (*orderedPlan, bool) {
+func orderedQuery(selectClause string, filter, sort *types.Document, indexes []metadata.IndexInfo) (*orderedPlan, bool) {
 	if sort.Len() == 0 {
 		return nil, false
 	}
 
 	fields := pushdownFields(filter)
+
+	// A unique index finds the few rows; the handler sorts them (see uniqueKeyCovered).
+	if uniqueKeyCovered(fields, indexes) {
+		return nil, false
+	}
 	byKey := make(map[string]pushedField, len(fields))
 
 	for _, f := range fields {
@@ -372,7 +399,7 @@ func orderedQuery(selectClause string, filter, sort *types.Document) (*orderedPl
 		order = append(order, expr)
 	}
 
-	q, args := branch(selectClause, fields, 0)
+	q, args := branch(selectClause, fields, 0, false)
 	plan := &orderedPlan{query: q + " ORDER BY " + strings.Join(order, ", "), args: args}
 
 	plan.probe, plan.probeArgs = arrayProbe(selectClause, fields)
@@ -401,7 +428,7 @@ func arrayProbe(selectClause string, fields []pushedField) (string, []any) {
 				continue
 			}
 
-			c, a := g.scalarConds()
+			c, a := g.scalarConds(false)
 			conds = append(conds, c...)
 			args = append(args, a...)
 		}
