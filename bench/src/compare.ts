@@ -32,7 +32,8 @@ lines.push('| check | before | after | aim | verdict before → after |');
 lines.push('|---|---|---|---|---|');
 for (const a of after.checks) {
   const b = before.checks.find((c) => c.name === a.name);
-  const show = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : Math.abs(v) < 10 ? fmt(v, 2) : fmt(v, 0));
+  const show = (v: number | undefined) =>
+    v === undefined || !Number.isFinite(v) ? '–' : v !== 0 && Math.abs(v) < 0.01 ? v.toPrecision(2) : Math.abs(v) < 10 ? fmt(v, 2) : fmt(v, 0);
   lines.push(`| ${a.name} | ${show(b?.value)} | ${show(a.value)} | ${a.kind === 'min' ? '≥' : '≤'} ${show(a.aim)} | ${b?.verdict ?? '–'} → ${a.verdict} |`);
 }
 lines.push('');
