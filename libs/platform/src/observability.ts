@@ -49,9 +49,9 @@ export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance
 
 /**
  * One access line per request, when it completes: method, URL, status, time, request id.
- * Log writes were ~11 % of the gateway's CPU at three to four lines per request (bench
- * profile); one line carries everything those said. Probes and scrapes arrive every few
- * seconds and are left out so they do not bury real traffic.
+ * It replaces Fastify's two lines and, in the gateway, reply-from's two, which said
+ * nothing more (gateway pino time per request 32 -> 23 us in the bench profile). Probes
+ * and scrapes arrive every few seconds and are left out so they do not bury real traffic.
  */
 export const accessLog = fp<{ skip: ReadonlySet<string> }>(async (app: FastifyInstance, opts) => {
   app.addHook('onResponse', async (request, reply) => {
