@@ -123,10 +123,13 @@ _gfts_go_binary() {
       moddir="$(printf '%s' "$modjson" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')"
       rm -rf "$src" && cp -r "$moddir" "$src" && chmod -R u+w "$src"
       printf '%s\n' "$version" >"$src/build/version/version.txt"
-      # Our index-using pushdown for the SQLite backend (see scripts/images/ferretdb/README.md).
+      # Our index-using pushdown for the SQLite backend, and atomic read-modify-write in the
+      # handler (see scripts/images/ferretdb/README.md).
       local recipe="$_gfts_root/scripts/images/ferretdb"
-      (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch") >&2 || return 1
+      (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
+      cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
+      cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;
