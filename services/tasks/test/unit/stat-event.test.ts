@@ -6,7 +6,7 @@ import { APPLIED_EVENTS_KEPT, gameUpdate, normaliseEvent, statTotals } from '../
 function task(over: Partial<GamerTaskRecord> = {}): GamerTaskRecord {
   const entry: CatalogEntry = {
     id: 't1', applicationId: 'a', name: 'n', description: '', targetValue: 10, numberOfGames: 3, family: 'daily',
-    applicationStatsId: 'wins', isAchievement: false, rewards: [], children: [], archived: false, version: 1,
+    applicationStatsId: 'wins', isAchievement: false, rewards: [], children: [], archived: false,
     createdAt: new Date(), updatedAt: new Date(),
   };
   let n = 0;
