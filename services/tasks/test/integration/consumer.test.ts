@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
-// CI runs 600 events (FerretDB v1 on SQLite handles tens a second on 2 cores);
-// TASKS_SCALE_EVENTS=3000 runs the thousands-of-events version, with waits to match.
+// CI runs 600 events to keep the suite short; TASKS_SCALE_EVENTS=3000 runs the
+// thousands-of-events version, with waits to match.
 const SCALE_EVENTS = Number(process.env.TASKS_SCALE_EVENTS ?? 600);
 const SETTLE_MS = Math.max(150_000, SCALE_EVENTS * 250);
 
@@ -67,7 +67,6 @@ async function expectTotals(world: World, players: Gamer[], taskId: string, achi
       const got = actual.get(p.id)!;
       return got.task.progress === want.progress && got.task.games === want.games && got.achievement.progress === want.progress && got.achievement.games === want.games;
     });
-  // FerretDB v1 (SQLite) processes some tens of events a second on a small machine
   await eventually(async () => matches(await read()), SETTLE_MS, 500).catch(() => undefined);
   // nothing trickles in afterwards (a double count would show up here)
   await new Promise((resolve) => setTimeout(resolve, 500));
