@@ -130,6 +130,7 @@ _gfts_go_binary() {
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
+      cp "$recipe/in_set.go" "$src/internal/handler/common/gfts_in_set.go"
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;

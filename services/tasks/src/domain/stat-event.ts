@@ -2,8 +2,13 @@ import type { StatEvent } from '@gfts/contracts';
 import { applyGame, type GameOutcome } from './window.ts';
 import type { GamerTaskRecord } from './model.ts';
 
-/** How many recent event ids a gamer task remembers; its guard against a redelivered event. */
-export const APPLIED_EVENTS_KEPT = 64;
+/**
+ * How many recent event ids a gamer task remembers: its guard against an event applied
+ * but not yet recorded as processed (a crash between the two), which comes back within
+ * STATS_ACK_WAIT_MS (30 s), far fewer games than this. Kept small because every write of
+ * the task reads and writes the list (on the local store, cost grows with document size).
+ */
+export const APPLIED_EVENTS_KEPT = 16;
 
 /** The event with every id in lower case, so "ABC…" and "abc…" are one event and one gamer. */
 export function normaliseEvent(event: StatEvent): StatEvent {
