@@ -146,8 +146,8 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
 
     /**
      * pending -> accepted, in place: the request's id stays the friendship's id. Only the
-     * addressee, only while pending; of an accept, a reject, a cancel and a block racing on
-     * one request, the store applies exactly one. Both gamers' friend quota is checked
+     * addressee, only while pending; of an accept, a reject and a cancel racing on one
+     * request, the store applies exactly one. Both gamers' friend quota is checked
      * before, and counted again after including this friendship: if racing accepts together
      * passed the limit, this one puts the request back to pending, so the stored count never
      * ends above the limit (at worst a racing accept is refused that would have fit).
