@@ -87,7 +87,11 @@ export function openApiDocument(version = '1.0.0') {
     info: {
       title: 'Gamer Friendship and Task Service',
       version,
-      description: 'Public API behind the gateway. Errors are RFC 9457 problem+json with a stable `code`.',
+      description:
+        'Public API behind the gateway. Errors are RFC 9457 problem+json with a stable `code`. ' +
+        'A body that is not the JSON object a route takes is a 400 (VALIDATION_FAILED), one over the size limit a 413, ' +
+        'another media type than application/json a 415; a known path asked with a method it does not take is a 405 ' +
+        '(METHOD_NOT_ALLOWED) with an Allow header.',
     },
     servers: [{ url: 'http://localhost:8080', description: 'local stack (scripts/stack.sh)' }],
     security: [{ bearer: [] }],

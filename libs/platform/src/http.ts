@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { declaredRoutes } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
 import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
@@ -17,7 +18,8 @@ export interface HttpServerOptions {
 /**
  * A Fastify instance with what every service shares: JSON logs carrying the request id,
  * problem+json errors, strict validation (unknown body fields are a 400, not dropped),
- * body size limit and metrics. Routes and hooks are the caller's.
+ * JSON bodies only (other media types are a 415), body size limit (413), 405 with `Allow`
+ * for a known path asked with another method, and metrics. Routes and hooks are the caller's.
  */
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
@@ -34,6 +36,10 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     // Scalar coercion only (query strings are text); 'array' would turn ["x"] into "x".
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: true } },
   });
+  // First, so that it sees every route: /metrics, /healthz and the caller's.
+  const routes = declaredRoutes(app);
+  // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.
+  app.removeContentTypeParser('text/plain');
   // While closing, tell keep-alive clients not to reuse the connection.
   let closing = false;
   app.addHook('preClose', async () => {
@@ -44,7 +50,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   void app.register(accessLog, { skip: PROBE_PATHS });
   void app.register(requestContextPlugin);
-  void app.register(problemHandlers);
+  void app.register(problemHandlers, { allowedMethods: routes.allowedMethods });
   void app.register(requestIdEcho);
   void app.register(metricsPlugin, { service: opts.service });
   return app;

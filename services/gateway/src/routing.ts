@@ -3,6 +3,7 @@ import { ErrorCode } from '@gfts/contracts';
 import { createIdentitySigner, problem, sendProblem } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
+import { forwardedBody } from './forwarded-body.ts';
 import { forwardHeaders } from './forward-headers.ts';
 
 /**
@@ -26,6 +27,8 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
       // (and size-limited, and rejected when malformed) here, not streamed through unseen.
       preValidation: async () => {},
+      // The forwarded body is always explicit, so its content-length is what is sent.
+      handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
       replyOptions: {
         rewriteRequestHeaders: (request, headers) =>
           forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),
