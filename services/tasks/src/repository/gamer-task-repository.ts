@@ -1,14 +1,13 @@
 import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
 import type { GamerTaskRecord } from '../domain/model.ts';
-import { APPLIED_EVENTS_KEPT } from '../domain/stat-event.ts';
 import type { TaskChange } from '../domain/stat-batch.ts';
 import { fromDoc, isDuplicateKey, toDoc, type GamerTaskDoc, type Store } from './store.ts';
 
 /** The conditional single-document write of one planned change (see applyChanges). */
 function changeOp({ before, after, eventIds, increment }: TaskChange): mongo.AnyBulkWriteOperation<GamerTaskDoc> {
   const base = { _id: before.id, completed: false, appliedEventIds: { $nin: eventIds } };
-  const push = { $push: { appliedEventIds: { $each: eventIds, $slice: -APPLIED_EVENTS_KEPT } } };
+  const push = { $push: { appliedEventIds: { $each: eventIds } } };
   if (increment) {
     const games = increment.gamesAtMost === null ? {} : { games: { $lte: increment.gamesAtMost } };
     return { updateOne: { filter: { ...base, progress: { $lt: increment.progressBelow }, ...games }, update: { $inc: { progress: increment.progress, games: increment.games }, ...push } } };
@@ -162,6 +161,19 @@ export class GamerTaskRepository {
     );
     const landed = (c: TaskChange) => c.eventIds.every((id) => stored.get(c.before.id)?.has(id));
     return { applied: changes.filter(landed), stale: changes.filter((c) => !landed(c)) };
+  }
+
+  /**
+   * Drops event ids recorded as processed from tasks' applied lists (`$pull` of exactly
+   * those ids: safe whatever else changed meanwhile, since the processed record now
+   * guards them).
+   */
+  async forgetAppliedEvents(prunes: Map<string, string[]>): Promise<void> {
+    if (prunes.size === 0) return;
+    await this.store.gamerTasks.bulkWrite(
+      [...prunes].map(([id, eventIds]) => ({ updateOne: { filter: { _id: id }, update: { $pull: { appliedEventIds: { $in: eventIds } } } } })),
+      { ordered: false },
+    );
   }
 
   /**

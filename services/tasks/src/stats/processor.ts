@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { achievementRecords, missingAchievements } from '../domain/achievements.ts';
 import type { GamerTaskRecord } from '../domain/model.ts';
 import { planGamerBatch, type Completion, type TaskChange } from '../domain/stat-batch.ts';
-import { statTotals } from '../domain/stat-event.ts';
+import { APPLIED_EVENTS_PRUNE_AT, prunableEventIds, statTotals } from '../domain/stat-event.ts';
 import type { CatalogCache } from '../catalog-cache.ts';
 import type { TaskEvents } from '../events.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
@@ -136,7 +136,17 @@ export class StatBatchProcessor {
       }
     }
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
+    await this.forgetRecorded(changes);
     return batch.map((d) => outcomes.get(d) ?? { kind: 'failed', error: new Error('event left without an outcome') });
+  }
+
+  /** Long applied-event lists of the written tasks lose the ids recorded as processed. */
+  private async forgetRecorded(changes: TaskChange[]): Promise<void> {
+    const long = changes.filter((c) => c.after.appliedEventIds.length > APPLIED_EVENTS_PRUNE_AT);
+    if (long.length === 0) return;
+    const recorded = await this.deps.processed.findProcessed([...new Set(long.flatMap((c) => c.after.appliedEventIds))]);
+    const prunes = new Map(long.map((c) => [c.after.id, prunableEventIds(c.after, recorded)] as const).filter(([, ids]) => ids.length > 0));
+    await this.deps.gamerTasks.forgetAppliedEvents(prunes);
   }
 
   /** Records of the achievements tied to these events' stats that the gamer has none of yet. */
