@@ -9,8 +9,8 @@ import { databaseUrl, infra } from '../../src/index.ts';
 //
 // The races are real: N operations go out at once over a pool of at least N connections, and
 // each race checks an invariant that a non-atomic read-modify-write breaks. On the FerretDB recipe
-// before commit f8b6def (no lock, no per-statement update errors, $slice ignored) 13 of these
-// tests fail; in one run a claim had 28 winners and 100 concurrent $inc left 3.
+// before commit f8b6def (no lock, no per-statement update errors, $slice ignored) 14 of these
+// tests fail (one by hanging); in one run a claim had 28 winners and 100 concurrent $inc left 3.
 
 // Documents of any shape (the tests write every shape on purpose), keyed by string ids;
 // the array-operator tests name their array fields, which the driver's types require.
@@ -283,6 +283,23 @@ describe('store conformance: the guarantees the services rely on', () => {
         { _id: 'new-1', n: 1 },
         { _id: 'new-2', n: 5 },
       ]);
+    });
+
+    it('applies a bulkWrite of hundreds of updates in one command', async () => {
+      // FerretDB before f8b6def kept every statement's read open until the end of the
+      // command, and with its 100 SQLite connections a command of 100 updates never returned.
+      const counters = fresh('bulk_large');
+      const docs = 50;
+      const statements = 300;
+      await counters.insertMany(range(docs).map((i) => ({ _id: `c${i}`, n: 0 })));
+      const result = await counters.bulkWrite(
+        range(statements).map((i) => ({ updateOne: { filter: { _id: `c${i % docs}` }, update: { $inc: { n: 1 } } } })),
+        { ordered: false },
+      );
+      expect(result.matchedCount).toBe(statements);
+      expect(result.modifiedCount).toBe(statements);
+      const all = await counters.find({}).toArray();
+      expect(all.map((d) => d.n)).toEqual(range(docs).map(() => statements / docs));
     });
   });
 
