@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/FerretDB/wire/wirebson"
@@ -19,6 +20,7 @@ import (
 	"github.com/FerretDB/FerretDB/internal/handler/common"
 	"github.com/FerretDB/FerretDB/internal/handler/handlererrors"
 	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/must"
 )
 
 // collectionLocks holds one mutex per "<database>.<collection>". It lives in the process:
@@ -77,6 +79,11 @@ type deferredWrites struct {
 	backends.Collection
 	docs []*types.Document
 	ids  map[string]struct{}
+
+	// uniqueFields holds the top-level fields of the collection's unique indexes (besides
+	// _id), read once per command: a statement that changes none of them cannot make the
+	// deferred write fail on a unique key, so its error could not belong to it.
+	uniqueFields map[string]struct{}
 }
 
 func newDeferredWrites() *deferredWrites {
@@ -93,6 +100,52 @@ func (d *deferredWrites) UpdateAll(_ context.Context, params *backends.UpdateAll
 	d.docs = append(d.docs, params.Docs...)
 
 	return &backends.UpdateAllResult{Updated: int32(len(params.Docs))}, nil
+}
+
+// safeFor tells whether the statement's change can be deferred: an update with operators
+// whose fields are in no unique index. (Replacements, and anything that could collide on a
+// unique key, are written at once so that an E11000 is reported for their statement.)
+func (d *deferredWrites) safeFor(ctx context.Context, c backends.Collection, u *common.Update) bool {
+	if !u.HasUpdateOperators || u.Update == nil {
+		return false
+	}
+
+	if d.uniqueFields == nil {
+		d.uniqueFields = map[string]struct{}{}
+
+		res, err := c.ListIndexes(ctx, new(backends.ListIndexesParams))
+		if err != nil {
+			d.uniqueFields = nil
+			return false
+		}
+
+		for _, idx := range res.Indexes {
+			if !idx.Unique {
+				continue
+			}
+
+			for _, k := range idx.Key {
+				if k.Field != "_id" {
+					d.uniqueFields[strings.SplitN(k.Field, ".", 2)[0]] = struct{}{}
+				}
+			}
+		}
+	}
+
+	for _, op := range u.Update.Keys() {
+		fields, ok := must.NotFail(u.Update.Get(op)).(*types.Document)
+		if !ok {
+			return false
+		}
+
+		for _, field := range fields.Keys() {
+			if _, unique := d.uniqueFields[strings.SplitN(field, ".", 2)[0]]; unique {
+				return false
+			}
+		}
+	}
+
+	return true
 }
 
 func (d *deferredWrites) has(id string) bool {
