@@ -7,13 +7,14 @@
 #   - Node >= 24: the system one when new enough, else the npm registry's node-<os>-<arch>@24.
 #   - pnpm: the version pinned in package.json's packageManager field.
 #   - A container engine for testcontainers: a working Docker, else Podman (installed with
-#     apt-get when absent, configured as ../shared/containers.md describes, its
+#     apt-get when absent, configured for these machines (runc, cgroupfs, vfs storage), its
 #     Docker-compatible socket started).
 #   - Images: with Docker the official mongo and nats images; with Podman (no registry
 #     reachable) FROM-scratch images of FerretDB and nats-server built from the Go module
 #     proxy. MONGO_IMAGE / NATS_IMAGE override either choice.
 #
 # Everything is cached under $GFTS_CACHE, so a second run takes seconds.
+# Run directly (bash scripts/provision.sh) it warms the cache; --help prints this header.
 
 _gfts_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
@@ -93,6 +94,8 @@ EOF
     _gfts_say "starting podman's Docker-compatible API socket"
     mkdir -p /run/podman
     nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1 &
+    # the caller that started it may stop it (scripts/stack.sh does, on exit)
+    export GFTS_PODMAN_SERVICE_PID=$!
     local i
     for i in $(seq 1 50); do _gfts_podman_socket_works && break; sleep 0.2; done
     _gfts_podman_socket_works || _gfts_die "podman socket did not come up; see $GFTS_CACHE/podman-service.log" || return 1
@@ -191,6 +194,7 @@ gfts_provision() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
   set -euo pipefail
   gfts_provision
   _gfts_say "ready: node $(node --version), pnpm $(pnpm --version), engine $GFTS_ENGINE, mongo image $MONGO_IMAGE, nats image $NATS_IMAGE"
