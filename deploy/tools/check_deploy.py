@@ -46,8 +46,10 @@ SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082}
 EXTERNAL_SECRETS = {
     "gfts-internal": {"INTERNAL_TOKEN_SECRET"},
     "gateway-secrets": {"JWT_PUBLIC_KEY"},
-    "friendship-secrets": {"MONGO_URL"},
-    "tasks-secrets": {"MONGO_URL"},
+    "friendship-secrets": {"MONGO_URL", "NATS_PASSWORD"},
+    "tasks-secrets": {"MONGO_URL", "NATS_PASSWORD"},
+    # read by the NATS server (nats-auth.conf), not by a service
+    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD"},
 }
 # The intended in-namespace connections: (from, to, port).
 INTENDED = {
@@ -545,6 +547,13 @@ def check_nats(env_name: str, docs) -> None:
     conf = find_generated(docs, "ConfigMap", "nats-config")
     text = (conf or {}).get("data", {}).get("nats.conf", "")
     ok("store_dir: /data" in text, env_name, "nats.conf must keep the JetStream store on the /data volume")
+    # least privilege: the server must load the generated users (no anonymous access)
+    auth = (conf or {}).get("data", {}).get("nats-auth.conf", "")
+    ok(re.search(r"^include nats-auth\.conf$", text, re.M) is not None and "authorization {" in auth, env_name,
+       "nats-config must hold nats-auth.conf and nats.conf must include it")
+    for service in ("tasks", "friendship"):
+        w = find_generated(docs, "Deployment", service)
+        ok(w is not None and config_value(docs, w, "NATS_USER") == service, env_name, f"{service} must connect to NATS as user {service}")
     if env_name == "prod":
         ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
         ok(re.search(r"^\s*sync_interval:\s*always\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")

@@ -5,3 +5,4 @@ export * from './friendship.ts';
 export * from './tasks.ts';
 export * from './subjects.ts';
 export * from './validate.ts';
+export * from './nats-permissions.ts';

@@ -24,6 +24,8 @@ export const StoreConfig = {
   MONGO_URL: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string of this service\'s own database' }),
   NATS_URL: Type.String({ minLength: 1, description: 'comma-separated NATS server URLs' }),
   NATS_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'gfts', description: 'prefix of every NATS subject and stream' }),
+  NATS_USER: Type.Optional(Type.String({ minLength: 1, description: 'NATS user of this service; unset = connect without authentication (tests, a server without users)' })),
+  NATS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'password of NATS_USER (a Secret)' })),
 };
 
 /**

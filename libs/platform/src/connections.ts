@@ -1,3 +1,4 @@
+import { natsInboxPrefix } from '@gfts/contracts';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import mongoose, { type Connection } from 'mongoose';
 import type { FastifyBaseLogger } from 'fastify';
@@ -22,9 +23,27 @@ export async function pingMongo(connection: Connection): Promise<void> {
   await connection.db.command({ ping: 1 });
 }
 
-/** NATS keeps reconnecting for ever: a bus outage degrades readiness, it does not crash us. */
-export async function connectNats(servers: string, name: string, log: Logger): Promise<NatsConnection> {
-  const nc = await connect({ servers: servers.split(',').map((s) => s.trim()), name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
+export interface NatsCredentials {
+  user?: string | undefined;
+  password?: string | undefined;
+}
+
+/**
+ * NATS keeps reconnecting for ever: a bus outage degrades readiness, it does not crash us.
+ * With a user, the server's permissions for it apply (libs/contracts nats-permissions.ts);
+ * replies then arrive on the service's own inbox prefix, the only inbox it may read.
+ */
+export async function connectNats(servers: string, name: string, log: Logger, credentials: NatsCredentials = {}): Promise<NatsConnection> {
+  const { user, password } = credentials;
+  if ((user === undefined) !== (password === undefined)) throw new Error('NATS_USER and NATS_PASSWORD must be set together');
+  const nc = await connect({
+    servers: servers.split(',').map((s) => s.trim()),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+    inboxPrefix: natsInboxPrefix(user ?? name),
+    ...(user !== undefined && password !== undefined ? { user, pass: password } : {}),
+  });
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') log.warn({ nats: status.type }, 'nats status');

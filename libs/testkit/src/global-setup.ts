@@ -1,41 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import { startWithRetry } from './containers.ts';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mongoUrl: string;
     natsUrl: string;
-  }
-}
-
-const START_ATTEMPTS = 3;
-
-/**
- * Podman 4.3 sometimes reports a fresh container's ports unbound when other containers start
- * at the same moment (another test run, a stack); a second try then works.
- */
-async function startWithRetry(build: () => GenericContainer, what: string): Promise<StartedTestContainer> {
-  for (let attempt = 1; ; attempt++) {
-    const attemptId = randomUUID();
-    try {
-      return await build().withLabels({ 'gfts.test-attempt': attemptId }).start();
-    } catch (error) {
-      await removeAttempt(attemptId);
-      if (attempt >= START_ATTEMPTS || !/ports to be bound/.test(String(error))) throw error;
-      console.error(`${what} container: ${String(error)}; retrying (${attempt}/${START_ATTEMPTS})`);
-    }
-  }
-}
-
-/** A start that failed half-way leaves its container running; nothing else would stop it. */
-async function removeAttempt(attemptId: string): Promise<void> {
-  try {
-    const client = await getContainerRuntimeClient();
-    const container = await client.container.fetchByLabel('gfts.test-attempt', attemptId);
-    if (container) await container.remove({ force: true });
-  } catch (error) {
-    console.error(`could not remove a failed test container: ${String(error)}`);
   }
 }
 

@@ -7,7 +7,7 @@ import { CatalogCache } from './catalog-cache.ts';
 import { CatalogService } from './catalog-service.ts';
 import { ClaimService, type ClaimFaults } from './claim-service.ts';
 import type { TasksConfig } from './config.ts';
-import { catalogChangedSubject, TaskEvents } from './events.ts';
+import { TaskEvents } from './events.ts';
 import { GamerTaskService } from './gamer-task-service.ts';
 import { CatalogRepository } from './repository/catalog-repository.ts';
 import { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
@@ -33,7 +33,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const app = createHttpServer({ service: 'tasks', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
   await app.after(); // the shared plugins (metrics registry) are loaded
   const mongo = await connectMongo(config.MONGO_URL, app.log);
-  const nats = await connectNats(config.NATS_URL, 'tasks', app.log);
+  const nats = await connectNats(config.NATS_URL, 'tasks', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const names = natsNames(config.NATS_PREFIX);
 
   const store = openStore(mongo);
@@ -54,7 +54,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const processed = new ProcessedEventRepository(store);
   const keys = new IdempotencyRepository(store);
   const cache = new CatalogCache(catalogRepository, config.CATALOG_CACHE_TTL_MS);
-  const events = new TaskEvents(nats, names, config.NATS_PREFIX, app.log);
+  const events = new TaskEvents(nats, names, app.log);
 
   const catalog = new CatalogService(catalogRepository, cache, events);
   const assign = new AssignService(catalogRepository, gamerTasks, keys, config.MAX_TASKS_PER_ASSIGN);
@@ -64,7 +64,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   // claims a crash left half-done are finished before this replica serves anything
   await claims.recover(new Date());
 
-  const catalogChanges = nats.subscribe(catalogChangedSubject(config.NATS_PREFIX), {
+  const catalogChanges = nats.subscribe(names.tasksCatalogChanged, {
     callback: (error, msg) => {
       if (error) return;
       try {

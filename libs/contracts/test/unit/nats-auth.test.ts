@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { authFile, expectedNatsAuth, natsAuthTargets } from '../../scripts/nats-auth-targets.ts';
+import { gameServerPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
+import { natsNames } from '../../src/subjects.ts';
+
+describe('NATS users and permissions', () => {
+  // The server configuration is generated from the subject names; a hand edit, or a
+  // subject renamed without regenerating, fails here.
+  it.each(natsAuthTargets)('$dir/nats-auth.conf matches libs/contracts and its game-server list', (target) => {
+    expect(readFileSync(authFile(target.dir), 'utf8'), 'run: node libs/contracts/scripts/write-nats-auth.ts').toBe(expectedNatsAuth(target));
+  });
+
+  it('lets a game server publish to its own stats subject only', () => {
+    const names = natsNames('gfts');
+    const p = gameServerPermissions('gfts', 'app-1');
+    expect(p.publish).toEqual([names.statsSubject('app-1')]);
+    expect(p.subscribe).toEqual(['_INBOX_gs-app-1.>']);
+  });
+
+  it('scopes the tasks JetStream API calls to its two streams and its consumer', () => {
+    const names = natsNames('gfts');
+    const api = tasksPermissions('gfts').publish.filter((s) => s.startsWith('$JS.'));
+    for (const subject of api) {
+      expect(subject === '$JS.API.INFO' || subject.includes(`.${names.statsStream}`), subject).toBe(true);
+    }
+    expect(api.some((s) => s.endsWith('.>') && !s.includes(names.statsConsumer))).toBe(false);
+  });
+
+  it('refuses an application id that would widen a subject', () => {
+    expect(() => renderNatsAuthorization('gfts', ['*'])).toThrow(/not an application id/);
+    expect(() => renderNatsAuthorization('gfts', ['a.b'])).toThrow(/not an application id/);
+  });
+
+  it('reads one application id a line, ignoring comments and blank lines', () => {
+    expect(parseGameServerList('# studio A\nabc-1\n\n  def-2  # studio B\n')).toEqual(['abc-1', 'def-2']);
+  });
+});

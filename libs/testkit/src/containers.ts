@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
+
+const START_ATTEMPTS = 3;
+
+/**
+ * Podman 4.3 sometimes reports a fresh container's ports unbound when other containers start
+ * at the same moment (another test run, a stack); a second try then works.
+ */
+export async function startWithRetry(build: () => GenericContainer, what: string): Promise<StartedTestContainer> {
+  for (let attempt = 1; ; attempt++) {
+    const attemptId = randomUUID();
+    try {
+      return await build().withLabels({ 'gfts.test-attempt': attemptId }).start();
+    } catch (error) {
+      await removeAttempt(attemptId);
+      if (attempt >= START_ATTEMPTS || !/ports to be bound/.test(String(error))) throw error;
+      console.error(`${what} container: ${String(error)}; retrying (${attempt}/${START_ATTEMPTS})`);
+    }
+  }
+}
+
+/** A start that failed half-way leaves its container running; nothing else would stop it. */
+async function removeAttempt(attemptId: string): Promise<void> {
+  try {
+    const client = await getContainerRuntimeClient();
+    const container = await client.container.fetchByLabel('gfts.test-attempt', attemptId);
+    if (container) await container.remove({ force: true });
+  } catch (error) {
+    console.error(`could not remove a failed test container: ${String(error)}`);
+  }
+}
+
+export interface ConfiguredNats {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A NATS server of its own, started from configuration files (copied to /etc/nats, the
+ * first one is the server's --config) and environment (passwords the files reference),
+ * for tests of a configuration rather than of the services.
+ */
+export async function startConfiguredNats(files: { source: string; name: string }[], environment: Record<string, string>): Promise<ConfiguredNats> {
+  const [main] = files;
+  if (!main) throw new Error('a NATS configuration file is needed');
+  const container = await startWithRetry(
+    () =>
+      new GenericContainer(process.env.NATS_IMAGE ?? 'nats:2.11')
+        .withCopyFilesToContainer(files.map((f) => ({ source: f.source, target: `/etc/nats/${f.name}` })))
+        .withEnvironment(environment)
+        .withCommand(['--config', `/etc/nats/${main.name}`])
+        .withExposedPorts(4222)
+        .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+        .withStartupTimeout(60_000),
+    'configured NATS',
+  );
+  return {
+    url: `nats://${container.getHost()}:${container.getMappedPort(4222)}`,
+    stop: async () => {
+      await container.stop({ timeout: 5_000 });
+    },
+  };
+}
