@@ -144,8 +144,14 @@ def check_env(where: str, service: str, keys: set[str], settings: dict[str, bool
     missing = sorted(k for k, required in settings.items() if required and k not in keys)
     ok(not missing, where, f"{service} requires {', '.join(missing)}, which is not given")
     if service == "gateway":
-        jwt = {"JWT_SECRET", "JWT_PUBLIC_KEY"} & keys
-        ok(len(jwt) == 1, where, f"gateway needs exactly one of JWT_SECRET and JWT_PUBLIC_KEY, gets {sorted(jwt) or 'none'}")
+        # The rule of services/gateway/src/config.ts: JWT_SECRET alone, or JWT_PUBLIC_KEY
+        # and/or one key set (JWT_JWKS_FILE or JWT_JWKS_URL).
+        public = {"JWT_PUBLIC_KEY", "JWT_JWKS_FILE", "JWT_JWKS_URL"} & keys
+        if "JWT_SECRET" in keys:
+            ok(not public, where, f"gateway takes JWT_SECRET alone, gets it with {sorted(public)}")
+        else:
+            ok(bool(public), where, "gateway needs JWT_SECRET, or JWT_PUBLIC_KEY and/or JWT_JWKS_FILE or JWT_JWKS_URL, gets none")
+        ok(not {"JWT_JWKS_FILE", "JWT_JWKS_URL"} <= keys, where, "gateway takes one of JWT_JWKS_FILE and JWT_JWKS_URL, gets both")
 
 
 # --------------------------------------------------------------------------- Dockerfiles
