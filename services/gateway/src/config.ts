@@ -13,9 +13,13 @@ const GatewaySettings = {
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'required aud claim' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer (or per IP before auth) per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
+  RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
+  NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),
+  RATE_LIMIT_STORE_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 1000, default: 100, description: 'bound on one shared-counter check; beyond it the replica limits locally' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
 };
-export type GatewayConfig = Static<TObject<typeof GatewaySettings>>;
+type Settings = Static<TObject<typeof GatewaySettings>>;
+export type GatewayConfig = Omit<Settings, 'RATE_LIMIT_STORE'> & { RATE_LIMIT_STORE: 'local' | 'nats' };
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(GatewaySettings, env);
@@ -25,7 +29,9 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
   const symmetric = algorithms.filter((a) => a.startsWith('HS'));
   if (config.JWT_SECRET && symmetric.length !== algorithms.length) throw new ConfigError(['JWT_ALGORITHMS must be HS256 with JWT_SECRET']);
   if (config.JWT_PUBLIC_KEY && symmetric.length > 0) throw new ConfigError(['JWT_ALGORITHMS must not include HS256 with JWT_PUBLIC_KEY']);
-  return config;
+  if (config.RATE_LIMIT_STORE === 'nats' && !config.NATS_URL) throw new ConfigError(['RATE_LIMIT_STORE=nats needs NATS_URL']);
+  // Shared when the gateway can reach NATS: per-replica limits multiply with the replica count.
+  return { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? (config.NATS_URL ? 'nats' : 'local') };
 }
 
 /** Algorithms the gateway accepts; never `none`, and never HMAC with a public key. */

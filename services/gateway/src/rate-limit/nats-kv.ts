@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jetstream, StorageType } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { FastifyBaseLogger } from 'fastify';
+import { bucketName, counterTtlMs } from './window.ts';
+
+type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+export interface SharedKvOptions {
+  servers: string;
+  windowMs: number;
+  /** bound of every KV call; a slow store must not hold a request */
+  timeoutMs: number;
+  log: Logger;
+}
+
+/** The shared counters' bucket, when it can be used right now. */
+export interface SharedKv {
+  /** undefined while NATS is not (yet, or no longer) reachable */
+  current(): KV | undefined;
+  close(): Promise<void>;
+}
+
+/** Time between attempts to reach NATS while it is down at start-up. */
+const RETRY_MS = 2_000;
+/** Bucket creation is rare and may take a server longer than a counter update. */
+const SETUP_TIMEOUT_MS = 5_000;
+
+/**
+ * Connects in the background: the gateway starts and serves (with local limits) while NATS
+ * is down, and switches to the shared bucket as soon as it is reachable. Once connected the
+ * client reconnects for ever, and the bucket is withheld while disconnected, so requests do
+ * not queue behind a reconnect.
+ */
+export function connectSharedKv(opts: SharedKvOptions): SharedKv {
+  const stop = new AbortController();
+  let nc: NatsConnection | undefined;
+  let kv: KV | undefined;
+  let connected = false;
+
+  async function open(): Promise<void> {
+    let warned = false;
+    while (!stop.signal.aborted) {
+      try {
+        const conn = await connect({
+          servers: opts.servers.split(',').map((s) => s.trim()),
+          name: 'gateway-rate-limit',
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 1_000,
+          timeout: SETUP_TIMEOUT_MS,
+        });
+        if (stop.signal.aborted) return void (await conn.close());
+        nc = conn;
+        watch(conn);
+        const bucket = bucketName(opts.windowMs);
+        const limits = { history: 1, ttl: counterTtlMs(opts.windowMs), storage: StorageType.Memory, allow_direct: true };
+        await new Kvm(jetstream(conn, { timeout: SETUP_TIMEOUT_MS })).create(bucket, limits);
+        // Counter calls go through a client whose every JetStream request is bounded short.
+        kv = await new Kvm(jetstream(conn, { timeout: opts.timeoutMs })).open(bucket, { allow_direct: true });
+        connected = true;
+        opts.log.info({ bucket }, 'rate limits shared through NATS KV');
+        return;
+      } catch (error) {
+        if (!warned) opts.log.warn({ err: error }, 'NATS KV unreachable for rate limits; limiting per replica until it is');
+        warned = true;
+        if (nc) await nc.close().catch(() => undefined);
+        nc = undefined;
+        await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  function watch(conn: NatsConnection): void {
+    void (async () => {
+      for await (const status of conn.status()) {
+        if (status.type === 'disconnect') {
+          connected = false;
+          opts.log.warn('NATS disconnected; rate limits are per replica until it reconnects');
+        } else if (status.type === 'reconnect') {
+          connected = true;
+          opts.log.info('NATS reconnected; rate limits shared again');
+        }
+      }
+    })();
+  }
+
+  const opening = open();
+  return {
+    current: () => (connected && !stop.signal.aborted ? kv : undefined),
+    async close() {
+      stop.abort();
+      await opening;
+      await nc?.close();
+    },
+  };
+}
