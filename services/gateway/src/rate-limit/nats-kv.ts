@@ -17,6 +17,8 @@ export interface SharedKvOptions {
 
 /** The shared counters' bucket, when it can be used right now. */
 export interface SharedKv {
+  /** settles when the first attempt to reach the bucket has succeeded or failed */
+  firstAttempt: Promise<void>;
   /** undefined while NATS is not (yet, or no longer) reachable */
   current(): KV | undefined;
   close(): Promise<void>;
@@ -39,6 +41,9 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
   let kv: KV | undefined;
   let connected = false;
 
+  let attempted: () => void = () => undefined;
+  const firstAttempt = new Promise<void>((resolve) => (attempted = resolve));
+
   async function open(): Promise<void> {
     let warned = false;
     while (!stop.signal.aborted) {
@@ -60,10 +65,12 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
         kv = await new Kvm(jetstream(conn, { timeout: opts.timeoutMs })).open(bucket, { allow_direct: true });
         connected = true;
         opts.log.info({ bucket }, 'rate limits shared through NATS KV');
+        attempted();
         return;
       } catch (error) {
         if (!warned) opts.log.warn({ err: error }, 'NATS KV unreachable for rate limits; limiting per replica until it is');
         warned = true;
+        attempted();
         if (nc) await nc.close().catch(() => undefined);
         nc = undefined;
         await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
@@ -85,8 +92,9 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
     })();
   }
 
-  const opening = open();
+  const opening = open().finally(() => attempted());
   return {
+    firstAttempt,
     current: () => (connected && !stop.signal.aborted ? kv : undefined),
     async close() {
       stop.abort();

@@ -33,6 +33,9 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
     const timeoutMs = config.RATE_LIMIT_STORE_TIMEOUT_MS;
     const shared = connectSharedKv({ servers: config.NATS_URL, windowMs: config.RATE_LIMIT_WINDOW_MS, timeoutMs, log: app.log });
     app.addHook('onClose', () => shared.close());
+    // A healthy stack starts shared from the first request; an unreachable NATS costs one
+    // bounded attempt at start-up, then the gateway serves with local limits and keeps trying.
+    await shared.firstAttempt;
     store = new SharedStore({
       kv: () => shared.current(),
       local,

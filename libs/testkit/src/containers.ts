@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
+
+const START_ATTEMPTS = 3;
+
+/**
+ * Podman 4.3 sometimes reports a fresh container's ports unbound when other containers start
+ * at the same moment (another test run, a stack); a second try then works.
+ */
+export async function startWithRetry(build: () => GenericContainer, what: string): Promise<StartedTestContainer> {
+  for (let attempt = 1; ; attempt++) {
+    const attemptId = randomUUID();
+    try {
+      return await build().withLabels({ 'gfts.test-attempt': attemptId }).start();
+    } catch (error) {
+      await removeAttempt(attemptId);
+      if (attempt >= START_ATTEMPTS || !/ports to be bound/.test(String(error))) throw error;
+      console.error(`${what} container: ${String(error)}; retrying (${attempt}/${START_ATTEMPTS})`);
+    }
+  }
+}
+
+/** A start that failed half-way leaves its container running; nothing else would stop it. */
+async function removeAttempt(attemptId: string): Promise<void> {
+  try {
+    const client = await getContainerRuntimeClient();
+    const container = await client.container.fetchByLabel('gfts.test-attempt', attemptId);
+    if (container) await container.remove({ force: true });
+  } catch (error) {
+    console.error(`could not remove a failed test container: ${String(error)}`);
+  }
+}
+
+/** The NATS image the integration run uses: the official one, or provision.sh's local build. */
+export function natsImage(): string {
+  return process.env.NATS_IMAGE ?? 'nats:2.11';
+}
+
+/** A NATS server with JetStream, as the stack runs it. */
+export function natsContainer(): GenericContainer {
+  return new GenericContainer(natsImage())
+    .withCommand(['-js', '-sd', '/data'])
+    .withExposedPorts(4222)
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+    .withStartupTimeout(60_000);
+}
+
+/**
+ * A NATS server of a test's own, for tests that stop it (an outage) without taking the
+ * shared one from every other test file.
+ */
+export async function startNats(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const started = await startWithRetry(natsContainer, 'NATS');
+  return { url: `nats://${started.getHost()}:${started.getMappedPort(4222)}`, stop: async () => void (await started.stop({ timeout: 5_000 })) };
+}
