@@ -10,6 +10,8 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 export interface SharedKvOptions {
   servers: string;
   windowMs: number;
+  /** servers holding the bucket: 1 is cheapest, 3 survives a NATS server restart */
+  replicas: number;
   /** bound of every KV call; a slow store must not hold a request */
   timeoutMs: number;
   log: Logger;
@@ -59,7 +61,7 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
         nc = conn;
         watch(conn);
         const bucket = bucketName(opts.windowMs);
-        const limits = { history: 1, ttl: counterTtlMs(opts.windowMs), storage: StorageType.Memory, allow_direct: true };
+        const limits = { history: 1, ttl: counterTtlMs(opts.windowMs), storage: StorageType.Memory, replicas: opts.replicas, allow_direct: true };
         await new Kvm(jetstream(conn, { timeout: SETUP_TIMEOUT_MS })).create(bucket, limits);
         // Counter calls go through a client whose every JetStream request is bounded short.
         kv = await new Kvm(jetstream(conn, { timeout: opts.timeoutMs })).open(bucket, { allow_direct: true });

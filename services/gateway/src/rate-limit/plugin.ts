@@ -31,7 +31,13 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
       registers: [app.metrics],
     });
     const timeoutMs = config.RATE_LIMIT_STORE_TIMEOUT_MS;
-    const shared = connectSharedKv({ servers: config.NATS_URL, windowMs: config.RATE_LIMIT_WINDOW_MS, timeoutMs, log: app.log });
+    const shared = connectSharedKv({
+      servers: config.NATS_URL,
+      windowMs: config.RATE_LIMIT_WINDOW_MS,
+      replicas: config.RATE_LIMIT_KV_REPLICAS,
+      timeoutMs,
+      log: app.log,
+    });
     app.addHook('onClose', () => shared.close());
     // A healthy stack starts shared from the first request; an unreachable NATS costs one
     // bounded attempt at start-up, then the gateway serves with local limits and keeps trying.
