@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { KV } from '@nats-io/kv';
 import { Breaker } from './breaker.ts';
 import type { LocalCounter } from './local-counter.ts';
-import { incrementShared, type Count } from './shared-counter.ts';
+import { Batcher } from './batcher.ts';
+import type { Count } from './shared-counter.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 type Callback = (error: Error | null, result: Count) => void;
@@ -40,20 +41,21 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 export class SharedStore {
   readonly #opts: SharedStoreOptions;
   readonly #breaker: Breaker;
+  readonly #batcher: Batcher;
 
   constructor(opts: SharedStoreOptions) {
     this.#opts = opts;
     this.#breaker = new Breaker(opts.pauseMs);
+    this.#batcher = new Batcher(opts.kv);
   }
 
   incr(key: string, cb: Callback, timeWindow: number, max: number): void {
     const local = this.#opts.local.count(key, timeWindow, Date.now());
-    const kv = this.#opts.kv();
-    if (!kv || !this.#breaker.allows(Date.now())) {
+    if (!this.#opts.kv() || !this.#breaker.allows(Date.now())) {
       this.#opts.onFallback('unavailable');
       return cb(null, local);
     }
-    within(incrementShared(kv, key, timeWindow, max), this.#opts.timeoutMs).then(
+    within(this.#batcher.increment(key, timeWindow, max), this.#opts.timeoutMs).then(
       (shared) => {
         if (this.#breaker.recover()) this.#opts.log.info('rate-limit store answering again; limits shared across replicas');
         cb(null, shared);

@@ -38,15 +38,14 @@ export function decodeCount(value: Uint8Array | undefined): number {
   return Number.isSafeInteger(count) && count > 0 ? count : 0;
 }
 
-export type Step =
-  /** the budget is spent: answer 429 without writing, so a flood costs reads only */
-  | { kind: 'exceeded'; current: number }
-  /** write `next` if the counter is still what was read */
-  | { kind: 'write'; next: number };
-
-/** What to do with a counter read as `count` when the limit is `max`. */
-export function nextStep(count: number, max: number): Step {
-  return count >= max ? { kind: 'exceeded', current: count + 1 } : { kind: 'write', next: count + 1 };
+/**
+ * How many of `requests` arriving together fit in a budget of `max` when `count` are spent:
+ * the first `granted` pass, the rest are refused; `next` is the count to write (no write
+ * when nothing is granted, so a flood past the limit costs reads only).
+ */
+export function grant(count: number, max: number, requests: number): { granted: number; next: number } {
+  const granted = Math.max(0, Math.min(requests, max - count));
+  return { granted, next: count + granted };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Breaker } from '../../src/rate-limit/breaker.ts';
 import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
-import { bucketName, counterKey, counterTtlMs, decodeCount, encodeCount, nextStep, windowAt } from '../../src/rate-limit/window.ts';
+import { bucketName, counterKey, counterTtlMs, decodeCount, encodeCount, grant, windowAt } from '../../src/rate-limit/window.ts';
 
 describe('fixed windows', () => {
   it('aligns windows to the epoch, so every replica numbers them alike', () => {
@@ -39,15 +39,19 @@ describe('counter values', () => {
   });
 });
 
-describe('the next step for a counter', () => {
-  it('writes the next count while the budget lasts', () => {
-    expect(nextStep(0, 3)).toEqual({ kind: 'write', next: 1 });
-    expect(nextStep(2, 3)).toEqual({ kind: 'write', next: 3 });
+describe('granting requests that arrive together', () => {
+  it('grants all while the budget lasts, and writes the new count', () => {
+    expect(grant(0, 3, 1)).toEqual({ granted: 1, next: 1 });
+    expect(grant(0, 3, 3)).toEqual({ granted: 3, next: 3 });
   });
 
-  it('refuses without writing once the budget is spent', () => {
-    expect(nextStep(3, 3)).toEqual({ kind: 'exceeded', current: 4 });
-    expect(nextStep(10, 3)).toEqual({ kind: 'exceeded', current: 11 });
+  it('grants the first ones up to the budget and refuses the rest', () => {
+    expect(grant(1, 3, 5)).toEqual({ granted: 2, next: 3 });
+  });
+
+  it('grants nothing, and writes nothing new, once the budget is spent', () => {
+    expect(grant(3, 3, 1)).toEqual({ granted: 0, next: 3 });
+    expect(grant(3, 3, 4)).toEqual({ granted: 0, next: 3 });
   });
 });
 
