@@ -64,7 +64,11 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
         const limits = { history: 1, ttl: counterTtlMs(opts.windowMs), storage: StorageType.Memory, replicas: opts.replicas, allow_direct: true };
         await new Kvm(jetstream(conn, { timeout: SETUP_TIMEOUT_MS })).create(bucket, limits);
         // Counter calls go through a client whose every JetStream request is bounded short.
-        kv = await new Kvm(jetstream(conn, { timeout: opts.timeoutMs })).open(bucket, { allow_direct: true });
+        const counters = await new Kvm(jetstream(conn, { timeout: opts.timeoutMs })).open(bucket, { allow_direct: true });
+        // The first get sets up the client's reply subscription; done here, with time to
+        // spare, so the first gamer's request does not pay for it against the short bound.
+        await new Kvm(jetstream(conn, { timeout: SETUP_TIMEOUT_MS })).open(bucket, { allow_direct: true }).then((warm) => warm.get('warm-up'));
+        kv = counters;
         connected = true;
         opts.log.info({ bucket }, 'rate limits shared through NATS KV');
         attempted();

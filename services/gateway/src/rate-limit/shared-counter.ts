@@ -35,7 +35,10 @@ function isConflict(error: unknown): boolean {
  * Read, then create (first request of the window) or update at the revision read: a
  * concurrent writer makes the write fail and this one read again, so no two replicas can
  * both take the last slot. The count is exact; a write that lands after the caller gave up
- * on it only over-counts, which is the conservative side.
+ * on it only over-counts, which is the conservative side. Reads may be direct gets from a
+ * lagging replica of an R3 bucket: a stale count is never higher than the true one (counts
+ * only rise within a window), so it can cost a retry but never a wrong refusal, and the
+ * write is checked by the stream leader.
  */
 export async function incrementShared(kv: KV, limitKey: string, windowMs: number, max: number, requests = 1, nowMs = Date.now()): Promise<Granted> {
   const window = windowAt(nowMs, windowMs);
