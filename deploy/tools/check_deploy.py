@@ -24,8 +24,8 @@ What it checks (each failure names the file/resource and the rule):
     exists in dev, none is rendered in prod (they come from the secret store), and the
     ones prod needs are exactly the documented set;
   * network: evaluating the NetworkPolicies for every pair of workloads in the
-    namespace gives exactly the intended connections (gateway -> friendship, tasks;
-    each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
+    namespace gives exactly the intended connections (gateway -> friendship, tasks,
+    and NATS for the shared rate-limit counters; each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
     ingress only from the labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
 """
@@ -56,6 +56,7 @@ INTENDED = {
     "common": {
         ("gateway", "friendship", 8081),
         ("gateway", "tasks", 8082),
+        ("gateway", "nats", 4222),
         ("friendship", "nats", 4222),
         ("tasks", "nats", 4222),
         ("nats", "nats", 6222),

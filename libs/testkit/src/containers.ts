@@ -31,6 +31,29 @@ async function removeAttempt(attemptId: string): Promise<void> {
   }
 }
 
+/** The NATS image the integration run uses: the official one, or provision.sh's local build. */
+export function natsImage(): string {
+  return process.env.NATS_IMAGE ?? 'nats:2.11';
+}
+
+/** A NATS server with JetStream, as the stack runs it. */
+export function natsContainer(): GenericContainer {
+  return new GenericContainer(natsImage())
+    .withCommand(['-js', '-sd', '/data'])
+    .withExposedPorts(4222)
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+    .withStartupTimeout(60_000);
+}
+
+/**
+ * A NATS server of a test's own, for tests that stop it (an outage) without taking the
+ * shared one from every other test file.
+ */
+export async function startNats(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const started = await startWithRetry(natsContainer, 'NATS');
+  return { url: `nats://${started.getHost()}:${started.getMappedPort(4222)}`, stop: async () => void (await started.stop({ timeout: 5_000 })) };
+}
+
 export interface ConfiguredNats {
   url: string;
   stop(): Promise<void>;
@@ -46,7 +69,7 @@ export async function startConfiguredNats(files: { source: string; name: string 
   if (!main) throw new Error('a NATS configuration file is needed');
   const container = await startWithRetry(
     () =>
-      new GenericContainer(process.env.NATS_IMAGE ?? 'nats:2.11')
+      new GenericContainer(natsImage())
         .withCopyFilesToContainer(files.map((f) => ({ source: f.source, target: `/etc/nats/${f.name}` })))
         .withEnvironment(environment)
         .withCommand(['--config', `/etc/nats/${main.name}`])

@@ -1,6 +1,6 @@
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
-import { startWithRetry } from './containers.ts';
 import type { TestProject } from 'vitest/node';
+import { natsContainer, startWithRetry } from './containers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,7 +17,6 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const mongoImage = process.env.MONGO_IMAGE ?? 'mongo:7';
-  const natsImage = process.env.NATS_IMAGE ?? 'nats:2.11';
   const started: StartedTestContainer[] = [];
   const stopAll = async () => {
     // Ryuk is disabled where its image cannot be pulled, so the containers are ours to stop.
@@ -35,15 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       'database',
     );
     started.push(mongo);
-    const nats = await startWithRetry(
-      () =>
-        new GenericContainer(natsImage)
-          .withCommand(['-js', '-sd', '/data'])
-          .withExposedPorts(4222)
-          .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
-          .withStartupTimeout(60_000),
-      'NATS',
-    );
+    const nats = await startWithRetry(natsContainer, 'NATS');
     started.push(nats);
     project.provide('mongoUrl', `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}`);
     project.provide('natsUrl', `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`);

@@ -1,9 +1,8 @@
-import rateLimit from '@fastify/rate-limit';
-import { ErrorCode } from '@gfts/contracts';
-import { AppError, createHttpServer, healthPlugin } from '@gfts/platform';
+import { createHttpServer, healthPlugin } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import { authentication } from './authentication.ts';
 import type { GatewayConfig } from './config.ts';
+import { rateLimiting } from './rate-limit/plugin.ts';
 import { registerRoutes } from './routing.ts';
 
 async function upstreamReady(baseUrl: string): Promise<void> {
@@ -18,17 +17,7 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
     checks: { friendship: () => upstreamReady(config.FRIENDSHIP_URL), tasks: () => upstreamReady(config.TASKS_URL) },
   });
   await app.register(authentication, { config });
-  // After authentication (preHandler), so the budget is per gamer, not per NAT'd address.
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'preHandler',
-    max: config.RATE_LIMIT_MAX,
-    timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : `ip:${request.ip}`),
-    allowList: (request) => !request.url.startsWith('/api/'),
-    errorResponseBuilder: (_request, context) =>
-      new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${context.after} exceeded`),
-  });
+  await app.register(rateLimiting, { config });
   await registerRoutes(app, config);
   return app;
 }

@@ -18,15 +18,22 @@ const GatewaySettings = {
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'required aud claim' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer (or per IP before auth) per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
+  RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
+  NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),
+  RATE_LIMIT_STORE_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 1000, default: 100, description: 'bound on one shared-counter check; beyond it the replica limits locally' }),
+  RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
 };
-export type GatewayConfig = Static<TObject<typeof GatewaySettings>>;
+type Settings = Static<TObject<typeof GatewaySettings>>;
+export type GatewayConfig = Omit<Settings, 'RATE_LIMIT_STORE'> & { RATE_LIMIT_STORE: 'local' | 'nats' };
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(GatewaySettings, env);
   const problems = keySettingProblems(config);
+  if (config.RATE_LIMIT_STORE === 'nats' && !config.NATS_URL) problems.push('RATE_LIMIT_STORE=nats needs NATS_URL');
   if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  // Shared when the gateway can reach NATS: per-replica limits multiply with the replica count.
+  return { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? (config.NATS_URL ? 'nats' : 'local') };
 }
 
 /**
@@ -34,7 +41,7 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
  * and/or one key set (JWT_JWKS_FILE or JWT_JWKS_URL). A secret never sits next to public
  * keys: HMAC and public-key verification in one gateway is how algorithm confusion starts.
  */
-function keySettingProblems(config: GatewayConfig): string[] {
+function keySettingProblems(config: Settings): string[] {
   const publicKeySources = [config.JWT_PUBLIC_KEY, config.JWT_JWKS_FILE, config.JWT_JWKS_URL].filter(Boolean).length;
   if (config.JWT_SECRET && publicKeySources > 0) return ['JWT_SECRET (HS256) must be set alone, without JWT_PUBLIC_KEY, JWT_JWKS_FILE or JWT_JWKS_URL'];
   if (!config.JWT_SECRET && publicKeySources === 0) return ['a verification key is required: JWT_SECRET (HS256, development), or JWT_PUBLIC_KEY and/or JWT_JWKS_FILE or JWT_JWKS_URL'];

@@ -72,6 +72,15 @@ describe('gateway configuration', () => {
     expect(acceptedAlgorithms({ JWT_SECRET: 's', JWT_ALGORITHMS: undefined })).toEqual(['HS256']);
   });
 
+  it('shares rate limits through NATS when the gateway has NATS_URL, else limits per replica', () => {
+    const secret = { ...base, JWT_SECRET: 's'.repeat(32) };
+    expect(readGatewayConfig(secret).RATE_LIMIT_STORE).toBe('local');
+    expect(readGatewayConfig({ ...secret, NATS_URL: 'nats://nats:4222' }).RATE_LIMIT_STORE).toBe('nats');
+    expect(readGatewayConfig({ ...secret, NATS_URL: 'nats://nats:4222', RATE_LIMIT_STORE: 'local' }).RATE_LIMIT_STORE).toBe('local');
+    expect(problemsOf({ ...secret, RATE_LIMIT_STORE: 'nats' })).toEqual([expect.stringMatching(/RATE_LIMIT_STORE=nats needs NATS_URL/)]);
+    expect(problemsOf({ ...secret, RATE_LIMIT_STORE: 'redis' }).join()).toMatch(/RATE_LIMIT_STORE/);
+  });
+
   it('refuses algorithms outside the known list, such as none', () => {
     expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_ALGORITHMS: 'none' }).join()).toMatch(/JWT_ALGORITHMS/);
   });
