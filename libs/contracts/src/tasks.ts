@@ -31,6 +31,8 @@ export const TaskLimits = {
   GAME_ID_MAX: 128,
   STATS_PER_EVENT_MAX: 100,
   STAT_VALUE_MAX: 1_000_000_000,
+  /** largest numberOfTasks of one assign; MAX_TASKS_PER_ASSIGN may lower it, never raise it */
+  TASKS_PER_ASSIGN_MAX: 50,
 } as const;
 
 const Family = Type.Enum([...TASK_FAMILIES], { description: 'daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses' });
@@ -200,7 +202,7 @@ export type AssignHeaders = Static<typeof AssignHeaders>;
 export const AssignBody = Type.Object(
   {
     family: Family,
-    numberOfTasks: Type.Integer({ minimum: 1, description: 'tasks to pick (capped by configuration); ignored for seasonal, which assigns every seasonal task' }),
+    numberOfTasks: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, description: `tasks to pick, at most ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower that with MAX_TASKS_PER_ASSIGN); ignored for seasonal, which assigns every seasonal task` }),
   },
   { additionalProperties: false },
 );

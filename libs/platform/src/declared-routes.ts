@@ -4,6 +4,8 @@ import Router, { type HTTPMethod } from 'find-my-way';
 export interface DeclaredRoutes {
   /** The methods some route takes at this concrete path (no query string), sorted; [] for an unknown path. */
   allowedMethods: (path: string) => string[];
+  /** Every method and path pattern declared so far, in declaration order. */
+  list: () => { method: string; url: string }[];
 }
 
 /**
@@ -37,6 +39,10 @@ export function declaredRoutes(app: FastifyInstance): DeclaredRoutes {
   };
 
   return {
+    list: () => [...declared].map((key) => {
+      const [method, url] = key.split(' ', 2) as [string, string];
+      return { method, url };
+    }),
     allowedMethods: (path) => {
       const lookup = (router ??= build());
       return [...byMethod.keys()].filter((method) => lookup.find(method as HTTPMethod, path) !== null).sort();

@@ -5,6 +5,13 @@ import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom }
 import { requestContextPlugin } from './request-context.ts';
 import { REQUEST_ID_HEADER } from '@gfts/contracts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every method and path pattern this server declares (Fastify's HEAD twins of GETs included). */
+    declaredRoutes: () => { method: string; url: string }[];
+  }
+}
+
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface HttpServerOptions {
@@ -38,6 +45,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   // First, so that it sees every route: /metrics, /healthz and the caller's.
   const routes = declaredRoutes(app);
+  // Lets a test hold the OpenAPI document against what the server really declares.
+  app.decorate('declaredRoutes', routes.list);
   // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.
   app.removeContentTypeParser('text/plain');
   // While closing, tell keep-alive clients not to reuse the connection.

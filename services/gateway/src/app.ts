@@ -1,5 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
-import { ErrorCode } from '@gfts/contracts';
+import { ErrorCode, operationsRoutes } from '@gfts/contracts';
+import { openApiDocument } from '@gfts/contracts/openapi';
 import { AppError, createHttpServer, healthPlugin } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import { authentication } from './authentication.ts';
@@ -29,6 +30,9 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
     errorResponseBuilder: (_request, context) =>
       new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
+  // Generated from the contracts once, at start: the same document as docs/openapi.json.
+  const document = openApiDocument();
+  app.route({ ...operationsRoutes.openapi, logLevel: 'warn', handler: async () => document });
   await registerRoutes(app, config);
   return app;
 }
