@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { declaredRoutes } from './declared-routes.ts';
+import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
 import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
@@ -20,6 +20,8 @@ export interface HttpServerOptions {
   bodyLimit: number;
   /** where log lines go (default: stdout); tests read them from here */
   logStream?: NodeJS.WritableStream;
+  /** routes servers behind this one answer (the gateway's), for 405 and Allow */
+  upstreamRoutes?: readonly UpstreamRoute[];
 }
 
 /**
@@ -44,7 +46,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: true } },
   });
   // First, so that it sees every route: /metrics, /healthz and the caller's.
-  const routes = declaredRoutes(app);
+  const routes = declaredRoutes(app, opts.upstreamRoutes);
   // Lets a test hold the OpenAPI document against what the server really declares.
   app.decorate('declaredRoutes', routes.list);
   // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.

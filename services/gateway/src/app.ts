@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import { ErrorCode, operationsRoutes } from '@gfts/contracts';
-import { openApiDocument } from '@gfts/contracts/openapi';
+import { allRoutes, openApiDocument } from '@gfts/contracts/openapi';
 import { AppError, createHttpServer, healthPlugin } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import { authentication } from './authentication.ts';
@@ -14,7 +14,11 @@ async function upstreamReady(baseUrl: string): Promise<void> {
 
 /** The public entry: authentication, rate limiting, routing; no business logic. */
 export async function buildGateway(config: GatewayConfig): Promise<FastifyInstance> {
-  const app = createHttpServer({ service: 'gateway', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
+  const app = createHttpServer({
+    service: 'gateway', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES,
+    // The services' routes, so that a method no /api route takes is a 405 with their Allow.
+    upstreamRoutes: allRoutes().filter((route) => route.url.startsWith('/api/')),
+  });
   await app.register(healthPlugin, {
     checks: { friendship: () => upstreamReady(config.FRIENDSHIP_URL), tasks: () => upstreamReady(config.TASKS_URL) },
   });
