@@ -18,6 +18,8 @@ interface RouteDefinition {
   public?: boolean;
   /** media type of the success body when not JSON */
   produces?: string;
+  /** OpenAPI links of the success response: operationId to its parameters (runtime expressions) */
+  links?: Record<string, Record<string, string>>;
 }
 type JsonSchema = { properties?: Record<string, JsonSchema>; required?: readonly string[]; description?: string; [key: string]: unknown };
 
@@ -92,7 +94,12 @@ export function openApiDocument(version = '1.0.0') {
     for (const [status, body] of Object.entries(schema.response ?? {})) {
       if (isProblem(body)) responses[status] = problemResponse(status);
       else if (status === '204') responses[status] = { description: STATUS_TEXT[status] };
-      else responses[status] = { description: STATUS_TEXT[status] ?? 'Response', content: { [route.produces ?? 'application/json']: { schema: clean(body) } } };
+      else {
+        const links = Number(status) < 300 && route.links
+          ? { links: Object.fromEntries(Object.entries(route.links).map(([operationId, parameters]) => [operationId, { operationId, parameters }])) }
+          : {};
+        responses[status] = { description: STATUS_TEXT[status] ?? 'Response', content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
+      }
     }
     for (const status of edgeStatuses(route)) responses[status] ??= problemResponse(status);
     const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

@@ -65,6 +65,13 @@ describe('createHttpServer at the edge', () => {
     }
   });
 
+  it('does not coerce body values: a schema-violating type is a 400', async () => {
+    for (const name of [false, 5, null]) {
+      const response = await app.inject({ method: 'POST', url: '/things', payload: { name } });
+      expect(response.statusCode, JSON.stringify(name)).toBe(400);
+    }
+  });
+
   it('answers 413 over the body limit', async () => {
     const response = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(100) }) });
     expect(response.statusCode).toBe(413);
