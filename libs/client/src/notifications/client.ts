@@ -1,0 +1,282 @@
+// The live notifications client: one WebSocket to GET /api/v1/notifications/live, kept up
+// across drops (exponential backoff with jitter) and resumed after the last notification
+// seen (`?since=<id>`), so the application sees every notification once, in order.
+// Runs on Node 24 (global WebSocket, bearer header) and in browsers (single-use ticket).
+import { backoffDelay, backoffOptions, type BackoffOptions } from './backoff.ts';
+import { liveUrl, TICKET_PATH } from './live-url.ts';
+import { parseFrame, type Notification, type UnknownNotification } from './messages.ts';
+import { currentToken, type TokenSource } from '../token.ts';
+
+/** The part of the WHATWG WebSocket this client uses (the global one in Node 24 and browsers). */
+export interface WebSocketLike {
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+  close(code?: number, reason?: string): void;
+}
+/** Node's WebSocket takes `{ headers }` as its second argument; browsers get no second argument. */
+export type WebSocketConstructor = new (url: string, init?: { headers: Record<string, string> }) => WebSocketLike;
+
+export type AuthMode = 'header' | 'ticket';
+
+export interface NotificationsClientOptions {
+  /** the gateway, e.g. `http://localhost:8080` */
+  baseUrl: string | URL;
+  /** the gamer's bearer token, or a function answering a fresh one: asked before every connect */
+  token: TokenSource;
+  /**
+   * `header`: the token in `Authorization` on the upgrade (Node; default there).
+   * `ticket`: a single-use ticket from POST /api/v1/notifications/ticket in `?ticket=`
+   * (browsers, which cannot set headers on a WebSocket; default there).
+   */
+  auth?: AuthMode;
+  /** resume after this notification id on the first connect (e.g. one persisted last session) */
+  since?: string;
+  /** reconnect schedule; see DEFAULT_BACKOFF */
+  backoff?: Partial<BackoffOptions>;
+  /** close codes after which the client stops instead of reconnecting */
+  stopOnCloseCodes?: readonly number[];
+  /** overrides for other runtimes and tests */
+  WebSocket?: WebSocketConstructor;
+  fetch?: typeof fetch;
+  random?: () => number;
+}
+
+export type StopReason =
+  /** close() was called */
+  | 'closed'
+  /** the gateway refused the token (401/403): sign in again and start a new client */
+  | 'unauthorized'
+  /** backoff.maxAttempts connects in a row failed */
+  | 'gave-up'
+  /** the service closed with one of stopOnCloseCodes */
+  | 'close-code';
+
+export interface NotificationsEvents {
+  notification: (notification: Notification) => void;
+  /** a well-formed frame of a type this client does not know */
+  unknown: (notification: UnknownNotification) => void;
+  /** connected; `since` is the id the service replays after, if any */
+  open: (info: { since: string | undefined }) => void;
+  /** the connection ended; `retryInMs` when the client will try again */
+  disconnect: (info: { code: number; reason: string; retryInMs: number | undefined }) => void;
+  /** something went wrong that the client survives (a bad frame, a failed ticket request) */
+  error: (error: Error) => void;
+  /** the client stopped for good */
+  stop: (info: { reason: StopReason; code?: number }) => void;
+}
+
+export type ConnectionState = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
+
+const NORMAL_CLOSURE = 1000;
+
+export class NotificationsClient {
+  readonly #options: NotificationsClientOptions;
+  readonly #backoff: BackoffOptions;
+  readonly #auth: AuthMode;
+  readonly #listeners: { [E in keyof NotificationsEvents]: Set<NotificationsEvents[E]> } = {
+    notification: new Set(), unknown: new Set(), open: new Set(), disconnect: new Set(), error: new Set(), stop: new Set(),
+  };
+  #state: ConnectionState = 'idle';
+  #lastId: string | undefined;
+  #failures = 0;
+  #socket: WebSocketLike | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: NotificationsClientOptions) {
+    this.#options = options;
+    this.#backoff = backoffOptions(options.backoff);
+    this.#auth = options.auth ?? defaultAuthMode();
+    this.#lastId = options.since;
+  }
+
+  /** The id of the last notification received: persist it to resume a later session. */
+  get lastId(): string | undefined {
+    return this.#lastId;
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** Adds a listener; answers a function that removes it. */
+  on<E extends keyof NotificationsEvents>(event: E, listener: NotificationsEvents[E]): () => void {
+    this.#listeners[event].add(listener);
+    return () => void this.#listeners[event].delete(listener);
+  }
+
+  /** Connects (and keeps reconnecting until close()). */
+  start(): this {
+    if (this.#state !== 'idle') throw new Error(`start() on a ${this.#state} client`);
+    void this.#connect();
+    return this;
+  }
+
+  /** Closes the connection for good; no reconnect follows. */
+  close(): void {
+    if (this.#state === 'stopped') return;
+    clearTimeout(this.#retryTimer);
+    const socket = this.#socket;
+    this.#socket = undefined;
+    socket?.close(NORMAL_CLOSURE, 'client closed');
+    this.#stop({ reason: 'closed' });
+  }
+
+  async #connect(): Promise<void> {
+    this.#state = 'connecting';
+    let url: string;
+    let init: { headers: Record<string, string> } | undefined;
+    try {
+      const token = await currentToken(this.#options.token);
+      if (this.#state !== 'connecting') return;
+      if (this.#auth === 'ticket') {
+        const ticket = await this.#ticket(token);
+        if (ticket === undefined || this.#state !== 'connecting') return;
+        url = liveUrl(this.#options.baseUrl, { since: this.#lastId, ticket });
+      } else {
+        url = liveUrl(this.#options.baseUrl, { since: this.#lastId });
+        init = { headers: { authorization: `Bearer ${token}` } };
+      }
+    } catch (error) {
+      this.#emit('error', asError(error));
+      this.#retry(0, 'no connection');
+      return;
+    }
+    const Socket = this.#options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!Socket) throw new Error('no WebSocket in this runtime: pass options.WebSocket');
+    const since = this.#lastId;
+    let socket: WebSocketLike;
+    try {
+      socket = init ? new Socket(url, init) : new Socket(url);
+    } catch (error) {
+      this.#emit('error', asError(error));
+      this.#retry(0, 'no connection');
+      return;
+    }
+    this.#socket = socket;
+    let opened = false;
+    socket.onopen = () => {
+      if (this.#socket !== socket) return;
+      opened = true;
+      this.#failures = 0;
+      this.#state = 'open';
+      this.#emit('open', { since });
+    };
+    socket.onmessage = (event) => {
+      if (this.#socket === socket) this.#receive(event.data);
+    };
+    socket.onerror = () => {
+      // a close event always follows; the reason is decided there
+    };
+    socket.onclose = (event) => {
+      if (this.#socket !== socket) return;
+      this.#socket = undefined;
+      if (this.#options.stopOnCloseCodes?.includes(event.code)) {
+        this.#emit('disconnect', { code: event.code, reason: event.reason, retryInMs: undefined });
+        this.#stop({ reason: 'close-code', code: event.code });
+        return;
+      }
+      // A refused upgrade looks like any network failure to a WebSocket (1006, no status):
+      // in header mode, ask the API whether the token is the reason before retrying.
+      if (!opened && this.#auth === 'header') void this.#probeThenRetry(event.code, event.reason);
+      else this.#retry(event.code, event.reason);
+    };
+  }
+
+  /** A ticket for the next connect; `undefined` when the client stopped or will retry. */
+  async #ticket(token: string): Promise<string | undefined> {
+    const response = await this.#fetch(TICKET_PATH, token, 'POST');
+    if (response.status === 401 || response.status === 403) {
+      this.#stop({ reason: 'unauthorized' });
+      return undefined;
+    }
+    if (!response.ok) throw new Error(`POST ${TICKET_PATH} answered ${response.status}`);
+    const body = (await response.json()) as { ticket?: unknown };
+    if (typeof body.ticket !== 'string') throw new Error(`POST ${TICKET_PATH} answered no ticket`);
+    return body.ticket;
+  }
+
+  async #probeThenRetry(code: number, reason: string): Promise<void> {
+    try {
+      const response = await this.#fetch('/api/v1/notifications?limit=1', await currentToken(this.#options.token), 'GET');
+      await response.body?.cancel();
+      if (this.#state === 'stopped') return;
+      if (response.status === 401 || response.status === 403) {
+        this.#emit('disconnect', { code, reason, retryInMs: undefined });
+        this.#stop({ reason: 'unauthorized' });
+        return;
+      }
+    } catch {
+      // unreachable as well: a plain retry
+    }
+    this.#retry(code, reason);
+  }
+
+  #fetch(path: string, token: string, method: 'GET' | 'POST'): Promise<Response> {
+    const base = new URL(this.#options.baseUrl);
+    if (base.protocol === 'ws:') base.protocol = 'http:';
+    if (base.protocol === 'wss:') base.protocol = 'https:';
+    const url = new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base);
+    return (this.#options.fetch ?? fetch)(url, { method, headers: { authorization: `Bearer ${token}` } });
+  }
+
+  #receive(data: unknown): void {
+    if (typeof data !== 'string') {
+      this.#emit('error', new Error('a binary frame on the notifications channel (only JSON text frames are sent)'));
+      return;
+    }
+    const frame = parseFrame(data);
+    if (frame.kind === 'invalid') {
+      this.#emit('error', new Error(`an invalid notification frame: ${frame.reason}`));
+      return;
+    }
+    this.#lastId = frame.notification.id;
+    if (frame.kind === 'notification') this.#emit('notification', frame.notification);
+    else this.#emit('unknown', frame.notification);
+  }
+
+  #retry(code: number, reason: string): void {
+    if (this.#state === 'stopped') return;
+    const delay = backoffDelay(this.#failures, this.#backoff, this.#options.random);
+    this.#emit('disconnect', { code, reason, retryInMs: delay });
+    if (delay === undefined) {
+      this.#stop({ reason: 'gave-up' });
+      return;
+    }
+    this.#failures += 1;
+    this.#state = 'waiting';
+    this.#retryTimer = setTimeout(() => void this.#connect(), delay);
+  }
+
+  #stop(info: { reason: StopReason; code?: number }): void {
+    if (this.#state === 'stopped') return;
+    this.#state = 'stopped';
+    clearTimeout(this.#retryTimer);
+    this.#emit('stop', info);
+  }
+
+  #emit<E extends keyof NotificationsEvents>(event: E, ...args: Parameters<NotificationsEvents[E]>): void {
+    for (const listener of this.#listeners[event]) {
+      try {
+        (listener as (...a: Parameters<NotificationsEvents[E]>) => void)(...args);
+      } catch (error) {
+        // a listener's bug must not break the connection loop
+        if (event !== 'error') this.#emit('error', asError(error));
+      }
+    }
+  }
+}
+
+/** Starts a client: `connectNotifications({ baseUrl, token }).on('notification', …)`. */
+export function connectNotifications(options: NotificationsClientOptions): NotificationsClient {
+  return new NotificationsClient(options).start();
+}
+
+/** Node (and Deno, Bun) let a WebSocket carry headers; a browser does not. */
+function defaultAuthMode(): AuthMode {
+  const runtime = globalThis as { process?: { versions?: { node?: string } } };
+  return runtime.process?.versions?.node ? 'header' : 'ticket';
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
