@@ -1,0 +1,233 @@
+// The reconnect-and-resume loop, with a scripted socket standing in for the network; the
+// real service is exercised by test/integration.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { NotificationsClient, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
+import type { Notification } from '../../src/notifications/messages.ts';
+
+class ScriptedSocket implements WebSocketLike {
+  static made: ScriptedSocket[] = [];
+  onopen: WebSocketLike['onopen'] = null;
+  onmessage: WebSocketLike['onmessage'] = null;
+  onclose: WebSocketLike['onclose'] = null;
+  onerror: WebSocketLike['onerror'] = null;
+  closedWith: number | undefined;
+  readonly url: string;
+  readonly init: { headers: Record<string, string> } | undefined;
+  constructor(url: string, init?: { headers: Record<string, string> }) {
+    this.url = url;
+    this.init = init;
+    ScriptedSocket.made.push(this);
+  }
+  close(code?: number): void {
+    this.closedWith = code;
+  }
+  open() {
+    this.onopen?.({});
+  }
+  send(frame: unknown) {
+    this.onmessage?.({ data: typeof frame === 'string' ? frame : JSON.stringify(frame) });
+  }
+  drop(code = 1006, reason = '') {
+    this.onclose?.({ code, reason });
+  }
+}
+
+const at = '2026-11-23T12:00:00.000Z';
+const completed = (id: string): Notification => ({ id, type: 'task.completed', at, data: { gamerTaskId: 'g', taskId: 't' } });
+const latest = () => ScriptedSocket.made.at(-1)!;
+const query = (socket: ScriptedSocket) => Object.fromEntries(new URL(socket.url).searchParams);
+
+function answering(status: number, body: unknown = {}) {
+  return vi.fn(async (_url: URL | string | Request, _init?: RequestInit) => new Response(JSON.stringify(body), { status }));
+}
+
+function client(options: Partial<NotificationsClientOptions> = {}) {
+  const live = new NotificationsClient({
+    baseUrl: 'http://gw.test',
+    token: 'tok',
+    auth: 'header',
+    WebSocket: ScriptedSocket,
+    fetch: answering(200, []) as unknown as typeof fetch,
+    backoff: { initialDelayMs: 100, maxDelayMs: 1_000, jitter: 0 },
+    ...options,
+  });
+  const seen = { notifications: [] as Notification[], errors: [] as string[], stops: [] as unknown[], retries: [] as (number | undefined)[] };
+  live.on('notification', (n) => seen.notifications.push(n));
+  live.on('error', (e) => seen.errors.push(e.message));
+  live.on('stop', (s) => seen.stops.push(s));
+  live.on('disconnect', (d) => seen.retries.push(d.retryInMs));
+  return { live, seen };
+}
+
+/** Lets the client's awaited steps (token, ticket, probe) run. */
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+describe('notifications client', () => {
+  beforeEach(() => {
+    ScriptedSocket.made = [];
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('connects with the bearer header, delivers frames and resumes after the last id', async () => {
+    const { live, seen } = client();
+    live.start();
+    await settle();
+    expect(latest().url).toBe('ws://gw.test/api/v1/notifications/live');
+    expect(latest().init).toEqual({ headers: { authorization: 'Bearer tok' } });
+    latest().open();
+    latest().send(completed('a1'));
+    latest().send(completed('a2'));
+    latest().drop(1001, 'going away');
+    expect(seen.retries).toEqual([100]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(ScriptedSocket.made).toHaveLength(2);
+    expect(query(latest())).toEqual({ since: 'a2' });
+    latest().open();
+    latest().send(completed('a3'));
+    expect(seen.notifications.map((n) => n.id)).toEqual(['a1', 'a2', 'a3']);
+    expect(live.lastId).toBe('a3');
+    live.close();
+  });
+
+  it('starts from a given id', async () => {
+    const { live } = client({ since: 'persisted-7' });
+    live.start();
+    await settle();
+    expect(query(latest())).toEqual({ since: 'persisted-7' });
+    live.close();
+  });
+
+  it('backs off while connects fail and starts over once one opens', async () => {
+    const { live, seen } = client();
+    live.start();
+    for (const wait of [100, 200, 400, 800, 1_000]) {
+      await settle();
+      latest().drop();
+      await settle(); // the credentials probe
+      await vi.advanceTimersByTimeAsync(wait);
+    }
+    expect(seen.retries).toEqual([100, 200, 400, 800, 1_000]);
+    await settle();
+    latest().open();
+    latest().drop(1001);
+    expect(seen.retries.at(-1)).toBe(100);
+    live.close();
+  });
+
+  it('stops when the token is refused instead of hammering the gateway', async () => {
+    const fetch = answering(401, { code: 'UNAUTHORIZED' });
+    const { live, seen } = client({ fetch: fetch as unknown as typeof globalThis.fetch });
+    live.start();
+    await settle();
+    latest().drop();
+    await settle();
+    expect(String(fetch.mock.calls[0]![0])).toBe('http://gw.test/api/v1/notifications?limit=1');
+    expect(seen.stops).toEqual([{ reason: 'unauthorized' }]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ScriptedSocket.made).toHaveLength(1);
+    expect(live.state).toBe('stopped');
+  });
+
+  it('in ticket mode, fetches a fresh single-use ticket for every connect', async () => {
+    let n = 0;
+    const fetch = vi.fn(async (url: URL | string | Request, init?: RequestInit) => {
+      expect(String(url)).toBe('http://gw.test/api/v1/notifications/ticket');
+      expect(init).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer tok' } });
+      return new Response(JSON.stringify({ ticket: `t${++n}` }), { status: 201 });
+    });
+    const { live } = client({ auth: 'ticket', fetch: fetch as unknown as typeof globalThis.fetch });
+    live.start();
+    await settle();
+    expect(query(latest())).toEqual({ ticket: 't1' });
+    expect(latest().init).toBeUndefined();
+    latest().open();
+    latest().send(completed('b1'));
+    latest().drop(1001);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(query(latest())).toEqual({ since: 'b1', ticket: 't2' });
+    live.close();
+  });
+
+  it('in ticket mode, stops when the ticket is refused', async () => {
+    const { live, seen } = client({ auth: 'ticket', fetch: answering(401) as unknown as typeof fetch });
+    live.start();
+    await settle();
+    expect(ScriptedSocket.made).toHaveLength(0);
+    expect(seen.stops).toEqual([{ reason: 'unauthorized' }]);
+  });
+
+  it('asks the token function before every connect', async () => {
+    let version = 0;
+    const { live } = client({ token: async () => `tok${++version}` });
+    live.start();
+    await settle();
+    latest().open();
+    latest().drop(1001);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(ScriptedSocket.made.map((s) => s.init?.headers.authorization)).toEqual(['Bearer tok1', 'Bearer tok2']);
+    live.close();
+  });
+
+  it('close() closes the socket normally and never reconnects', async () => {
+    const { live, seen } = client();
+    live.start();
+    await settle();
+    latest().open();
+    live.close();
+    expect(latest().closedWith).toBe(1000);
+    latest().drop(1000);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ScriptedSocket.made).toHaveLength(1);
+    expect(seen.stops).toEqual([{ reason: 'closed' }]);
+  });
+
+  it('gives up after maxAttempts, and stops on a configured close code', async () => {
+    const { live, seen } = client({ backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 0, maxAttempts: 2 } });
+    live.start();
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      latest().drop();
+      await settle();
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    expect(seen.stops).toEqual([{ reason: 'gave-up' }]);
+    expect(ScriptedSocket.made).toHaveLength(3);
+
+    const coded = client({ stopOnCloseCodes: [4000] });
+    coded.live.start();
+    await settle();
+    latest().open();
+    latest().drop(4000, 'replaced');
+    expect(coded.seen.stops).toEqual([{ reason: 'close-code', code: 4000 }]);
+  });
+
+  it('reports a bad frame and goes on, keeping the resume point', async () => {
+    const { live, seen } = client();
+    live.start();
+    await settle();
+    latest().open();
+    latest().send(completed('c1'));
+    latest().send('{"oops"');
+    latest().send({ id: 'c2', type: 'presence.changed', at, data: {} });
+    expect(seen.errors).toEqual(['an invalid notification frame: not JSON']);
+    // an unknown type is still a notification the service counted: resume after it
+    expect(live.lastId).toBe('c2');
+    live.close();
+  });
+
+  it('a throwing listener does not break the loop', async () => {
+    const { live, seen } = client();
+    live.on('notification', () => {
+      throw new Error('app bug');
+    });
+    live.start();
+    await settle();
+    latest().open();
+    latest().send(completed('d1'));
+    latest().send(completed('d2'));
+    expect(seen.notifications.map((n) => n.id)).toEqual(['d1', 'd2']);
+    expect(seen.errors).toEqual(['app bug', 'app bug']);
+    live.close();
+  });
+});
