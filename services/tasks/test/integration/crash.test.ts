@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { natsNames, type GamerTaskWithChildren, type StatEvent } from '@gfts/contracts';
+import { createApiClient } from '@gfts/client';
+import { natsNames, type StatEvent } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import {
-  client, databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, spawnService,
+  databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, spawnService,
   TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type ServiceProcess,
 } from '@gfts/testkit';
 import { jetstream } from '@nats-io/jetstream';
@@ -41,17 +42,18 @@ describe('tasks process killed mid-batch', () => {
       FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000',
     }));
-    const api = client(await listen(gateway));
+    const gatewayUrl = await listen(gateway);
+    const as = (who: { token: string }) => createApiClient({ baseUrl: gatewayUrl, token: who.token });
     const nc = await connect({ servers: natsUrl });
     try {
       const app = randomUUID();
       const admin = gamer(app, 'Admin', { roles: ['admin'] });
       // an achievement nobody can finish: its progress is the exact sum of the values seen
-      const created = await api('POST', `/api/v1/${app}/tasks`, {
-        headers: admin.auth,
-        body: { name: 'Marathon', description: 'play', targetValue: 1_000_000_000, numberOfGames: 0, family: 'lifetime', parentTaskId: null, applicationStatsId: 'points', isAchievement: true, rewards: [] },
+      const created = await as(admin).POST('/api/v1/{applicationId}/tasks', {
+        params: { path: { applicationId: app } },
+        body: { name: 'Marathon', description: 'play', targetValue: 1_000_000_000, numberOfGames: 0, family: 'lifetime', applicationStatsId: 'points', isAchievement: true, rewards: [] },
       });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.response.status, JSON.stringify(created.error)).toBe(201);
 
       const players = Array.from({ length: GAMERS }, (_, i) => gamer(app, `P${i}`));
       const expected = new Map(players.map((p) => [p.id, 0]));
@@ -78,15 +80,15 @@ describe('tasks process killed mid-batch', () => {
       for (const player of players) {
         const want = expected.get(player.id)!;
         const progress = await eventually(async () => {
-          const response = await api<GamerTaskWithChildren[]>('GET', '/api/v1/achievements', { headers: player.auth });
-          const value = response.body[0]?.progress ?? -1;
+          const { data } = await as(player).GET('/api/v1/achievements');
+          const value = data?.[0]?.progress ?? -1;
           return value >= want ? value : undefined;
         }, 60_000, 200);
         // exactly: more would mean an event counted twice across a kill
         expect(progress).toBe(want);
       }
-      const games = await api<GamerTaskWithChildren[]>('GET', '/api/v1/achievements', { headers: players[0]!.auth });
-      expect(games.body[0]!.gamesPlayed).toBe(EVENTS_PER_GAMER);
+      const games = await as(players[0]!).GET('/api/v1/achievements');
+      expect(games.data![0]!.gamesPlayed).toBe(EVENTS_PER_GAMER);
     } finally {
       tasks.child.kill('SIGKILL');
       await nc.close();

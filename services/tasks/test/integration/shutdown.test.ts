@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { natsNames, type GamerTaskWithChildren, type StatEvent } from '@gfts/contracts';
+import { createApiClient } from '@gfts/client';
+import { natsNames, type StatEvent } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import {
-  client, databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, spawnService,
+  databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, spawnService,
   TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type ServiceProcess,
 } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -41,18 +42,19 @@ describe('tasks process', () => {
       FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000',
     }));
-    const api = client(await listen(gateway));
+    const gatewayUrl = await listen(gateway);
+    const as = (who: { token: string }) => createApiClient({ baseUrl: gatewayUrl, token: who.token });
     const nc = await connect({ servers: natsUrl });
     try {
       const app = randomUUID();
       const admin = gamer(app, 'Admin', { roles: ['admin'] });
       const server = gamer(app, 'Server', { roles: ['server'] });
       // An achievement nobody can finish: its progress is the exact count of games seen.
-      const created = await api('POST', `/api/v1/${app}/tasks`, {
-        headers: admin.auth,
-        body: { name: 'Marathon', description: 'play', targetValue: 1_000_000, numberOfGames: 0, family: 'lifetime', parentTaskId: null, applicationStatsId: 'games', isAchievement: true, rewards: [] },
+      const created = await as(admin).POST('/api/v1/{applicationId}/tasks', {
+        params: { path: { applicationId: app } },
+        body: { name: 'Marathon', description: 'play', targetValue: 1_000_000, numberOfGames: 0, family: 'lifetime', applicationStatsId: 'games', isAchievement: true, rewards: [] },
       });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.response.status, JSON.stringify(created.error)).toBe(201);
 
       const players = Array.from({ length: GAMERS }, (_, i) => gamer(app, `P${i}`));
       const event = (gamerId: string): StatEvent => ({
@@ -67,7 +69,7 @@ describe('tasks process', () => {
       }
       // ...the other half through HTTP while the signal arrives; only the 202s count.
       const posts = players.flatMap((p) => Array.from({ length: EVENTS_PER_GAMER / 2 }, () =>
-        api('POST', '/api/v1/stats', { headers: server.auth, body: event(p.id) }).then((r) => ({ gamerId: p.id, status: r.status }), () => ({ gamerId: p.id, status: 0 }))));
+        as(server).POST('/api/v1/stats', { body: event(p.id) }).then((r) => ({ gamerId: p.id, status: r.response.status }), () => ({ gamerId: p.id, status: 0 }))));
       await new Promise((resolve) => setTimeout(resolve, 150));
       tasks.child.kill('SIGTERM');
       const results = await Promise.all(posts);
@@ -85,8 +87,8 @@ describe('tasks process', () => {
       for (const player of players) {
         const accepted = EVENTS_PER_GAMER / 2 + results.filter((r) => r.gamerId === player.id && r.status === 202).length;
         const progress = await eventually(async () => {
-          const response = await api<GamerTaskWithChildren[]>('GET', '/api/v1/achievements', { headers: player.auth });
-          const value = response.body[0]?.progress ?? -1;
+          const { data } = await as(player).GET('/api/v1/achievements');
+          const value = data?.[0]?.progress ?? -1;
           return value >= accepted ? value : undefined;
         }, 30_000);
         // exactly: more would mean an event counted twice across the restart
