@@ -135,6 +135,19 @@ export const FriendshipEvent = Type.Object({
   actorId: Uuid,
   targetId: Uuid,
   occurredAt: Type.String({ format: 'date-time' }),
+  /** the acting gamer as the directory shows them (requested, accepted): what a notification shows the other side */
+  actor: Type.Optional(UserSummary),
+  /**
+   * blocked: the relation the block removed, if the pair had one, so the notifications service
+   * can tell the blocked gamer what they lost (as an unfriend or a cancel, never as a block).
+   */
+  removedRelation: Type.Optional(
+    Type.Object({
+      friendshipId: Uuid,
+      status: Type.Union([Type.Literal(FriendshipStatus.PENDING), Type.Literal(FriendshipStatus.ACCEPTED)]),
+      requesterId: Uuid,
+    }),
+  ),
 });
 export type FriendshipEvent = Static<typeof FriendshipEvent>;
 

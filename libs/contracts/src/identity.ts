@@ -36,6 +36,11 @@ export interface Identity {
   displayName?: string;
   avatar?: string;
   roles: Role[];
+  /**
+   * Set when the gateway authenticated the request with a single-use ticket (the live
+   * notification channel): the service that honours it records the id as used, once.
+   */
+  ticketId?: string;
 }
 
 /**

@@ -41,6 +41,7 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
       n.taskCompleted,
       n.taskClaimed,
       n.inventoryGranted,
+      n.taskProgress,
       n.tasksCatalogChanged,
       // jetstreamManager() checks the account first
       `${api}.INFO`,
@@ -79,6 +80,21 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
 }
 
 /**
+ * The notifications service: reads the domain events the friendship and tasks services
+ * publish, and carries ready notifications to the replicas holding the gamers' sockets.
+ */
+export function notificationsPermissions(prefix: string): NatsUserPermissions {
+  const n = natsNames(prefix);
+  return {
+    user: 'notifications',
+    passwordEnv: passwordEnv('notifications'),
+    publish: [n.notifyAll],
+    subscribe: [n.friendshipEvents, n.taskCompleted, n.taskProgress, n.inventoryGranted, n.notifyAll],
+    allowResponses: false,
+  };
+}
+
+/**
  * A game server of one studio application: its own stats subject only. The inbox
  * receives JetStream's publish acknowledgements.
  */
@@ -111,7 +127,7 @@ function renderUser(u: NatsUserPermissions): string {
 }
 
 /**
- * The `authorization` block of nats.conf: the two services and one user per game-server
+ * The `authorization` block of nats.conf: the three services and one user per game-server
  * application. Passwords are environment references: the server refuses to start when
  * one is missing, and no password is written into a file.
  */
@@ -119,7 +135,7 @@ export function renderNatsAuthorization(prefix: string, gameServerApplicationIds
   for (const id of gameServerApplicationIds) {
     if (!APPLICATION_ID.test(id)) throw new Error(`not an application id: ${JSON.stringify(id)}`);
   }
-  const users = [tasksPermissions(prefix), friendshipPermissions(prefix), ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id))];
+  const users = [tasksPermissions(prefix), friendshipPermissions(prefix), notificationsPermissions(prefix), ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id))];
   return [
     '# Generated from libs/contracts (nats-permissions.ts) by',
     '#   node libs/contracts/scripts/write-nats-auth.ts',

@@ -20,6 +20,8 @@ interface RouteDefinition {
   produces?: string;
   /** OpenAPI links of the success response: operationId to its parameters (runtime expressions) */
   links?: Record<string, Record<string, string>>;
+  /** a WebSocket upgrade: documented with a 101 answer and its message schema */
+  websocket?: boolean;
 }
 type JsonSchema = { properties?: Record<string, JsonSchema>; required?: readonly string[]; description?: string; [key: string]: unknown };
 
@@ -56,9 +58,10 @@ function parameters(schema: JsonSchema | undefined, where: 'path' | 'query' | 'h
 }
 
 const STATUS_TEXT: Record<string, string> = {
+  '101': 'Switching Protocols: the WebSocket is open; each text frame is one Notification (components.schemas.Notification)',
   '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '400': 'Invalid input', '401': 'Missing or invalid bearer token',
   '403': 'Not allowed', '404': 'Unknown, or not the caller\'s', '405': 'Method not allowed on this path (see Allow)', '409': 'Conflict with the current state',
-  '413': 'Body over the size limit (BODY_LIMIT_BYTES)', '415': 'Body of another media type than application/json', '429': 'Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS)',
+  '413': 'Body over the size limit (BODY_LIMIT_BYTES)', '415': 'Body of another media type than application/json', '426': 'A WebSocket upgrade is required on this path', '429': 'Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS)',
   '500': 'Internal error', '502': 'Upstream service unavailable', '503': 'Unavailable (shutting down, or a dependency down)', '504': 'Upstream service timed out',
 };
 
@@ -102,6 +105,8 @@ export function openApiDocument(version = '1.0.0') {
       }
     }
     for (const status of edgeStatuses(route)) responses[status] ??= problemResponse(status);
+    // OpenAPI has no WebSocket messages: the 101 points at their schema, an extension names it.
+    if (route.websocket) responses['101'] = { description: STATUS_TEXT['101'] };
     const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
@@ -110,6 +115,7 @@ export function openApiDocument(version = '1.0.0') {
       ...(schema.description ? { description: schema.description } : {}),
       ...(schema.tags ? { tags: [...schema.tags] } : {}),
       ...(route.public ? { security: [] } : {}),
+      ...(route.websocket ? { 'x-websocket-messages': { $ref: '#/components/schemas/Notification' } } : {}),
       parameters: [...parameters(schema.params, 'path'), ...parameters(schema.querystring, 'query'), ...parameters(schema.headers, 'header')],
       ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(schema.body) } } } } : {}),
       responses: sorted,
@@ -131,7 +137,7 @@ export function openApiDocument(version = '1.0.0') {
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Problem: clean(contracts.Problem) },
+      schemas: { Problem: clean(contracts.Problem), Notification: clean(contracts.Notification) },
     },
     paths,
   };

@@ -22,6 +22,17 @@ export function natsNames(prefix = 'gfts') {
     taskCompleted: `${prefix}.task.completed`,
     taskClaimed: `${prefix}.task.claimed`,
     inventoryGranted: `${prefix}.inventory.granted`,
+    /** a gamer task's progress moved without completing it (published once per task per stat batch) */
+    taskProgress: `${prefix}.task.progress`,
+    /**
+     * Notifications ready for one gamer's sockets: `<prefix>.notify.<applicationId>.<gamerId>`.
+     * The replica that ingests a domain event publishes here; every replica holding a socket
+     * of that gamer subscribes to the gamer's subject (docs/notifications.md, "Fan-out").
+     */
+    notifyGamer: (applicationId: string, gamerId: string) => `${prefix}.notify.${applicationId}.${gamerId}`,
+    notifyAll: `${prefix}.notify.>`,
+    /** the queue group in which exactly one notifications replica ingests each domain event */
+    notificationsIngestQueue: `${prefix}-notifications`,
     /** tasks-internal: a replica changed an application's catalog, the others drop their cached copy */
     tasksCatalogChanged: `${prefix}.internal.tasks.catalog-changed`,
   };

@@ -320,6 +320,19 @@ export const TaskClaimedEvent = Type.Object({
 });
 export type TaskClaimedEvent = Static<typeof TaskClaimedEvent>;
 
+/** A gamer task moved without completing (once per task per stat batch, after the write). */
+export const TaskProgressEvent = Type.Object({
+  applicationId: Uuid,
+  gamerId: Uuid,
+  gamerTaskId: Uuid,
+  taskId: Uuid,
+  isAchievement: Type.Boolean(),
+  progress: Type.Integer({ minimum: 0 }),
+  targetValue: Type.Integer({ minimum: 0 }),
+  occurredAt: DateTime,
+});
+export type TaskProgressEvent = Static<typeof TaskProgressEvent>;
+
 export const InventoryGrantedEvent = Type.Object({
   applicationId: Uuid,
   gamerId: Uuid,

@@ -21,14 +21,14 @@ const IDENTITY_TTL_MS = 60_000;
 export function createIdentitySigner(secret: string): (identity: Identity) => string {
   const sign = createSigner({ key: secret, algorithm: 'HS256', expiresIn: IDENTITY_TTL_MS, aud: IDENTITY_AUDIENCE });
   return (identity) =>
-    sign({ sub: identity.gamerId, app: identity.applicationId, name: identity.displayName, picture: identity.avatar, roles: identity.roles });
+    sign({ sub: identity.gamerId, app: identity.applicationId, name: identity.displayName, picture: identity.avatar, roles: identity.roles, tid: identity.ticketId });
 }
 
 /** Service side: the only way a request gets an identity. */
 export function createIdentityVerifier(secret: string): (token: string) => Identity {
   const verify = createVerifier({ key: secret, algorithms: ['HS256'], allowedAud: IDENTITY_AUDIENCE, requiredClaims: ['exp', 'sub', 'app'], cache: 1000 });
   return (token) => {
-    const claims = verify(token) as { sub: unknown; app: unknown; name?: unknown; picture?: unknown; roles?: unknown };
+    const claims = verify(token) as { sub: unknown; app: unknown; name?: unknown; picture?: unknown; roles?: unknown; tid?: unknown };
     if (!isUuid(claims.sub) || !isUuid(claims.app)) throw new Error('identity claims are not uuids');
     return {
       gamerId: claims.sub.toLowerCase(),
@@ -36,6 +36,7 @@ export function createIdentityVerifier(secret: string): (token: string) => Ident
       ...(typeof claims.name === 'string' ? { displayName: claims.name } : {}),
       ...(typeof claims.picture === 'string' ? { avatar: claims.picture } : {}),
       roles: knownRoles(claims.roles),
+      ...(typeof claims.tid === 'string' ? { ticketId: claims.tid } : {}),
     };
   };
 }

@@ -8,3 +8,5 @@ export * from './ids.ts';
 export * from './lifecycle.ts';
 export * from './observability.ts';
 export * from './request-context.ts';
+export * from './cursor.ts';
+export * from './next-link.ts';

@@ -47,6 +47,11 @@ export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance
   );
 }, { name: 'metrics' });
 
+/** A URL as logged: a single-use credential in the query (`ticket`) is never written to a log. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]ticket=)[^&#]*/gi, '$1[redacted]');
+}
+
 /**
  * One access line per request, when it completes: method, URL, status, time, request id.
  * It replaces Fastify's two lines and, in the gateway, reply-from's two, which said
@@ -57,7 +62,7 @@ export const accessLog = fp<{ skip: ReadonlySet<string> }>(async (app: FastifyIn
   app.addHook('onResponse', async (request, reply) => {
     if (opts.skip.has(request.url)) return;
     request.log.info(
-      { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      { req: { method: request.method, url: redactUrl(request.url) }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
       'request completed',
     );
   });

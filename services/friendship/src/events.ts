@@ -1,4 +1,4 @@
-import { CanMessageRequest, check, natsNames, type CanMessageReply, type FriendshipEvent, type FriendshipEventType } from '@gfts/contracts';
+import { CanMessageRequest, check, natsNames, type CanMessageReply, type FriendshipEvent, type FriendshipEventType, type UserSummary } from '@gfts/contracts';
 import { requestHeaders } from '@gfts/platform';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
@@ -14,6 +14,10 @@ export interface FriendshipEventInput {
   actorId: string;
   /** the other gamer */
   targetId: string;
+  /** the acting gamer's summary, for events whose notification shows who acted */
+  actor?: UserSummary;
+  /** blocked: the relation the block removed */
+  removedRelation?: FriendshipEvent['removedRelation'];
 }
 
 export type PublishEvent = (type: FriendshipEventType, event: FriendshipEventInput) => void;

@@ -1,6 +1,6 @@
 import { ErrorCode, FriendshipEventType, type BlockedEntry, type FriendshipEntry, type Identity, type UserSummary } from '@gfts/contracts';
-import { badRequest, conflict, notFound, uuidv7 } from '@gfts/platform';
-import { decodeCursor, encodeCursor } from './domain/cursor.ts';
+import { badRequest, conflict, decodeCursor, encodeCursor, notFound, uuidv7 } from '@gfts/platform';
+
 import { displayNameKey } from './domain/display-name.ts';
 import { limitReached, pageSize, Quota, searchSize } from './domain/limits.ts';
 import type { GamerProfile } from './domain/model.ts';
@@ -57,6 +57,13 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     return { id: gamerId, displayName: profile?.displayName ?? '', avatar: profile?.avatar ?? '' };
   }
 
+  /** The caller as others see them in the directory (the token's claims, or what it stored earlier). */
+  async function actorSummary(caller: Caller): Promise<UserSummary> {
+    const { applicationId, gamerId, displayName, avatar } = caller;
+    if (displayName !== undefined && avatar !== undefined) return { id: gamerId, displayName, avatar };
+    return summary(gamerId, await repo.gamers.profiles(applicationId, [gamerId]));
+  }
+
   async function page<T extends { id: string }, E>(
     request: PageRequest,
     read: (afterId: string | undefined, limit: number) => Promise<T[]>,
@@ -80,7 +87,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     const outcome = await repo.relations.accept(applicationId, id, gamerId, now(), limits.maxFriends);
     if (outcome.kind === 'notFound') throw gone();
     if (outcome.kind === 'friendLimit') throw limitReached(Quota.friends, limits.maxFriends, outcome.whose);
-    publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: id, actorId: gamerId, targetId: outcome.friendship.requester });
+    publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: id, actorId: gamerId, targetId: outcome.friendship.requester, actor: await actorSummary(caller) });
   }
 
   /** The target asked first: the caller accepts that request, which keeps its id. */
@@ -137,7 +144,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         if (next.kind === 'accept-crossed') return acceptCrossed(caller, next.relationId);
         return;
       }
-      publish(FriendshipEventType.REQUESTED, { applicationId, friendshipId: outcome.request.id, actorId: gamerId, targetId: target });
+      publish(FriendshipEventType.REQUESTED, { applicationId, friendshipId: outcome.request.id, actorId: gamerId, targetId: target, actor: await actorSummary(caller) });
     },
 
     async accept(caller: Caller, friendshipId: string): Promise<void> {
@@ -173,7 +180,14 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       if (!(await repo.gamers.exists(applicationId, target))) throw notFound('no such gamer in this application');
       const outcome = await repo.blocks.block(applicationId, gamerId, target, now(), limits.maxBlocks);
       if (outcome.kind === 'blockLimit') throw limitReached(Quota.blocks, limits.maxBlocks);
-      if (outcome.kind === 'blocked') publish(FriendshipEventType.BLOCKED, { applicationId, friendshipId: outcome.block.id, actorId: gamerId, targetId: target });
+      // A repeated block announces only a relation made since the first one (it removed it).
+      if (outcome.kind === 'blocked' || outcome.removed) {
+        const { removed } = outcome;
+        publish(FriendshipEventType.BLOCKED, {
+          applicationId, friendshipId: outcome.block.id, actorId: gamerId, targetId: target,
+          ...(removed ? { removedRelation: { friendshipId: removed._id, status: removed.status, requesterId: removed.requester } } : {}),
+        });
+      }
     },
 
     async unblock(caller: Caller, blockId: string): Promise<void> {

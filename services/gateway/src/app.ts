@@ -6,6 +6,7 @@ import { authentication } from './authentication.ts';
 import type { GatewayConfig } from './config.ts';
 import { rateLimiting } from './rate-limit/plugin.ts';
 import { registerRoutes } from './routing.ts';
+import { ticketSealer } from './tickets.ts';
 
 async function upstreamReady(baseUrl: string): Promise<void> {
   const response = await fetch(new URL('/readyz', baseUrl), { signal: AbortSignal.timeout(1_500) });
@@ -20,13 +21,18 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
     upstreamRoutes: allRoutes().filter((route) => route.url.startsWith('/api/')),
   });
   await app.register(healthPlugin, {
-    checks: { friendship: () => upstreamReady(config.FRIENDSHIP_URL), tasks: () => upstreamReady(config.TASKS_URL) },
+    checks: {
+      friendship: () => upstreamReady(config.FRIENDSHIP_URL),
+      tasks: () => upstreamReady(config.TASKS_URL),
+      ...(config.NOTIFICATIONS_URL ? { notifications: () => upstreamReady(config.NOTIFICATIONS_URL!) } : {}),
+    },
   });
-  await app.register(authentication, { config });
+  const tickets = ticketSealer(config.INTERNAL_TOKEN_SECRET, config.NOTIFY_TICKET_TTL_MS);
+  await app.register(authentication, { config, tickets });
   await app.register(rateLimiting, { config });
   // Generated from the contracts once, at start: the same document as docs/openapi.json.
   const document = openApiDocument();
   app.route({ ...operationsRoutes.openapi, logLevel: 'warn', handler: async () => document });
-  await registerRoutes(app, config);
+  await registerRoutes(app, config, tickets);
   return app;
 }

@@ -1,11 +1,12 @@
 import fastifyJwt, { type TokenOrHeader } from '@fastify/jwt';
-import { check, knownRoles, TokenClaims, type Identity } from '@gfts/contracts';
+import { check, knownRoles, notificationsRoutes, TokenClaims, type Identity } from '@gfts/contracts';
 import { ConfigError, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { acceptedAlgorithms, type GatewayConfig } from './config.ts';
 import { startJwksRefresh } from './jwks-refresh.ts';
 import { selectKey, type Keyring } from './key-selection.ts';
+import type { TicketSealer } from './tickets.ts';
 import { keyFromPem, keyFromSecret } from './verification-keys.ts';
 
 declare module 'fastify' {
@@ -71,12 +72,22 @@ async function openKeyring(app: FastifyInstance, config: GatewayConfig): Promise
 }
 
 /**
+ * The ticket of a live-channel request that has no Authorization header: the one place a
+ * ticket stands in for a bearer token (the header wins when both are sent).
+ */
+function liveTicket(request: FastifyRequest): unknown {
+  if (request.routeOptions.url !== notificationsRoutes.live.url || request.headers.authorization !== undefined) return undefined;
+  return (request.query as { ticket?: unknown }).ticket;
+}
+
+/**
  * Verifies the bearer JWT of every /api request: signature by the key the token's header
  * selects (key-selection.ts), with the algorithms that key may verify only (`alg: none`
  * and HMAC-with-public-key are refused), `exp` required, `iss`/`aud` when configured,
- * claims shaped as contracts/TokenClaims. Failure is a 401.
+ * claims shaped as contracts/TokenClaims. Failure is a 401. On the live notification channel
+ * a single-use ticket (tickets.ts) may stand in for the header.
  */
-export const authentication = fp<{ config: GatewayConfig }>(async (app: FastifyInstance, { config }) => {
+export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer }>(async (app: FastifyInstance, { config, tickets }) => {
   const keyring = await openKeyring(app, config);
   await app.register(fastifyJwt, {
     // The header is needed to pick the key, so the secret callback gets the decoded token whole.
@@ -96,6 +107,13 @@ export const authentication = fp<{ config: GatewayConfig }>(async (app: FastifyI
   app.decorateRequest('gamer', undefined);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (!request.url.startsWith('/api/')) return;
+    const ticket = liveTicket(request);
+    if (ticket !== undefined) {
+      const identity = typeof ticket === 'string' ? tickets.open(ticket) : undefined;
+      if (!identity) throw unauthorized('invalid or expired ticket');
+      request.gamer = identity;
+      return;
+    }
     let payload: unknown;
     try {
       payload = await request.jwtVerify();

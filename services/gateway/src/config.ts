@@ -7,6 +7,8 @@ const GatewaySettings = {
   ...BaseConfig,
   FRIENDSHIP_URL: Type.String({ pattern: '^https?://', description: 'base URL of the friendship service' }),
   TASKS_URL: Type.String({ pattern: '^https?://', description: 'base URL of the tasks service' }),
+  NOTIFICATIONS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base URL of the notifications service; unset: /api/v1/notifications is not served' })),
+  NOTIFY_TICKET_TTL_MS: Type.Integer({ minimum: 1_000, maximum: 30_000, default: 30_000, description: 'life of a live-channel ticket (at most 30 s)' }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HS256 secret (development); alone, without any other key setting' })),
   JWT_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '-----BEGIN PUBLIC KEY-----', description: 'PEM public key for RS256/ES256 (production)' })),
   JWT_JWKS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'path of a JWKS document (JSON Web Key Set), re-read every JWT_JWKS_REFRESH_MS' })),

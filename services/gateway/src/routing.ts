@@ -1,21 +1,40 @@
 import proxy from '@fastify/http-proxy';
-import { ErrorCode } from '@gfts/contracts';
-import { createIdentitySigner, problem, sendProblem } from '@gfts/platform';
+import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
+import { createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { forwardedBody } from './forwarded-body.ts';
 import { forwardHeaders } from './forward-headers.ts';
+import { liveProxy, routeUpgrades } from './live-proxy.ts';
+import type { TicketSealer } from './tickets.ts';
 
 /**
- * Path routing: /api/v1/friendship/* to the friendship service, every other /api/v1 path
- * to the tasks service. Paths are forwarded unchanged, so each service owns its full URLs.
+ * Path routing: /api/v1/friendship/* to the friendship service, /api/v1/notifications/* to
+ * the notifications service (when NOTIFICATIONS_URL is set), every other /api/v1 path to
+ * the tasks service. Paths are forwarded unchanged, so each service owns its full URLs. The
+ * gateway answers the notification ticket itself and proxies the live channel's upgrade.
  */
-export async function registerRoutes(app: FastifyInstance, config: GatewayConfig): Promise<void> {
+export async function registerRoutes(app: FastifyInstance, config: GatewayConfig, tickets: TicketSealer): Promise<void> {
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
   const upstreams = [
     { prefix: '/api/v1/friendship', upstream: config.FRIENDSHIP_URL },
+    ...(config.NOTIFICATIONS_URL ? [{ prefix: '/api/v1/notifications', upstream: config.NOTIFICATIONS_URL }] : []),
     { prefix: '/api/v1', upstream: config.TASKS_URL },
   ];
+  if (config.NOTIFICATIONS_URL) {
+    routeUpgrades(app);
+    liveProxy(app, { upstream: config.NOTIFICATIONS_URL, internalSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
+    const { schema } = notificationsRoutes.ticket;
+    app.route({
+      ...notificationsRoutes.ticket,
+      schema: { response: { 200: schema.response[200] } },
+      handler: async (request) => {
+        if (!request.gamer) throw unauthorized('missing bearer token');
+        const { ticket, expiresAt } = tickets.issue(request.gamer);
+        return { ticket, expiresAt: expiresAt.toISOString() };
+      },
+    });
+  }
   for (const { prefix, upstream } of upstreams) {
     await app.register(proxy, {
       upstream,

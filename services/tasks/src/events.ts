@@ -1,11 +1,11 @@
-import type { InventoryGrantedEvent, NatsNames, TaskClaimedEvent, TaskCompletedEvent } from '@gfts/contracts';
+import type { InventoryGrantedEvent, NatsNames, TaskClaimedEvent, TaskCompletedEvent, TaskProgressEvent } from '@gfts/contracts';
 import { requestHeaders } from '@gfts/platform';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * Notifications the tasks service publishes on core NATS once the database holds the
- * change: task.completed, task.claimed, inventory.granted. At least once around a crash
+ * change: task.progress, task.completed, task.claimed, inventory.granted. At least once around a crash
  * (a redelivered event or a recovered claim may publish again), never before the write.
  */
 export class TaskEvents {
@@ -30,6 +30,10 @@ export class TaskEvents {
 
   completed(event: TaskCompletedEvent): void {
     this.publish(this.names.taskCompleted, event);
+  }
+
+  progressed(event: TaskProgressEvent): void {
+    this.publish(this.names.taskProgress, event);
   }
 
   claimed(event: TaskClaimedEvent): void {

@@ -22,7 +22,7 @@ export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: 
   };
 }
 
-/** Deletes whatever relation two gamers have, pending or accepted. */
-export async function clearPair(relations: Model<RelationDoc>, applicationId: string, a: string, b: string): Promise<void> {
-  await relations.deleteOne({ applicationId, pairKey: pairKeyOf(a, b) });
+/** Deletes whatever relation two gamers have, pending or accepted, and answers what it deleted. */
+export async function clearPair(relations: Model<RelationDoc>, applicationId: string, a: string, b: string): Promise<RelationDoc | null> {
+  return relations.findOneAndDelete({ applicationId, pairKey: pairKeyOf(a, b) }).lean<RelationDoc>();
 }

@@ -9,10 +9,13 @@ function toBlock(doc: BlockDoc): Block {
   return { id: doc._id, applicationId: doc.applicationId, blocker: doc.blocker, blocked: doc.blocked, createdAt: doc.createdAt };
 }
 
+/** The relation a block removed (null when the pair had none), so its other side can be told. */
+export type RemovedRelation = Pick<RelationDoc, '_id' | 'status' | 'requester' | 'addressee'> | null;
+
 export type BlockOutcome =
-  | { kind: 'blocked'; block: Block }
-  /** the blocker already blocked this gamer: the existing record, nothing new */
-  | { kind: 'alreadyBlocked'; block: Block }
+  | { kind: 'blocked'; block: Block; removed: RemovedRelation }
+  /** the blocker already blocked this gamer: the existing record, nothing new (but a relation made meanwhile is removed) */
+  | { kind: 'alreadyBlocked'; block: Block; removed: RemovedRelation }
   | { kind: 'blockLimit' };
 
 export type UnblockOutcome = { kind: 'unblocked'; block: Block } | { kind: 'notFound' };
@@ -42,8 +45,8 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
         await blocks.deleteOne({ _id: record._id, applicationId });
         return { kind: 'blockLimit' };
       }
-      await clearPair(relations, applicationId, blocker, blocked);
-      return existing ? { kind: 'alreadyBlocked', block: toBlock(existing) } : { kind: 'blocked', block: toBlock(record) };
+      const removed = await clearPair(relations, applicationId, blocker, blocked);
+      return existing ? { kind: 'alreadyBlocked', block: toBlock(existing), removed } : { kind: 'blocked', block: toBlock(record), removed };
     },
 
     /** Unblock: only the blocker's own record. */

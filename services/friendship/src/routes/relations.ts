@@ -1,8 +1,8 @@
 import { friendshipRoutes } from '@gfts/contracts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { linkNextPage } from '@gfts/platform';
 import type { FriendshipService } from '../friendship-service.ts';
-import { linkNextPage } from './next-link.ts';
 
 const OK = { ok: true } as const;
 

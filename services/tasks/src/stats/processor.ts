@@ -135,6 +135,7 @@ export class StatBatchProcessor {
         recorded.push(eventId);
       }
     }
+    this.announceProgress(changes.filter((c) => !staleGamers.has(gamerKey(c.after.applicationId, c.after.gamerId))), now);
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
     await this.forgetRecorded(changes);
     return batch.map((d) => outcomes.get(d) ?? { kind: 'failed', error: new Error('event left without an outcome') });
@@ -155,6 +156,26 @@ export class StatBatchProcessor {
     const { achievements } = await this.deps.catalog.get(gamer.applicationId);
     const missing = missingAchievements(achievements, stats, new Set(held.map((t) => t.taskId)));
     return missing.length === 0 ? [] : achievementRecords(missing, gamer.applicationId, gamer.gamerId, now);
+  }
+
+  /**
+   * One task.progress per task the batch moved without completing it (a completion is
+   * announced as such): the state this replica wrote, for clients' progress bars.
+   */
+  private announceProgress(changes: TaskChange[], now: Date): void {
+    for (const { before, after } of changes) {
+      if (after.completed || after.statKey === null || after.progress === before.progress) continue;
+      this.deps.events.progressed({
+        applicationId: after.applicationId,
+        gamerId: after.gamerId,
+        gamerTaskId: after.id,
+        taskId: after.taskId,
+        isAchievement: after.isAchievement,
+        progress: after.progress,
+        targetValue: after.targetValue,
+        occurredAt: now.toISOString(),
+      });
+    }
   }
 
   private announce(task: GamerTaskRecord, eventId: string): void {

@@ -1,9 +1,9 @@
-import { badRequest } from '@gfts/platform';
+import { badRequest } from './errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Paging cursors are the last id of the previous page (uuidv7 ids sort by creation time,
+ * Paging cursors (friend lists, the notification inbox) are the last id of the previous page (uuidv7 ids sort by creation time,
  * so "after this id" is a stable position even while entries come and go), as base64url
  * of its 16 bytes: opaque to clients, so the encoding can change without breaking them.
  */

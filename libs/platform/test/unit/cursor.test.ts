@@ -1,7 +1,7 @@
 import { PageQuery } from '@gfts/contracts';
 import { AppError, uuidv7 } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../src/domain/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../src/cursor.ts';
 
 describe('paging cursors', () => {
   it('round-trip an id through an opaque url-safe token', () => {

@@ -1,0 +1,141 @@
+import { request as httpRequest, ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
+import { AppError, createIdentitySigner, problem } from '@gfts/platform';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { forwardHeaders } from './forward-headers.ts';
+
+export const LIVE_PATH = notificationsRoutes.live.url;
+
+interface PendingUpgrade {
+  socket: Duplex;
+  head: Buffer;
+}
+
+/** Upgrade requests the server handed over, found again by the route that serves them. */
+const pending = new WeakMap<IncomingMessage, PendingUpgrade>();
+
+/** Headers a refusal from upstream keeps when relayed; the rest describe the hop, not the answer. */
+const RELAYED_HEADERS = new Set(['content-type', 'x-request-id', 'retry-after', 'allow']);
+
+function rawResponse(status: number, headers: [string, string][], body: Buffer): Buffer {
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, ...headers.map(([k, v]) => `${k}: ${v}`), `content-length: ${body.length}`, 'connection: close', '', ''];
+  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
+}
+
+/**
+ * Upgrade requests go through Fastify like any request (request id, authentication, rate
+ * limit, access log, 4xx as HTTP answers on the socket), the way @fastify/websocket does
+ * it. Only the live channel may upgrade: on any other path the upgrade is dropped and the
+ * request answered as a plain one, then the socket is closed.
+ */
+export function routeUpgrades(app: FastifyInstance): void {
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if ((req.url ?? '').split('?')[0] === LIVE_PATH) pending.set(req, { socket, head });
+    else {
+      delete req.headers.upgrade;
+      req.headers.connection = 'close';
+    }
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as never);
+    res.on('finish', () => socket.end());
+    app.routing(req, res);
+  });
+}
+
+export interface LiveProxyOptions {
+  upstream: string;
+  internalSecret: string;
+  timeoutMs: number;
+}
+
+/**
+ * GET /api/v1/notifications/live: once the hooks have authenticated the gamer, the upgrade
+ * goes to the notifications service with the gateway's identity assertion (and without the
+ * caller's credentials or ticket). Its 101 is relayed and the two sockets piped: frames,
+ * pings and close codes pass unchanged, and TCP back-pressure reaches the service, whose
+ * send buffer bound decides when a client is too slow. Its refusal (a used ticket's 401)
+ * is relayed as it came.
+ */
+export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
+  const sign = createIdentitySigner(opts.internalSecret);
+  const target = new URL(opts.upstream);
+  const open = new Set<Duplex>();
+  const { websocket: _websocket, schema, ...route } = notificationsRoutes.live;
+
+  app.route({
+    ...route,
+    schema: { querystring: schema.querystring },
+    handler: async (request, reply) => {
+      const upgrade = pending.get(request.raw);
+      if (!upgrade) throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
+      pending.delete(request.raw);
+      reply.hijack();
+      forward(request, upgrade);
+    },
+  });
+
+  // Piped sockets are not the HTTP server's any more: cut them when the gateway stops.
+  app.addHook('preClose', async () => {
+    for (const socket of open) socket.destroy();
+  });
+
+  function forward(request: FastifyRequest, { socket: client, head }: PendingUpgrade): void {
+    const since = (request.query as { since?: string }).since;
+    const headers = forwardHeaders(request.headers, request.gamer ? sign(request.gamer) : undefined, String(request.id));
+    headers.host = target.host;
+    const upstream = httpRequest({
+      protocol: target.protocol, hostname: target.hostname, port: target.port, method: 'GET', headers,
+      path: since === undefined ? LIVE_PATH : `${LIVE_PATH}?since=${encodeURIComponent(since)}`,
+      timeout: opts.timeoutMs,
+    });
+    const refuse = (status: number, code: string, detail: string) => {
+      client.end(rawResponse(status, [['content-type', 'application/problem+json'], ['x-request-id', String(request.id)]], Buffer.from(JSON.stringify(problem(status, code, detail)))));
+    };
+    upstream.on('timeout', () => {
+      upstream.destroy();
+      refuse(504, ErrorCode.UPSTREAM_UNAVAILABLE, 'upstream service timed out');
+    });
+    upstream.on('error', (error) => {
+      if (client.writableEnded) return;
+      request.log.warn({ err: error }, 'notifications upstream failed');
+      refuse(502, ErrorCode.UPSTREAM_UNAVAILABLE, 'upstream service unavailable');
+    });
+    upstream.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const relayed: [string, string][] = [];
+        for (let i = 0; i < response.rawHeaders.length; i += 2) {
+          const name = response.rawHeaders[i]!;
+          if (RELAYED_HEADERS.has(name.toLowerCase())) relayed.push([name, response.rawHeaders[i + 1]!]);
+        }
+        client.end(rawResponse(response.statusCode ?? 502, relayed, Buffer.concat(chunks)));
+      });
+    });
+    upstream.on('upgrade', (response, socket, upstreamHead) => {
+      upstream.setTimeout(0);
+      const lines = ['HTTP/1.1 101 Switching Protocols'];
+      for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+      client.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (upstreamHead.length > 0) client.write(upstreamHead);
+      if (head.length > 0) socket.write(head);
+      socket.setNoDelay(true);
+      open.add(client);
+      const close = () => {
+        open.delete(client);
+        client.destroy();
+        socket.destroy();
+      };
+      for (const side of [client, socket]) {
+        side.on('error', close);
+        side.on('close', close);
+      }
+      client.pipe(socket);
+      socket.pipe(client);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.end();
+  }
+}

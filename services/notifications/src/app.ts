@@ -1,0 +1,54 @@
+import websocket from '@fastify/websocket';
+import { connectMongo, connectNats, createHttpServer, healthPlugin, identityPlugin, pingMongo, pingNats } from '@gfts/platform';
+import type { FastifyInstance } from 'fastify';
+import type { NotificationsConfig } from './config.ts';
+import { monotonicUuidv7 } from './domain/ids.ts';
+import { inboxService } from './inbox-service.ts';
+import { startIngest } from './ingest.ts';
+import { liveChannel } from './live/channel.ts';
+import { Hub } from './live/hub.ts';
+import { inboxRepository } from './repository/inbox.ts';
+import { ensureIndexes, openStore } from './repository/store.ts';
+import { ticketLedger } from './repository/tickets.ts';
+import { inboxRoutes } from './routes/inbox-routes.ts';
+import { liveRoute } from './routes/live-route.ts';
+import { startSweep } from './sweep.ts';
+
+/** Largest frame a client may send; the channel ignores client frames, so this is only a guard. */
+const CLIENT_FRAME_MAX_BYTES = 4_096;
+
+/** Wires the notifications service: its inbox database, NATS ingest and fan-out, the WebSocket, the inbox routes. */
+export async function buildNotificationsApp(config: NotificationsConfig): Promise<FastifyInstance> {
+  const app = createHttpServer({ service: 'notifications', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
+  const mongo = await connectMongo(config.MONGO_URL, app.log);
+  const nats = await connectNats(config.NATS_URL, 'notifications', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
+  const store = openStore(mongo);
+  const { ttl } = await ensureIndexes(store);
+  const inbox = inboxRepository(store, config.NOTIFY_RETENTION_MS);
+  const tickets = ticketLedger(store);
+  const sweep = ttl ? undefined : startSweep([inbox, tickets], config.NOTIFY_SWEEP_INTERVAL_MS, app.log);
+  const ingest = startIngest({ nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log });
+  const hub = new Hub({ nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, log: app.log });
+  const channel = liveChannel({
+    hub, inbox, tickets, log: app.log,
+    limits: { sendBufferBytes: config.NOTIFY_SEND_BUFFER_BYTES, progressIntervalMs: config.NOTIFY_PROGRESS_INTERVAL_MS, replayPage: config.NOTIFY_REPLAY_PAGE },
+  });
+
+  // Before the HTTP server stops: sockets get 1001 and a moment to close, so clients move on.
+  await app.register(websocket, {
+    options: { maxPayload: CLIENT_FRAME_MAX_BYTES },
+    preClose: async () => hub.drain(config.NOTIFY_DRAIN_MS),
+  });
+  // Then the events taken are stored and published, and the connections close.
+  app.addHook('onClose', async () => {
+    sweep?.stop();
+    await ingest.stop();
+    await nats.drain();
+    await mongo.close();
+  });
+  await app.register(healthPlugin, { checks: { mongodb: () => pingMongo(mongo), nats: () => pingNats(nats) } });
+  await app.register(identityPlugin, { secret: config.INTERNAL_TOKEN_SECRET });
+  inboxRoutes(app, inboxService(inbox));
+  liveRoute(app, channel);
+  return app;
+}

@@ -1,0 +1,23 @@
+import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import Type, { type Static, type TObject } from 'typebox';
+
+const DAY_MS = 86_400_000;
+
+const NotificationsSettings = {
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8083 }),
+  ...BaseConfig,
+  ...StoreConfig,
+  NOTIFY_RETENTION_MS: Type.Integer({ minimum: 60_000, maximum: 365 * DAY_MS, default: 30 * DAY_MS, description: 'how long the inbox keeps a notification' }),
+  NOTIFY_HEARTBEAT_MS: Type.Integer({ minimum: 1_000, maximum: 600_000, default: 30_000, description: 'ping interval; a socket that did not answer the previous ping is closed' }),
+  NOTIFY_SEND_BUFFER_BYTES: Type.Integer({ minimum: 1_024, maximum: 16_777_216, default: 262_144, description: 'bytes that may wait to be sent on one socket; above, the client is too slow and is closed (4008)' }),
+  NOTIFY_PROGRESS_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000, description: 'least time between two task.progress messages of one task on one socket' }),
+  NOTIFY_MAX_SOCKETS_PER_GAMER: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'sockets one gamer may hold on one replica; one more closes the oldest (4029)' }),
+  NOTIFY_REPLAY_PAGE: Type.Integer({ minimum: 1, maximum: 1_000, default: 200, description: 'notifications read per inbox query while replaying a resume' }),
+  NOTIFY_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000, description: 'on shutdown, time the sockets get to finish their close handshake (1001) before they are cut' }),
+  NOTIFY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: DAY_MS, default: 3_600_000, description: 'period of the expired-notification sweep, where the store has no TTL index' }),
+};
+export type NotificationsConfig = Static<TObject<typeof NotificationsSettings>>;
+
+export function readNotificationsConfig(env: Record<string, string | undefined> = process.env): NotificationsConfig {
+  return loadConfig(NotificationsSettings, env);
+}

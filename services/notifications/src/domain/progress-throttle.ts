@@ -1,0 +1,78 @@
+/**
+ * When a task.progress message may go out on a socket: at most one per task per interval
+ * (issue 12: "coalesced to at most one per task per second"). The first goes at once; one
+ * arriving sooner waits for the interval's end and is replaced by any newer one meanwhile,
+ * so the client always ends on the latest value with the fewest messages.
+ */
+export function progressDecision(lastSentAt: number | undefined, now: number, intervalMs: number): { kind: 'send' } | { kind: 'hold'; forMs: number } {
+  if (lastSentAt === undefined || now - lastSentAt >= intervalMs) return { kind: 'send' };
+  return { kind: 'hold', forMs: intervalMs - (now - lastSentAt) };
+}
+
+export interface Timers {
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (handle: unknown) => void;
+}
+
+const systemTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+interface TaskSlot<T> {
+  lastSentAt: number | undefined;
+  pending: T | undefined;
+  timer: unknown;
+}
+
+/** Holds the progress of each task of one socket per progressDecision; `send` writes one. */
+export class ProgressThrottle<T> {
+  private readonly slots = new Map<string, TaskSlot<T>>();
+  private readonly intervalMs: number;
+  private readonly send: (message: T) => void;
+  private readonly timers: Timers;
+  private readonly now: () => number;
+
+  constructor(intervalMs: number, send: (message: T) => void, timers: Timers = systemTimers, now: () => number = Date.now) {
+    this.intervalMs = intervalMs;
+    this.send = send;
+    this.timers = timers;
+    this.now = now;
+  }
+
+  offer(taskKey: string, message: T): void {
+    const slot = this.slots.get(taskKey) ?? { lastSentAt: undefined, pending: undefined, timer: undefined };
+    this.slots.set(taskKey, slot);
+    const decision = progressDecision(slot.lastSentAt, this.now(), this.intervalMs);
+    if (decision.kind === 'send') {
+      slot.lastSentAt = this.now();
+      this.send(message);
+      return;
+    }
+    slot.pending = message;
+    slot.timer ??= this.timers.setTimeout(() => this.flush(taskKey), decision.forMs);
+  }
+
+  /** The task completed: a progress still held would arrive after its completion; drop it. */
+  forget(taskKey: string): void {
+    const slot = this.slots.get(taskKey);
+    if (slot?.timer !== undefined) this.timers.clearTimeout(slot.timer);
+    this.slots.delete(taskKey);
+  }
+
+  stop(): void {
+    for (const slot of this.slots.values()) if (slot.timer !== undefined) this.timers.clearTimeout(slot.timer);
+    this.slots.clear();
+  }
+
+  private flush(taskKey: string): void {
+    const slot = this.slots.get(taskKey);
+    if (!slot) return;
+    slot.timer = undefined;
+    const message = slot.pending;
+    slot.pending = undefined;
+    if (message === undefined) return;
+    slot.lastSentAt = this.now();
+    this.send(message);
+  }
+}

@@ -1,0 +1,123 @@
+import {
+  check,
+  FriendshipEvent,
+  InventoryGrantedEvent,
+  isStoredNotificationType,
+  natsNames,
+  TaskCompletedEvent,
+  TaskProgressEvent,
+  type Notification,
+} from '@gfts/contracts';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  friendshipNotifications,
+  inventoryGrantedNotification,
+  taskCompletedNotification,
+  taskProgressNotification,
+  type Draft,
+} from './domain/translate.ts';
+import type { GamerRef, InboxRepository } from './repository/inbox.ts';
+
+type Logger = Pick<FastifyBaseLogger, 'warn' | 'error'>;
+
+/** How each domain event subject becomes notifications. */
+function translators(prefix: string): { subject: string; translate: (payload: unknown) => Draft[] | undefined }[] {
+  const n = natsNames(prefix);
+  const checked = <T>(schema: Parameters<typeof check>[0], make: (event: T) => Draft[]) => (payload: unknown) => {
+    const result = check(schema, payload);
+    return result.ok ? make(result.value as T) : undefined;
+  };
+  return [
+    { subject: n.friendshipEvents, translate: checked<FriendshipEvent>(FriendshipEvent, friendshipNotifications) },
+    { subject: n.taskCompleted, translate: checked<TaskCompletedEvent>(TaskCompletedEvent, (e) => [taskCompletedNotification(e)]) },
+    { subject: n.taskProgress, translate: checked<TaskProgressEvent>(TaskProgressEvent, (e) => [taskProgressNotification(e)]) },
+    { subject: n.inventoryGranted, translate: checked<InventoryGrantedEvent>(InventoryGrantedEvent, (e) => [inventoryGrantedNotification(e)]) },
+  ];
+}
+
+export interface Ingest {
+  /** stops taking events and waits for those taken to be stored and published */
+  stop(): Promise<void>;
+}
+
+interface Deps {
+  nc: NatsConnection;
+  prefix: string;
+  inbox: Pick<InboxRepository, 'add'>;
+  nextId: () => string;
+  log: Logger;
+}
+
+/**
+ * Domain events to notifications. The replicas share one queue group, so each event is
+ * taken by one of them: it gives each notification its id, stores the kept ones in the
+ * inbox, and only then publishes each on its gamer's subject, where the replicas holding
+ * that gamer's sockets pick it up (docs/notifications.md, "Fan-out"). Events taken while a
+ * batch is being written form the next batch: one bulk insert per batch, and notifications
+ * are published in id order, so one replica never publishes a later id before an earlier.
+ */
+export function startIngest(deps: Deps): Ingest {
+  const { nc, prefix, inbox, nextId, log } = deps;
+  const names = natsNames(prefix);
+  const queue: Draft[] = [];
+  let running: Promise<void> | undefined;
+
+  async function drainQueue(): Promise<void> {
+    while (queue.length > 0) {
+      const drafts = queue.splice(0, queue.length);
+      const made: (Notification & GamerRef)[] = drafts.map((d) => ({ ...d, id: nextId() }) as Notification & GamerRef);
+      try {
+        await inbox.add(made.filter((m) => isStoredNotificationType(m.type)));
+      } catch (error) {
+        // Live delivery still goes out; only a later resume or inbox read will miss these.
+        log.error({ err: error, count: made.length }, 'notifications not stored in the inbox');
+      }
+      for (const { applicationId, gamerId, ...notification } of made) {
+        try {
+          nc.publish(names.notifyGamer(applicationId, gamerId), JSON.stringify(notification));
+        } catch (error) {
+          log.warn({ err: error }, 'notification not published');
+        }
+      }
+    }
+  }
+
+  const take = (drafts: Draft[]) => {
+    queue.push(...drafts);
+    running ??= drainQueue().finally(() => {
+      running = undefined;
+    });
+  };
+
+  const subscriptions: Subscription[] = translators(prefix).map(({ subject, translate }) =>
+    nc.subscribe(subject, {
+      queue: names.notificationsIngestQueue,
+      callback: (error, msg) => {
+        if (error) {
+          log.warn({ err: error, subject }, 'domain event subscription error');
+          return;
+        }
+        let payload: unknown;
+        try {
+          payload = msg.json();
+        } catch {
+          payload = undefined;
+        }
+        const drafts = translate(payload);
+        if (!drafts) {
+          log.warn({ subject: msg.subject }, 'domain event ignored: not the shape the contracts describe');
+          return;
+        }
+        if (drafts.length > 0) take(drafts);
+      },
+    }),
+  );
+
+  return {
+    async stop() {
+      await Promise.all(subscriptions.map((s) => s.drain()));
+      while (running) await running;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { NotificationCloseCode, type Identity } from '@gfts/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { InboxRepository } from '../repository/inbox.ts';
+import type { TicketLedger } from '../repository/tickets.ts';
+import type { Hub } from './hub.ts';
+import { Session, type SessionLimits } from './session.ts';
+
+export interface LiveChannel {
+  tickets: TicketLedger;
+  /** Serves one upgraded socket of the verified gamer: subscribe, replay after `since`, then live. */
+  open(socket: WebSocket, identity: Identity, since: string | undefined): void;
+}
+
+export function liveChannel(deps: { hub: Hub; inbox: InboxRepository; tickets: TicketLedger; limits: SessionLimits; log: FastifyBaseLogger }): LiveChannel {
+  const { hub, inbox, tickets, limits, log } = deps;
+  return {
+    tickets,
+    open(socket, identity, since) {
+      const gamer = { applicationId: identity.applicationId, gamerId: identity.gamerId };
+      const resumeFrom = since?.toLowerCase();
+      const session = new Session(socket, gamer, limits, resumeFrom !== undefined);
+      // The channel carries server-to-client messages only; what a client sends is ignored.
+      socket.on('message', () => {});
+      void (async () => {
+        try {
+          await hub.attach(session);
+          if (resumeFrom !== undefined) await session.replay(inbox, resumeFrom);
+        } catch (error) {
+          log.error({ err: error }, 'live channel could not start');
+          session.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
+        }
+      })();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { isStoredNotificationType, NotificationCloseCode, NotificationType, type Notification } from '@gfts/contracts';
+import type { WebSocket } from 'ws';
+import { ProgressThrottle } from '../domain/progress-throttle.ts';
+import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
+
+/** A notification as it travels: parsed, and the JSON text every socket sends as is. */
+export interface Outgoing {
+  notification: Notification;
+  text: string;
+}
+
+export interface SessionLimits {
+  sendBufferBytes: number;
+  progressIntervalMs: number;
+  replayPage: number;
+}
+
+/**
+ * One client socket of one gamer. While it replays a resume it holds what arrives live;
+ * then it sends the held ones it has not replayed (no gap, no duplicate) and goes live.
+ * Every write first checks the socket's send buffer: a client that lets more than
+ * NOTIFY_SEND_BUFFER_BYTES pile up is closed (4008) rather than slowing anyone else.
+ */
+export class Session {
+  readonly gamer: GamerRef;
+  readonly socket: WebSocket;
+  readonly openedAt = Date.now();
+  alive = true;
+  private held: Outgoing[] | undefined;
+  private closed = false;
+  private readonly limits: SessionLimits;
+  private readonly throttle: ProgressThrottle<string>;
+
+  /** `resuming`: live notifications are held from the start, until replay() has run */
+  constructor(socket: WebSocket, gamer: GamerRef, limits: SessionLimits, resuming: boolean) {
+    this.socket = socket;
+    if (resuming) this.held = [];
+    this.gamer = gamer;
+    this.limits = limits;
+    this.throttle = new ProgressThrottle(limits.progressIntervalMs, (text) => this.write(text));
+    socket.on('pong', () => {
+      this.alive = true;
+    });
+    socket.on('close', () => this.stop());
+  }
+
+  /** Replays the stored notifications after `since`, oldest first, then releases what came live meanwhile. */
+  async replay(inbox: Pick<InboxRepository, 'after'>, since: string): Promise<void> {
+    const replayed = new Set<string>();
+    let after = since;
+    for (;;) {
+      const page = await inbox.after(this.gamer, after, this.limits.replayPage);
+      for (const notification of page) {
+        if (this.closed) return;
+        this.write(JSON.stringify(notification));
+        replayed.add(notification.id);
+      }
+      const last = page.at(-1);
+      if (!last || page.length < this.limits.replayPage) break;
+      after = last.id;
+    }
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const outgoing of held) {
+      if (isStoredNotificationType(outgoing.notification.type) && replayed.has(outgoing.notification.id)) continue;
+      this.deliver(outgoing);
+    }
+  }
+
+  deliver(outgoing: Outgoing): void {
+    if (this.closed) return;
+    if (this.held) {
+      this.held.push(outgoing);
+      return;
+    }
+    const { notification, text } = outgoing;
+    if (notification.type === NotificationType.TASK_PROGRESS) {
+      this.throttle.offer(notification.data.gamerTaskId, text);
+      return;
+    }
+    if (notification.type === NotificationType.TASK_COMPLETED || notification.type === NotificationType.ACHIEVEMENT_COMPLETED) {
+      this.throttle.forget(notification.data.gamerTaskId);
+    }
+    this.write(text);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.stop();
+    this.socket.close(code, reason);
+  }
+
+  terminate(): void {
+    this.stop();
+    this.socket.terminate();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private write(text: string): void {
+    if (this.closed) return;
+    if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.limits.sendBufferBytes) {
+      this.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
+      return;
+    }
+    this.socket.send(text);
+  }
+
+  private stop(): void {
+    this.closed = true;
+    this.held = undefined;
+    this.throttle.stop();
+  }
+}

@@ -1,0 +1,34 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
+import { AppError, unauthorized } from '@gfts/platform';
+import type { FastifyInstance } from 'fastify';
+import type { LiveChannel } from '../live/channel.ts';
+
+/** How long a used ticket id is remembered: past any ticket's life and its assertion's. */
+const USED_TICKET_MEMORY_MS = 5 * 60_000;
+
+/**
+ * GET /api/v1/notifications/live: the WebSocket. The gateway authenticated the upgrade and
+ * forwards it with the identity assertion; a ticket it accepted is honoured here once, for
+ * every gateway replica at once (repository/tickets.ts). A plain GET is a 426.
+ */
+export function liveRoute(fastify: FastifyInstance, channel: LiveChannel): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { websocket: _websocket, ...route } = notificationsRoutes.live;
+  app.route({
+    ...route,
+    preHandler: async (request) => {
+      if (!request.ws) return;
+      const { ticketId } = request.identity;
+      if (ticketId === undefined) return;
+      const claim = await channel.tickets.claim(ticketId, new Date(Date.now() + USED_TICKET_MEMORY_MS));
+      if (claim.kind === 'alreadyUsed') throw unauthorized('this ticket was used already; get a new one');
+    },
+    handler: async () => {
+      throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
+    },
+    wsHandler: (socket, request) => {
+      channel.open(socket, request.identity, request.query.since);
+    },
+  });
+}

@@ -1,0 +1,11 @@
+import { runService } from '@gfts/platform';
+import { buildNotificationsApp } from './app.ts';
+import { readNotificationsConfig } from './config.ts';
+
+await runService({
+  name: 'notifications',
+  start: async () => {
+    const config = readNotificationsConfig();
+    return { app: await buildNotificationsApp(config), port: config.PORT, host: config.HOST, graceMs: config.SHUTDOWN_GRACE_MS };
+  },
+});

@@ -1,0 +1,102 @@
+import { natsNames, type NatsNames } from '@gfts/contracts';
+import { buildGateway } from '@gfts/gateway/app';
+import { readGatewayConfig } from '@gfts/gateway/config';
+import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import mongoose, { type mongo } from 'mongoose';
+// The producing services are siblings in the workspace: imported by path, as the gateway's tests do.
+import { buildFriendshipApp } from '../../../friendship/src/app.ts';
+import { readFriendshipConfig } from '../../../friendship/src/config.ts';
+import { buildTasksApp } from '../../../tasks/src/app.ts';
+import { readTasksConfig } from '../../../tasks/src/config.ts';
+import { buildNotificationsApp } from '../../src/app.ts';
+import { readNotificationsConfig } from '../../src/config.ts';
+
+/** One notifications replica with a gateway of its own in front of it. */
+export interface Replica {
+  app: FastifyInstance;
+  url: string;
+  gateway: FastifyInstance;
+  gatewayUrl: string;
+  /** gateway URL with ws: */
+  wsUrl: string;
+  api: Call;
+  close(): Promise<void>;
+}
+
+export interface NotificationsStack {
+  /** the first replica's gateway: friendship, tasks and notifications behind one entry */
+  api: Call;
+  replicas: Replica[];
+  names: NatsNames;
+  /** starts one more notifications replica (same database and NATS prefix) behind a gateway of its own */
+  addReplica(env?: Record<string, string>): Promise<Replica>;
+  db(): Promise<mongo.Db>;
+  nats(): Promise<NatsConnection>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole product in this process, on the containers of the global setup: friendship and
+ * tasks (the event producers), notifications replicas on one database and NATS prefix, and
+ * a real gateway in front of each replica.
+ */
+export async function startNotificationsStack(env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}): Promise<NotificationsStack> {
+  const { mongoUrl, natsUrl } = infra();
+  const prefix = natsPrefix();
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent' };
+  const friendship = await buildFriendshipApp(readFriendshipConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'friendship') }));
+  const tasks = await buildTasksApp(readTasksConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'tasks'), STATS_RETRY_BASE_MS: '100' }));
+  const [friendshipUrl, tasksUrl] = [await listen(friendship), await listen(tasks)];
+  const notificationsDb = databaseUrl(mongoUrl, 'notifications');
+  const replicas: Replica[] = [];
+
+  async function addReplica(extra: Record<string, string> = {}): Promise<Replica> {
+    const app = await buildNotificationsApp(readNotificationsConfig({ ...common, MONGO_URL: notificationsDb, ...env, ...extra }));
+    const url = await listen(app);
+    const gateway = await buildGateway(
+      readGatewayConfig({
+        FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: url,
+        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', ...gatewayEnv,
+      }),
+    );
+    const gatewayUrl = await listen(gateway);
+    let closed = false;
+    const replica: Replica = {
+      app, url, gateway, gatewayUrl, wsUrl: gatewayUrl.replace(/^http/, 'ws'), api: client(gatewayUrl),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await app.close();
+        await gateway.close();
+      },
+    };
+    replicas.push(replica);
+    return replica;
+  }
+
+  const first = await addReplica();
+  let connection: mongoose.Connection | undefined;
+  let nc: NatsConnection | undefined;
+  return {
+    api: first.api,
+    replicas,
+    names: natsNames(prefix),
+    addReplica,
+    async db() {
+      connection ??= await mongoose.createConnection(notificationsDb).asPromise();
+      return connection.db as unknown as mongo.Db;
+    },
+    async nats() {
+      nc ??= await connect({ servers: natsUrl });
+      return nc;
+    },
+    async close() {
+      await Promise.allSettled(replicas.map((r) => r.close()));
+      await Promise.allSettled([friendship.close(), tasks.close()]);
+      await connection?.close();
+      await nc?.drain();
+    },
+  };
+}
