@@ -292,6 +292,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's notification inbox, newest first (30 days; task.progress is never kept) */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one notification of the caller's inbox */
+        delete: operations["deleteNotification"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live notification channel (WebSocket)
+         * @description A WebSocket (RFC 6455): send `Connection: Upgrade`, `Upgrade: websocket`; the answer is 101 Switching Protocols. Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema (components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md (1001 going away, 4008 slow consumer, 4029 too many sockets). `?since=<id>` first replays the stored notifications after that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.
+         */
+        get: operations["openNotificationChannel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use ticket, valid NOTIFY_TICKET_TTL_MS (at most 30 s), to open the live channel without an Authorization header */
+        post: operations["createNotificationTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/stats": {
         parameters: {
             query?: never;
@@ -432,6 +503,226 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Notification: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description to the target of a friend request; user is the sender */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                friendshipId: string;
+                user: {
+                    avatar: string;
+                    displayName: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    id: string;
+                };
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "friend.request.received";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description to the sender of a request; user is the gamer who accepted */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                friendshipId: string;
+                user: {
+                    avatar: string;
+                    displayName: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    id: string;
+                };
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "friend.request.accepted";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description to the target of a request its sender withdrew; userId is the sender */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                friendshipId: string;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                userId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "friend.request.cancelled";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description to the other side of an unfriend (or of a block, which it does not reveal); userId is who removed */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                friendshipId: string;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                userId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "friend.removed";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description live only (never in the inbox), at most one per task per second */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                gamerTaskId: string;
+                progress: number;
+                targetValue: number;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                taskId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "task.progress";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                gamerTaskId: string;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                taskId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "task.completed";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                gamerTaskId: string;
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                taskId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "achievement.completed";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description items put into the inventory by a claim of gamerTaskId */
+            data: {
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                gamerTaskId: string;
+                items: {
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    inventoryItemId: string;
+                    quantity: number;
+                }[];
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "inventory.granted";
+        };
         Problem: {
             /** @description stable UPPER_SNAKE error code */
             code: string;
@@ -3846,6 +4137,666 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description opaque cursor from a Link: rel="next" header */
+                cursor?: string;
+                /** @description page size (default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description to the target of a friend request; user is the sender */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            friendshipId: string;
+                            user: {
+                                avatar: string;
+                                displayName: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "friend.request.received";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description to the sender of a request; user is the gamer who accepted */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            friendshipId: string;
+                            user: {
+                                avatar: string;
+                                displayName: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                            };
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "friend.request.accepted";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description to the target of a request its sender withdrew; userId is the sender */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            friendshipId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            userId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "friend.request.cancelled";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description to the other side of an unfriend (or of a block, which it does not reveal); userId is who removed */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            friendshipId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            userId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "friend.removed";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description live only (never in the inbox), at most one per task per second */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            gamerTaskId: string;
+                            progress: number;
+                            targetValue: number;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            taskId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "task.progress";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            gamerTaskId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            taskId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "task.completed";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            gamerTaskId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            taskId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "achievement.completed";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description items put into the inventory by a claim of gamerTaskId */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            gamerTaskId: string;
+                            items: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                inventoryItemId: string;
+                                quantity: number;
+                            }[];
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "inventory.granted";
+                    })[];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description notification id (UUIDv7: sorts by creation time) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openNotificationChannel: {
+        parameters: {
+            query?: {
+                /** @description id of the last notification the client received: what came after it is replayed first, then live ones follow */
+                since?: string;
+                /** @description single-use ticket from POST /api/v1/notifications/ticket, for clients that cannot send an Authorization header (browsers) */
+                ticket?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the WebSocket is open; each text frame is one Notification (components.schemas.Notification) */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A WebSocket upgrade is required on this path */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createNotificationTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        expiresAt: string;
+                        /** @description pass as ?ticket= to GET /api/v1/notifications/live, once */
+                        ticket: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,10 +2,11 @@
 // across drops (exponential backoff with jitter) and resumed after the last notification
 // seen (`?since=<id>`), so the application sees every notification once, in order.
 // Runs on Node 24 (global WebSocket, bearer header) and in browsers (single-use ticket).
-import { backoffDelay, backoffOptions, type BackoffOptions } from './backoff.ts';
-import { liveUrl, TICKET_PATH } from './live-url.ts';
-import { parseFrame, type Notification, type UnknownNotification } from './messages.ts';
+import { createApiClient, type ApiClient } from '../api.ts';
 import { currentToken, type TokenSource } from '../token.ts';
+import { backoffDelay, backoffOptions, type BackoffOptions } from './backoff.ts';
+import { liveUrl } from './live-url.ts';
+import { parseFrame, type Notification, type UnknownNotification } from './messages.ts';
 
 /** The part of the WHATWG WebSocket this client uses (the global one in Node 24 and browsers). */
 export interface WebSocketLike {
@@ -35,7 +36,7 @@ export interface NotificationsClientOptions {
   since?: string;
   /** reconnect schedule; see DEFAULT_BACKOFF */
   backoff?: Partial<BackoffOptions>;
-  /** close codes after which the client stops instead of reconnecting */
+  /** close codes after which the client stops instead of reconnecting (default: 4029) */
   stopOnCloseCodes?: readonly number[];
   /** overrides for other runtimes and tests */
   WebSocket?: WebSocketConstructor;
@@ -69,12 +70,27 @@ export interface NotificationsEvents {
 
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
 
-const NORMAL_CLOSURE = 1000;
+/** The service's close codes (docs/notifications.md, "Close codes"). */
+export const CloseCode = {
+  NORMAL: 1000,
+  /** a replica (or the gateway) shutting down: reconnect, resume */
+  GOING_AWAY: 1001,
+  /** the client read too slowly: reconnect, resume */
+  SLOW_CONSUMER: 4008,
+  /**
+   * The gamer opened too many sockets and this, the oldest, was closed. Reconnecting would
+   * close the newest in turn, so the client stops by default.
+   */
+  TOO_MANY_SOCKETS: 4029,
+} as const;
+const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS];
 
 export class NotificationsClient {
   readonly #options: NotificationsClientOptions;
   readonly #backoff: BackoffOptions;
   readonly #auth: AuthMode;
+  readonly #api: ApiClient;
+  readonly #stopCodes: readonly number[];
   readonly #listeners: { [E in keyof NotificationsEvents]: Set<NotificationsEvents[E]> } = {
     notification: new Set(), unknown: new Set(), open: new Set(), disconnect: new Set(), error: new Set(), stop: new Set(),
   };
@@ -88,10 +104,15 @@ export class NotificationsClient {
     this.#options = options;
     this.#backoff = backoffOptions(options.backoff);
     this.#auth = options.auth ?? defaultAuthMode();
+    this.#stopCodes = options.stopOnCloseCodes ?? DEFAULT_STOP_CODES;
     this.#lastId = options.since;
+    this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
   }
 
-  /** The id of the last notification received: persist it to resume a later session. */
+  /**
+   * The greatest id received (ids sort by creation): what the next connect resumes after.
+   * Persist it to resume a later session.
+   */
   get lastId(): string | undefined {
     return this.#lastId;
   }
@@ -119,7 +140,7 @@ export class NotificationsClient {
     clearTimeout(this.#retryTimer);
     const socket = this.#socket;
     this.#socket = undefined;
-    socket?.close(NORMAL_CLOSURE, 'client closed');
+    socket?.close(CloseCode.NORMAL, 'client closed');
     this.#stop({ reason: 'closed' });
   }
 
@@ -128,13 +149,14 @@ export class NotificationsClient {
     let url: string;
     let init: { headers: Record<string, string> } | undefined;
     try {
-      const token = await currentToken(this.#options.token);
-      if (this.#state !== 'connecting') return;
       if (this.#auth === 'ticket') {
-        const ticket = await this.#ticket(token);
+        // the JWT stays in a header of an HTTP call; only the single-use ticket goes in the URL
+        const ticket = await this.#ticket();
         if (ticket === undefined || this.#state !== 'connecting') return;
         url = liveUrl(this.#options.baseUrl, { since: this.#lastId, ticket });
       } else {
+        const token = await currentToken(this.#options.token);
+        if (this.#state !== 'connecting') return;
         url = liveUrl(this.#options.baseUrl, { since: this.#lastId });
         init = { headers: { authorization: `Bearer ${token}` } };
       }
@@ -172,7 +194,7 @@ export class NotificationsClient {
     socket.onclose = (event) => {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
-      if (this.#options.stopOnCloseCodes?.includes(event.code)) {
+      if (this.#stopCodes.includes(event.code)) {
         this.#emit('disconnect', { code: event.code, reason: event.reason, retryInMs: undefined });
         this.#stop({ reason: 'close-code', code: event.code });
         return;
@@ -185,22 +207,19 @@ export class NotificationsClient {
   }
 
   /** A ticket for the next connect; `undefined` when the client stopped or will retry. */
-  async #ticket(token: string): Promise<string | undefined> {
-    const response = await this.#fetch(TICKET_PATH, token, 'POST');
+  async #ticket(): Promise<string | undefined> {
+    const { data, response } = await this.#api.POST('/api/v1/notifications/ticket');
     if (response.status === 401 || response.status === 403) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
-    if (!response.ok) throw new Error(`POST ${TICKET_PATH} answered ${response.status}`);
-    const body = (await response.json()) as { ticket?: unknown };
-    if (typeof body.ticket !== 'string') throw new Error(`POST ${TICKET_PATH} answered no ticket`);
-    return body.ticket;
+    if (!data) throw new Error(`POST /api/v1/notifications/ticket answered ${response.status}`);
+    return data.ticket;
   }
 
   async #probeThenRetry(code: number, reason: string): Promise<void> {
     try {
-      const response = await this.#fetch('/api/v1/notifications?limit=1', await currentToken(this.#options.token), 'GET');
-      await response.body?.cancel();
+      const { response } = await this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
       if (this.#state === 'stopped') return;
       if (response.status === 401 || response.status === 403) {
         this.#emit('disconnect', { code, reason, retryInMs: undefined });
@@ -213,14 +232,6 @@ export class NotificationsClient {
     this.#retry(code, reason);
   }
 
-  #fetch(path: string, token: string, method: 'GET' | 'POST'): Promise<Response> {
-    const base = new URL(this.#options.baseUrl);
-    if (base.protocol === 'ws:') base.protocol = 'http:';
-    if (base.protocol === 'wss:') base.protocol = 'https:';
-    const url = new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base);
-    return (this.#options.fetch ?? fetch)(url, { method, headers: { authorization: `Bearer ${token}` } });
-  }
-
   #receive(data: unknown): void {
     if (typeof data !== 'string') {
       this.#emit('error', new Error('a binary frame on the notifications channel (only JSON text frames are sent)'));
@@ -231,7 +242,10 @@ export class NotificationsClient {
       this.#emit('error', new Error(`an invalid notification frame: ${frame.reason}`));
       return;
     }
-    this.#lastId = frame.notification.id;
+    // the greatest, not the latest: ids made by different replicas may arrive out of order,
+    // and resuming after an earlier one would replay what was already delivered
+    const { id } = frame.notification;
+    if (this.#lastId === undefined || id > this.#lastId) this.#lastId = id;
     if (frame.kind === 'notification') this.#emit('notification', frame.notification);
     else this.#emit('unknown', frame.notification);
   }
@@ -271,6 +285,14 @@ export class NotificationsClient {
 /** Starts a client: `connectNotifications({ baseUrl, token }).on('notification', …)`. */
 export function connectNotifications(options: NotificationsClientOptions): NotificationsClient {
   return new NotificationsClient(options).start();
+}
+
+/** The gateway's http(s) URL, also when given as ws(s). */
+function httpBase(baseUrl: string | URL): string {
+  const url = new URL(baseUrl);
+  if (url.protocol === 'ws:') url.protocol = 'http:';
+  if (url.protocol === 'wss:') url.protocol = 'https:';
+  return url.toString().replace(/\/+$/, '');
 }
 
 /** Node (and Deno, Bun) let a WebSocket carry headers; a browser does not. */

@@ -1,47 +1,27 @@
 // The frames of GET /api/v1/notifications/live (issue #12): JSON text frames
 // {"id", "type", "at", "data"}, only ever about the connected gamer.
-import type { operations } from '../generated/openapi.ts';
+import type { components } from '../generated/openapi.ts';
 
-/** A gamer as lists show them: `{ id, displayName, avatar }`. */
-export type UserSummary = operations['listFriends']['responses'][200]['content']['application/json'][number]['user'];
-/** An item put into the inventory: `{ inventoryItemId, quantity }`. */
-export type GrantedItem = operations['claimTask']['responses'][200]['content']['application/json'][number];
-
+/**
+ * One notification, as docs/openapi.json describes it (components.schemas.Notification):
+ * a union discriminated by `type`, so `if (n.type === 'friend.removed') n.data.userId`.
+ */
+export type Notification = components['schemas']['Notification'];
+export type NotificationType = Notification['type'];
 /** The `data` of each notification type. */
-export interface NotificationData {
-  /** to the target of a friend request */
-  'friend.request.received': { friendshipId: string; user: UserSummary };
-  /** to the requester, when the target accepts (or crosses the request with their own) */
-  'friend.request.accepted': { friendshipId: string; user: UserSummary };
-  /** to the target, when the requester withdraws the request */
-  'friend.request.cancelled': { friendshipId: string };
-  /** to the other side of an unfriend, and of a block (which it does not reveal) */
-  'friend.removed': { friendshipId: string; userId: string };
-  /** coalesced by the service to at most one per task per second; not kept in the inbox */
-  'task.progress': { gamerTaskId: string; taskId: string; progress: number; targetValue: number };
-  'task.completed': { gamerTaskId: string; taskId: string };
-  'achievement.completed': { gamerTaskId: string; taskId: string };
-  'inventory.granted': { items: GrantedItem[] };
-}
+export type NotificationData = { [T in NotificationType]: Extract<Notification, { type: T }>['data'] };
+/** A gamer as lists show them: `{ id, displayName, avatar }`. */
+export type UserSummary = NotificationData['friend.request.received']['user'];
+/** An item put into the inventory: `{ inventoryItemId, quantity }`. */
+export type GrantedItem = NotificationData['inventory.granted']['items'][number];
 
-export type NotificationType = keyof NotificationData;
-
-export const NOTIFICATION_TYPES: readonly NotificationType[] = [
+/** Every type of the protocol (issue #12), checked against the document's union below. */
+export const NOTIFICATION_TYPES = [
   'friend.request.received', 'friend.request.accepted', 'friend.request.cancelled', 'friend.removed',
   'task.progress', 'task.completed', 'achievement.completed', 'inventory.granted',
-];
-
-/** One notification; `type` narrows `data` (`if (n.type === 'friend.removed') n.data.userId`). */
-export type Notification = {
-  [T in NotificationType]: {
-    /** sortable unique id: what `?since=` resumes after */
-    id: string;
-    type: T;
-    /** ISO 8601 time of the event */
-    at: string;
-    data: NotificationData[T];
-  };
-}[NotificationType];
+] as const satisfies readonly NotificationType[];
+// Fails to compile when the document gains a type this list lacks.
+const _everyType: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 
 /** A well-formed frame of a type this client does not know (the service may add types). */
 export interface UnknownNotification {

@@ -5,18 +5,19 @@ const at = '2026-11-23T12:00:00.000Z';
 const user = { id: '6f1c1c1e-2a6c-4f55-9d1e-6a0f4b8c1d2e', displayName: 'Ann', avatar: '' };
 
 describe('notification frames', () => {
+  // the frames are typed by the document's Notification union: a field it lacks does not compile
   it('reads every type of the protocol, typed by its type', () => {
     const frames: Notification[] = [
       { id: '01', type: 'friend.request.received', at, data: { friendshipId: 'f1', user } },
       { id: '02', type: 'friend.request.accepted', at, data: { friendshipId: 'f1', user } },
-      { id: '03', type: 'friend.request.cancelled', at, data: { friendshipId: 'f1' } },
+      { id: '03', type: 'friend.request.cancelled', at, data: { friendshipId: 'f1', userId: user.id } },
       { id: '04', type: 'friend.removed', at, data: { friendshipId: 'f1', userId: user.id } },
       { id: '05', type: 'task.progress', at, data: { gamerTaskId: 'g1', taskId: 't1', progress: 2, targetValue: 3 } },
       { id: '06', type: 'task.completed', at, data: { gamerTaskId: 'g1', taskId: 't1' } },
       { id: '07', type: 'achievement.completed', at, data: { gamerTaskId: 'g2', taskId: 't2' } },
-      { id: '08', type: 'inventory.granted', at, data: { items: [{ inventoryItemId: 'i1', quantity: 5 }] } },
+      { id: '08', type: 'inventory.granted', at, data: { gamerTaskId: 'g1', items: [{ inventoryItemId: 'i1', quantity: 5 }] } },
     ];
-    expect(frames.map((f) => f.type)).toEqual(NOTIFICATION_TYPES);
+    expect(frames.map((f) => f.type)).toEqual([...NOTIFICATION_TYPES]);
     for (const frame of frames) expect(parseFrame(JSON.stringify(frame))).toEqual({ kind: 'notification', notification: frame });
   });
 

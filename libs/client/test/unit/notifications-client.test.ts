@@ -34,11 +34,14 @@ class ScriptedSocket implements WebSocketLike {
 
 const at = '2026-11-23T12:00:00.000Z';
 const completed = (id: string): Notification => ({ id, type: 'task.completed', at, data: { gamerTaskId: 'g', taskId: 't' } });
+// ids as the service makes them: UUIDv7, sorting by creation
+const id = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
 const latest = () => ScriptedSocket.made.at(-1)!;
 const query = (socket: ScriptedSocket) => Object.fromEntries(new URL(socket.url).searchParams);
 
+/** A fetch answering every request with `status`; openapi-fetch hands it a Request. */
 function answering(status: number, body: unknown = {}) {
-  return vi.fn(async (_url: URL | string | Request, _init?: RequestInit) => new Response(JSON.stringify(body), { status }));
+  return vi.fn(async (_request: Request) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
 }
 
 function client(options: Partial<NotificationsClientOptions> = {}) {
@@ -122,7 +125,8 @@ describe('notifications client', () => {
     await settle();
     latest().drop();
     await settle();
-    expect(String(fetch.mock.calls[0]![0])).toBe('http://gw.test/api/v1/notifications?limit=1');
+    const probe = fetch.mock.calls[0]![0];
+    expect([probe.method, probe.url, probe.headers.get('authorization')]).toEqual(['GET', 'http://gw.test/api/v1/notifications?limit=1', 'Bearer tok']);
     expect(seen.stops).toEqual([{ reason: 'unauthorized' }]);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(ScriptedSocket.made).toHaveLength(1);
@@ -131,10 +135,9 @@ describe('notifications client', () => {
 
   it('in ticket mode, fetches a fresh single-use ticket for every connect', async () => {
     let n = 0;
-    const fetch = vi.fn(async (url: URL | string | Request, init?: RequestInit) => {
-      expect(String(url)).toBe('http://gw.test/api/v1/notifications/ticket');
-      expect(init).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer tok' } });
-      return new Response(JSON.stringify({ ticket: `t${++n}` }), { status: 201 });
+    const fetch = vi.fn(async (request: Request) => {
+      expect([request.method, request.url, request.headers.get('authorization')]).toEqual(['POST', 'http://gw.test/api/v1/notifications/ticket', 'Bearer tok']);
+      return new Response(JSON.stringify({ ticket: `t${++n}`, expiresAt: at }), { status: 200, headers: { 'content-type': 'application/json' } });
     });
     const { live } = client({ auth: 'ticket', fetch: fetch as unknown as typeof globalThis.fetch });
     live.start();
@@ -200,6 +203,34 @@ describe('notifications client', () => {
     latest().open();
     latest().drop(4000, 'replaced');
     expect(coded.seen.stops).toEqual([{ reason: 'close-code', code: 4000 }]);
+  });
+
+  it('stops when closed as a gamer\'s oldest socket (4029), resumes after a slow-consumer close (4008)', async () => {
+    const { live, seen } = client();
+    live.start();
+    await settle();
+    latest().open();
+    latest().send(completed(id(1)));
+    latest().drop(4008, 'slow consumer');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(query(latest())).toEqual({ since: id(1) });
+    latest().open();
+    latest().drop(4029, 'too many sockets');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ScriptedSocket.made).toHaveLength(2);
+    expect(seen.stops).toEqual([{ reason: 'close-code', code: 4029 }]);
+  });
+
+  it('resumes after the greatest id seen, as ids from two replicas may cross on the way', async () => {
+    const { live, seen } = client();
+    live.start();
+    await settle();
+    latest().open();
+    latest().send(completed(id(2)));
+    latest().send(completed(id(1)));
+    expect(seen.notifications.map((n) => n.id)).toEqual([id(2), id(1)]);
+    expect(live.lastId).toBe(id(2));
+    live.close();
   });
 
   it('reports a bad frame and goes on, keeping the resume point', async () => {
