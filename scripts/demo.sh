@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A tour of the running stack (scripts/stack.sh) through the gateway only: an admin
 # creates a task, a gamer gets it assigned, a game server reports a game, the gamer sees it
-# completed, claims the reward and finds it in the inventory; two gamers become friends.
+# completed, claims the reward and finds it in the inventory; two gamers become friends,
+# told of the request and the acceptance by live notifications (when the stack runs the
+# notifications service).
 # The calls are made by scripts/demo.ts with the typed client @gfts/client (libs/client);
 # this script mints their tokens (scripts/mint-token.mjs) and prints each call.
 #   scripts/demo.sh [gateway-url]        (default http://localhost:8080)

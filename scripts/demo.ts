@@ -4,7 +4,7 @@
 //   node scripts/demo.ts <gateway-url>     (env: DEMO_APP, DEMO_ANN_ID, DEMO_BOB_ID and the
 //                                           ADMIN, SERVER, ANN, BOB bearer tokens)
 import { randomUUID } from 'node:crypto';
-import { createApiClient, type ApiClient } from '@gfts/client';
+import { connectNotifications, createApiClient, type ApiClient, type Notification, type NotificationsClient } from '@gfts/client';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log('usage: scripts/demo.sh [gateway-url]   (this script is its second half; see scripts/demo.sh --help)');
@@ -40,6 +40,29 @@ function ok<T>(result: { data?: T; error?: unknown; response: Response }): T {
   return result.data;
 }
 
+/**
+ * `who`'s live notifications, printed as they arrive; undefined when this gateway serves no
+ * notifications (a stack without the notifications service).
+ */
+async function listen(who: string, token: string, received: Notification[]): Promise<NotificationsClient | undefined> {
+  const { response } = await createApiClient({ baseUrl: gateway, token }).GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
+  if (response.status === 404) {
+    console.log(`  (no notifications service behind ${gateway}: ${who} does not listen)`);
+    return undefined;
+  }
+  const live = connectNotifications({ baseUrl: gateway, token });
+  live.on('notification', (n) => {
+    received.push(n);
+    console.log(`  ${who} <- ${n.type} ${JSON.stringify(n.data)}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    live.on('open', () => resolve());
+    live.on('stop', ({ reason }) => reject(new Error(`${who}'s notifications stopped: ${reason}`)));
+  });
+  console.log(`  ${who}: listening on ${gateway.replace(/^http/, 'ws')}/api/v1/notifications/live`);
+  return live;
+}
+
 const admin = as('admin', env('ADMIN'));
 const server = as('game server', env('SERVER'));
 const ann = as('Ann', env('ANN'));
@@ -59,7 +82,9 @@ step('2. Ann asks for one daily task');
 const [task] = ok(await ann.POST('/api/v1/tasks/assign', { body: { family: 'daily', numberOfTasks: 1 } }));
 if (!task) throw new Error('no task assigned');
 
-step('3. the game server reports three games with a win each');
+step('3. Ann listens for notifications; the game server reports three games with a win each');
+const annHeard: Notification[] = [];
+const annLive = await listen('Ann', env('ANN'), annHeard);
 for (const game of [1, 2, 3]) {
   ok(await server.POST('/api/v1/stats', {
     body: {
@@ -85,11 +110,23 @@ await ann.POST('/api/v1/tasks/{taskId}/claim', { params: { path: { taskId: task.
 step("6. Ann's inventory");
 ok(await ann.GET('/api/v1/inventory'));
 
-step('7. Bob registers (any call does), Ann finds him and sends a request, Bob accepts');
+step('7. Bob registers (any call does) and listens too; Ann finds Bob and sends a request, Bob accepts');
 ok(await bob.GET('/api/v1/friendship'));
+const bobHeard: Notification[] = [];
+const bobLive = await listen('Bob', env('BOB'), bobHeard);
 ok(await ann.GET('/api/v1/friendship/search', { params: { query: { displayName: 'bo' } } }));
 ok(await ann.POST('/api/v1/friendship', { body: { target: bobId } }));
 const [request] = ok(await bob.GET('/api/v1/friendship/requests/incoming'));
 if (!request) throw new Error('Bob has no incoming request');
 ok(await bob.POST('/api/v1/friendship/{friendshipId}/accept', { params: { path: { friendshipId: request.id } } }));
 ok(await ann.GET('/api/v1/friendship'));
+if (annLive && bobLive) {
+  // the notifications follow the calls within moments
+  for (let i = 0; i < 50 && !(bobHeard.some((n) => n.type === 'friend.request.received') && annHeard.some((n) => n.type === 'friend.request.accepted')); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  annLive.close();
+  bobLive.close();
+  if (!bobHeard.some((n) => n.type === 'friend.request.received')) throw new Error('Bob was not notified of the request');
+  if (!annHeard.some((n) => n.type === 'friend.request.accepted')) throw new Error('Ann was not notified of the acceptance');
+}

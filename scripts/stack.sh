@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine: a MongoDB-compatible database per service,
-# NATS with JetStream, and the gateway, friendship and tasks services. Installs what is
+# NATS with JetStream, and the gateway, friendship, tasks and notifications services. Installs what is
 # missing first (scripts/provision.sh). Ctrl-C stops everything it started.
 #
 #   scripts/stack.sh            # gateway on http://localhost:8080
-#   GATEWAY_PORT=9090 scripts/stack.sh
+#   GATEWAY_PORT=9090 scripts/stack.sh   (also FRIENDSHIP_PORT, TASKS_PORT, NOTIFICATIONS_PORT)
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -euo pipefail
@@ -19,6 +19,7 @@ export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-
 GATEWAY_PORT="${GATEWAY_PORT:-8080}"
 FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
 TASKS_PORT="${TASKS_PORT:-8082}"
+NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-8083}"
 STACK_NAME="${STACK_NAME:-gfts-stack}"
 LOG_DIR="${LOG_DIR:-$root/.stack/logs}"
 engine="$GFTS_ENGINE"
@@ -45,9 +46,9 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 
-for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT"; do
+for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT" "$NOTIFICATIONS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT" >&2
+    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT/NOTIFICATIONS_PORT" >&2
     exit 1
   fi
 done
@@ -73,13 +74,15 @@ wait_for_log() {
   return 1
 }
 
-containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-nats")
+containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-notifications-db" "$STACK_NAME-nats")
 say "starting databases ($MONGO_IMAGE) and NATS ($NATS_IMAGE) with $engine"
 friendship_db_port="$(start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
 tasks_db_port="$(start_container "$STACK_NAME-tasks-db" "$MONGO_IMAGE" 27017)"
+notifications_db_port="$(start_container "$STACK_NAME-notifications-db" "$MONGO_IMAGE" 27017)"
 nats_port="$(start_container "$STACK_NAME-nats" "$NATS_IMAGE" 4222 -js -sd /data)"
 wait_for_log "$STACK_NAME-friendship-db" 'Waiting for connections|Listening on'
 wait_for_log "$STACK_NAME-tasks-db" 'Waiting for connections|Listening on'
+wait_for_log "$STACK_NAME-notifications-db" 'Waiting for connections|Listening on'
 wait_for_log "$STACK_NAME-nats" 'Server is ready'
 
 run_service() {
@@ -94,11 +97,15 @@ run_service friendship PORT="$FRIENDSHIP_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$friendship_db_port/friendship" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
+run_service notifications PORT="$NOTIFICATIONS_PORT" HOST=127.0.0.1 \
+  MONGO_URL="mongodb://127.0.0.1:$notifications_db_port/notifications" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
-  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT"
+  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT" \
+  NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT"
 
 # Where everything runs, for tools such as bench/ that measure the running stack.
 STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"
+mkdir -p "$(dirname "$STATE_FILE")"
 write_state() {
   cat >"$STATE_FILE.tmp" <<JSON
 {
@@ -110,9 +117,10 @@ write_state() {
   "services": {
     "friendship": { "pid": ${pids[0]}, "url": "http://127.0.0.1:$FRIENDSHIP_PORT", "mongoUrl": "mongodb://127.0.0.1:$friendship_db_port/friendship" },
     "tasks": { "pid": ${pids[1]}, "url": "http://127.0.0.1:$TASKS_PORT", "mongoUrl": "mongodb://127.0.0.1:$tasks_db_port/tasks" },
-    "gateway": { "pid": ${pids[2]}, "url": "http://127.0.0.1:$GATEWAY_PORT" }
+    "notifications": { "pid": ${pids[2]}, "url": "http://127.0.0.1:$NOTIFICATIONS_PORT", "mongoUrl": "mongodb://127.0.0.1:$notifications_db_port/notifications" },
+    "gateway": { "pid": ${pids[3]}, "url": "http://127.0.0.1:$GATEWAY_PORT" }
   },
-  "containers": { "friendshipDb": "$STACK_NAME-friendship-db", "tasksDb": "$STACK_NAME-tasks-db", "nats": "$STACK_NAME-nats" },
+  "containers": { "friendshipDb": "$STACK_NAME-friendship-db", "tasksDb": "$STACK_NAME-tasks-db", "notificationsDb": "$STACK_NAME-notifications-db", "nats": "$STACK_NAME-nats" },
   "stackPid": $$
 }
 JSON
@@ -140,6 +148,7 @@ cat <<INFO
     gateway          $gateway   (/healthz, /readyz, /metrics)
     friendship       http://127.0.0.1:$FRIENDSHIP_PORT (internal: needs the gateway's identity)
     tasks            http://127.0.0.1:$TASKS_PORT (internal)
+    notifications    http://127.0.0.1:$NOTIFICATIONS_PORT (internal; live channel: ${gateway/http/ws}/api/v1/notifications/live)
     NATS             nats://127.0.0.1:$nats_port
     logs             $LOG_DIR
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
@@ -147,7 +156,7 @@ cat <<INFO
   Call it (from $root):
     TOKEN=\$(node scripts/mint-token.mjs --name Ann)
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
-    scripts/demo.sh     # a tour: catalog, assign, stats, completion, claim, inventory, friends
+    scripts/demo.sh     # a tour: catalog, assign, stats, completion, claim, inventory, friends, notifications
 
   Press Ctrl-C to stop everything.
 INFO
