@@ -76,8 +76,8 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
     const marker = await eventually(async () => (await inbox(ann)).find((n) => !stored.some((s) => s.id === n.id)));
     await eventually(async () => second.messages.some((n) => n.id === marker.id) || undefined);
     const received = second.messages.map((n) => n.id).filter((id) => id !== marker.id);
-    // The replay comes oldest first; live ones may interleave across the replicas that made them.
-    expect(received.slice(0, 4)).toEqual(expected.slice(0, 4));
+    // Each exactly once (live ones may interleave across the replicas that made them).
+    expect(received).toHaveLength(expected.length);
     expect([...received].sort()).toEqual(expected);
     second.close();
   });
