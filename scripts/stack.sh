@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine: a MongoDB-compatible database per service,
-# NATS with JetStream, and the gateway, friendship and tasks services. Installs what is
+# NATS with JetStream, and the gateway, friendship, tasks and notifications services. Installs what is
 # missing first (scripts/provision.sh). Ctrl-C stops everything it started.
 #
 #   scripts/stack.sh            # gateway on http://localhost:8080
@@ -19,6 +19,7 @@ export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-
 GATEWAY_PORT="${GATEWAY_PORT:-8080}"
 FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
 TASKS_PORT="${TASKS_PORT:-8082}"
+NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-8083}"
 STACK_NAME="${STACK_NAME:-gfts-stack}"
 LOG_DIR="${LOG_DIR:-$root/.stack/logs}"
 engine="$GFTS_ENGINE"
@@ -73,13 +74,15 @@ wait_for_log() {
   return 1
 }
 
-containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-nats")
+containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-notifications-db" "$STACK_NAME-nats")
 say "starting databases ($MONGO_IMAGE) and NATS ($NATS_IMAGE) with $engine"
 friendship_db_port="$(start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
 tasks_db_port="$(start_container "$STACK_NAME-tasks-db" "$MONGO_IMAGE" 27017)"
+notifications_db_port="$(start_container "$STACK_NAME-notifications-db" "$MONGO_IMAGE" 27017)"
 nats_port="$(start_container "$STACK_NAME-nats" "$NATS_IMAGE" 4222 -js -sd /data)"
 wait_for_log "$STACK_NAME-friendship-db" 'Waiting for connections|Listening on'
 wait_for_log "$STACK_NAME-tasks-db" 'Waiting for connections|Listening on'
+wait_for_log "$STACK_NAME-notifications-db" 'Waiting for connections|Listening on'
 wait_for_log "$STACK_NAME-nats" 'Server is ready'
 
 run_service() {
@@ -94,8 +97,11 @@ run_service friendship PORT="$FRIENDSHIP_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$friendship_db_port/friendship" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
+run_service notifications PORT="$NOTIFICATIONS_PORT" HOST=127.0.0.1 \
+  MONGO_URL="mongodb://127.0.0.1:$notifications_db_port/notifications" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
-  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT"
+  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT" \
+  NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT"
 
 # Where everything runs, for tools such as bench/ that measure the running stack.
 STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"
@@ -110,9 +116,10 @@ write_state() {
   "services": {
     "friendship": { "pid": ${pids[0]}, "url": "http://127.0.0.1:$FRIENDSHIP_PORT", "mongoUrl": "mongodb://127.0.0.1:$friendship_db_port/friendship" },
     "tasks": { "pid": ${pids[1]}, "url": "http://127.0.0.1:$TASKS_PORT", "mongoUrl": "mongodb://127.0.0.1:$tasks_db_port/tasks" },
-    "gateway": { "pid": ${pids[2]}, "url": "http://127.0.0.1:$GATEWAY_PORT" }
+    "notifications": { "pid": ${pids[2]}, "url": "http://127.0.0.1:$NOTIFICATIONS_PORT", "mongoUrl": "mongodb://127.0.0.1:$notifications_db_port/notifications" },
+    "gateway": { "pid": ${pids[3]}, "url": "http://127.0.0.1:$GATEWAY_PORT" }
   },
-  "containers": { "friendshipDb": "$STACK_NAME-friendship-db", "tasksDb": "$STACK_NAME-tasks-db", "nats": "$STACK_NAME-nats" },
+  "containers": { "friendshipDb": "$STACK_NAME-friendship-db", "tasksDb": "$STACK_NAME-tasks-db", "notificationsDb": "$STACK_NAME-notifications-db", "nats": "$STACK_NAME-nats" },
   "stackPid": $$
 }
 JSON
@@ -140,6 +147,7 @@ cat <<INFO
     gateway          $gateway   (/healthz, /readyz, /metrics)
     friendship       http://127.0.0.1:$FRIENDSHIP_PORT (internal: needs the gateway's identity)
     tasks            http://127.0.0.1:$TASKS_PORT (internal)
+    notifications    http://127.0.0.1:$NOTIFICATIONS_PORT (internal; clients use ws://localhost:$GATEWAY_PORT/api/v1/notifications/live)
     NATS             nats://127.0.0.1:$nats_port
     logs             $LOG_DIR
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
