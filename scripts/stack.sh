@@ -4,7 +4,7 @@
 # missing first (scripts/provision.sh). Ctrl-C stops everything it started.
 #
 #   scripts/stack.sh            # gateway on http://localhost:8080
-#   GATEWAY_PORT=9090 scripts/stack.sh   (also FRIENDSHIP_PORT, TASKS_PORT, NOTIFICATIONS_PORT)
+#   GATEWAY_PORT=9090 scripts/stack.sh
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -euo pipefail
@@ -46,9 +46,9 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 
-for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT" "$NOTIFICATIONS_PORT"; do
+for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT/NOTIFICATIONS_PORT" >&2
+    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT" >&2
     exit 1
   fi
 done
@@ -105,7 +105,6 @@ run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
 
 # Where everything runs, for tools such as bench/ that measure the running stack.
 STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"
-mkdir -p "$(dirname "$STATE_FILE")"
 write_state() {
   cat >"$STATE_FILE.tmp" <<JSON
 {
@@ -148,7 +147,7 @@ cat <<INFO
     gateway          $gateway   (/healthz, /readyz, /metrics)
     friendship       http://127.0.0.1:$FRIENDSHIP_PORT (internal: needs the gateway's identity)
     tasks            http://127.0.0.1:$TASKS_PORT (internal)
-    notifications    http://127.0.0.1:$NOTIFICATIONS_PORT (internal; live channel: ${gateway/http/ws}/api/v1/notifications/live)
+    notifications    http://127.0.0.1:$NOTIFICATIONS_PORT (internal; clients use ws://localhost:$GATEWAY_PORT/api/v1/notifications/live)
     NATS             nats://127.0.0.1:$nats_port
     logs             $LOG_DIR
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
@@ -156,7 +155,7 @@ cat <<INFO
   Call it (from $root):
     TOKEN=\$(node scripts/mint-token.mjs --name Ann)
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
-    scripts/demo.sh     # a tour: catalog, assign, stats, completion, claim, inventory, friends, notifications
+    scripts/demo.sh     # a tour: catalog, assign, stats, completion, claim, inventory, friends
 
   Press Ctrl-C to stop everything.
 INFO

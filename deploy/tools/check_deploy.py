@@ -10,7 +10,7 @@ What it checks (each failure names the file/resource and the rule):
   * configuration: every environment variable that compose or Kubernetes gives a
     service is one the service reads (parsed from services/<svc>/src/config.ts and the
     shared libs/platform/src/config.ts), and every required one is given;
-  * Dockerfiles: the three differ only in service name, role and port; the pnpm
+  * Dockerfiles: the four differ only in service name, role and port; the pnpm
     version equals package.json's packageManager; each copies the package.json and
     src/ of every workspace package its service depends on at run time; exec-form
     entrypoint; EXPOSE matches the service's port;
@@ -25,7 +25,7 @@ What it checks (each failure names the file/resource and the rule):
     ones prod needs are exactly the documented set;
   * network: evaluating the NetworkPolicies for every pair of workloads in the
     namespace gives exactly the intended connections (gateway -> friendship, tasks,
-    and NATS for the shared rate-limit counters; each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
+    notifications, and NATS for the shared rate-limit counters; each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
     ingress only from the labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
 """
@@ -41,27 +41,30 @@ from typing import Any, Iterable
 
 import yaml
 
-SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082}
+SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082, "notifications": 8083}
 # Secrets the base references and prod expects from the secret store, with their keys.
 EXTERNAL_SECRETS = {
     "gfts-internal": {"INTERNAL_TOKEN_SECRET"},
     "gateway-secrets": {"JWT_PUBLIC_KEY"},
     "friendship-secrets": {"MONGO_URL", "NATS_PASSWORD"},
     "tasks-secrets": {"MONGO_URL", "NATS_PASSWORD"},
+    "notifications-secrets": {"MONGO_URL", "NATS_PASSWORD"},
     # read by the NATS server (nats-auth.conf), not by a service
-    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD"},
+    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD", "NATS_NOTIFICATIONS_PASSWORD"},
 }
 # The intended in-namespace connections: (from, to, port).
 INTENDED = {
     "common": {
         ("gateway", "friendship", 8081),
         ("gateway", "tasks", 8082),
+        ("gateway", "notifications", 8083),
         ("gateway", "nats", 4222),
         ("friendship", "nats", 4222),
         ("tasks", "nats", 4222),
+        ("notifications", "nats", 4222),
         ("nats", "nats", 6222),
     },
-    "dev": {("friendship", "friendship-db", 27017), ("tasks", "tasks-db", 27017)},
+    "dev": {("friendship", "friendship-db", 27017), ("tasks", "tasks-db", 27017), ("notifications", "notifications-db", 27017)},
     "prod": set(),
 }
 
@@ -205,9 +208,9 @@ def check_dockerfiles(repo: Path) -> None:
             for item in (f"{directory}/package.json", f"{directory}/src"):
                 ok(item in copies, where, f"does not COPY {item}, which {service} needs at run time")
         ok(f'--filter "@gfts/{service}..."' in text, where, f'pnpm install must be filtered to "@gfts/{service}..."')
-    if len(normalised) == 3:
+    if len(normalised) == len(SERVICES):
         first = normalised["gateway"]
-        for service in ("friendship", "tasks"):
+        for service in ("friendship", "tasks", "notifications"):
             ok(normalised[service] == first, f"services/{service}/Dockerfile",
                "differs from services/gateway/Dockerfile beyond the service name, role and port")
 
@@ -558,7 +561,7 @@ def check_nats(env_name: str, docs) -> None:
     auth = (conf or {}).get("data", {}).get("nats-auth.conf", "")
     ok(re.search(r"^include nats-auth\.conf$", text, re.M) is not None and "authorization {" in auth, env_name,
        "nats-config must hold nats-auth.conf and nats.conf must include it")
-    for service in ("tasks", "friendship"):
+    for service in ("tasks", "friendship", "notifications"):
         w = find_generated(docs, "Deployment", service)
         ok(w is not None and config_value(docs, w, "NATS_USER") == service, env_name, f"{service} must connect to NATS as user {service}")
     if env_name == "prod":

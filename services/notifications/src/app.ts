@@ -7,6 +7,7 @@ import { inboxService } from './inbox-service.ts';
 import { startIngest } from './ingest.ts';
 import { liveChannel } from './live/channel.ts';
 import { Hub } from './live/hub.ts';
+import { liveMetrics } from './live/metrics.ts';
 import { inboxRepository } from './repository/inbox.ts';
 import { ensureIndexes, openStore } from './repository/store.ts';
 import { ticketLedger } from './repository/tickets.ts';
@@ -29,15 +30,14 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const sweep = ttl ? undefined : startSweep([inbox, tickets], config.NOTIFY_SWEEP_INTERVAL_MS, app.log);
   const ingest = startIngest({ nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log });
   const hub = new Hub({ nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, log: app.log });
-  const channel = liveChannel({
-    hub, inbox, tickets, log: app.log,
-    limits: { sendBufferBytes: config.NOTIFY_SEND_BUFFER_BYTES, progressIntervalMs: config.NOTIFY_PROGRESS_INTERVAL_MS, replayPage: config.NOTIFY_REPLAY_PAGE },
-  });
-
   // Before the HTTP server stops: sockets get 1001 and a moment to close, so clients move on.
   await app.register(websocket, {
     options: { maxPayload: CLIENT_FRAME_MAX_BYTES },
     preClose: async () => hub.drain(config.NOTIFY_DRAIN_MS),
+  });
+  const channel = liveChannel({
+    hub, inbox, tickets, log: app.log, metrics: liveMetrics(app.metrics, () => hub.socketCount),
+    limits: { sendBufferBytes: config.NOTIFY_SEND_BUFFER_BYTES, progressIntervalMs: config.NOTIFY_PROGRESS_INTERVAL_MS, replayPage: config.NOTIFY_REPLAY_PAGE },
   });
   // Then the events taken are stored and published, and the connections close.
   app.addHook('onClose', async () => {

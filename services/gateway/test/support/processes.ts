@@ -7,6 +7,7 @@ export interface ServiceProcesses {
   gatewayUrl: string;
   friendshipUrl: string;
   tasksUrl: string;
+  notificationsUrl: string;
   close(): Promise<void>;
 }
 
@@ -18,7 +19,7 @@ async function stop(process: ServiceProcess): Promise<void> {
 }
 
 /**
- * The gateway, friendship and tasks services as real processes (their src/server.ts, their
+ * The gateway, friendship, tasks and notifications services as real processes (their src/server.ts, their
  * configuration from the environment), on the database and NATS containers of the global
  * setup, each service with its own database and all on one fresh NATS prefix.
  */
@@ -32,13 +33,15 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
     started.push(friendship);
     const tasks = spawnService(serverOf('tasks'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'tasks') });
     started.push(tasks);
-    const [friendshipUrl, tasksUrl] = await Promise.all([friendship.listening(60_000), tasks.listening(60_000)]);
+    const notifications = spawnService(serverOf('notifications'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'notifications') });
+    started.push(notifications);
+    const [friendshipUrl, tasksUrl, notificationsUrl] = await Promise.all([friendship.listening(60_000), tasks.listening(60_000), notifications.listening(60_000)]);
     const gateway = spawnService(serverOf('gateway'), {
-      ...common, FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000000', ...env.gateway,
+      ...common, FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: notificationsUrl, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000000', ...env.gateway,
     });
     started.push(gateway);
     const gatewayUrl = await gateway.listening(60_000);
-    return { gatewayUrl, friendshipUrl, tasksUrl, close: async () => void (await Promise.all(started.map(stop))) };
+    return { gatewayUrl, friendshipUrl, tasksUrl, notificationsUrl, close: async () => void (await Promise.all(started.map(stop))) };
   } catch (error) {
     await Promise.all(started.map(stop));
     throw error;

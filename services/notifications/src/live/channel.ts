@@ -4,6 +4,7 @@ import type { WebSocket } from 'ws';
 import type { InboxRepository } from '../repository/inbox.ts';
 import type { TicketLedger } from '../repository/tickets.ts';
 import type { Hub } from './hub.ts';
+import type { LiveMetrics } from './metrics.ts';
 import { Session, type SessionLimits } from './session.ts';
 
 export interface LiveChannel {
@@ -12,14 +13,14 @@ export interface LiveChannel {
   open(socket: WebSocket, identity: Identity, since: string | undefined): void;
 }
 
-export function liveChannel(deps: { hub: Hub; inbox: InboxRepository; tickets: TicketLedger; limits: SessionLimits; log: FastifyBaseLogger }): LiveChannel {
-  const { hub, inbox, tickets, limits, log } = deps;
+export function liveChannel(deps: { hub: Hub; inbox: InboxRepository; tickets: TicketLedger; limits: SessionLimits; metrics: LiveMetrics; log: FastifyBaseLogger }): LiveChannel {
+  const { hub, inbox, tickets, limits, metrics, log } = deps;
   return {
     tickets,
     open(socket, identity, since) {
       const gamer = { applicationId: identity.applicationId, gamerId: identity.gamerId };
       const resumeFrom = since?.toLowerCase();
-      const session = new Session(socket, gamer, limits, resumeFrom !== undefined);
+      const session = new Session(socket, gamer, limits, metrics, resumeFrom !== undefined);
       // The channel carries server-to-client messages only; what a client sends is ignored.
       socket.on('message', () => {});
       void (async () => {

@@ -2,6 +2,7 @@ import { isStoredNotificationType, NotificationCloseCode, NotificationType, type
 import type { WebSocket } from 'ws';
 import { ProgressThrottle } from '../domain/progress-throttle.ts';
 import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
+import type { LiveMetrics } from './metrics.ts';
 
 /** A notification as it travels: parsed, and the JSON text every socket sends as is. */
 export interface Outgoing {
@@ -29,11 +30,13 @@ export class Session {
   private held: Outgoing[] | undefined;
   private closed = false;
   private readonly limits: SessionLimits;
+  private readonly metrics: LiveMetrics;
   private readonly throttle: ProgressThrottle<string>;
 
   /** `resuming`: live notifications are held from the start, until replay() has run */
-  constructor(socket: WebSocket, gamer: GamerRef, limits: SessionLimits, resuming: boolean) {
+  constructor(socket: WebSocket, gamer: GamerRef, limits: SessionLimits, metrics: LiveMetrics, resuming: boolean) {
     this.socket = socket;
+    this.metrics = metrics;
     if (resuming) this.held = [];
     this.gamer = gamer;
     this.limits = limits;
@@ -87,10 +90,13 @@ export class Session {
   close(code: number, reason: string): void {
     if (this.closed) return;
     this.stop();
+    this.metrics.closed(code);
     this.socket.close(code, reason);
   }
 
+  /** Cuts a dead peer's socket (it missed a heartbeat): no close handshake, the client sees 1006. */
   terminate(): void {
+    if (!this.closed) this.metrics.closed(1006);
     this.stop();
     this.socket.terminate();
   }
@@ -106,6 +112,7 @@ export class Session {
       return;
     }
     this.socket.send(text);
+    this.metrics.sent();
   }
 
   private stop(): void {

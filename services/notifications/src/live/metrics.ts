@@ -1,0 +1,30 @@
+import { NotificationCloseCode } from '@gfts/contracts';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface LiveMetrics {
+  /** a socket this replica closed, by why */
+  closed(code: number): void;
+  /** a notification written to a socket */
+  sent(): void;
+}
+
+const REASONS: Record<number, string> = {
+  [NotificationCloseCode.GOING_AWAY]: 'going_away',
+  [NotificationCloseCode.INTERNAL_ERROR]: 'internal_error',
+  [NotificationCloseCode.SLOW_CONSUMER]: 'slow_consumer',
+  [NotificationCloseCode.TOO_MANY_SOCKETS]: 'too_many_sockets',
+  1006: 'heartbeat_missed',
+};
+
+/** The live channel on /metrics: open sockets, notifications sent, sockets closed by the server and why. */
+export function liveMetrics(registry: Registry, sockets: () => number): LiveMetrics {
+  new Gauge({ name: 'gfts_notifications_sockets', help: 'open live-channel sockets on this replica', registers: [registry], collect() {
+    this.set(sockets());
+  } });
+  const sent = new Counter({ name: 'gfts_notifications_sent_total', help: 'notifications written to live sockets', registers: [registry] });
+  const closed = new Counter({ name: 'gfts_notifications_closed_total', help: 'live sockets the server closed, by reason', labelNames: ['reason'], registers: [registry] });
+  return {
+    closed: (code) => closed.inc({ reason: REASONS[code] ?? String(code) }),
+    sent: () => sent.inc(),
+  };
+}

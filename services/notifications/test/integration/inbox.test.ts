@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { Notification } from '@gfts/contracts';
+import { eventually, gamer, type ApiResponse, type Gamer } from '@gfts/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNotificationsStack, type NotificationsStack } from '../support/stack.ts';
+
+describe('the notification inbox', () => {
+  let stack: NotificationsStack;
+  const app = randomUUID();
+  beforeAll(async () => {
+    stack = await startNotificationsStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const inbox = (who: Gamer, query = '') => stack.api<Notification[]>('GET', `/api/v1/notifications${query}`, { headers: who.auth });
+
+  /** `count` gamers each send `to` a friend request: `count` notifications in its inbox. */
+  async function requestsTo(to: Gamer, count: number): Promise<void> {
+    await stack.api('GET', '/api/v1/friendship', { headers: to.auth });
+    for (let i = 0; i < count; i++) {
+      const from = gamer(app, `Sender ${i}`);
+      expect((await stack.api('POST', '/api/v1/friendship', { headers: from.auth, body: { target: to.id } })).status).toBe(200);
+    }
+    await eventually(async () => ((await inbox(to, '?limit=200')).body.length === count ? true : undefined));
+  }
+
+  it('lists newest first and pages with a cursor in Link rel="next"', async () => {
+    const ann = gamer(app, 'Ann');
+    await requestsTo(ann, 7);
+    const all = (await inbox(ann)).body;
+    expect(all).toHaveLength(7);
+    expect(all.map((n) => n.data && (n.data as { user: { displayName: string } }).user.displayName)).toEqual(
+      [6, 5, 4, 3, 2, 1, 0].map((i) => `Sender ${i}`),
+    );
+    expect(all.map((n) => n.id)).toEqual([...all.map((n) => n.id)].sort().reverse());
+
+    const seen: string[] = [];
+    let path: string | undefined = '/api/v1/notifications?limit=3';
+    while (path) {
+      const page: ApiResponse<Notification[]> = await stack.api<Notification[]>('GET', path, { headers: ann.auth });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.map((n) => n.id));
+      path = page.headers.get('link')?.match(/^<([^>]+)>; rel="next"$/)?.[1];
+    }
+    expect(seen).toEqual(all.map((n) => n.id));
+  });
+
+  it('deletes one of the caller\'s notifications; an unknown or foreign id is the same 404', async () => {
+    const ann = gamer(app, 'Ann');
+    const bob = gamer(app, 'Bob');
+    await requestsTo(ann, 2);
+    await requestsTo(bob, 1);
+    const [newest, oldest] = (await inbox(ann)).body;
+    const bobs = (await inbox(bob)).body[0]!;
+
+    expect((await stack.api('DELETE', `/api/v1/notifications/${newest!.id}`, { headers: ann.auth })).body).toEqual({ ok: true });
+    expect((await inbox(ann)).body.map((n) => n.id)).toEqual([oldest!.id]);
+
+    const again = await stack.api('DELETE', `/api/v1/notifications/${newest!.id}`, { headers: ann.auth });
+    const foreign = await stack.api('DELETE', `/api/v1/notifications/${bobs.id}`, { headers: ann.auth });
+    const unknown = await stack.api('DELETE', `/api/v1/notifications/${randomUUID()}`, { headers: ann.auth });
+    for (const response of [again, foreign, unknown]) {
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ code: 'NOT_FOUND', detail: 'no such notification of yours' });
+    }
+    expect((await inbox(bob)).body).toHaveLength(1);
+    expect((await stack.api('DELETE', '/api/v1/notifications/not-an-id', { headers: ann.auth })).status).toBe(400);
+  });
+
+  it('refuses a malformed cursor or limit with 400 and needs a token', async () => {
+    const ann = gamer(app, 'Ann');
+    expect((await inbox(ann, '?cursor=zzzz')).status).toBe(400);
+    expect((await inbox(ann, '?limit=0')).status).toBe(400);
+    expect((await stack.api('GET', '/api/v1/notifications')).status).toBe(401);
+  });
+
+  it('shows nothing past its retention, and keeps it expiring on its own', async () => {
+    const ann = gamer(app, 'Ann');
+    await requestsTo(ann, 1);
+    const db = await stack.db();
+    const stored = await db.collection('notifications').findOne({ gamerId: ann.id });
+    // made + NOTIFY_RETENTION_MS (30 days by default)
+    const kept = stored!.expiresAt.getTime() - Date.parse(stored!.at as string);
+    expect(Math.abs(kept - 30 * 86_400_000)).toBeLessThan(60_000);
+    await db.collection('notifications').updateOne({ _id: stored!._id }, { $set: { expiresAt: new Date(Date.now() - 1_000) } });
+    expect((await inbox(ann)).body).toEqual([]);
+  });
+});

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { Notification } from '@gfts/contracts';
+import { eventually, gamer, type Gamer } from '@gfts/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveClient } from '../support/live-client.ts';
+import { startNotificationsStack, type NotificationsStack, type Replica } from '../support/stack.ts';
+
+const LIVE = '/api/v1/notifications/live';
+
+describe('the live channel across replicas, resumes, slow and dead clients', () => {
+  let stack: NotificationsStack;
+  let a: Replica;
+  let b: Replica;
+  const app = randomUUID();
+  beforeAll(async () => {
+    stack = await startNotificationsStack();
+    a = stack.replicas[0]!;
+    b = await stack.addReplica();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const open = (replica: Replica, who: Gamer, query = '') => LiveClient.open(`${replica.wsUrl}${LIVE}${query}`, { headers: who.auth });
+  const inbox = async (who: Gamer) => (await stack.api<Notification[]>('GET', '/api/v1/notifications?limit=200', { headers: who.auth })).body;
+  async function requestsTo(to: Gamer, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const from = gamer(app, `Sender ${i}`);
+      expect((await stack.api('POST', '/api/v1/friendship', { headers: from.auth, body: { target: to.id } })).status).toBe(200);
+    }
+  }
+  const registered = async (name: string) => {
+    const who = gamer(app, name);
+    await stack.api('GET', '/api/v1/friendship', { headers: who.auth });
+    return who;
+  };
+
+  it('reaches a gamer\'s sockets on every replica, whichever replica took the event', async () => {
+    const ann = await registered('Ann');
+    const [onA, onB] = await Promise.all([open(a, ann), open(b, ann)]);
+    await requestsTo(ann, 12);
+    const stored = await eventually(async () => ((await inbox(ann)).length === 12 ? inbox(ann) : undefined));
+    const ids = stored.map((n) => n.id).sort();
+    for (const live of [onA, onB]) {
+      await eventually(async () => live.messages.length >= 12 || undefined);
+      expect(live.messages.map((n) => n.id).sort()).toEqual(ids);
+    }
+    onA.close();
+    onB.close();
+  });
+
+  it('resumes after the last id it received: what it missed, then live, with no gap and no duplicate', async () => {
+    const ann = await registered('Ann');
+    const first = await open(a, ann);
+    await requestsTo(ann, 3);
+    await eventually(async () => first.messages.length === 3 || undefined);
+    const since = first.messages.at(-1)!.id;
+    first.close();
+    await first.closed;
+
+    await requestsTo(ann, 4); // missed while away
+    // More arrive while the client reconnects and replays.
+    const during = requestsTo(ann, 10);
+    const second = await open(b, ann, `?since=${since}`);
+    await during;
+    const stored = await eventually(async () => {
+      const list = await inbox(ann);
+      return list.length === 17 ? list : undefined;
+    });
+    const expected = stored.map((n) => n.id).filter((id) => id > since).sort();
+    expect(expected).toHaveLength(14);
+    await eventually(async () => second.messages.length >= 14 || undefined);
+    // Anything extra (a duplicate) would show up before a marker sent last has arrived.
+    await requestsTo(ann, 1);
+    const marker = await eventually(async () => (await inbox(ann)).find((n) => !stored.some((s) => s.id === n.id)));
+    await eventually(async () => second.messages.some((n) => n.id === marker.id) || undefined);
+    const received = second.messages.map((n) => n.id).filter((id) => id !== marker.id);
+    // Each exactly once (live ones may interleave across the replicas that made them).
+    expect(received).toHaveLength(expected.length);
+    expect([...received].sort()).toEqual(expected);
+    second.close();
+  });
+
+  it('closes sockets with 1001 when a replica shuts down; the client resumes on another one', async () => {
+    const c = await stack.addReplica();
+    const ann = await registered('Ann');
+    const live = await open(c, ann);
+    await requestsTo(ann, 1);
+    await live.next('friend.request.received');
+    await c.close();
+    expect((await live.closed).code).toBe(1001);
+
+    await requestsTo(ann, 2);
+    const resumed = await open(a, ann, `?since=${live.messages.at(-1)!.id}`);
+    await eventually(async () => resumed.messages.length === 2 || undefined);
+    expect(resumed.messages.every((n) => n.type === 'friend.request.received')).toBe(true);
+    resumed.close();
+  });
+
+  it('closes a client that stops reading with 4008, without holding up anyone else', async () => {
+    const slowReplica = await stack.addReplica({ NOTIFY_SEND_BUFFER_BYTES: '4096' });
+    const slow = await registered('Slow');
+    const other = await registered('Other');
+    const slowLive = await open(slowReplica, slow);
+    const otherLive = await open(slowReplica, other);
+    // The client stops reading its socket; TCP buffers fill back to the service.
+    (slowLive.socket as unknown as { _socket: Socket })._socket.pause();
+    const nc = await stack.nats();
+    const metrics = async () => (await fetch(`${slowReplica.url}/metrics`)).text();
+    let sent = 0;
+    // Progress of ever new tasks: each one goes out at once (nothing to coalesce).
+    while (!/gfts_notifications_closed_total\{reason="slow_consumer"[^}]*\} 1/.test(await metrics())) {
+      expect(sent, 'the slow client was never closed').toBeLessThan(400_000);
+      for (let i = 0; i < 2_000; i++, sent++) {
+        nc.publish(stack.names.taskProgress, JSON.stringify({
+          applicationId: app, gamerId: slow.id, gamerTaskId: randomUUID(), taskId: randomUUID(), isAchievement: false,
+          progress: 1, targetValue: 2, occurredAt: new Date().toISOString(),
+        }));
+      }
+      await nc.flush();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Everyone else is served as usual meanwhile.
+    await stack.api('POST', '/api/v1/friendship', { headers: slow.auth, body: { target: other.id } });
+    expect((await otherLive.next('friend.request.received')).data.user.id).toBe(slow.id);
+    (slowLive.socket as unknown as { _socket: Socket })._socket.resume();
+    expect((await slowLive.closed).code).toBe(4008);
+    otherLive.close();
+  });
+
+  it('cuts a peer that stops answering pings', async () => {
+    const quick = await stack.addReplica({ NOTIFY_HEARTBEAT_MS: '1000' });
+    const ann = await registered('Ann');
+    const healthy = await open(quick, ann);
+    const dead = await LiveClient.open(`${quick.wsUrl}${LIVE}`, { headers: ann.auth, autoPong: false });
+    expect((await dead.closed).code).toBe(1006);
+    expect(healthy.socket.readyState).toBe(healthy.socket.OPEN);
+    healthy.close();
+  });
+
+  it('closes the oldest socket of a gamer past NOTIFY_MAX_SOCKETS_PER_GAMER with 4029', async () => {
+    const capped = await stack.addReplica({ NOTIFY_MAX_SOCKETS_PER_GAMER: '2' });
+    const ann = await registered('Ann');
+    const oldest = await open(capped, ann);
+    const middle = await open(capped, ann);
+    const newest = await open(capped, ann);
+    expect((await oldest.closed).code).toBe(4029);
+    await requestsTo(ann, 1);
+    await middle.next('friend.request.received');
+    await newest.next('friend.request.received');
+    middle.close();
+    newest.close();
+  });
+});
