@@ -9,6 +9,10 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 export async function connectMongo(url: string, log: Logger): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     serverSelectionTimeoutMS: 10_000,
+    // a connection cut off without a reset (the store's container stopped behind a port
+    // proxy) would hold its operation, and its pool slot, for ever: after this long without an
+    // answer the operation fails and the connection is replaced. None of ours runs that long.
+    socketTimeoutMS: 30_000,
     maxPoolSize: 50,
     autoIndex: true,
   });

@@ -14,6 +14,8 @@ export interface ConsumerSettings {
   batchWaitMs: number;
   maxDeliver: number;
   retryBaseMs: number;
+  /** the consumer's ack_wait: events held longer are kept alive with in-progress acks */
+  ackWaitMs: number;
 }
 
 interface Deps {
@@ -126,7 +128,7 @@ export class StatsConsumer {
   }
 
   private async apply(msgs: JsMsg[]): Promise<void> {
-    const { metrics, processor, log } = this.deps;
+    const { metrics, processor, log, settings } = this.deps;
     const batch: Parsed[] = [];
     for (const msg of msgs) {
       const parsed = parseStatMessage(msg.subject, msg.data);
@@ -141,15 +143,33 @@ export class StatsConsumer {
     }
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
-    let outcomes: EventOutcome[];
+    // while the batch is written (or waits for the store), its events and those queued behind
+    // it are kept in progress, so JetStream does not redeliver them meanwhile
+    const keepAlive = setInterval(() => {
+      for (const msg of [...msgs, ...this.pending]) msg.working();
+    }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
+    let outcomes: EventOutcome[] | undefined;
     try {
-      outcomes = await processor.process(batch.map((p) => p.delivered));
-    } catch (error) {
-      // the batch as a whole failed (the store is away): every event is tried again later
-      log.warn({ err: error, events: batch.length }, 'stat batch failed; its events will be redelivered');
-      outcomes = batch.map(() => ({ kind: 'failed', error }));
+      for (let attempt = 1; !outcomes; attempt++) {
+        try {
+          outcomes = await processor.process(batch.map((p) => p.delivered));
+        } catch (error) {
+          // the batch as a whole failed (the store is away): no fault of its events, so it must
+          // not use up their deliveries (a long outage would dead-letter them all): the batch is
+          // tried again here, until it goes through or the replica stops
+          if (this.stopping) {
+            log.warn({ err: error, events: batch.length }, 'stat batch failed while stopping; its events will be redelivered');
+            outcomes = batch.map(() => ({ kind: 'failed', error }));
+          } else {
+            log.warn({ err: error, events: batch.length, attempt }, 'stat batch failed; trying it again');
+            await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, settings.retryBaseMs)));
+          }
+        }
+      }
+    } finally {
+      clearInterval(keepAlive);
     }
-    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes[i]!));
+    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes![i]!));
   }
 
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {
