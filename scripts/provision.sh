@@ -9,6 +9,8 @@
 #   - A container engine for testcontainers: a working Docker, else Podman (installed with
 #     apt-get when absent, configured for these machines (runc, cgroupfs, vfs storage), its
 #     Docker-compatible socket started).
+#   - Schemathesis (the API fuzzer of services/gateway/test/integration/fuzz.test.ts): the
+#     version pinned below, from PyPI into a venv; its `st` is exported as GFTS_SCHEMATHESIS.
 #   - Images: with Docker the official mongo and nats images; with Podman (no registry
 #     reachable) FROM-scratch images of FerretDB and nats-server built from the Go module
 #     proxy. MONGO_IMAGE / NATS_IMAGE override either choice.
@@ -21,6 +23,8 @@ GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
 GFTS_FERRETDB_VERSION="${GFTS_FERRETDB_VERSION:-v1.24.2}"
 GFTS_NATS_VERSION="${GFTS_NATS_VERSION:-v2.11.17}"
 GFTS_NODE_MAJOR=24
+# 4.3.x breaks with the current hypothesis; 4.32 works.
+GFTS_SCHEMATHESIS_VERSION="${GFTS_SCHEMATHESIS_VERSION:-4.32.5}"
 export GFTS_CACHE
 
 _gfts_say() { printf '==> %s\n' "$*" >&2; }
@@ -178,6 +182,20 @@ _gfts_containers() {
   esac
 }
 
+# Schemathesis in its own venv, once per version. Not fatal: only the fuzz test needs it,
+# and that test says how to get it when it is missing.
+_gfts_schemathesis() {
+  local dir="$GFTS_CACHE/schemathesis-$GFTS_SCHEMATHESIS_VERSION"
+  if [ ! -x "$dir/bin/st" ]; then
+    command -v python3 >/dev/null 2>&1 || { _gfts_say "no python3: skipping schemathesis (the fuzz test will fail)"; return 0; }
+    _gfts_say "installing schemathesis $GFTS_SCHEMATHESIS_VERSION from PyPI (once)"
+    rm -rf "$dir"
+    { python3 -m venv "$dir" && "$dir/bin/pip" install -q --disable-pip-version-check "schemathesis==$GFTS_SCHEMATHESIS_VERSION"; } >&2 ||
+      { _gfts_say "schemathesis install failed (the fuzz test will fail)"; rm -rf "$dir"; return 0; }
+  fi
+  export GFTS_SCHEMATHESIS="$dir/bin/st"
+}
+
 # Installs the workspace's packages when the lockfile changed since the last install.
 _gfts_packages() {
   local stamp="$_gfts_root/node_modules/.gfts-lock-stamp" sum
@@ -190,7 +208,7 @@ _gfts_packages() {
 
 gfts_provision() {
   mkdir -p "$GFTS_CACHE"
-  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_containers
+  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_schemathesis && _gfts_containers
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -21,6 +21,10 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       upstream,
       prefix,
       rewritePrefix: prefix,
+      // Forwards whatever path comes: the contracts' routes (createHttpServer's upstreamRoutes)
+      // say which methods a path takes. QUERY and TRACE are not forwarded: no route takes them,
+      // so the gateway answers them 405 itself (Fastify would refuse a QUERY without a body 400).
+      config: { forwards: true },
       // reply-from's two lines per call ("fetching", "received"); the access line says it all.
       disableRequestLogging: true,
       http: { requestOptions: { timeout: config.UPSTREAM_TIMEOUT_MS } },

@@ -1,3 +1,4 @@
+import { TaskLimits } from '@gfts/contracts';
 import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
@@ -8,7 +9,8 @@ const TasksSettings = {
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082 }),
   ...BaseConfig,
   ...StoreConfig,
-  MAX_TASKS_PER_ASSIGN: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'largest numberOfTasks of one assign' }),
+  // The contract's bound is what the OpenAPI document promises; configuration may only lower it.
+  MAX_TASKS_PER_ASSIGN: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, default: TaskLimits.TASKS_PER_ASSIGN_MAX, description: 'largest numberOfTasks of one assign (at most 50, the documented bound)' }),
   STATS_MAX_DELIVER: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'deliveries of a stat event before it goes to the dead-letter subject' }),
   STATS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the stats stream' }),
   STATS_STREAM_MAX_AGE_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long the stats stream keeps events' }),

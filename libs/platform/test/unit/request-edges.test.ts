@@ -12,6 +12,9 @@ describe('createHttpServer at the edge', () => {
     app.post('/things', { schema: { body } }, async () => ({ ok: true }));
     app.get('/things/blocked', async () => []);
     app.delete('/things/:id', async () => ({ ok: true }));
+    const uuidParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
+    app.get('/items/recent', async () => []);
+    app.delete('/items/:id', { schema: { params: uuidParams } }, async () => ({ ok: true }));
     await app.ready();
   });
   afterAll(async () => {
@@ -26,6 +29,12 @@ describe('createHttpServer at the edge', () => {
       ['PUT', '/things/blocked', 'DELETE, GET, HEAD'],
       ['POST', '/things/42', 'DELETE'],
       ['POST', '/metrics', 'GET, HEAD'],
+      // a parameter route whose params schema the path does not satisfy is not advertised
+      ['PUT', '/items/recent', 'GET, HEAD'],
+      ['POST', '/items/0190a5d2-0000-7000-8000-000000000000', 'DELETE'],
+      // answered before the body is looked at: Fastify would refuse a QUERY without Content-Type with 400
+      ['QUERY', '/things', 'GET, HEAD, POST'],
+      ['TRACE', '/things', 'GET, HEAD, POST'],
     ];
     for (const [method, url, allow] of cases) {
       it(`${method} ${url}`, async () => {
@@ -53,6 +62,13 @@ describe('createHttpServer at the edge', () => {
         expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(response.json()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
       });
+    }
+  });
+
+  it('does not coerce body values: a schema-violating type is a 400', async () => {
+    for (const name of [false, 5, null]) {
+      const response = await app.inject({ method: 'POST', url: '/things', payload: { name } });
+      expect(response.statusCode, JSON.stringify(name)).toBe(400);
     }
   });
 

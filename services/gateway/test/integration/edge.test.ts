@@ -94,8 +94,12 @@ describe('answers at the edge (gateway and services as processes)', () => {
 
       describe('a known path asked with a method it does not take is a 405 with Allow', () => {
         const cases: Array<[string, string, string]> = [
-          // DELETE: /blocked is also a :friendshipId, as the router would take it
-          ['PUT', '/api/v1/friendship/blocked', 'DELETE, GET, HEAD'],
+          // not DELETE: the router would take /blocked as a :friendshipId, which must be a UUID
+          ['PUT', '/api/v1/friendship/blocked', 'GET, HEAD'],
+          // reaches DELETE /:friendshipId, whose params refuse it, on a path GET takes
+          ['DELETE', '/api/v1/friendship/search', 'GET, HEAD'],
+          // no route takes QUERY; Fastify would answer 400 for its missing Content-Type
+          ['QUERY', '/api/v1/inventory', 'GET, HEAD'],
           ['PATCH', '/api/v1/inventory', 'GET, HEAD'],
           ['DELETE', '/api/v1/achievements', 'GET, HEAD'],
           ['GET', '/api/v1/stats', 'POST'],
