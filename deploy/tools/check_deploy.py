@@ -128,10 +128,19 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
     block = _object_literal(source, m.end())
     settings = _properties(block)
     platform = (repo / "libs" / "platform" / "src" / "config.ts").read_text()
-    for shared in re.findall(r"\.\.\.(\w+Config)\b", block):
+    # shared groups, and the groups they spread in turn
+    spreads = re.findall(r"\.\.\.(\w+Config)\b", block)
+    seen: set[str] = set()
+    while spreads:
+        shared = spreads.pop()
+        if shared in seen:
+            continue
+        seen.add(shared)
         sm = re.search(rf"export const {shared}\s*=\s*", platform)
         if sm:
-            settings.update(_properties(_object_literal(platform, sm.end())))
+            group = _object_literal(platform, sm.end())
+            settings.update(_properties(group))
+            spreads.extend(re.findall(r"\.\.\.(\w+Config)\b", group))
         else:
             fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
     return settings
