@@ -1,5 +1,5 @@
 import { natsInboxPrefix } from '@gfts/contracts';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import mongoose, { type Connection } from 'mongoose';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -33,21 +33,26 @@ export interface NatsCredentials {
 }
 
 /**
- * NATS keeps reconnecting for ever: a bus outage degrades readiness, it does not crash us.
- * With a user, the server's permissions for it apply (libs/contracts nats-permissions.ts);
- * replies then arrive on the service's own inbox prefix, the only inbox it may read.
+ * How every process connects: to comma-separated servers, reconnecting for ever. With a
+ * user, the server's permissions for it apply (libs/contracts nats-permissions.ts); replies
+ * then arrive on the user's own inbox prefix, the only inbox it may read.
  */
-export async function connectNats(servers: string, name: string, log: Logger, credentials: NatsCredentials = {}): Promise<NatsConnection> {
+export function natsConnectionOptions(servers: string, name: string, credentials: NatsCredentials = {}): NodeConnectionOptions {
   const { user, password } = credentials;
   if ((user === undefined) !== (password === undefined)) throw new Error('NATS_USER and NATS_PASSWORD must be set together');
-  const nc = await connect({
+  return {
     servers: servers.split(',').map((s) => s.trim()),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
     inboxPrefix: natsInboxPrefix(user ?? name),
     ...(user !== undefined && password !== undefined ? { user, pass: password } : {}),
-  });
+  };
+}
+
+/** NATS keeps reconnecting for ever: a bus outage degrades readiness, it does not crash us. */
+export async function connectNats(servers: string, name: string, log: Logger, credentials: NatsCredentials = {}): Promise<NatsConnection> {
+  const nc = await connect(natsConnectionOptions(servers, name, credentials));
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') log.warn({ nats: status.type }, 'nats status');

@@ -33,8 +33,12 @@ export function declaredRoutes(app: FastifyInstance, upstream: readonly Upstream
   const declared = new Set<string>();
   const byMethod = new Map<string, { url: string; params: TSchema | undefined }[]>();
   let router: Router.Instance<Router.HTTPVersion.V1> | undefined;
-  const take = (method: string, url: string, params: TSchema | undefined) =>
-    byMethod.set(method, [...(byMethod.get(method) ?? []), { url, params }]);
+  // A route both a server and the one behind it declare (the gateway answers the notification
+  // ticket and the live upgrade itself) is taken once: a router refuses a route twice.
+  const take = (method: string, url: string, params: TSchema | undefined) => {
+    const routes = byMethod.get(method) ?? [];
+    if (!routes.some((route) => route.url === url)) byMethod.set(method, [...routes, { url, params }]);
+  };
   for (const route of upstream) {
     take(route.method, route.url, route.schema?.params);
     // Fastify answers HEAD for each GET; the service behind does too.

@@ -1,4 +1,5 @@
 import websocket from '@fastify/websocket';
+import { notificationsRoutes } from '@gfts/contracts';
 import { connectMongo, connectNats, createHttpServer, healthPlugin, identityPlugin, pingMongo, pingNats } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import type { NotificationsConfig } from './config.ts';
@@ -20,7 +21,12 @@ const CLIENT_FRAME_MAX_BYTES = 4_096;
 
 /** Wires the notifications service: its inbox database, NATS ingest and fan-out, the WebSocket, the inbox routes. */
 export async function buildNotificationsApp(config: NotificationsConfig): Promise<FastifyInstance> {
-  const app = createHttpServer({ service: 'notifications', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
+  const app = createHttpServer({
+    service: 'notifications', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES,
+    // The gateway answers POST .../ticket itself and forwards other methods of that path
+    // here: knowing the path, this service answers them 405 with its Allow.
+    upstreamRoutes: [{ method: notificationsRoutes.ticket.method, url: notificationsRoutes.ticket.url }],
+  });
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'notifications', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const store = openStore(mongo);

@@ -40,11 +40,17 @@ describe('who may open the live channel', () => {
     expect((await live.closed).code).toBe(1005);
   });
 
-  it('answers a plain GET of the live path with 426', async () => {
+  it('answers a plain GET of the live path with 426, another method with 405', async () => {
     const ann = gamer(randomUUID(), 'Ann');
     const response = await stack.api('GET', LIVE, { headers: ann.auth });
     expect(response.status).toBe(426);
     expect(response.body).toMatchObject({ code: 'UPGRADE_REQUIRED' });
+    const post = await stack.api('POST', LIVE, { headers: ann.auth });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    const ticket = await stack.api('GET', '/api/v1/notifications/ticket', { headers: ann.auth });
+    expect(ticket.status).toBe(405);
+    expect(ticket.headers.get('allow')).toBe('POST');
   });
 
   it('takes a ticket once: a second use, a forged or altered ticket, or none at all is a 401', async () => {

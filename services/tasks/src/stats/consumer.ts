@@ -60,6 +60,7 @@ export class StatsConsumer {
   private pending: JsMsg[] = [];
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
+  private madeRoom: (() => void) | undefined;
   private readonly letters = new Set<Promise<void>>();
 
   constructor(deps: Deps) {
@@ -86,14 +87,17 @@ export class StatsConsumer {
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
-        const messages = await consumer.consume({ max_messages: settings.batch * 2 });
+        // Pulled messages wait in the client's buffer, where nothing keeps them alive, until
+        // the loop below takes them: one batch at most (the library pulls again only as the
+        // loop iterates), and the loop takes them as soon as a batch leaves `pending`.
+        const messages = await consumer.consume({ max_messages: settings.batch });
         this.messages = messages;
         if (this.stopping) await messages.close();
         void this.watchHeartbeats(messages);
         for await (const msg of messages) {
           this.pending.push(msg);
           // a full batch waits for the one in flight: the pull stops while the store is behind
-          if (this.pending.length >= settings.batch) await this.drain();
+          if (this.pending.length >= settings.batch) await this.room();
           else this.timer ??= setTimeout(() => void this.drain(), settings.batchWaitMs);
         }
       } catch (error) {
@@ -110,12 +114,28 @@ export class StatsConsumer {
     this.timer = undefined;
     this.draining ??= (async () => {
       try {
-        while (this.pending.length > 0) await this.apply(this.pending.splice(0, this.deps.settings.batch));
+        while (this.pending.length > 0) {
+          const batch = this.pending.splice(0, this.deps.settings.batch);
+          this.madeRoom?.();
+          await this.apply(batch);
+        }
       } finally {
         this.draining = undefined;
+        this.madeRoom?.();
       }
     })();
     return this.draining;
+  }
+
+  /**
+   * Resolves when the next batch has left `pending` (its write starts), not when every pending
+   * event is written: the messages behind it in the client's buffer get into `pending`, where
+   * they are kept in progress, one batch write later at most.
+   */
+  private room(): Promise<void> {
+    const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
+    void this.drain();
+    return made.finally(() => (this.madeRoom = undefined));
   }
 
   private async watchHeartbeats(messages: ConsumerMessages): Promise<void> {

@@ -21,6 +21,8 @@ const OTHER_APP = '11111111-2222-4333-8444-555555555555';
 const passwords = {
   NATS_TASKS_PASSWORD: 'test-tasks-password',
   NATS_FRIENDSHIP_PASSWORD: 'test-friendship-password',
+  NATS_NOTIFICATIONS_PASSWORD: 'test-notifications-password',
+  NATS_GATEWAY_PASSWORD: 'test-gateway-password',
   NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD: 'test-game-server-password',
 };
 const names = natsNames('gfts');
@@ -126,5 +128,23 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
     await nc.flush();
     await expectPublishDenied(nc, names.taskCompleted);
     await expectPublishDenied(nc, names.statsSubject(APP));
+  });
+
+  it('lets notifications read the domain events and carry notifications, and publish nothing else', async () => {
+    const nc = await connectNats(url, 'notifications', log, { user: 'notifications', password: passwords.NATS_NOTIFICATIONS_PASSWORD });
+    open.push(nc);
+    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: passwords.NATS_TASKS_PASSWORD });
+    open.push(tasks);
+    const gamerSubject = names.notifyGamer(APP, randomUUID());
+    const progress = nc.subscribe(names.taskProgress, { max: 1 });
+    const notification = nc.subscribe(gamerSubject, { max: 1 });
+    await nc.flush();
+    tasks.publish(names.taskProgress, '{"progress":1}');
+    nc.publish(gamerSubject, '{"id":"n1"}');
+    for (const subscription of [progress, notification]) {
+      for await (const msg of subscription) expect(msg.data.length).toBeGreaterThan(0);
+    }
+    await expectPublishDenied(nc, names.friendshipEvent('requested'));
+    await expectPublishDenied(nc, names.taskCompleted);
   });
 });
