@@ -57,11 +57,20 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     return { id: gamerId, displayName: profile?.displayName ?? '', avatar: profile?.avatar ?? '' };
   }
 
-  /** The caller as others see them in the directory (the token's claims, or what it stored earlier). */
+  /**
+   * The caller as others see them in the directory (the token's claims, or what it stored
+   * earlier). Only for an event, after the change is written: a failed read must not turn
+   * the done change into a failed request, so it falls back to the claims.
+   */
   async function actorSummary(caller: Caller): Promise<UserSummary> {
     const { applicationId, gamerId, displayName, avatar } = caller;
-    if (displayName !== undefined && avatar !== undefined) return { id: gamerId, displayName, avatar };
-    return summary(gamerId, await repo.gamers.profiles(applicationId, [gamerId]));
+    const claimed = { id: gamerId, displayName: displayName ?? '', avatar: avatar ?? '' };
+    if (displayName !== undefined && avatar !== undefined) return claimed;
+    try {
+      return summary(gamerId, await repo.gamers.profiles(applicationId, [gamerId]));
+    } catch {
+      return claimed;
+    }
   }
 
   async function page<T extends { id: string }, E>(

@@ -49,8 +49,9 @@ describe('NATS', () => {
       expect(events.map((e) => e.subject)).toEqual(['requested', 'accepted', 'removed'].map((t) => `${stack.natsPrefix}.friendship.${t}`));
       const base = { applicationId: a!.app, occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) };
       expect(events.map((e) => e.event)).toEqual([
-        { ...base, type: 'requested', friendshipId, actorId: a!.id, targetId: b!.id },
-        { ...base, type: 'accepted', friendshipId, actorId: b!.id, targetId: a!.id },
+        // the actor's summary, as the directory shows it, for the other side's notification
+        { ...base, type: 'requested', friendshipId, actorId: a!.id, targetId: b!.id, actor: { id: a!.id, displayName: a!.name, avatar: '' } },
+        { ...base, type: 'accepted', friendshipId, actorId: b!.id, targetId: a!.id, actor: { id: b!.id, displayName: b!.name, avatar: '' } },
         { ...base, type: 'removed', friendshipId, actorId: a!.id, targetId: b!.id },
       ]);
       for (const { event } of events) expect(check(FriendshipEvent, event)).toEqual({ ok: true, value: event });
