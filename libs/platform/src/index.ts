@@ -8,3 +8,5 @@ export * from './ids.ts';
 export * from './lifecycle.ts';
 export * from './observability.ts';
 export * from './request-context.ts';
+export { activeTraceFields, inBatchSpan, startMessageSpan, tracedPublish, withMessageContext, type MessageSpan } from './tracing/spans.ts';
+export { tracingStarted } from './tracing/state.ts';

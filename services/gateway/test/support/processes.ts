@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { databaseUrl, infra, natsPrefix, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type ServiceProcess } from '@gfts/testkit';
+import { databaseUrl, infra, natsPrefix, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, TRACING_IMPORT, type ServiceProcess } from '@gfts/testkit';
 
 const serverOf = (service: string) => fileURLToPath(new URL(`../../../${service}/src/server.ts`, import.meta.url));
 
@@ -7,6 +7,8 @@ export interface ServiceProcesses {
   gatewayUrl: string;
   friendshipUrl: string;
   tasksUrl: string;
+  /** what each process printed so far (its log lines) */
+  output(service: 'gateway' | 'friendship' | 'tasks'): string;
   close(): Promise<void>;
 }
 
@@ -20,7 +22,8 @@ async function stop(process: ServiceProcess): Promise<void> {
 /**
  * The gateway, friendship and tasks services as real processes (their src/server.ts, their
  * configuration from the environment), on the database and NATS containers of the global
- * setup, each service with its own database and all on one fresh NATS prefix.
+ * setup, each service with its own database and all on one fresh NATS prefix. Started as
+ * the images start them: with the tracing register module (off unless `env` sets OTEL_*).
  */
 export async function startServiceProcesses(env: { gateway?: Record<string, string>; services?: Record<string, string> } = {}): Promise<ServiceProcesses> {
   const { mongoUrl, natsUrl } = infra();
@@ -28,17 +31,22 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
   const services = { ...common, NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), ...env.services };
   const started: ServiceProcess[] = [];
   try {
-    const friendship = spawnService(serverOf('friendship'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'friendship') });
+    const friendship = spawnService(serverOf('friendship'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'friendship') }, TRACING_IMPORT);
     started.push(friendship);
-    const tasks = spawnService(serverOf('tasks'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'tasks') });
+    const tasks = spawnService(serverOf('tasks'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'tasks') }, TRACING_IMPORT);
     started.push(tasks);
     const [friendshipUrl, tasksUrl] = await Promise.all([friendship.listening(60_000), tasks.listening(60_000)]);
     const gateway = spawnService(serverOf('gateway'), {
       ...common, FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000000', ...env.gateway,
-    });
+    }, TRACING_IMPORT);
     started.push(gateway);
     const gatewayUrl = await gateway.listening(60_000);
-    return { gatewayUrl, friendshipUrl, tasksUrl, close: async () => void (await Promise.all(started.map(stop))) };
+    const outputs = { friendship, tasks, gateway };
+    return {
+      gatewayUrl, friendshipUrl, tasksUrl,
+      output: (service) => outputs[service].output(),
+      close: async () => void (await Promise.all(started.map(stop))),
+    };
   } catch (error) {
     await Promise.all(started.map(stop));
     throw error;

@@ -1,7 +1,7 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { requestIdOf } from '@gfts/platform';
+import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StatsMetrics } from './metrics.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
@@ -38,6 +38,7 @@ const STALE_REDELIVERY_MS = 100;
 interface Parsed {
   msg: JsMsg;
   delivered: DeliveredEvent;
+  span: MessageSpan;
 }
 
 /**
@@ -48,6 +49,10 @@ interface Parsed {
  * a replica. Each event is acknowledged after the batch's write; a failed one is redelivered
  * with a growing delay and after STATS_MAX_DELIVER deliveries moved to the dead-letter
  * stream. A poison event goes there at once and never holds the batch.
+ *
+ * Tracing: each message gets its own span, a child of its publisher's (the traceparent
+ * header), ended when the message is settled; the batch's shared database work runs in one
+ * span under the first message's and linked to the others' (platform inBatchSpan).
  */
 export class StatsConsumer {
   private readonly deps: Deps;
@@ -129,27 +134,34 @@ export class StatsConsumer {
     const { metrics, processor, log } = this.deps;
     const batch: Parsed[] = [];
     for (const msg of msgs) {
+      const span = startMessageSpan(msg, { 'messaging.message.delivery_count': msg.info.deliveryCount });
       const parsed = parseStatMessage(msg.subject, msg.data);
       if (!parsed.ok) {
+        span.end('poison');
         this.track(this.deadLetter(msg, parsed.reason, parsed.errors));
         continue;
       }
       if (msg.info.redelivered) metrics.redelivered.inc();
       // the game server's request id (from POST /stats or its own publish) follows the event
       // into logs and the task events it causes; an event without one goes by its eventId
-      batch.push({ msg, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId: requestIdOf(msg) ?? parsed.event.eventId } });
+      const requestId = requestIdOf(msg) ?? parsed.event.eventId;
+      batch.push({ msg, span, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId, trace: span } });
     }
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
     let outcomes: EventOutcome[];
     try {
-      outcomes = await processor.process(batch.map((p) => p.delivered));
+      outcomes = await inBatchSpan('apply stat batch', batch.map((p) => p.span), () => processor.process(batch.map((p) => p.delivered)));
     } catch (error) {
       // the batch as a whole failed (the store is away): every event is tried again later
       log.warn({ err: error, events: batch.length }, 'stat batch failed; its events will be redelivered');
       outcomes = batch.map(() => ({ kind: 'failed', error }));
     }
-    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes[i]!));
+    batch.forEach(({ msg, delivered, span }, i) => {
+      const outcome = outcomes[i]!;
+      span.end(outcome.kind, outcome.kind === 'failed' ? outcome.error : undefined);
+      this.settle(msg, delivered, outcome);
+    });
   }
 
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {
