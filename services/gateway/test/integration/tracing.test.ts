@@ -18,10 +18,17 @@ function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] {
 
 const describeChain = (chain: ReceivedSpan[]) => chain.map((s) => `${s.service}:${s.name}`).reverse().join(' -> ');
 
-/** The access line of a request (by its request id) as the process printed it. */
-function accessLine(output: string, requestId: string): Record<string, unknown> | undefined {
+/** The lines a process logged for a request (by its request id). */
+function linesOf(output: string, requestId: string): Record<string, unknown>[] {
   return output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
-    .find((l) => l.requestId === requestId && l.msg === 'request completed');
+    .filter((l) => l.requestId === requestId);
+}
+
+/** A request's access line; at info it is the only line a request leaves in a process. */
+function accessLine(output: string, requestId: string): Record<string, unknown> | undefined {
+  const lines = linesOf(output, requestId);
+  expect(lines.map((l) => l.msg)).toEqual(['request completed']);
+  return lines[0];
 }
 
 describe('tracing (gateway, friendship and tasks as processes exporting OTLP/HTTP JSON)', () => {
@@ -101,5 +108,8 @@ describe('tracing (gateway, friendship and tasks as processes exporting OTLP/HTT
     expect(consumer.name, summary).toBe(`process ${String(producer?.attributes['messaging.destination.name'])}`);
     expect(chain.at(-1)!.service, summary).toBe('gateway');
     expect(consumer.attributes['gfts.outcome'], summary).toBe('processed');
+    // one access line in the gateway and in tasks; the consumer's work adds none at info
+    expect(accessLine(processes.output('gateway'), requestId)).toMatchObject({ trace_id: mongo.traceId, route: '/api/v1/*' });
+    expect(accessLine(processes.output('tasks'), requestId)).toMatchObject({ trace_id: mongo.traceId, span_id: tasksServer!.spanId });
   });
 });
