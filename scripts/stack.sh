@@ -89,7 +89,8 @@ run_service() {
   local name="$1"
   shift
   say "starting $name (log: $LOG_DIR/$name.log)"
-  env "$@" node "services/$name/src/server.ts" >"$LOG_DIR/$name.log" 2>&1 &
+  # the images' start command: tracing on when OTEL_EXPORTER_OTLP_ENDPOINT is set
+  env "$@" node --import ./libs/platform/src/tracing/register.ts "services/$name/src/server.ts" >"$LOG_DIR/$name.log" 2>&1 &
   pids+=("$!")
 }
 

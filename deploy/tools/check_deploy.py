@@ -9,7 +9,8 @@ Run by scripts/validate-deploy.sh after the schemas passed:
 What it checks (each failure names the file/resource and the rule):
   * configuration: every environment variable that compose or Kubernetes gives a
     service is one the service reads (parsed from services/<svc>/src/config.ts and the
-    shared libs/platform/src/config.ts), and every required one is given;
+    shared libs/platform/src/config.ts, plus the OTEL_* variables named in
+    libs/platform/src/tracing/settings.ts), and every required one is given;
   * Dockerfiles: the four differ only in service name, role and port; the pnpm
     version equals package.json's packageManager; each copies the package.json and
     src/ of every workspace package its service depends on at run time; exec-form
@@ -146,6 +147,10 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
             spreads.extend(re.findall(r"\.\.\.(\w+Config)\b", group))
         else:
             fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
+    # the standard OpenTelemetry variables the tracing register module honours (all optional)
+    tracing = repo / "libs" / "platform" / "src" / "tracing" / "settings.ts"
+    if tracing.exists():
+        settings.update({name: False for name in re.findall(r"\bOTEL_[A-Z0-9_]*[A-Z0-9]\b", tracing.read_text())})
     return settings
 
 

@@ -3,6 +3,7 @@ import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
 import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
+import { tracingPlugin } from './tracing/spans.ts';
 import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
 
 declare module 'fastify' {
@@ -22,6 +23,11 @@ export interface HttpServerOptions {
   logStream?: NodeJS.WritableStream;
   /** routes servers behind this one answer (the gateway's), for 405 and Allow */
   upstreamRoutes?: readonly UpstreamRoute[];
+  /**
+   * Continue the trace a caller's traceparent header names (default). The gateway, the
+   * public edge, sets false: a client's trace is only linked, it cannot force sampling.
+   */
+  trustTraceContext?: boolean;
 }
 
 /**
@@ -63,6 +69,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // first of the onRequest hooks, so every later hook and the handler run inside the span
+  void app.register(tracingPlugin, { skip: PROBE_PATHS, trustIncomingContext: opts.trustTraceContext ?? true });
   void app.register(accessLog, { skip: PROBE_PATHS });
   void app.register(requestContextPlugin);
   void app.register(problemHandlers, { allowedMethods: routes.allowedMethods });

@@ -10,3 +10,5 @@ export * from './observability.ts';
 export * from './request-context.ts';
 export * from './cursor.ts';
 export * from './next-link.ts';
+export { activeTraceFields, inBatchSpan, startMessageSpan, tracedPublish, withMessageContext, type MessageSpan } from './tracing/spans.ts';
+export { tracingStarted } from './tracing/state.ts';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
+import { stopTracing } from './tracing/state.ts';
 
 export interface StartedService {
   app: FastifyInstance;
@@ -29,6 +30,7 @@ export async function runService(opts: RunOptions): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) console.error(`${opts.name}: ${error.message}`);
     else console.error(`${opts.name}: failed to start:`, error);
+    await stopTracing();
     process.exit(1);
   }
   let stopping = false;
@@ -46,10 +48,15 @@ export async function runService(opts: RunOptions): Promise<void> {
     // timeout. Close each as soon as its last response is out.
     const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
     reaper.unref();
+    // the spans of the last requests and events are exported before the process ends
     app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
+      async () => {
+        await stopTracing();
+        process.exit(0);
+      },
+      async (error: unknown) => {
         app.log.error({ err: error }, 'error while shutting down');
+        await stopTracing();
         process.exit(1);
       },
     );

@@ -3,6 +3,8 @@ import { REQUEST_ID_HEADER } from '@gfts/contracts';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { injectTraceContext } from './tracing/spans.ts';
+import { tracingStarted } from './tracing/state.ts';
 
 interface RequestContext {
   requestId: string;
@@ -22,12 +24,15 @@ export function withRequestId<T>(requestId: string, work: () => T): T {
 
 /**
  * NATS headers carrying the current request id, so one id follows a change from the
- * client through the gateway, the service and the events it publishes.
+ * client through the gateway, the service and the events it publishes, and, with tracing
+ * on, the active span's W3C trace context (traceparent), so the consumer continues the trace.
  */
 export function requestHeaders(requestId: string | undefined = currentRequestId()): MsgHdrs | undefined {
-  if (!requestId) return undefined;
+  const tracing = tracingStarted();
+  if (!requestId && !tracing) return undefined;
   const headers = natsHeaders();
-  headers.set(REQUEST_ID_HEADER, requestId);
+  if (requestId) headers.set(REQUEST_ID_HEADER, requestId);
+  if (tracing) injectTraceContext(headers);
   return headers;
 }
 

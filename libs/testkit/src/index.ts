@@ -133,3 +133,4 @@ export async function listen(app: { listen(opts: { port: number; host: string })
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 export * from './process.ts';
+export * from './otlp-receiver.ts';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -12,9 +13,15 @@ export interface ServiceProcess {
   listening(timeoutMs?: number): Promise<string>;
 }
 
+/**
+ * The tracing register module, loaded with `--import` as the images' entrypoint does
+ * (`node --import @gfts/platform/tracing src/server.ts`); it does nothing without OTEL_* settings.
+ */
+export const TRACING_IMPORT = ['--import', fileURLToPath(new URL('../../platform/src/tracing/register.ts', import.meta.url))];
+
 /** Runs a service's `src/server.ts` as a real process (signals, exit codes, config errors). */
-export function spawnService(serverScript: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [serverScript], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnService(serverScript: string, env: Record<string, string>, nodeArgs: readonly string[] = []): ServiceProcess {
+  const child = spawn(process.execPath, [...nodeArgs, serverScript], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

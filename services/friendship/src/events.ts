@@ -1,5 +1,5 @@
 import { CanMessageRequest, check, natsNames, type CanMessageReply, type FriendshipEvent, type FriendshipEventType, type UserSummary } from '@gfts/contracts';
-import { requestHeaders } from '@gfts/platform';
+import { requestHeaders, tracedPublish } from '@gfts/platform';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BlockRepository } from './repository/index.ts';
@@ -32,8 +32,11 @@ export function natsEventPublisher(nc: NatsConnection, prefix: string, log: Logg
   return (type, input) => {
     const event: FriendshipEvent = { type, ...input, occurredAt: new Date().toISOString() };
     try {
-      const headers = requestHeaders();
-      nc.publish(names.friendshipEvent(type), JSON.stringify(event), headers ? { headers } : undefined);
+      const subject = names.friendshipEvent(type);
+      tracedPublish(subject, () => {
+        const headers = requestHeaders();
+        nc.publish(subject, JSON.stringify(event), headers ? { headers } : undefined);
+      });
     } catch (error) {
       log.warn({ err: error, event: type }, 'friendship event not published');
     }

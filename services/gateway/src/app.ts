@@ -19,6 +19,8 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
     service: 'gateway', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES,
     // The services' routes, so that a method no /api route takes is a 405 with their Allow.
     upstreamRoutes: allRoutes().filter((route) => route.url.startsWith('/api/')),
+    // the edge starts each trace; a client's traceparent is only linked (docs/operations.md)
+    trustTraceContext: false,
   });
   await app.register(healthPlugin, {
     checks: {

@@ -3,7 +3,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 // transfer-encoding: the gateway frames what it forwards with a content-length of its own;
 // the client's chunked framing next to it is a request the service must refuse.
-const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, 'transfer-encoding']);
+// Trace context: the gateway starts the trace; with tracing on, its own client span's
+// traceparent is added on the way out, and a client's must not reach the services.
+const TRACE_CONTEXT = ['traceparent', 'tracestate', 'baggage'];
+const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, 'transfer-encoding', ...TRACE_CONTEXT]);
 
 /**
  * Headers sent upstream: whatever identity a caller tried to assert is dropped, the bearer

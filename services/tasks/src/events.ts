@@ -1,5 +1,5 @@
 import type { InventoryGrantedEvent, NatsNames, TaskClaimedEvent, TaskCompletedEvent, TaskProgressEvent } from '@gfts/contracts';
-import { requestHeaders } from '@gfts/platform';
+import { requestHeaders, tracedPublish } from '@gfts/platform';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -21,8 +21,10 @@ export class TaskEvents {
 
   private publish(subject: string, body: unknown): void {
     try {
-      const headers = requestHeaders();
-      this.nc.publish(subject, JSON.stringify(body), headers ? { headers } : undefined);
+      tracedPublish(subject, () => {
+        const headers = requestHeaders();
+        this.nc.publish(subject, JSON.stringify(body), headers ? { headers } : undefined);
+      });
     } catch (error) {
       this.log.warn({ err: error, subject }, 'could not publish event');
     }

@@ -14,12 +14,12 @@ function captured() {
 }
 
 describe('access log', () => {
-  it('writes one line per request with method, URL, status, time and request id, and no secrets', async () => {
+  it('writes one line per request with method, URL, route, status, time and request id, and no secrets', async () => {
     const { lines, stream } = captured();
     const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream: stream });
-    app.get('/things', async () => ({ ok: true }));
+    app.get('/things/:id', async () => ({ ok: true }));
     await app.ready();
-    const response = await app.inject({ method: 'GET', url: '/things?x=1', headers: { authorization: 'Bearer secret-token' } });
+    const response = await app.inject({ method: 'GET', url: '/things/7?x=1', headers: { authorization: 'Bearer secret-token' } });
     await app.close();
     expect(response.statusCode).toBe(200);
     const requestLines = lines.filter((l) => l.requestId !== undefined);
@@ -27,10 +27,13 @@ describe('access log', () => {
     expect(requestLines[0]).toMatchObject({
       msg: 'request completed',
       requestId: response.headers['x-request-id'],
-      req: { method: 'GET', url: '/things?x=1' },
+      req: { method: 'GET', url: '/things/7?x=1' },
+      route: '/things/:id',
       res: { statusCode: 200 },
     });
     expect(typeof requestLines[0]!.responseTime).toBe('number');
+    // tracing is off here: no trace fields; pid and hostname are the container's, not repeated per line
+    expect(Object.keys(requestLines[0]!).sort()).toEqual(['level', 'msg', 'name', 'req', 'requestId', 'res', 'responseTime', 'route', 'time']);
     expect(JSON.stringify(lines)).not.toContain('secret-token');
   });
 

@@ -25,6 +25,14 @@ describe('forwardHeaders', () => {
     expect(out['x-forwarded-user']).toBeUndefined();
   });
 
+  it('drops a caller\'s trace context: the gateway starts the trace and sends its own', () => {
+    const out = forwardHeaders({ ...incoming, traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`, tracestate: 'x=1', baggage: 'k=v' }, undefined, 'req-1');
+    expect(out['traceparent']).toBeUndefined();
+    expect(out['tracestate']).toBeUndefined();
+    expect(out['baggage']).toBeUndefined();
+    expect(out['accept']).toBe('application/json');
+  });
+
   it('carries the gateway assertion and the request id it chose', () => {
     const out = forwardHeaders(incoming, 'signed-by-gateway', 'req-1');
     expect(out['x-gfts-identity']).toBe('signed-by-gateway');

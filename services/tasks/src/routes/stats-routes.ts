@@ -1,5 +1,5 @@
 import { ErrorCode, Role, tasksRoutes, type NatsNames } from '@gfts/contracts';
-import { AppError, forbidden, requestHeaders, requireRole } from '@gfts/platform';
+import { AppError, forbidden, requestHeaders, requireRole, tracedPublish } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
@@ -20,8 +20,11 @@ export async function statsRoutes(parent: FastifyInstance, { js, names }: { js: 
       if (event.applicationId !== request.identity.applicationId) throw forbidden('the event belongs to another application than the token');
       let ack;
       try {
-        const headers = requestHeaders();
-        ack = await js.publish(names.statsSubject(event.applicationId), JSON.stringify(event), { msgID: event.eventId, timeout: 5_000, ...(headers ? { headers } : {}) });
+        const subject = names.statsSubject(event.applicationId);
+        ack = await tracedPublish(subject, () => {
+          const headers = requestHeaders();
+          return js.publish(subject, JSON.stringify(event), { msgID: event.eventId, timeout: 5_000, ...(headers ? { headers } : {}) });
+        });
       } catch (error) {
         request.log.error({ err: error }, 'JetStream did not store a stat event');
         throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'the event could not be stored; retry with the same eventId');

@@ -1,7 +1,7 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { requestIdOf } from '@gfts/platform';
+import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StatsMetrics } from './metrics.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
@@ -40,6 +40,7 @@ const STALE_REDELIVERY_MS = 100;
 interface Parsed {
   msg: JsMsg;
   delivered: DeliveredEvent;
+  span: MessageSpan;
 }
 
 /**
@@ -50,6 +51,10 @@ interface Parsed {
  * a replica. Each event is acknowledged after the batch's write; a failed one is redelivered
  * with a growing delay and after STATS_MAX_DELIVER deliveries moved to the dead-letter
  * stream. A poison event goes there at once and never holds the batch.
+ *
+ * Tracing: each message gets its own span, a child of its publisher's (the traceparent
+ * header), ended when the message is settled; the batch's shared database work runs in one
+ * span under the first message's and linked to the others' (platform inBatchSpan).
  */
 export class StatsConsumer {
   private readonly deps: Deps;
@@ -151,15 +156,18 @@ export class StatsConsumer {
     const { metrics, processor, log, settings } = this.deps;
     const batch: Parsed[] = [];
     for (const msg of msgs) {
+      const span = startMessageSpan(msg, { 'messaging.message.delivery_count': msg.info.deliveryCount });
       const parsed = parseStatMessage(msg.subject, msg.data);
       if (!parsed.ok) {
+        span.end('poison');
         this.track(this.deadLetter(msg, parsed.reason, parsed.errors));
         continue;
       }
       if (msg.info.redelivered) metrics.redelivered.inc();
       // the game server's request id (from POST /stats or its own publish) follows the event
       // into logs and the task events it causes; an event without one goes by its eventId
-      batch.push({ msg, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId: requestIdOf(msg) ?? parsed.event.eventId } });
+      const requestId = requestIdOf(msg) ?? parsed.event.eventId;
+      batch.push({ msg, span, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId, trace: span } });
     }
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
@@ -172,7 +180,7 @@ export class StatsConsumer {
     try {
       for (let attempt = 1; !outcomes; attempt++) {
         try {
-          outcomes = await processor.process(batch.map((p) => p.delivered));
+          outcomes = await inBatchSpan('apply stat batch', batch.map((p) => p.span), () => processor.process(batch.map((p) => p.delivered)));
         } catch (error) {
           // the batch as a whole failed (the store is away): no fault of its events, so it must
           // not use up their deliveries (a long outage would dead-letter them all): the batch is
@@ -189,7 +197,11 @@ export class StatsConsumer {
     } finally {
       clearInterval(keepAlive);
     }
-    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes![i]!));
+    batch.forEach(({ msg, delivered, span }, i) => {
+      const outcome = outcomes![i]!;
+      span.end(outcome.kind, outcome.kind === 'failed' ? outcome.error : undefined);
+      this.settle(msg, delivered, outcome);
+    });
   }
 
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {

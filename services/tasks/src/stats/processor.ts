@@ -1,5 +1,5 @@
 import type { StatEvent } from '@gfts/contracts';
-import { withRequestId } from '@gfts/platform';
+import { withMessageContext, withRequestId, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { achievementRecords, missingAchievements } from '../domain/achievements.ts';
 import type { GamerTaskRecord } from '../domain/model.ts';
@@ -20,6 +20,8 @@ export interface DeliveredEvent {
   event: StatEvent;
   redelivered: boolean;
   requestId: string;
+  /** the message's span: what the event causes (task events) continues its trace */
+  trace?: MessageSpan;
 }
 
 /**
@@ -128,9 +130,9 @@ export class StatBatchProcessor {
           // a delivery that wrote but was not acknowledged may not have announced them
           ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
         ];
-        withRequestId(delivered.requestId, () => {
+        withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
           for (const { task } of announce) this.announce(task, eventId);
-        });
+        }));
         outcomes.set(delivered, { kind: 'processed' });
         recorded.push(eventId);
       }
