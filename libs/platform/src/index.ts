@@ -8,3 +8,4 @@ export * from './ids.ts';
 export * from './lifecycle.ts';
 export * from './observability.ts';
 export * from './request-context.ts';
+export * from './gamer-events.ts';
