@@ -44,6 +44,9 @@ describe('gamer admin: progress reset and erasure', () => {
     expect((await claim(ann, done.id)).status).toBe(200);
     expect((await claim(ann, ach.id)).status).toBe(200);
     expect(await w.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 5 }]);
+    // the counters move right after the batch's task write: a reader may see the completion first
+    const played = JSON.stringify([['Claimed ach', [1, 1]], ['Done ach', [1, 1]], ['Open ach', [0, 1]]]);
+    await eventually(async () => JSON.stringify([...(await unlocks(w))]) === played);
     return { ann, item, claimedTask, openTask, claimedAch, doneAch, openAch };
   }
 
