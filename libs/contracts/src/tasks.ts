@@ -257,7 +257,7 @@ export type Weekday = (typeof WEEKDAYS)[number];
 
 export const ApplicationSettings = Type.Object(
   {
-    timeZone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (for example Europe/Berlin) in which resets happen; an unknown zone is a 400' }),
+    timeZone: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$', description: 'IANA time zone (for example Europe/Berlin) in which resets happen; one the time-zone database does not know is a 400' }),
     dailyResetHour: Type.Integer({ minimum: 0, maximum: 23, description: 'local hour at which daily tasks expire (and weekly, monthly, quarterly periods turn over)' }),
     weeklyResetDay: Type.Enum([...WEEKDAYS], { description: 'local day on which weekly tasks expire, at dailyResetHour' }),
   },
