@@ -4,6 +4,7 @@ export * from './identity.ts';
 export * from './friendship.ts';
 export * from './tasks.ts';
 export * from './notifications.ts';
+export * from './gamers.ts';
 export * from './operations.ts';
 export * from './subjects.ts';
 export * from './validate.ts';

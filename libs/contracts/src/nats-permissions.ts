@@ -26,6 +26,30 @@ export const gameServerUser = (applicationId: string) => `gs-${applicationId}`;
 
 const passwordEnv = (user: string) => `NATS_${user.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`;
 
+const JS_API = '$JS.API';
+
+/** Looking up, creating or updating the GAMERS stream: every service that erases gamers ensures it. */
+const gamersStreamApi = (n: ReturnType<typeof natsNames>) => [`${JS_API}.INFO`, ...['INFO', 'CREATE', 'UPDATE'].map((verb) => `${JS_API}.STREAM.${verb}.${n.gamersStream}`)];
+
+/** Creating, reading from and acknowledging on one durable consumer of the GAMERS stream. */
+const gamersDurableApi = (n: ReturnType<typeof natsNames>, durable: string) => [
+  `${JS_API}.CONSUMER.INFO.${n.gamersStream}.${durable}`,
+  `${JS_API}.CONSUMER.CREATE.${n.gamersStream}.${durable}`,
+  `${JS_API}.CONSUMER.CREATE.${n.gamersStream}.${durable}.>`,
+  `${JS_API}.CONSUMER.MSG.NEXT.${n.gamersStream}.${durable}`,
+  `$JS.ACK.${n.gamersStream}.${durable}.>`,
+];
+
+/**
+ * What a service that holds gamer data needs to take part in erasure (docs/gamer-erasure.md):
+ * the stream, its own consumer of gamer.erased, and publishing its completion report.
+ * A notifications service gets the same with its own name.
+ */
+export function gamerErasurePermissions(prefix: string, service: string): string[] {
+  const n = natsNames(prefix);
+  return [n.gamerErasureCompleted, ...gamersStreamApi(n), ...gamersDurableApi(n, n.gamerErasedConsumer(service))];
+}
+
 /** The tasks service: its events, the stats stream, its dead letters and the JetStream calls it makes. */
 export function tasksPermissions(prefix: string): NatsUserPermissions {
   const n = natsNames(prefix);
@@ -56,6 +80,10 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
       `${api}.CONSUMER.MSG.NEXT.${n.statsStream}.${n.statsConsumer}`,
       // ack, nak (with delay) and term of delivered stat events
       `$JS.ACK.${n.statsStream}.${n.statsConsumer}.>`,
+      // gamer erasure: it publishes the request, erases its own part and keeps the jobs
+      n.gamerErased,
+      ...gamerErasurePermissions(prefix, 'tasks').filter((s) => s !== `${api}.INFO`),
+      ...gamersDurableApi(n, n.erasureProgressConsumer),
     ],
     subscribe: [
       `${natsInboxPrefix('tasks')}.>`,
@@ -66,15 +94,15 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
   };
 }
 
-/** The friendship service: its notifications, and answers to the can-message requests. */
+/** The friendship service: its notifications, answers to the can-message requests, and its part of gamer erasure. */
 export function friendshipPermissions(prefix: string): NatsUserPermissions {
   const n = natsNames(prefix);
   return {
     user: 'friendship',
     passwordEnv: passwordEnv('friendship'),
-    publish: [n.friendshipEvents],
-    // it makes no requests of its own, so it needs no inbox
-    subscribe: [n.canMessage],
+    publish: [n.friendshipEvents, ...gamerErasurePermissions(prefix, 'friendship')],
+    // JetStream API answers (gamer erasure) arrive on its own inbox
+    subscribe: [`${natsInboxPrefix('friendship')}.>`, n.canMessage],
     allowResponses: true,
   };
 }

@@ -33,6 +33,14 @@ export function natsNames(prefix = 'gfts') {
     notifyAll: `${prefix}.notify.>`,
     /** the queue group in which exactly one notifications replica ingests each domain event */
     notificationsIngestQueue: `${prefix}-notifications`,
+    /** gamer lifecycle (docs/gamer-erasure.md): the GAMERS stream holds both subjects */
+    gamerErased: `${prefix}.gamer.erased`,
+    gamerErasureCompleted: `${prefix}.gamer.erasure.completed`,
+    gamersStream: `${streamPrefix}_GAMERS`,
+    /** each service's durable consumer of gamer.erased: `<prefix>-<service>-gamer-erased` */
+    gamerErasedConsumer: (service: string) => `${prefix}-${service}-gamer-erased`,
+    /** the tasks service's durable consumer of the completion reports (it keeps the jobs) */
+    erasureProgressConsumer: `${prefix}-tasks-erasure-progress`,
     /** tasks-internal: a replica changed an application's catalog, the others drop their cached copy */
     tasksCatalogChanged: `${prefix}.internal.tasks.catalog-changed`,
   };

@@ -250,6 +250,65 @@ export const Season = Type.Object(
 export type Season = Static<typeof Season>;
 
 // ---------------------------------------------------------------------------------------
+// Application settings: when periods turn over (design.md "Application settings")
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export const ApplicationSettings = Type.Object(
+  {
+    timeZone: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$', description: 'IANA time zone (for example Europe/Berlin) in which resets happen; one the time-zone database does not know is a 400' }),
+    dailyResetHour: Type.Integer({ minimum: 0, maximum: 23, description: 'local hour at which daily tasks expire (and weekly, monthly, quarterly periods turn over)' }),
+    weeklyResetDay: Type.Enum([...WEEKDAYS], { description: 'local day on which weekly tasks expire, at dailyResetHour' }),
+  },
+  { additionalProperties: false },
+);
+export type ApplicationSettings = Static<typeof ApplicationSettings>;
+
+// ---------------------------------------------------------------------------------------
+// Unlock rates and gamer progress admin
+
+/** One achievement's unlock rate, kept by counters as achievements are tracked and completed. */
+export const AchievementStat = Type.Object(
+  {
+    taskId: Uuid,
+    name: Type.String(),
+    completedCount: Type.Integer({ minimum: 0, description: 'gamers who completed the achievement' }),
+    trackedCount: Type.Integer({ minimum: 0, description: 'gamers holding the achievement: every gamer the service has tracked it for (a stat event or a read of their achievements since it exists)' }),
+    completionRate: Type.Number({ minimum: 0, maximum: 1, description: 'completedCount / trackedCount; 0 while trackedCount is 0' }),
+  },
+  { additionalProperties: false },
+);
+export type AchievementStat = Static<typeof AchievementStat>;
+
+export const RESET_SCOPES = ['tasks', 'achievements', 'all'] as const;
+export type ResetScope = (typeof RESET_SCOPES)[number];
+
+export const ProgressResetBody = Type.Object(
+  {
+    scope: Type.Enum([...RESET_SCOPES], {
+      description: 'tasks: assigned tasks; achievements: achievements; all: both, and also claimed ones and the inventory. tasks and achievements clear progress and unclaimed completions and keep what was claimed (and its rewards)',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ProgressResetBody = Static<typeof ProgressResetBody>;
+
+export const ProgressResetResult = Type.Object(
+  {
+    gamerId: Uuid,
+    scope: Type.Enum([...RESET_SCOPES]),
+    tasksRemoved: Type.Integer({ minimum: 0, description: 'gamer tasks removed (assigned tasks and achievements, children included)' }),
+    inventoryItemsRemoved: Type.Integer({ minimum: 0, description: 'inventory grants removed (scope all only)' }),
+  },
+  { additionalProperties: false },
+);
+export type ProgressResetResult = Static<typeof ProgressResetResult>;
+
+export const ApplicationGamerParams = Type.Object({ applicationId: Uuid, gamerId: Uuid }, { additionalProperties: false });
+export type ApplicationGamerParams = Static<typeof ApplicationGamerParams>;
+
+// ---------------------------------------------------------------------------------------
 // Stat events
 
 /** One game of one gamer with that game's stat amounts (design.md "Tasks"). */
@@ -387,6 +446,26 @@ export const tasksRoutes = {
   setSeason: {
     method: 'PUT', url: `${BASE}/:applicationId/season`,
     schema: { operationId: 'setSeason', summary: 'Set the season end for seasonal tasks assigned from now on (role admin)', tags: ['catalog'], description: 'A 400 (VALIDATION_FAILED) also when endsAt is not in the future, a rule of the clock the schema cannot state.', params: ApplicationParams, body: SeasonBody, response: { 200: Season, ...errors } },
+  },
+  getSettings: {
+    method: 'GET', url: `${BASE}/:applicationId/settings`,
+    schema: { operationId: 'getApplicationSettings', summary: 'When the application\'s daily and weekly periods turn over (any token of the application)', tags: ['settings'], params: ApplicationParams, response: { 200: ApplicationSettings, ...errors } },
+  },
+  putSettings: {
+    method: 'PUT', url: `${BASE}/:applicationId/settings`,
+    schema: {
+      operationId: 'putApplicationSettings', summary: 'Set the reset time zone, hour and weekday for tasks assigned from now on (role admin)', tags: ['settings'],
+      description: 'A 400 (VALIDATION_FAILED) also for a time zone the service\'s time-zone database does not know, or a UTC offset instead of a zone name. Tasks already held keep their expiry.',
+      params: ApplicationParams, body: ApplicationSettings, response: { 200: ApplicationSettings, ...errors },
+    },
+  },
+  achievementStats: {
+    method: 'GET', url: `${BASE}/:applicationId/achievements/stats`,
+    schema: { operationId: 'getAchievementStats', summary: 'Unlock rates of the application\'s achievements (any token of the application); counters, no scan', tags: ['catalog'], params: ApplicationParams, response: { 200: Type.Array(AchievementStat), ...errors } },
+  },
+  resetProgress: {
+    method: 'POST', url: `${BASE}/:applicationId/gamers/:gamerId/progress/reset`,
+    schema: { operationId: 'resetGamerProgress', summary: 'Clear a gamer\'s progress and unclaimed completions (role admin)', tags: ['gamer admin'], params: ApplicationGamerParams, body: ProgressResetBody, response: { 200: ProgressResetResult, ...errors } },
   },
   assign: {
     method: 'POST', url: `${BASE}/tasks/assign`,

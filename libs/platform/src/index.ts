@@ -12,3 +12,4 @@ export * from './cursor.ts';
 export * from './next-link.ts';
 export { activeTraceFields, inBatchSpan, startMessageSpan, tracedPublish, withMessageContext, type MessageSpan } from './tracing/spans.ts';
 export { tracingStarted } from './tracing/state.ts';
+export * from './gamer-events.ts';

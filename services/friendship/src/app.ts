@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FriendshipConfig } from './config.ts';
 import { natsEventPublisher, startCanMessageResponder } from './events.ts';
 import { friendshipService } from './friendship-service.ts';
+import { startFriendshipErasure } from './gamer-erasure.ts';
 import { registrationCache } from './registration-cache.ts';
 import { createRepositories } from './repository/index.ts';
 import { friendshipRoutes } from './routes/index.ts';
@@ -20,9 +21,13 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
     registrations: registrationCache(),
   });
   const canMessage = startCanMessageResponder(nats, config.NATS_PREFIX, repositories.blocks, app.log);
+  const erasure = await startFriendshipErasure(nats, repositories.erasure, {
+    prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
+  }, app.log);
   // HTTP has stopped when onClose runs; answer the NATS questions in flight, then disconnect.
   app.addHook('onClose', async () => {
     await canMessage.stop();
+    await erasure.stop();
     await nats.drain();
     await mongo.close();
   });

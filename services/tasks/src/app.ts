@@ -1,5 +1,5 @@
-import { natsNames } from '@gfts/contracts';
-import { connectMongo, connectNats, createHttpServer, healthPlugin, identityPlugin, pingMongo, pingNats } from '@gfts/platform';
+import { GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
+import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, pingMongo, pingNats, startGamerErasure } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
 import { AssignService } from './assign-service.ts';
@@ -9,19 +9,29 @@ import { ClaimService, type ClaimFaults } from './claim-service.ts';
 import type { TasksConfig } from './config.ts';
 import { TaskEvents } from './events.ts';
 import { GamerTaskService } from './gamer-task-service.ts';
+import { tasksEraser } from './erasure/erase-gamer.ts';
+import { ErasureService } from './erasure/erasure-service.ts';
+import { ProgressResetService } from './progress-reset-service.ts';
+import { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import { CatalogRepository } from './repository/catalog-repository.ts';
+import { ErasureJobRepository } from './repository/erasure-job-repository.ts';
 import { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
 import { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import { InventoryRepository } from './repository/inventory-repository.ts';
+import { SettingsRepository } from './repository/settings-repository.ts';
 import { ensureIndexes, openStore } from './repository/store.ts';
+import { applicationRoutes } from './routes/application-routes.ts';
 import { catalogRoutes } from './routes/catalog-routes.ts';
+import { gamerAdministrationRoutes } from './routes/gamer-admin-routes.ts';
 import { gamerRoutes } from './routes/gamer-routes.ts';
 import { statsRoutes } from './routes/stats-routes.ts';
 import { StatsConsumer } from './stats/consumer.ts';
 import { claimMetrics, statsMetrics } from './stats/metrics.ts';
 import { StatBatchProcessor, type ProcessorFaults } from './stats/processor.ts';
 import { ensureStatsTopology } from './stats/stream.ts';
+import { SettingsService } from './settings-service.ts';
 import { Sweeper } from './sweep.ts';
+import { UnlockRateService } from './unlock-rate-service.ts';
 
 export interface TasksAppOptions {
   /** failure injection for tests: a crash between steps, a poison event */
@@ -53,12 +63,19 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const inventory = new InventoryRepository(store);
   const processed = new ProcessedEventRepository(store);
   const keys = new IdempotencyRepository(store);
+  const settingsRepository = new SettingsRepository(store);
+  const unlockStats = new AchievementStatsRepository(store);
+  const erasureJobs = new ErasureJobRepository(store);
   const cache = new CatalogCache(catalogRepository, config.CATALOG_CACHE_TTL_MS);
   const events = new TaskEvents(nats, names, app.log);
 
-  const catalog = new CatalogService(catalogRepository, cache, events);
-  const assign = new AssignService(catalogRepository, gamerTasks, keys, config.MAX_TASKS_PER_ASSIGN);
-  const reads = new GamerTaskService(catalogRepository, gamerTasks, inventory);
+  const catalog = new CatalogService(catalogRepository, cache, events, settingsRepository);
+  const assign = new AssignService(catalogRepository, gamerTasks, keys, config.MAX_TASKS_PER_ASSIGN, settingsRepository);
+  const reads = new GamerTaskService(catalogRepository, gamerTasks, inventory, unlockStats);
+  const settings = new SettingsService(settingsRepository);
+  const unlockRates = new UnlockRateService(catalogRepository, unlockStats);
+  const resets = new ProgressResetService({ gamerTasks, inventory, unlockStats });
+  const erasures = new ErasureService({ jobs: erasureJobs, js, names, expected: config.ERASURE_SERVICES.split(','), log: app.log });
   const claims = new ClaimService({ gamerTasks, inventory, events, metrics: claimMetrics(app.metrics), log: app.log, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
 
   // claims a crash left half-done are finished before this replica serves anything
@@ -75,9 +92,22 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     },
   });
 
+  // gamer erasure (docs/gamer-erasure.md): this service's own part, and the reports of every service
+  const durable = { ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS };
+  const erasing = await startGamerErasure(
+    { js, jsm, names, service: 'tasks', log: app.log, stream: { replicas: config.GAMERS_STREAM_REPLICAS }, durable },
+    tasksEraser({ gamerTasks, unlockStats, inventory, keys }),
+  );
+  await ensureGamersConsumer(jsm, names, names.erasureProgressConsumer, names.gamerErasureCompleted, durable);
+  const erasureReports = consumeGamerEvents(
+    { js, names, durable: names.erasureProgressConsumer, schema: GamerErasureCompletedEvent, log: app.log, retryBaseMs: config.ERASURE_RETRY_BASE_MS },
+    (report) => erasures.reported(report),
+  );
+
   const sweeper = new Sweeper({
     gamerTasks,
     claims,
+    erasures,
     processed,
     keys,
     log: app.log,
@@ -89,7 +119,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     },
   });
 
-  const processor = new StatBatchProcessor({ gamerTasks, processed, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
+  const processor = new StatBatchProcessor({ gamerTasks, processed, unlockStats, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
   const consumer = config.STATS_CONSUMER_ENABLED
     ? new StatsConsumer({
         nc: nats,
@@ -105,6 +135,8 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
 
   app.addHook('onClose', async () => {
     await consumer?.stop();
+    await erasing.stop();
+    await erasureReports.stop();
     await sweeper.stop();
     catalogChanges.unsubscribe();
     await nats.drain();
@@ -115,6 +147,8 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   await app.register(catalogRoutes, { catalog });
   await app.register(gamerRoutes, { assign, claims, reads });
   await app.register(statsRoutes, { js, names });
+  await app.register(applicationRoutes, { settings, unlockRates });
+  await app.register(gamerAdministrationRoutes, { resets, erasures });
 
   consumer?.start();
   sweeper.start();

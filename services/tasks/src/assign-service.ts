@@ -7,6 +7,7 @@ import { assignmentOrder } from './domain/pick.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
 import type { IdempotencyRepository } from './repository/event-log-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
+import type { SettingsRepository } from './repository/settings-repository.ts';
 
 /** A pending key older than this belongs to a request that died; a retry takes it over. */
 const ABANDONED_AFTER_MS = 30_000;
@@ -26,12 +27,14 @@ export class AssignService {
   private readonly gamerTasks: GamerTaskRepository;
   private readonly keys: IdempotencyRepository;
   private readonly maxTasks: number;
+  private readonly settings: SettingsRepository;
 
-  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, keys: IdempotencyRepository, maxTasks: number) {
+  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, keys: IdempotencyRepository, maxTasks: number, settings: SettingsRepository) {
     this.catalog = catalog;
     this.gamerTasks = gamerTasks;
     this.keys = keys;
     this.maxTasks = maxTasks;
+    this.settings = settings;
   }
 
   async assign(identity: Identity, request: AssignRequest, idempotencyKey?: string): Promise<GamerTask[]> {
@@ -74,8 +77,11 @@ export class AssignService {
     const now = new Date();
     const candidates = (await this.catalog.list(applicationId)).filter((e) => !e.archived && !e.isAchievement && e.family === family);
     if (candidates.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the application has no ${family} tasks`);
-    const seasonEnd = family === TaskFamily.SEASONAL ? await this.catalog.seasonEnd(applicationId) : null;
-    const expiredAt = expiryFor(family, now, seasonEnd);
+    const [seasonEnd, schedule] = await Promise.all([
+      family === TaskFamily.SEASONAL ? this.catalog.seasonEnd(applicationId) : null,
+      this.settings.schedule(applicationId),
+    ]);
+    const expiredAt = expiryFor(family, now, seasonEnd, schedule);
     const held = await this.gamerTasks.heldTaskIds(applicationId, gamerId, now);
     const order = assignmentOrder(candidates, held);
     const wanted = family === TaskFamily.SEASONAL ? order.length : Math.min(numberOfTasks, order.length);

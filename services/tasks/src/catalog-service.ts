@@ -5,17 +5,20 @@ import { seasonEnd } from './domain/expiry.ts';
 import type { CatalogCache } from './catalog-cache.ts';
 import type { TaskEvents } from './events.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
+import type { SettingsRepository } from './repository/settings-repository.ts';
 
 /** The application task catalog: reads for gamers of the application, writes for its admins. */
 export class CatalogService {
   private readonly repository: CatalogRepository;
   private readonly cache: CatalogCache;
   private readonly events: TaskEvents;
+  private readonly settings: SettingsRepository;
 
-  constructor(repository: CatalogRepository, cache: CatalogCache, events: TaskEvents) {
+  constructor(repository: CatalogRepository, cache: CatalogCache, events: TaskEvents, settings: SettingsRepository) {
     this.repository = repository;
     this.cache = cache;
     this.events = events;
+    this.settings = settings;
   }
 
   async list(applicationId: string, achievements: boolean): Promise<ApplicationTask[]> {
@@ -61,7 +64,8 @@ export class CatalogService {
   }
 
   async season(applicationId: string): Promise<Season> {
-    const { endsAt, source } = seasonEnd(new Date(), await this.repository.seasonEnd(applicationId));
+    const [adminEnd, schedule] = await Promise.all([this.repository.seasonEnd(applicationId), this.settings.schedule(applicationId)]);
+    const { endsAt, source } = seasonEnd(new Date(), adminEnd, schedule);
     return { applicationId, endsAt: endsAt.toISOString(), source };
   }
 

@@ -2,6 +2,7 @@ import type { GamerTaskWithChildren, Identity, InventoryItem } from '@gfts/contr
 import { achievementIndex, untrackedAchievements } from './domain/achievements.ts';
 import { childRecordsOf, gamerTaskList } from './domain/gamer-task.ts';
 import type { CatalogEntry, GamerTaskRecord } from './domain/model.ts';
+import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { InventoryRepository } from './repository/inventory-repository.ts';
@@ -12,11 +13,13 @@ export class GamerTaskService {
   private readonly catalog: CatalogRepository;
   private readonly gamerTasks: GamerTaskRepository;
   private readonly inventory: InventoryRepository;
+  private readonly unlockStats: AchievementStatsRepository;
 
-  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, inventory: InventoryRepository) {
+  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, inventory: InventoryRepository, unlockStats: AchievementStatsRepository) {
     this.catalog = catalog;
     this.gamerTasks = gamerTasks;
     this.inventory = inventory;
+    this.unlockStats = unlockStats;
   }
 
   async tasks(identity: Identity, completed: boolean | undefined): Promise<GamerTaskWithChildren[]> {
@@ -34,7 +37,7 @@ export class GamerTaskService {
     const untracked = untrackedAchievements(achievementIndex(entries), new Set(held.map((r) => r.taskId)));
     let records = held;
     if (untracked.length > 0) {
-      await trackAchievements(this.gamerTasks, untracked, applicationId, gamerId, now);
+      await trackAchievements(this.gamerTasks, this.unlockStats, untracked, applicationId, gamerId, now);
       records = await this.gamerTasks.listActive(applicationId, gamerId, true, now);
     }
     return gamerTaskList(records, now, completed);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ClaimService } from './claim-service.ts';
+import type { ErasureService } from './erasure/erasure-service.ts';
 import type { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 
@@ -12,13 +13,14 @@ export interface SweepSettings {
 
 /**
  * The periodic housekeeping FerretDB's missing TTL indexes call for: finish claims left
- * half-done, delete expired gamer tasks, forget old processed-event ids and idempotency keys.
+ * half-done, delete expired gamer tasks, forget old processed-event ids and idempotency keys,
+ * publish the events of erasure jobs a crash left unpublished.
  * Every step is idempotent, so all replicas may run it at once.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly deps: { gamerTasks: GamerTaskRepository; claims: ClaimService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
+  private readonly deps: { gamerTasks: GamerTaskRepository; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
 
   constructor(deps: Sweeper['deps']) {
     this.deps = deps;
@@ -43,7 +45,9 @@ export class Sweeper {
       const expired = await gamerTasks.deleteExpired(now);
       const events = await processed.prune(new Date(now.getTime() - settings.processedEventRetentionMs));
       const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
-      if (recovered + expired + events + prunedKeys > 0) log.info({ recovered, expired, events, keys: prunedKeys }, 'sweep');
+      // erasures a crash left between storing the job and publishing its event
+      const erasures = await this.deps.erasures.publishLeftOver(new Date(now.getTime() - settings.claimRecoveryAfterMs));
+      if (recovered + expired + events + prunedKeys + erasures > 0) log.info({ recovered, expired, events, keys: prunedKeys, erasures }, 'sweep');
     } catch (error) {
       log.warn({ err: error }, 'sweep failed; next period retries');
     }

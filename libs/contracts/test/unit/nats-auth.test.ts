@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { authFile, expectedNatsAuth, natsAuthTargets } from '../../scripts/nats-auth-targets.ts';
-import { gameServerPermissions, gatewayPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
+import { friendshipPermissions, gameServerPermissions, gatewayPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
 import { natsNames } from '../../src/subjects.ts';
 
 describe('NATS users and permissions', () => {
@@ -18,13 +18,23 @@ describe('NATS users and permissions', () => {
     expect(p.subscribe).toEqual(['_INBOX_gs-app-1.>']);
   });
 
-  it('scopes the tasks JetStream API calls to its two streams and its consumer', () => {
+  it('scopes the tasks JetStream API calls to its three streams and its consumers', () => {
     const names = natsNames('gfts');
     const api = tasksPermissions('gfts').publish.filter((s) => s.startsWith('$JS.'));
     for (const subject of api) {
-      expect(subject === '$JS.API.INFO' || subject.includes(`.${names.statsStream}`), subject).toBe(true);
+      expect(subject === '$JS.API.INFO' || subject.includes(`.${names.statsStream}`) || subject.includes(`.${names.gamersStream}.`) || subject.endsWith(`.${names.gamersStream}`), subject).toBe(true);
     }
-    expect(api.some((s) => s.endsWith('.>') && !s.includes(names.statsConsumer))).toBe(false);
+    const consumers = [names.statsConsumer, names.gamerErasedConsumer('tasks'), names.erasureProgressConsumer];
+    expect(api.filter((s) => s.endsWith('.>') && !consumers.some((c) => s.includes(`.${c}.`)))).toEqual([]);
+  });
+
+  it('gives friendship its own consumer of gamer.erased and nothing of the tasks service\'s', () => {
+    const names = natsNames('gfts');
+    const p = friendshipPermissions('gfts');
+    expect(p.publish).toContain(names.gamerErasureCompleted);
+    expect(p.publish).not.toContain(names.gamerErased);
+    expect(p.publish.filter((s) => s.includes('CONSUMER')).every((s) => s.includes(names.gamerErasedConsumer('friendship')))).toBe(true);
+    expect(p.subscribe).toContain('_INBOX_friendship.>');
   });
 
   it('gives the gateway its rate-limit bucket of one window length, by exact name', () => {

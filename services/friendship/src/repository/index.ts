@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
 import { blockRepository, type BlockRepository } from './blocks.ts';
+import { gamerErasure, type GamerErasure } from './gamer-erasure.ts';
 import { gamerDirectory, type GamerDirectory } from './gamers.ts';
 import { createModels } from './models.ts';
 import { relationRepository, type RelationList, type RelationRepository } from './relations.ts';
@@ -10,6 +11,7 @@ export interface FriendshipRepositories {
   gamers: GamerDirectory;
   relations: RelationRepository;
   blocks: BlockRepository;
+  erasure: GamerErasure;
 }
 
 /** Data access of the service: the only code that talks to MongoDB. */
@@ -19,5 +21,6 @@ export async function createRepositories(connection: Connection): Promise<Friend
     gamers: gamerDirectory(models.gamers),
     relations: relationRepository(models.relations, models.blocks),
     blocks: blockRepository(models.blocks, models.relations),
+    erasure: gamerErasure(models),
   };
 }

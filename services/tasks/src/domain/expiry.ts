@@ -1,52 +1,50 @@
 import { TaskFamily } from '@gfts/contracts';
+import { nextDailyReset, nextPeriodStart, nextWeeklyReset, UTC_SCHEDULE, type ResetSchedule } from './reset-schedule.ts';
 
-function utcMidnight(year: number, month: number, day: number): Date {
-  return new Date(Date.UTC(year, month, day));
-}
-
-/** The next UTC midnight strictly after `now`. */
+/** The next UTC midnight strictly after `now` (the daily reset while no settings are set). */
 export function nextMidnight(now: Date): Date {
-  return utcMidnight(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return nextDailyReset(now, UTC_SCHEDULE);
 }
 
 /** The next Monday 00:00 UTC strictly after `now`; assigned on a Monday, that is a week later. */
 export function nextMonday(now: Date): Date {
-  const weekday = now.getUTCDay(); // 0 Sunday .. 6 Saturday
-  const days = (1 - weekday + 7) % 7 || 7;
-  return utcMidnight(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + days);
+  return nextWeeklyReset(now, UTC_SCHEDULE);
 }
 
-/** The first day of next month, 00:00 UTC. */
-export function firstOfNextMonth(now: Date): Date {
-  return utcMidnight(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+/** The first day of next month at the reset hour (00:00 UTC while no settings are set). */
+export function firstOfNextMonth(now: Date, schedule: ResetSchedule = UTC_SCHEDULE): Date {
+  return nextPeriodStart(now, schedule, 1);
 }
 
-/** The end of the current calendar quarter: the first day of the next one, 00:00 UTC. */
-export function endOfQuarter(now: Date): Date {
-  const quarterStart = Math.floor(now.getUTCMonth() / 3) * 3;
-  return utcMidnight(now.getUTCFullYear(), quarterStart + 3, 1);
+/** The end of the current calendar quarter: the first day of the next one, at the reset hour. */
+export function endOfQuarter(now: Date, schedule: ResetSchedule = UTC_SCHEDULE): Date {
+  return nextPeriodStart(now, schedule, 3);
 }
 
 /**
  * The season end seasonal tasks get: the admin-set one while it lies ahead, else (never
  * set, or already past) the end of the current calendar quarter.
  */
-export function seasonEnd(now: Date, adminSeasonEnd: Date | null): { endsAt: Date; source: 'admin' | 'quarter' } {
+export function seasonEnd(now: Date, adminSeasonEnd: Date | null, schedule: ResetSchedule = UTC_SCHEDULE): { endsAt: Date; source: 'admin' | 'quarter' } {
   if (adminSeasonEnd && adminSeasonEnd.getTime() > now.getTime()) return { endsAt: adminSeasonEnd, source: 'admin' };
-  return { endsAt: endOfQuarter(now), source: 'quarter' };
+  return { endsAt: endOfQuarter(now, schedule), source: 'quarter' };
 }
 
-/** When a gamer task of `family` assigned at `now` expires (design.md "Tasks"); null never. */
-export function expiryFor(family: TaskFamily, now: Date, adminSeasonEnd: Date | null = null): Date | null {
+/**
+ * When a gamer task of `family` assigned at `now` expires (design.md "Tasks"), in the
+ * application's reset schedule (time zone, hour, weekday; UTC midnight and Monday until
+ * set); null never.
+ */
+export function expiryFor(family: TaskFamily, now: Date, adminSeasonEnd: Date | null = null, schedule: ResetSchedule = UTC_SCHEDULE): Date | null {
   switch (family) {
     case TaskFamily.DAILY:
-      return nextMidnight(now);
+      return nextDailyReset(now, schedule);
     case TaskFamily.WEEKLY:
-      return nextMonday(now);
+      return nextWeeklyReset(now, schedule);
     case TaskFamily.MONTHLY:
-      return firstOfNextMonth(now);
+      return firstOfNextMonth(now, schedule);
     case TaskFamily.SEASONAL:
-      return seasonEnd(now, adminSeasonEnd).endsAt;
+      return seasonEnd(now, adminSeasonEnd, schedule).endsAt;
     case TaskFamily.LIFETIME:
       return null;
   }

@@ -89,6 +89,22 @@ export function planGamerBatch(tasks: GamerTaskRecord[], events: StatEvent[], no
     }
   }
 
+  // A parent behind its children: another replica completed one of them while this gamer's
+  // parent write was refused as stale, and the child's redelivered event no longer moves the
+  // child. The parent catches up here, with the event that completed its last child if it is
+  // one of this batch's, else the batch's last event.
+  const batchEvents = new Set(events.map((e) => e.eventId));
+  const lastEventId = events.at(-1)?.eventId;
+  for (const parent of [...current.values()].filter((t) => t.children.length > 0 && !t.completed)) {
+    const children = parent.children.map((c) => current.get(c.gamerTaskId)).filter((c) => c?.completed);
+    const cause = children.map((c) => c!.completedByEventId).filter((id): id is string => id !== null && batchEvents.has(id)).at(-1) ?? lastEventId;
+    const next = cause ? parentAfterChild(parent, current, cause, now) : null;
+    if (!next || !cause) continue;
+    onlyProgressed.delete(next.id);
+    note(next, cause);
+    if (next.completed) completed.push({ task: next, eventId: cause });
+  }
+
   const eventIds = new Set(events.map((e) => e.eventId));
   return {
     changes: [...changedBy].map(([id, ids]) => {

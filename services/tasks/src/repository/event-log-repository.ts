@@ -69,4 +69,10 @@ export class IdempotencyRepository {
   async prune(before: Date): Promise<number> {
     return (await this.store.idempotencyKeys.deleteMany({ startedAt: { $lt: before } })).deletedCount;
   }
+
+  /** Every key of one gamer (erase): their ids start `<applicationId>:<gamerId>:`, a range on _id (';' follows ':'). */
+  async removeAllOf(applicationId: string, gamerId: string): Promise<number> {
+    const prefix = `${applicationId}:${gamerId}`;
+    return (await this.store.idempotencyKeys.deleteMany({ _id: { $gt: `${prefix}:`, $lt: `${prefix};` } })).deletedCount;
+  }
 }

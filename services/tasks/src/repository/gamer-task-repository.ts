@@ -1,8 +1,8 @@
 import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
-import type { GamerTaskRecord } from '../domain/model.ts';
+import type { ClaimState, GamerTaskRecord } from '../domain/model.ts';
 import type { TaskChange } from '../domain/stat-batch.ts';
-import { fromDoc, isDuplicateKey, toDoc, type GamerTaskDoc, type Store } from './store.ts';
+import { fromDoc, isDuplicateKey, toDoc, upsertedIndexes, type GamerTaskDoc, type Store } from './store.ts';
 
 /** The conditional single-document write of one planned change (see applyChanges). */
 function changeOp({ before, after, eventIds, increment }: TaskChange): mongo.AnyBulkWriteOperation<GamerTaskDoc> {
@@ -127,18 +127,16 @@ export class GamerTaskRepository {
    * written parent) unless they exist: an upsert that only sets on insert, so whoever writes
    * first wins and the rest change nothing. A concurrent upsert of the same id may be
    * refused by the primary key (11000): the document then exists, which is all this asks.
+   * Answers the records this call inserted (the unlock-rate counters count those).
    */
-  async ensure(records: GamerTaskRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  async ensure(records: GamerTaskRecord[]): Promise<GamerTaskRecord[]> {
+    if (records.length === 0) return [];
     const ops: mongo.AnyBulkWriteOperation<GamerTaskDoc>[] = records.map((r) => {
       const { _id, ...rest } = toDoc(r);
       return { updateOne: { filter: { _id }, update: { $setOnInsert: rest }, upsert: true } };
     });
-    try {
-      await this.store.gamerTasks.bulkWrite(ops, { ordered: false });
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-    }
+    const inserted = await upsertedIndexes(() => this.store.gamerTasks.bulkWrite(ops, { ordered: false }));
+    return records.filter((_, i) => inserted.has(i));
   }
 
   /**
@@ -202,6 +200,28 @@ export class GamerTaskRepository {
   /** Claims a crash left between step 1 and step 3, started at or before `before`. */
   async unfinishedClaims(before: Date, limit = 500): Promise<GamerTaskRecord[]> {
     return (await this.store.gamerTasks.find({ claimState: 'claiming', claimStartedAt: { $lte: before } }).limit(limit).toArray()).map(toRecord);
+  }
+
+  /**
+   * Removes a gamer's task trees (reset, erase): each top-level record `select` picks, on
+   * condition that its claim state is still one of `claimStates` (a claim that starts
+   * meanwhile keeps its task), then the children of those removed. Answers the top-level
+   * records this call removed (one conditional delete each, so two removals racing never
+   * both answer one) and how many documents went in all.
+   */
+  async removeTrees(owner: GamerRef, select: (top: GamerTaskRecord) => boolean, claimStates: ClaimState[]): Promise<{ removed: GamerTaskRecord[]; count: number }> {
+    const { applicationId, gamerId } = owner;
+    const tops = (await this.store.gamerTasks.find({ applicationId, gamerId, parentGamerTaskId: null }).toArray()).map(toRecord).filter((t) => claimStates.includes(t.claimState) && select(t));
+    const deleted = await Promise.all(tops.map((t) => this.store.gamerTasks.findOneAndDelete({ _id: t.id, applicationId, gamerId, claimState: { $in: claimStates } })));
+    const removed = deleted.filter((d): d is GamerTaskDoc => d !== null).map(toRecord);
+    const parentIds = removed.map((r) => r.id);
+    const children = parentIds.length === 0 ? 0 : (await this.store.gamerTasks.deleteMany({ applicationId, gamerId, parentGamerTaskId: { $in: parentIds } })).deletedCount;
+    return { removed, count: removed.length + children };
+  }
+
+  /** Every record of a gamer, whatever is left after removeTrees (erase). */
+  async removeAllOf(owner: GamerRef): Promise<number> {
+    return (await this.store.gamerTasks.deleteMany({ applicationId: owner.applicationId, gamerId: owner.gamerId })).deletedCount;
   }
 
   /** The sweep: expired gamer tasks leave the pool (claims are finished before, by the recovery). */

@@ -26,6 +26,11 @@ export class InventoryRepository {
     }
   }
 
+  /** Removes every grant of a gamer (a reset of scope all, an erase); answers how many went. */
+  async removeAllOf(applicationId: string, gamerId: string): Promise<number> {
+    return (await this.store.grants.deleteMany({ applicationId, gamerId })).deletedCount;
+  }
+
   async list(applicationId: string, gamerId: string): Promise<InventoryItem[]> {
     const rows = await this.store.grants
       .aggregate<{ _id: string; quantity: number }>([

@@ -1,4 +1,5 @@
 import type { Connection, mongo } from 'mongoose';
+import type { Weekday } from '@gfts/contracts';
 import type { CatalogEntry, GamerTaskRecord } from '../domain/model.ts';
 
 type WithId<T extends { id: string }> = Omit<T, 'id'> & { _id: string };
@@ -7,8 +8,43 @@ export type CatalogDoc = WithId<CatalogEntry>;
 export type GamerTaskDoc = WithId<GamerTaskRecord>;
 export interface ApplicationDoc {
   _id: string;
-  seasonEndsAt: Date | null;
+  seasonEndsAt?: Date | null;
+  /** the reset schedule (PUT /settings); absent until an admin sets it */
+  timeZone?: string;
+  dailyResetHour?: number;
+  weeklyResetDay?: Weekday;
   updatedAt: Date;
+}
+/** Unlock-rate counters of one achievement (`<applicationId>:<taskId>`), moved by $inc only. */
+export interface AchievementStatsDoc {
+  _id: string;
+  applicationId: string;
+  taskId: string;
+  completedCount: number;
+  trackedCount: number;
+}
+/**
+ * One gamer's unlock of an achievement, keyed by the achievement's gamer task id (derived
+ * from application, gamer and task): the upsert that inserts it is the one that counts it.
+ */
+export interface UnlockDoc {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  taskId: string;
+  unlockedAt: Date;
+}
+/** A gamer erasure job (DELETE /{applicationId}/gamers/{gamerId}); `done` maps a service to when it reported. */
+export interface ErasureJobDoc {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  requestedAt: Date;
+  /** the services the job waits for (ERASURE_SERVICES when it was made) */
+  expected: string[];
+  done: Record<string, Date>;
+  /** the gamer.erased event is in JetStream (else the sweep publishes it again) */
+  published: boolean;
 }
 export interface GrantDoc {
   /** `<gamerTaskId>:<reward index>`: one grant per reward of a gamer task, ever */
@@ -41,6 +77,9 @@ export interface Store {
   grants: mongo.Collection<GrantDoc>;
   processedEvents: mongo.Collection<ProcessedEventDoc>;
   idempotencyKeys: mongo.Collection<IdempotencyDoc>;
+  achievementStats: mongo.Collection<AchievementStatsDoc>;
+  unlocks: mongo.Collection<UnlockDoc>;
+  erasureJobs: mongo.Collection<ErasureJobDoc>;
 }
 
 export function openStore(connection: Connection): Store {
@@ -53,6 +92,9 @@ export function openStore(connection: Connection): Store {
     grants: db.collection<GrantDoc>('inventory_grants'),
     processedEvents: db.collection<ProcessedEventDoc>('processed_events'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
+    achievementStats: db.collection<AchievementStatsDoc>('achievement_stats'),
+    unlocks: db.collection<UnlockDoc>('achievement_unlocks'),
+    erasureJobs: db.collection<ErasureJobDoc>('erasure_jobs'),
   };
 }
 
@@ -74,6 +116,12 @@ export async function ensureIndexes(store: Store): Promise<void> {
     store.grants.createIndex({ applicationId: 1, gamerId: 1 }),
     store.processedEvents.createIndex({ processedAt: 1 }),
     store.idempotencyKeys.createIndex({ startedAt: 1 }),
+    // the GET /achievements/stats read: one application's counters
+    store.achievementStats.createIndex({ applicationId: 1 }),
+    // reset and erase find a gamer's unlocks
+    store.unlocks.createIndex({ applicationId: 1, gamerId: 1 }),
+    // the sweep's unpublished jobs
+    store.erasureJobs.createIndex({ published: 1, requestedAt: 1 }),
   ]);
 }
 
@@ -81,6 +129,20 @@ export function isDuplicateKey(error: unknown): boolean {
   const e = error as Partial<mongo.MongoServerError> & { writeErrors?: { code?: number }[] };
   if (e?.code === 11000) return true;
   return Array.isArray(e?.writeErrors) && e.writeErrors.length > 0 && e.writeErrors.every((w) => w.code === 11000);
+}
+
+/**
+ * Which operations of an unordered bulkWrite inserted by upsert (their indexes), from its
+ * result or from the error it threw (a racing upsert refused by the primary key, 11000:
+ * the document exists, written by the other, which counts it).
+ */
+export async function upsertedIndexes(write: () => Promise<mongo.BulkWriteResult>): Promise<Set<number>> {
+  try {
+    return new Set(Object.keys((await write()).upsertedIds).map(Number));
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    return new Set(Object.keys((error as { upsertedIds?: Record<string, unknown> }).upsertedIds ?? {}).map(Number));
+  }
 }
 
 export function toDoc<T extends { id: string }>(value: T): WithId<T> {

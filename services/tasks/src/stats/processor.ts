@@ -7,6 +7,7 @@ import { planGamerBatch, type Completion, type TaskChange } from '../domain/stat
 import { APPLIED_EVENTS_PRUNE_AT, prunableEventIds, statTotals } from '../domain/stat-event.ts';
 import type { CatalogCache } from '../catalog-cache.ts';
 import type { TaskEvents } from '../events.ts';
+import type { AchievementStatsRepository } from '../repository/achievement-stats-repository.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
 
@@ -34,6 +35,7 @@ export type EventOutcome = { kind: 'processed' } | { kind: 'duplicate' } | { kin
 interface Deps {
   gamerTasks: GamerTaskRepository;
   processed: ProcessedEventRepository;
+  unlockStats: AchievementStatsRepository;
   catalog: CatalogCache;
   events: TaskEvents;
   log: FastifyBaseLogger;
@@ -53,8 +55,8 @@ const gamerKey = (applicationId: string, gamerId: string) => `${applicationId}:$
  * Applies a batch of stat events: one read of the batch's processed ids, one read of its
  * gamers' tasks, each gamer's events applied in stream order in memory (domain/stat-batch.ts),
  * one bulkWrite of the changed tasks (each write conditional on the state it was planned
- * from), completions announced after the write, and one insert recording the events as
- * processed. A redelivered event changes nothing twice: a task remembers the events applied
+ * from), the unlock-rate counters moved in at most two more bulk writes, completions
+ * announced after the writes, and one insert recording the events as processed. A redelivered event changes nothing twice: a task remembers the events applied
  * to it, and the processed record (kept days) skips it before any work.
  */
 export class StatBatchProcessor {
@@ -106,9 +108,14 @@ export class StatBatchProcessor {
       }
     }
 
-    await gamerTasks.ensure(created);
-    const { stale } = await gamerTasks.applyChanges(changes);
+    const tracked = await gamerTasks.ensure(created);
+    const { applied, stale } = await gamerTasks.applyChanges(changes);
     const staleGamers = new Set(stale.map((c) => gamerKey(c.before.applicationId, c.before.gamerId)));
+    // unlock rates move with the batch: what it tracked, what it (or an unacknowledged
+    // earlier delivery of its events) completed; counted once whatever is redelivered
+    const completedNow = applied.filter((c) => c.after.completed).map((c) => c.after);
+    const completedBefore = [...plans.values()].flatMap((p) => p.completedEarlier.map((c) => c.task));
+    await this.deps.unlockStats.record(tracked, [...completedNow, ...completedBefore], now);
 
     const recorded: string[] = [];
     for (const [key, gamer] of work) {

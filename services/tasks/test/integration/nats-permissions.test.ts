@@ -1,5 +1,5 @@
 import { gameServerUser, natsInboxPrefix, natsNames } from '@gfts/contracts';
-import { connectNats } from '@gfts/platform';
+import { connectNats, ensureGamersConsumer, startGamerErasure } from '@gfts/platform';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -119,6 +119,41 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
     const denied = permissionError(nc, `${natsInboxPrefix('tasks')}.>`);
     nc.subscribe(`${natsInboxPrefix('tasks')}.>`);
     await expect(denied).resolves.toMatch(/Permissions Violation for Subscription/i);
+  });
+
+  it('lets tasks and friendship each run their part of gamer erasure, and nothing of the other\'s', async () => {
+    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: passwords.NATS_TASKS_PASSWORD });
+    const friendship = await connectNats(url, 'friendship', log, { user: 'friendship', password: passwords.NATS_FRIENDSHIP_PASSWORD });
+    open.push(tasks, friendship);
+    const settings = { stream: { replicas: 1 }, durable: { ackWaitMs: 5_000, retryBaseMs: 100 } };
+    const erased: string[] = [];
+    const consumers = [
+      // friendship first: either service may create the stream
+      await startGamerErasure({ js: jetstream(friendship), jsm: await jetstreamManager(friendship), names, service: 'friendship', log, ...settings }, async (e) => void erased.push(`friendship:${e.gamerId}`)),
+      await startGamerErasure({ js: jetstream(tasks), jsm: await jetstreamManager(tasks), names, service: 'tasks', log, ...settings }, async (e) => void erased.push(`tasks:${e.gamerId}`)),
+    ];
+    try {
+      await ensureGamersConsumer(await jetstreamManager(tasks), names, names.erasureProgressConsumer, names.gamerErasureCompleted, settings.durable);
+      const gamerId = randomUUID();
+      const jobId = randomUUID();
+      await jetstream(tasks).publish(names.gamerErased, JSON.stringify({ jobId, applicationId: APP, gamerId, requestedAt: new Date().toISOString() }), { msgID: jobId });
+      const progress = await jetstream(tasks).consumers.get(names.gamersStream, names.erasureProgressConsumer);
+      const reports: string[] = [];
+      while (reports.length < 2) {
+        const msg = await progress.next({ expires: 5_000 });
+        if (!msg) throw new Error('no erasure report');
+        reports.push(msg.json<{ service: string }>().service);
+        await msg.ackAck();
+      }
+      expect(reports.sort()).toEqual(['friendship', 'tasks']);
+      expect(erased.sort()).toEqual([`friendship:${gamerId}`, `tasks:${gamerId}`]);
+      // friendship reports, it does not request erasures, nor touch the tasks service's consumers
+      await expectPublishDenied(friendship, names.gamerErased);
+      await expectPublishDenied(friendship, `$JS.API.CONSUMER.INFO.${names.gamersStream}.${names.erasureProgressConsumer}`);
+      await expectPublishDenied(friendship, `$JS.API.STREAM.DELETE.${names.gamersStream}`);
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+    }
   });
 
   it('lets friendship publish its events but not task events', async () => {

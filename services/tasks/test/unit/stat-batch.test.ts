@@ -98,4 +98,19 @@ describe('a gamer\'s events of one batch, applied in memory', () => {
     const composite = planGamerBatch(tree(entry(leaf('p', 'wins', 1), [leaf('a', 'wins', 1), leaf('b', 'kills', 1)])), [event({ wins: 1 })], now);
     expect(composite.changes.find((c) => c.after.id === 'gt-p')!.increment).toBeNull();
   });
+  it('catches a composite parent up with children another replica completed while its own write was refused', () => {
+    const [parent, kill, win] = tree(entry(leaf('combo', 'kills', 1), [leaf('kill', 'kills', 1), leaf('win', 'wins', 1)]));
+    const redelivered = event({ wins: 1 });
+    // kill was completed elsewhere (parent progress 1), win by this event, whose parent write lost the race
+    const tasks: GamerTaskRecord[] = [
+      { ...parent!, progress: 1 },
+      { ...kill!, progress: 1, games: 1, completed: true, completedByEventId: 'elsewhere', appliedEventIds: ['elsewhere'] },
+      { ...win!, progress: 1, games: 1, completed: true, completedByEventId: redelivered.eventId, appliedEventIds: [redelivered.eventId] },
+    ];
+    const plan = planGamerBatch(tasks, [redelivered], now);
+    expect(plan.changes.map((c) => [c.after.id, c.after.progress, c.after.completed, c.eventIds, c.increment])).toEqual([['gt-combo', 2, true, [redelivered.eventId], null]]);
+    expect(plan.completed.map((c) => [c.task.id, c.eventId])).toEqual([['gt-combo', redelivered.eventId]]);
+    // a parent already in step is left alone
+    expect(planGamerBatch([{ ...parent!, progress: 1 }, tasks[1]!, { ...win! }], [event({ kills: 1 })], now).changes).toEqual([]);
+  });
 });

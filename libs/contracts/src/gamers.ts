@@ -1,0 +1,90 @@
+import Type, { type Static } from 'typebox';
+import { DateTime, Uuid } from './common.ts';
+import { Problem } from './errors.ts';
+import { ApplicationGamerParams } from './tasks.ts';
+
+/*
+ * Erasing a gamer everywhere (docs/gamer-erasure.md). The tasks service takes the request,
+ * keeps the job and publishes `gamer.erased` on the GAMERS stream (JetStream, durable);
+ * every service that holds data about gamers consumes it with its own durable consumer,
+ * erases idempotently, and publishes `gamer.erasure.completed` naming itself.
+ */
+
+/** A service name as it reports erasure progress: lower case, the key of the job's `services`. */
+export const ServiceName = Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', description: 'the reporting service, e.g. tasks, friendship, notifications' });
+
+/**
+ * `<prefix>.gamer.erased`: erase everything about this gamer of this application. The
+ * JetStream message id is the jobId, so a re-publication within the duplicate window is
+ * stored once; a handler must still be idempotent (redeliveries, a second job for the same
+ * gamer). After handling it, the service publishes GamerErasureCompletedEvent.
+ */
+export const GamerErasedEvent = Type.Object(
+  {
+    jobId: Uuid,
+    applicationId: Uuid,
+    gamerId: Uuid,
+    requestedAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+export type GamerErasedEvent = Static<typeof GamerErasedEvent>;
+
+/** `<prefix>.gamer.erasure.completed`: one service finished erasing the gamer of a job. */
+export const GamerErasureCompletedEvent = Type.Object(
+  {
+    jobId: Uuid,
+    applicationId: Uuid,
+    gamerId: Uuid,
+    service: ServiceName,
+    completedAt: DateTime,
+  },
+  { additionalProperties: false },
+);
+export type GamerErasureCompletedEvent = Static<typeof GamerErasureCompletedEvent>;
+
+export const ErasureServiceState = Type.Object(
+  {
+    service: ServiceName,
+    status: Type.Enum(['pending', 'completed']),
+    completedAt: Type.Union([DateTime, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+/** An erasure job as GET answers it: done when every service it waits for has reported. */
+export const ErasureJob = Type.Object(
+  {
+    jobId: Uuid,
+    applicationId: Uuid,
+    gamerId: Uuid,
+    status: Type.Enum(['pending', 'completed'], { description: 'completed once every service listed has erased the gamer' }),
+    requestedAt: DateTime,
+    completedAt: Type.Union([DateTime, Type.Null()]),
+    services: Type.Array(ErasureServiceState, { description: 'the services the job waits for (ERASURE_SERVICES), then any other that reported' }),
+  },
+  { additionalProperties: false },
+);
+export type ErasureJob = Static<typeof ErasureJob>;
+
+export const ErasureJobParams = Type.Object({ applicationId: Uuid, jobId: Uuid }, { additionalProperties: false });
+export type ErasureJobParams = Static<typeof ErasureJobParams>;
+
+const errors = { 400: Problem, 401: Problem, 403: Problem, 404: Problem, 429: Problem, 503: Problem };
+const BASE = '/api/v1';
+
+export const gamerAdminRoutes = {
+  eraseGamer: {
+    method: 'DELETE', url: `${BASE}/:applicationId/gamers/:gamerId`,
+    links: { getGamerErasure: { applicationId: '$request.path.applicationId', jobId: '$response.body#/jobId' } },
+    schema: {
+      operationId: 'eraseGamer', summary: 'Erase a gamer from every service (role admin); 202 with the job to follow', tags: ['gamer admin'],
+      description: 'Answers 202 for any gamer id of the application, known or not (erasing nothing is done at once), so the answer tells nobody whether the gamer existed.',
+      params: ApplicationGamerParams, response: { 202: ErasureJob, ...errors },
+    },
+  },
+  getErasure: {
+    method: 'GET', url: `${BASE}/:applicationId/gamers/erasures/:jobId`,
+    schema: { operationId: 'getGamerErasure', summary: 'Progress of an erasure job, per service (role admin)', tags: ['gamer admin'], params: ErasureJobParams, response: { 200: ErasureJob, ...errors } },
+  },
+} as const;

@@ -1,0 +1,153 @@
+import { check, GamerErasedEvent, type GamerErasureCompletedEvent, type NatsNames } from '@gfts/contracts';
+import {
+  AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
+  type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg,
+} from '@nats-io/jetstream';
+import type { TSchema, Static } from 'typebox';
+import type { FastifyBaseLogger } from 'fastify';
+
+type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+const nanos = (ms: number) => ms * 1_000_000;
+const DAY_MS = 86_400_000;
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);
+}
+
+export interface GamerStreamSettings {
+  replicas: number;
+}
+
+/**
+ * The GAMERS stream (gamer.erased and gamer.erasure.completed), the same from every service
+ * that ensures it (each may start first). Kept 30 days: a service down for less than that
+ * still erases every gamer asked of it. Deduplicated by message id (the jobId) for 2 minutes.
+ */
+export async function ensureGamersStream(jsm: JetStreamManager, names: NatsNames, settings: GamerStreamSettings): Promise<void> {
+  const config = {
+    subjects: [names.gamerErased, names.gamerErasureCompleted],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    num_replicas: settings.replicas,
+    max_age: nanos(30 * DAY_MS),
+    duplicate_window: nanos(120_000),
+  };
+  try {
+    await jsm.streams.info(names.gamersStream);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    try {
+      await jsm.streams.add({ name: names.gamersStream, ...config });
+      return;
+    } catch (addError) {
+      // another service created it in between: fall through to the update
+      if (!(addError instanceof JetStreamApiError)) throw addError;
+    }
+  }
+  await jsm.streams.update(names.gamersStream, config);
+}
+
+export interface DurableSettings {
+  ackWaitMs: number;
+  /** redelivery delay of a failed message (grows with each delivery, at most 30 s) */
+  retryBaseMs: number;
+}
+
+/** A durable pull consumer on one subject of the GAMERS stream; safe from several replicas at once. */
+export async function ensureGamersConsumer(jsm: JetStreamManager, names: NatsNames, durable: string, subject: string, settings: DurableSettings): Promise<void> {
+  const config = { ack_policy: AckPolicy.Explicit, ack_wait: nanos(settings.ackWaitMs), max_ack_pending: 1_000, filter_subject: subject };
+  try {
+    await jsm.consumers.info(names.gamersStream, durable);
+    await jsm.consumers.update(names.gamersStream, durable, config);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.consumers.add(names.gamersStream, { durable_name: durable, deliver_policy: DeliverPolicy.All, ...config });
+  }
+}
+
+export interface GamerEventConsumer {
+  /** stops pulling and waits for the message being handled */
+  stop(): Promise<void>;
+}
+
+/**
+ * Handles the messages of a durable consumer one at a time: acknowledged after `handle`
+ * resolves, redelivered later (growing delay) when it throws, dropped with a log line when
+ * the payload is not the contract's shape. Never gives up on a valid message: erasure is a
+ * legal duty, so a store outage delays it and never loses it.
+ */
+export function consumeGamerEvents<S extends TSchema>(
+  deps: { js: JetStreamClient; names: NatsNames; durable: string; schema: S; log: Logger; retryBaseMs: number },
+  handle: (event: Static<S>) => Promise<void>,
+): GamerEventConsumer {
+  const { js, names, durable, schema, log, retryBaseMs } = deps;
+  let stopping = false;
+  let messages: ConsumerMessages | undefined;
+  const settle = async (msg: JsMsg) => {
+    let payload: unknown;
+    try {
+      payload = msg.json();
+    } catch {
+      payload = undefined;
+    }
+    const parsed = check(schema, payload);
+    if (!parsed.ok) {
+      log.error({ subject: msg.subject, seq: msg.seq }, 'gamer event of an unknown shape dropped');
+      msg.term('invalid payload');
+      return;
+    }
+    try {
+      await handle(parsed.value as Static<S>);
+      msg.ack();
+    } catch (error) {
+      const delay = Math.min(30_000, retryBaseMs * 2 ** (msg.info.deliveryCount - 1));
+      log.warn({ err: error, durable, deliveries: msg.info.deliveryCount }, 'gamer event failed; will be redelivered');
+      msg.nak(delay);
+    }
+  };
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        const consumer = await js.consumers.get(names.gamersStream, durable);
+        messages = await consumer.consume({ max_messages: 100 });
+        if (stopping) await messages.close();
+        for await (const msg of messages) await settle(msg);
+      } catch (error) {
+        if (stopping) break;
+        log.warn({ err: error, durable }, 'gamer event consumer interrupted; resuming');
+        await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await messages?.close().catch(() => undefined);
+      await loop;
+    },
+  };
+}
+
+/**
+ * The part of erasure every service shares: set up the stream and the service's consumer of
+ * gamer.erased, erase with `erase` (idempotent), then report to the job's owner.
+ */
+export async function startGamerErasure(
+  deps: { js: JetStreamClient; jsm: JetStreamManager; names: NatsNames; service: string; log: Logger; stream: GamerStreamSettings; durable: DurableSettings },
+  erase: (event: GamerErasedEvent) => Promise<void>,
+): Promise<GamerEventConsumer> {
+  const { js, jsm, names, service, log } = deps;
+  const durable = names.gamerErasedConsumer(service);
+  await ensureGamersStream(jsm, names, deps.stream);
+  await ensureGamersConsumer(jsm, names, durable, names.gamerErased, deps.durable);
+  return consumeGamerEvents({ js, names, durable, schema: GamerErasedEvent, log, retryBaseMs: deps.durable.retryBaseMs }, async (event) => {
+    await erase(event);
+    const report: GamerErasureCompletedEvent = { jobId: event.jobId, applicationId: event.applicationId, gamerId: event.gamerId, service, completedAt: new Date().toISOString() };
+    // one report per job and service, however often the event is handled
+    await js.publish(names.gamerErasureCompleted, JSON.stringify(report), { msgID: `${event.jobId}:${service}` });
+    log.info({ jobId: event.jobId, service }, 'gamer erased');
+  });
+}
+

@@ -1,0 +1,37 @@
+import { natsNames } from '@gfts/contracts';
+import { startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { FastifyBaseLogger } from 'fastify';
+import type { GamerErasure } from './repository/gamer-erasure.ts';
+
+export interface GamerErasureSettings {
+  prefix: string;
+  streamReplicas: number;
+  ackWaitMs: number;
+  retryBaseMs: number;
+}
+
+/**
+ * The friendship service's part of gamer erasure (docs/gamer-erasure.md): its own durable
+ * consumer of `gamer.erased` on the GAMERS stream, the gamer removed from the directory and
+ * from every relation and block on both sides, then `gamer.erasure.completed` reported with
+ * service "friendship". A redelivered or repeated event finds nothing more to remove.
+ */
+export async function startFriendshipErasure(nc: NatsConnection, erasure: GamerErasure, settings: GamerErasureSettings, log: FastifyBaseLogger): Promise<GamerEventConsumer> {
+  return startGamerErasure(
+    {
+      js: jetstream(nc),
+      jsm: await jetstreamManager(nc),
+      names: natsNames(settings.prefix),
+      service: 'friendship',
+      log,
+      stream: { replicas: settings.streamReplicas },
+      durable: { ackWaitMs: settings.ackWaitMs, retryBaseMs: settings.retryBaseMs },
+    },
+    async (event) => {
+      const removed = await erasure.erase(event.applicationId.toLowerCase(), event.gamerId.toLowerCase());
+      log.info({ jobId: event.jobId, ...removed }, 'friendship data of an erased gamer removed');
+    },
+  );
+}

@@ -1,0 +1,37 @@
+import type { ErasureJob } from '@gfts/contracts';
+
+/** What is stored of an erasure job. */
+export interface ErasureJobRecord {
+  id: string;
+  applicationId: string;
+  gamerId: string;
+  requestedAt: Date;
+  /** the services it waits for (ERASURE_SERVICES when it was made) */
+  expected: string[];
+  /** when each service that reported did */
+  done: Record<string, Date>;
+}
+
+/**
+ * A job as GET answers it: completed once every expected service reported, at the last of
+ * their reports; services that reported without being expected (one deployed since) are
+ * listed after the expected ones.
+ */
+export function erasureJobView(job: ErasureJobRecord): ErasureJob {
+  const reported = Object.keys(job.done).filter((s) => !job.expected.includes(s)).sort();
+  const services = [...job.expected, ...reported].map((service) => {
+    const at = job.done[service];
+    return { service, status: at ? ('completed' as const) : ('pending' as const), completedAt: at ? at.toISOString() : null };
+  });
+  const complete = job.expected.every((s) => job.done[s]);
+  const last = job.expected.map((s) => job.done[s]?.getTime() ?? 0).reduce((a, b) => Math.max(a, b), job.requestedAt.getTime());
+  return {
+    jobId: job.id,
+    applicationId: job.applicationId,
+    gamerId: job.gamerId,
+    status: complete ? 'completed' : 'pending',
+    requestedAt: job.requestedAt.toISOString(),
+    completedAt: complete ? new Date(last).toISOString() : null,
+    services,
+  };
+}

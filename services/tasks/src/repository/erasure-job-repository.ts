@@ -1,0 +1,53 @@
+import type { ErasureJobRecord } from '../domain/erasure-job.ts';
+import type { ErasureJobDoc, Store } from './store.ts';
+
+const toRecord = (doc: ErasureJobDoc): ErasureJobRecord => ({
+  id: doc._id,
+  applicationId: doc.applicationId,
+  gamerId: doc.gamerId,
+  requestedAt: doc.requestedAt,
+  expected: doc.expected ?? [],
+  done: doc.done ?? {},
+});
+
+/** Erasure jobs: written once, then each service's report `$set`s its own field. */
+export class ErasureJobRepository {
+  private readonly store: Store;
+
+  constructor(store: Store) {
+    this.store = store;
+  }
+
+  async insert(job: ErasureJobRecord): Promise<void> {
+    const { id, ...fields } = job;
+    await this.store.erasureJobs.insertOne({ _id: id, ...fields, published: false });
+  }
+
+  async markPublished(id: string): Promise<void> {
+    await this.store.erasureJobs.updateOne({ _id: id }, { $set: { published: true } });
+  }
+
+  /** A job whose event could not be published: it never existed for the caller (503). */
+  async remove(id: string): Promise<void> {
+    await this.store.erasureJobs.deleteOne({ _id: id, published: false });
+  }
+
+  /** The job, only within its application (another application's job is not found). */
+  async find(applicationId: string, id: string): Promise<ErasureJobRecord | null> {
+    const doc = await this.store.erasureJobs.findOne({ _id: id, applicationId });
+    return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Records a service's report. `service` is a name the contract's pattern allowed (lower
+   * case letters, digits, '-'), so it is safe as a field path; the first report's time stays.
+   */
+  async markDone(id: string, applicationId: string, service: string, at: Date): Promise<void> {
+    await this.store.erasureJobs.updateOne({ _id: id, applicationId, [`done.${service}`]: { $exists: false } }, { $set: { [`done.${service}`]: at } });
+  }
+
+  /** Jobs whose event a crash (between insert and publish) left unpublished, requested at or before `before`. */
+  async unpublished(before: Date, limit = 100): Promise<ErasureJobRecord[]> {
+    return (await this.store.erasureJobs.find({ published: false, requestedAt: { $lte: before } }).limit(limit).toArray()).map(toRecord);
+  }
+}

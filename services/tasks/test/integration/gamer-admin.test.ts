@@ -1,0 +1,197 @@
+import type { AchievementStat, ErasureJob, GamerTaskWithChildren, ProgressResetResult } from '@gfts/contracts';
+import { eventually, gamer, type Gamer } from '@gfts/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFullStack, type FullStack } from '../support/full-stack.ts';
+import { byTask, World } from '../support/world.ts';
+
+const FRIENDSHIP = '/api/v1/friendship';
+
+describe('gamer admin: progress reset and erasure', () => {
+  let stack: FullStack;
+  beforeAll(async () => {
+    stack = await startFullStack();
+  });
+  afterAll(async () => stack?.close());
+
+  const world = () => new World(stack.asTasksStack());
+  const reset = (w: World, gamerId: string, body: unknown, who: Gamer = w.admin) =>
+    stack.api<ProgressResetResult>('POST', `/api/v1/${w.app}/gamers/${gamerId}/progress/reset`, { headers: who.auth, body });
+  const erase = (w: World, gamerId: string, who: Gamer = w.admin) => stack.api<ErasureJob>('DELETE', `/api/v1/${w.app}/gamers/${gamerId}`, { headers: who.auth });
+  const job = (w: World, jobId: string, who: Gamer = w.admin) => stack.api<ErasureJob>('GET', `/api/v1/${w.app}/gamers/erasures/${jobId}`, { headers: who.auth });
+  const unlocks = async (w: World) => new Map((await stack.api<AchievementStat[]>('GET', `/api/v1/${w.app}/achievements/stats`, { headers: w.admin.auth })).body.map((s) => [s.name, [s.completedCount, s.trackedCount]]));
+  const claim = (who: Gamer, gamerTaskId: string) => stack.api('POST', `/api/v1/tasks/${gamerTaskId}/claim`, { headers: who.auth });
+  const find = (list: GamerTaskWithChildren[], taskId: string) => list.find((t) => t.task.id === taskId);
+
+  /**
+   * A gamer with: a claimed daily task (its reward in the inventory), a daily task in progress,
+   * a claimed achievement, a completed unclaimed achievement, an achievement in progress.
+   */
+  async function playedGamer(w: World) {
+    const item = randomUUID();
+    const claimedTask = await w.createTask({ name: 'Claimed task', applicationStatsId: 'a', targetValue: 1, rewards: [{ inventoryItemId: item, quantity: 2 }] });
+    const openTask = await w.createTask({ name: 'Open task', applicationStatsId: 'b', targetValue: 5 });
+    const claimedAch = await w.createTask({ name: 'Claimed ach', family: 'lifetime', isAchievement: true, applicationStatsId: 'c', targetValue: 1, rewards: [{ inventoryItemId: item, quantity: 3 }] });
+    const doneAch = await w.createTask({ name: 'Done ach', family: 'lifetime', isAchievement: true, applicationStatsId: 'd', targetValue: 1 });
+    const openAch = await w.createTask({ name: 'Open ach', family: 'lifetime', isAchievement: true, applicationStatsId: 'e', targetValue: 5 });
+    const ann = w.gamer('Ann');
+    expect((await w.assign(ann, 'daily', 2)).status).toBe(200);
+    await w.play(ann, { a: 1, b: 1, c: 1, d: 1, e: 1 });
+    const done = await w.waitFor(ann, byTask(claimedTask.id), (t) => t.completed);
+    await w.waitFor(ann, byTask(openTask.id), (t) => t.progress === 1);
+    const ach = await w.waitFor(ann, byTask(claimedAch.id), (t) => t.completed, 'achievements');
+    await w.waitFor(ann, byTask(doneAch.id), (t) => t.completed, 'achievements');
+    expect((await claim(ann, done.id)).status).toBe(200);
+    expect((await claim(ann, ach.id)).status).toBe(200);
+    expect(await w.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 5 }]);
+    // the counters move right after the batch's task write: a reader may see the completion first
+    const played = JSON.stringify([['Claimed ach', [1, 1]], ['Done ach', [1, 1]], ['Open ach', [0, 1]]]);
+    await eventually(async () => JSON.stringify([...(await unlocks(w))]) === played);
+    return { ann, item, claimedTask, openTask, claimedAch, doneAch, openAch };
+  }
+
+  it('scope tasks clears tasks in progress and keeps claimed ones; scope achievements keeps claimed achievements; unlock rates follow', async () => {
+    const w = world();
+    const g = await playedGamer(w);
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [1, 1]], ['Done ach', [1, 1]], ['Open ach', [0, 1]]]));
+
+    const tasksReset = await reset(w, g.ann.id, { scope: 'tasks' });
+    expect(tasksReset.status, JSON.stringify(tasksReset.body)).toBe(200);
+    expect(tasksReset.body).toEqual({ gamerId: g.ann.id, scope: 'tasks', tasksRemoved: 1, inventoryItemsRemoved: 0 });
+    const tasks = await w.tasks(g.ann);
+    expect(find(tasks, g.openTask.id)).toBeUndefined();
+    expect(find(tasks, g.claimedTask.id)).toMatchObject({ completed: true, claimed: true });
+    expect((await w.achievements(g.ann)).filter((a) => a.completed).length).toBe(2);
+    // the open task can be assigned again, from zero
+    const again = await w.assign(g.ann, 'daily', 1);
+    expect(again.body.map((t) => [t.task.id, t.progress])).toEqual([[g.openTask.id, 0]]);
+
+    const achReset = await reset(w, g.ann.id, { scope: 'achievements' });
+    expect(achReset.body).toMatchObject({ scope: 'achievements', tasksRemoved: 2, inventoryItemsRemoved: 0 });
+    const achievements = await w.achievements(g.ann);
+    expect(find(achievements, g.claimedAch.id)).toMatchObject({ completed: true, claimed: true });
+    expect(find(achievements, g.doneAch.id)).toMatchObject({ completed: false, progress: 0 });
+    expect(find(achievements, g.openAch.id)).toMatchObject({ completed: false, progress: 0 });
+    // Done ach no longer counts as unlocked; Ann is tracked again since she read her achievements
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [1, 1]], ['Done ach', [0, 1]], ['Open ach', [0, 1]]]));
+    expect(await w.inventory(g.ann)).toEqual([{ inventoryItemId: g.item, quantity: 5 }]);
+  });
+
+  it('scope all clears claimed tasks and achievements and the inventory too', async () => {
+    const w = world();
+    const g = await playedGamer(w);
+    const response = await reset(w, g.ann.id, { scope: 'all' });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ scope: 'all', tasksRemoved: 5, inventoryItemsRemoved: 2 });
+    // resetting again finds nothing more
+    expect((await reset(w, g.ann.id, { scope: 'all' })).body).toMatchObject({ tasksRemoved: 0, inventoryItemsRemoved: 0 });
+    expect(await w.tasks(g.ann)).toEqual([]);
+    expect(await w.inventory(g.ann)).toEqual([]);
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 0]], ['Done ach', [0, 0]], ['Open ach', [0, 0]]]));
+    // her achievements start again from zero (and she is tracked again by reading them)
+    expect((await w.achievements(g.ann)).every((a) => !a.completed && a.progress === 0 && !a.claimed)).toBe(true);
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 1]], ['Done ach', [0, 1]], ['Open ach', [0, 1]]]));
+  });
+
+  it('refuses a gamer, a game server and another application\'s admin (403), bad input (400), and touches only the path\'s application', async () => {
+    const w = world();
+    const g = await playedGamer(w);
+    const foreignAdmin = gamer(randomUUID(), 'Other admin', { roles: ['admin'] });
+    expect((await reset(w, g.ann.id, { scope: 'all' }, g.ann)).status).toBe(403);
+    expect((await reset(w, g.ann.id, { scope: 'all' }, w.server)).status).toBe(403);
+    expect((await reset(w, g.ann.id, { scope: 'all' }, foreignAdmin)).status).toBe(403);
+    for (const body of [{ scope: 'everything' }, { scope: 'ALL' }, {}, { scope: 'all', extra: 1 }]) {
+      const response = await reset(w, g.ann.id, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await stack.api('POST', `/api/v1/${w.app}/gamers/not-a-uuid/progress/reset`, { headers: w.admin.auth, body: { scope: 'all' } })).status).toBe(400);
+    // the admin of another application, on its own path, reaches nothing of Ann's
+    const other = world();
+    expect((await reset(other, g.ann.id, { scope: 'all' })).body).toMatchObject({ tasksRemoved: 0, inventoryItemsRemoved: 0 });
+    expect((await erase(w, g.ann.id, g.ann)).status).toBe(403);
+    expect((await erase(w, g.ann.id, foreignAdmin)).status).toBe(403);
+    // nothing changed
+    expect(await w.inventory(g.ann)).toEqual([{ inventoryItemId: g.item, quantity: 5 }]);
+    expect((await w.tasks(g.ann)).length).toBe(2);
+  });
+
+  it('erases a gamer everywhere: 202 with a job that reports each service, then no list, search or store holds them', async () => {
+    const w = world();
+    const g = await playedGamer(w);
+    const join = async (name: string) => {
+      const who = w.gamer(name);
+      expect((await stack.api('GET', FRIENDSHIP, { headers: who.auth })).status).toBe(200);
+      return who;
+    };
+    await stack.api('GET', FRIENDSHIP, { headers: g.ann.auth });
+    const [bob, cid, dan, eve] = [await join('Bob'), await join('Cid'), await join('Dan'), await join('Eve')];
+    // Ann and Bob are friends; Cid asked Ann; Ann asked Dan; Ann blocks Eve; Dan blocks Ann
+    expect((await stack.api('POST', FRIENDSHIP, { headers: g.ann.auth, body: { target: bob.id } })).status).toBe(200);
+    const incoming = await stack.api<{ id: string }[]>('GET', `${FRIENDSHIP}/requests/incoming`, { headers: bob.auth });
+    expect((await stack.api('POST', `${FRIENDSHIP}/${incoming.body[0]!.id}/accept`, { headers: bob.auth })).status).toBe(200);
+    expect((await stack.api('POST', FRIENDSHIP, { headers: cid.auth, body: { target: g.ann.id } })).status).toBe(200);
+    expect((await stack.api('POST', FRIENDSHIP, { headers: g.ann.auth, body: { target: dan.id } })).status).toBe(200);
+    expect((await stack.api('POST', `${FRIENDSHIP}/block`, { headers: g.ann.auth, body: { target: eve.id } })).status).toBe(200);
+    expect((await stack.api('POST', `${FRIENDSHIP}/block`, { headers: dan.auth, body: { target: g.ann.id } })).status).toBe(200);
+    const searchAnn = async (who: Gamer) => (await stack.api<{ id: string }[]>('GET', `${FRIENDSHIP}/search?displayName=Ann`, { headers: who.auth })).body.map((u) => u.id);
+    expect(await searchAnn(bob)).toContain(g.ann.id);
+
+    const response = await erase(w, g.ann.id);
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+    expect(response.body).toMatchObject({ applicationId: w.app, gamerId: g.ann.id, status: 'pending', completedAt: null });
+    expect(response.body.services.map((s) => s.service)).toEqual(['tasks', 'friendship']);
+    const done = await eventually(async () => {
+      const current = await job(w, response.body.jobId);
+      return current.body.status === 'completed' ? current.body : undefined;
+    }, 20_000);
+    expect(done.services.map((s) => [s.service, s.status])).toEqual([['tasks', 'completed'], ['friendship', 'completed']]);
+    expect(done.completedAt).not.toBeNull();
+
+    // friendship: in no one's lists, not searchable, no block either way
+    const ids = (list: { body: { user?: { id: string }; toGamer?: { id: string } }[] }) => list.body.map((e) => e.user?.id ?? e.toGamer?.id);
+    expect(ids(await stack.api('GET', FRIENDSHIP, { headers: bob.auth }))).not.toContain(g.ann.id);
+    expect(ids(await stack.api('GET', `${FRIENDSHIP}/requests/outgoing`, { headers: cid.auth }))).toEqual([]);
+    expect(ids(await stack.api('GET', `${FRIENDSHIP}/requests/incoming`, { headers: dan.auth }))).toEqual([]);
+    expect(ids(await stack.api('GET', `${FRIENDSHIP}/blocked`, { headers: dan.auth }))).toEqual([]);
+    expect(await searchAnn(bob)).toEqual([]);
+    expect(await searchAnn(eve)).toEqual([]);
+    const friendshipDb = await stack.friendshipDb();
+    expect(await friendshipDb.collection('gamers').countDocuments({ gamerId: g.ann.id })).toBe(0);
+    expect(await friendshipDb.collection('relations').countDocuments({ members: g.ann.id })).toBe(0);
+    expect(await friendshipDb.collection('blocks').countDocuments({ $or: [{ blocker: g.ann.id }, { blocked: g.ann.id }] })).toBe(0);
+    // the others keep what is theirs
+    expect(await friendshipDb.collection('gamers').countDocuments({ applicationId: w.app })).toBe(4);
+
+    // tasks: no gamer task, grant, unlock or idempotency key of Ann; her unlocks uncounted
+    const tasksDb = await stack.tasksDb();
+    expect(await tasksDb.collection('gamer_tasks').countDocuments({ gamerId: g.ann.id })).toBe(0);
+    expect(await tasksDb.collection('inventory_grants').countDocuments({ gamerId: g.ann.id })).toBe(0);
+    expect(await tasksDb.collection('achievement_unlocks').countDocuments({ gamerId: g.ann.id })).toBe(0);
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 0]], ['Done ach', [0, 0]], ['Open ach', [0, 0]]]));
+
+    // a second erasure of the same gamer is a new job that finds nothing more and completes too
+    const second = await erase(w, g.ann.id);
+    expect(second.status).toBe(202);
+    expect(second.body.jobId).not.toBe(response.body.jobId);
+    await eventually(async () => (await job(w, second.body.jobId)).body.status === 'completed', 20_000);
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 0]], ['Done ach', [0, 0]], ['Open ach', [0, 0]]]));
+  });
+
+  it('a job is only its application\'s admins\' to read: 403 for others on its path, 404 from another application, 400 for a malformed id', async () => {
+    const w = world();
+    const unknownGamer = randomUUID();
+    const started = await erase(w, unknownGamer);
+    expect(started.status).toBe(202);
+    const { jobId } = started.body;
+    expect((await job(w, jobId)).status).toBe(200);
+    expect((await job(w, jobId, w.gamer())).status).toBe(403);
+    expect((await job(w, jobId, gamer(randomUUID(), 'Other', { roles: ['admin'] }))).status).toBe(403);
+    const other = world();
+    expect((await job(other, jobId)).status).toBe(404);
+    expect((await job(w, randomUUID())).status).toBe(404);
+    expect((await stack.api('GET', `/api/v1/${w.app}/gamers/erasures/nope`, { headers: w.admin.auth })).status).toBe(400);
+    expect((await stack.api('DELETE', `/api/v1/${w.app}/gamers/nope`, { headers: w.admin.auth })).status).toBe(400);
+    // erasing a gamer nobody knows completes like any other
+    await eventually(async () => (await job(w, jobId)).body.status === 'completed', 20_000);
+  });
+});
