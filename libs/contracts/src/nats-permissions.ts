@@ -65,17 +65,41 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
   };
 }
 
-/** The friendship service: its notifications, and answers to the can-message requests. */
+/**
+ * The friendship service: its notifications, answers to the can-message requests, and
+ * the presence bucket it creates and watches (an ordered consumer delivering to its inbox;
+ * flow-control replies go out as responses).
+ */
 export function friendshipPermissions(prefix: string): NatsUserPermissions {
   const n = natsNames(prefix);
+  const api = '$JS.API';
+  const stream = n.presenceStream;
   return {
     user: 'friendship',
     passwordEnv: passwordEnv('friendship'),
-    publish: [n.friendshipEvents],
-    // it makes no requests of its own, so it needs no inbox
-    subscribe: [n.canMessage],
+    publish: [
+      n.friendshipEvents,
+      `${api}.INFO`,
+      `${api}.STREAM.INFO.${stream}`,
+      `${api}.STREAM.CREATE.${stream}`,
+      // the watch: its ordered consumer is created, inspected, and replaced after a gap
+      `${api}.CONSUMER.CREATE.${stream}.>`,
+      `${api}.CONSUMER.INFO.${stream}.>`,
+      `${api}.CONSUMER.DELETE.${stream}.>`,
+    ],
+    subscribe: [n.canMessage, `${natsInboxPrefix('friendship')}.>`],
     allowResponses: true,
   };
+}
+
+/**
+ * What writing presence sightings takes (the gateway; later a live-connection service):
+ * binding the bucket, and putting `<applicationId>.<gamerId>` keys, acknowledged on the
+ * writer's inbox. Neither may create, purge or delete the bucket.
+ */
+export function presenceWriterPublish(prefix: string): string[] {
+  const n = natsNames(prefix);
+  return [`$JS.API.STREAM.INFO.${n.presenceStream}`, `$KV.${n.presenceBucket}.>`];
 }
 
 /**

@@ -22,6 +22,13 @@ export function natsNames(prefix = 'gfts') {
     taskCompleted: `${prefix}.task.completed`,
     taskClaimed: `${prefix}.task.claimed`,
     inventoryGranted: `${prefix}.inventory.granted`,
+    /**
+     * Presence: a NATS KV bucket of `<applicationId>.<gamerId>` -> epoch ms of the gamer's
+     * latest authenticated call, written by the gateway (at most every
+     * PRESENCE_RECORD_INTERVAL_MS per gamer) and watched by every friendship replica.
+     */
+    presenceBucket: `${prefix}_presence`,
+    presenceStream: `KV_${prefix}_presence`,
     /** tasks-internal: a replica changed an application's catalog, the others drop their cached copy */
     tasksCatalogChanged: `${prefix}.internal.tasks.catalog-changed`,
   };
