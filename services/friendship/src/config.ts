@@ -8,6 +8,9 @@ const FriendshipSettings = {
   MAX_FRIENDS: Type.Integer({ minimum: 1, default: 1000, description: 'friends a gamer may have' }),
   MAX_PENDING_OUTGOING: Type.Integer({ minimum: 1, default: 100, description: 'pending outgoing requests a gamer may have' }),
   MAX_BLOCKS: Type.Integer({ minimum: 1, default: 1000, description: 'gamers a gamer may block' }),
+  PRESENCE_ONLINE_WINDOW_MS: Type.Integer({ minimum: 5_000, maximum: 3_600_000, default: 60_000, description: 'a gamer is online while their latest authenticated call is younger than this' }),
+  PRESENCE_MAX_TRACKED: Type.Integer({ minimum: 1_000, default: 1_000_000, description: 'most online gamers a replica holds in memory (about 200 bytes each)' }),
+  PRESENCE_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the presence bucket, when this service creates it' }),
 };
 export type FriendshipConfig = Static<TObject<typeof FriendshipSettings>>;
 
