@@ -95,7 +95,8 @@ run_service friendship PORT="$FRIENDSHIP_PORT" HOST=127.0.0.1 \
 run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
-  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT"
+  FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT" \
+  NATS_URL="nats://127.0.0.1:$nats_port"
 
 # Where everything runs, for tools such as bench/ that measure the running stack.
 STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"

@@ -282,7 +282,7 @@ describe('friend requests and friendships', () => {
       const id = randomUUID();
       const token = mintToken({ sub: id, app });
       const anonymous = await stack.api('POST', '/api/v1/friendship', { headers: { authorization: `Bearer ${token}` }, body: { target: viewer.id } });
-      expectOk(anonymous);
+      expectRequested(anonymous, 'pending');
       expect((await w.incoming(viewer)).body[0]!.user).toEqual({ id, displayName: '', avatar: '' });
     });
   });

@@ -67,7 +67,7 @@ describe('friendship security', () => {
       forged['x-application-id'] = bob.app;
 
       const sent = await stack.api('POST', BASE, { headers: { ...alice.auth, ...forged }, body: { target: carol.id } });
-      expectOk(sent);
+      expectRequested(sent, 'pending');
       const incoming = await w.incoming(carol);
       expect(incoming.body.map((e) => e.user.id)).toEqual([alice.id]);
       expect((await w.outgoing(bob)).body).toEqual([]);
