@@ -7,7 +7,7 @@
  *
  *   bench/run.sh --suggestions            # starts the stack, or BENCH_USE_RUNNING=1
  *   node bench/src/suggestions.ts [--state .stack/state.json] [--out bench/results]
- *        [--app <uuid>] [--samples 300] [--concurrency 8]
+ *        [--app <uuid>] [--samples 300] [--concurrency 8] [--measure-only]
  *
  * `--app` defaults to the application of the full bench's main dataset (100k gamers, 1M
  * relations), so when that dataset is loaded the neighbourhood lives among its relations.
@@ -23,7 +23,7 @@ import { call, containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, r
 import { summarize, type LatencySummary } from './stats.ts';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log('usage: node bench/src/suggestions.ts [--state FILE] [--out DIR] [--app UUID] [--samples N] [--concurrency N]\n(see the header of this file and bench/README.md)');
+  console.log('usage: node bench/src/suggestions.ts [--state FILE] [--out DIR] [--app UUID] [--samples N] [--concurrency N] [--measure-only]\n(see the header of this file and bench/README.md)');
   process.exit(0);
 }
 
@@ -87,11 +87,14 @@ friends.forEach((f, i) => {
 });
 
 log(`application ${app}; load average ${loadAverage().join(' ')}`);
-await inParallel('register', [center, ...friends, ...pool], concurrency, async (g) => {
-  const r = await call('GET', `${base}?limit=1`, auth(g));
-  if (r.status !== 200) throw new Error(`register ${g.id}: ${r.status} ${JSON.stringify(r.body)}`);
-});
-await inParallel('befriend', pairs, concurrency, befriend);
+// --measure-only: the neighbourhood is there from an earlier run (ids are seeded)
+if (!process.argv.includes('--measure-only')) {
+  await inParallel('register', [center, ...friends, ...pool], concurrency, async (g) => {
+    const r = await call('GET', `${base}?limit=1`, auth(g));
+    if (r.status !== 200) throw new Error(`register ${g.id}: ${r.status} ${JSON.stringify(r.body)}`);
+  });
+  await inParallel('befriend', pairs, concurrency, befriend);
+}
 
 const pids = new Map<string, number>([
   ['gateway', state.services.gateway.pid],
