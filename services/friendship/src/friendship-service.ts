@@ -127,10 +127,6 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     if (!known || blocks.callerBlocksTarget || blocks.targetBlocksCaller) throw unknownGamer();
   }
 
-  async function summaries(applicationId: string, gamerIds: string[]): Promise<Map<string, GamerProfile>> {
-    return repo.gamers.profiles(applicationId, gamerIds);
-  }
-
   async function listRelations(caller: Caller, which: RelationList, request: PageRequest): Promise<Page<FriendshipEntry>> {
     const { applicationId, gamerId } = caller;
     return page(
@@ -239,7 +235,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         request,
         (afterId, limit) => repo.relations.list(applicationId, gamerId, 'friends', afterId, limit, { favoriteOnly }),
         async (rows) => {
-          const profiles = await summaries(applicationId, rows.map((r) => otherMember(r, gamerId)));
+          const profiles = await repo.gamers.profiles(applicationId, rows.map((r) => otherMember(r, gamerId)));
           return rows.map((r) => friendEntry(r, gamerId, profiles));
         },
       );
@@ -251,7 +247,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const { applicationId, gamerId } = caller;
       const relation = await repo.relations.setNotes(applicationId, friendshipId.toLowerCase(), gamerId, notes);
       if (!relation) throw unknownRelation();
-      return friendEntry(relation, gamerId, await summaries(applicationId, [otherMember(relation, gamerId)]));
+      return friendEntry(relation, gamerId, await repo.gamers.profiles(applicationId, [otherMember(relation, gamerId)]));
     },
 
     /** Friends of friends, ranked by mutual friends, minus everyone the rules exclude. */
@@ -265,7 +261,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       ]);
       const friendEdges = await repo.relations.friendEdgesOf(applicationId, friends);
       const ranked = rankSuggestions({ caller: gamerId, friends, friendEdges, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
-      const profiles = await summaries(applicationId, ranked.map((c) => c.gamerId));
+      const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
       return ranked.map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
     },
 
@@ -277,7 +273,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       await assertVisible(caller, other);
       const [mine, theirs] = await Promise.all([repo.relations.friendIds(applicationId, gamerId), repo.relations.friendIds(applicationId, other)]);
       const common = commonFriends(mine, theirs);
-      const profiles = await summaries(applicationId, common);
+      const profiles = await repo.gamers.profiles(applicationId, common);
       return common
         .map((id) => summary(id, profiles))
         .sort((a, b) => a.displayName.localeCompare(b.displayName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
