@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { natsNames } from '@gfts/contracts';
+import { natsConnectionOptions } from '@gfts/platform';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -39,7 +40,8 @@ export const presenceRecording = fp<Options>(async (app: FastifyInstance, { conf
     let warned = false;
     while (!stop.signal.aborted) {
       try {
-        nc ??= await connect({ servers: config.NATS_URL!.split(',').map((s) => s.trim()), name: 'gateway-presence', maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
+        // as the gateway's NATS user, whose grants include writing the presence bucket
+        nc ??= await connect(natsConnectionOptions(config.NATS_URL!, 'gateway-presence', { user: config.NATS_USER, password: config.NATS_PASSWORD }));
         // binds without creating: the friendship service owns the bucket and its settings
         kv = await new Kvm(jetstream(nc, { timeout: WRITE_TIMEOUT_MS })).open(names.presenceBucket, { allow_direct: true });
         await kv.status();
