@@ -8,6 +8,7 @@
 #   BENCH_USE_RUNNING=1 bench/run.sh --quick    # use a stack already started by scripts/stack.sh
 #
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
+# --suggestions runs only the friend-suggestion scenario (bench/src/suggestions.ts).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -57,4 +58,10 @@ else
 fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
-node "$root/bench/src/main.ts" "$@"
+if [[ " $* " == *" --suggestions "* ]]; then
+  args=()
+  for a in "$@"; do [ "$a" = --suggestions ] || args+=("$a"); done
+  node "$root/bench/src/suggestions.ts" "${args[@]}"
+else
+  node "$root/bench/src/main.ts" "$@"
+fi

@@ -102,7 +102,8 @@ run_service notifications PORT="$NOTIFICATIONS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$notifications_db_port/notifications" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
   FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT" \
-  NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT"
+  NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT" \
+  NATS_URL="nats://127.0.0.1:$nats_port"
 
 # Where everything runs, for tools such as bench/ that measure the running stack.
 STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"

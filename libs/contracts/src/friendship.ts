@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { OkResponse, PageQuery, Uuid } from './common.ts';
+import { DateTime, OkResponse, PageQuery, Uuid } from './common.ts';
 import { Problem } from './errors.ts';
 
 /**
@@ -37,6 +37,89 @@ export const FriendshipEntry = Type.Object(
 );
 export type FriendshipEntry = Static<typeof FriendshipEntry>;
 
+/**
+ * Whether a friend is online: while they made an authenticated call within the online
+ * window (PRESENCE_ONLINE_WINDOW_MS, 60 s by default; docs/friendship.md, Presence).
+ * `lastSeenAt` is null when the service never saw them.
+ */
+export const Presence = Type.Object(
+  {
+    status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+    lastSeenAt: Type.Union([DateTime, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type Presence = Static<typeof Presence>;
+
+export const ALIAS_MAX = 32;
+
+/**
+ * An entry of the caller's friend list (GET /): the spec's friendship entry plus the
+ * friend's presence and the caller's own private notes on them (alias '' when none).
+ */
+export const FriendEntry = Type.Object(
+  {
+    id: Uuid,
+    status: Type.Literal(FriendshipStatus.ACCEPTED),
+    user: UserSummary,
+    presence: Presence,
+    alias: Type.String({ maxLength: ALIAS_MAX, description: "the caller's private name for this friend; '' when none" }),
+    favorite: Type.Boolean({ description: "the caller's private favorite mark" }),
+  },
+  { additionalProperties: false },
+);
+export type FriendEntry = Static<typeof FriendEntry>;
+
+/** PATCH /{friendshipId}: the caller's private notes on a friend; at least one field. */
+export const FriendNotesBody = Type.Object(
+  {
+    alias: Type.Optional(Type.String({ maxLength: ALIAS_MAX, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description: "private name for the friend, at most 32 characters; '' removes it" })),
+    favorite: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type FriendNotesBody = Static<typeof FriendNotesBody>;
+
+/** GET /: paging, and `favorite=true` for the caller's favorites only. */
+export const FriendListQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    favorite: Type.Optional(Type.Boolean({ description: 'true: only friends the caller marked favorite' })),
+  },
+  { additionalProperties: false },
+);
+export type FriendListQuery = Static<typeof FriendListQuery>;
+
+/** POST /: the request (or, when it crossed one of the target's, the friendship) it answered with. */
+export const FriendRequestResponse = Type.Object(
+  {
+    ok: Type.Boolean(),
+    id: Uuid,
+    status: Type.Union([Type.Literal(FriendshipStatus.PENDING), Type.Literal(FriendshipStatus.ACCEPTED)]),
+  },
+  { additionalProperties: false },
+);
+export type FriendRequestResponse = Static<typeof FriendRequestResponse>;
+
+export const SUGGESTIONS_DEFAULT = 20;
+export const SUGGESTIONS_MAX = 100;
+
+export const SuggestionsQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SUGGESTIONS_MAX, description: `result size (default ${SUGGESTIONS_DEFAULT})` })) },
+  { additionalProperties: false },
+);
+export type SuggestionsQuery = Static<typeof SuggestionsQuery>;
+
+/** A friend of a friend, with how many friends the caller and they have in common. */
+export const Suggestion = Type.Object(
+  { user: UserSummary, mutualFriends: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+export type Suggestion = Static<typeof Suggestion>;
+
+export const GamerIdParams = Type.Object({ gamerId: Uuid }, { additionalProperties: false });
+export type GamerIdParams = Static<typeof GamerIdParams>;
+
 /** 2.3 Blocked entry. */
 export const BlockedEntry = Type.Object({ id: Uuid, toGamer: UserSummary }, { additionalProperties: false });
 export type BlockedEntry = Static<typeof BlockedEntry>;
@@ -67,7 +150,11 @@ export const friendshipRoutes = {
   },
   sendRequest: {
     method: 'POST', url: `${BASE}`,
-    schema: { operationId: 'sendFriendRequest', summary: 'Send a friend request (accepts a crossed pending request)', tags: ['friendship'], body: TargetBody, response: { 200: OkResponse, ...errors } },
+    schema: {
+      operationId: 'sendFriendRequest', summary: 'Send a friend request (accepts a crossed pending request)', tags: ['friendship'], body: TargetBody,
+      description: 'Answers the id of the request and its status: `pending`, or `accepted` when the target had already asked the caller (the id is then that request\'s, now the friendship\'s). A repeated request answers the same id.',
+      response: { 200: FriendRequestResponse, ...errors },
+    },
   },
   accept: {
     method: 'POST', url: `${BASE}/:friendshipId/accept`,
@@ -75,7 +162,10 @@ export const friendshipRoutes = {
   },
   listFriends: {
     method: 'GET', url: `${BASE}`,
-    schema: { operationId: 'listFriends', summary: 'List friends', tags: ['friendship'], querystring: PageQuery, response: { 200: Type.Array(FriendshipEntry), ...errors } },
+    schema: {
+      operationId: 'listFriends', summary: 'List friends, with presence and the caller\'s private notes', tags: ['friendship'], querystring: FriendListQuery,
+      response: { 200: Type.Array(FriendEntry), ...errors },
+    },
   },
   listIncoming: {
     method: 'GET', url: `${BASE}/requests/incoming`,
@@ -104,6 +194,29 @@ export const friendshipRoutes = {
   unfriend: {
     method: 'DELETE', url: `${BASE}/:friendshipId`,
     schema: { operationId: 'unfriend', summary: 'Remove a friend', tags: ['friendship'], params: FriendshipIdParams, response: { 200: OkResponse, ...errors } },
+  },
+  updateNotes: {
+    method: 'PATCH', url: `${BASE}/:friendshipId`,
+    schema: {
+      operationId: 'updateFriendNotes', summary: 'Set the caller\'s private alias and favorite mark on a friend', tags: ['friendship'],
+      params: FriendshipIdParams, body: FriendNotesBody, response: { 200: FriendEntry, ...errors },
+    },
+  },
+  suggestions: {
+    method: 'GET', url: `${BASE}/suggestions`,
+    schema: {
+      operationId: 'friendSuggestions', summary: 'Friends of friends, most mutual friends first', tags: ['friendship'],
+      description: 'Never the caller, a friend, a gamer with a pending request either way, a gamer blocked either way, or a gamer of another application.',
+      querystring: SuggestionsQuery, response: { 200: Type.Array(Suggestion), ...errors },
+    },
+  },
+  mutualFriends: {
+    method: 'GET', url: `${BASE}/mutual/:gamerId`,
+    schema: {
+      operationId: 'mutualFriends', summary: 'Friends the caller and another gamer have in common', tags: ['friendship'],
+      description: '404 for an unknown gamer, the caller, or a gamer who blocks the caller or whom the caller blocks.',
+      params: GamerIdParams, response: { 200: Type.Array(UserSummary), ...errors },
+    },
   },
   listBlocked: {
     method: 'GET', url: `${BASE}/blocked`,

@@ -94,15 +94,31 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
   };
 }
 
-/** The friendship service: its notifications, answers to the can-message requests, and its part of gamer erasure. */
+/**
+ * The friendship service: its notifications, answers to the can-message requests, its part of
+ * gamer erasure, and the presence bucket it creates and watches (an ordered consumer delivering
+ * to its inbox; flow-control replies go out as responses).
+ */
 export function friendshipPermissions(prefix: string): NatsUserPermissions {
   const n = natsNames(prefix);
+  const api = '$JS.API';
+  const stream = n.presenceStream;
   return {
     user: 'friendship',
     passwordEnv: passwordEnv('friendship'),
-    publish: [n.friendshipEvents, ...gamerErasurePermissions(prefix, 'friendship')],
-    // JetStream API answers (gamer erasure) arrive on its own inbox
-    subscribe: [`${natsInboxPrefix('friendship')}.>`, n.canMessage],
+    // a set: gamer erasure needs `$JS.API.INFO` too
+    publish: [...new Set([
+      n.friendshipEvents,
+      ...gamerErasurePermissions(prefix, 'friendship'),
+      `${api}.INFO`,
+      `${api}.STREAM.INFO.${stream}`,
+      `${api}.STREAM.CREATE.${stream}`,
+      // the watch: its ordered consumer is created, inspected, and replaced after a gap
+      `${api}.CONSUMER.CREATE.${stream}.>`,
+      `${api}.CONSUMER.INFO.${stream}.>`,
+      `${api}.CONSUMER.DELETE.${stream}.>`,
+    ])],
+    subscribe: [n.canMessage, `${natsInboxPrefix('friendship')}.>`],
     allowResponses: true,
   };
 }
@@ -123,6 +139,16 @@ export function notificationsPermissions(prefix: string): NatsUserPermissions {
 }
 
 /**
+ * What writing presence sightings takes (the gateway; later a live-connection service):
+ * binding the bucket, and putting `<applicationId>.<gamerId>` keys, acknowledged on the
+ * writer's inbox. Neither may create, purge or delete the bucket.
+ */
+export function presenceWriterPublish(prefix: string): string[] {
+  const n = natsNames(prefix);
+  return [`$JS.API.STREAM.INFO.${n.presenceStream}`, `$KV.${n.presenceBucket}.>`];
+}
+
+/**
  * The gateway's shared rate-limit counters: one NATS KV bucket per window length (a bucket
  * keeps the max age it was created with). Its name is part of the gateway user's
  * permissions, so it lives here rather than in the gateway.
@@ -130,12 +156,13 @@ export function notificationsPermissions(prefix: string): NatsUserPermissions {
 export const rateLimitBucket = (windowMs: number) => `gateway_rate_limit_${windowMs}`;
 
 /**
- * The gateway: the KV bucket of its rate-limit window, nothing else. NATS wildcards match
- * whole tokens only (`KV_gateway_rate_limit_*` would match no stream), so the bucket is
- * named exactly; a gateway running another RATE_LIMIT_WINDOW_MS is refused and limits per
- * replica (deploy/tools/check_deploy.py compares the two).
+ * The gateway: the KV bucket of its rate-limit window, and writing presence sightings
+ * into the presence bucket of `prefix`; nothing else. NATS wildcards match whole tokens
+ * only (`KV_gateway_rate_limit_*` would match no stream), so the bucket is named exactly;
+ * a gateway running another RATE_LIMIT_WINDOW_MS is refused and limits per replica
+ * (deploy/tools/check_deploy.py compares the two).
  */
-export function gatewayPermissions(rateLimitWindowMs: number): NatsUserPermissions {
+export function gatewayPermissions(rateLimitWindowMs: number, prefix: string): NatsUserPermissions {
   if (!Number.isSafeInteger(rateLimitWindowMs) || rateLimitWindowMs <= 0) throw new Error(`not a rate-limit window: ${rateLimitWindowMs}`);
   const api = '$JS.API';
   const bucket = rateLimitBucket(rateLimitWindowMs);
@@ -153,6 +180,8 @@ export function gatewayPermissions(rateLimitWindowMs: number): NatsUserPermissio
       `${api}.DIRECT.GET.${stream}.>`,
       // create and update: JetStream publishes with an expected last subject sequence
       `$KV.${bucket}.>`,
+      // presence: bind the friendship service's bucket, put sightings
+      ...presenceWriterPublish(prefix),
     ],
     subscribe: [`${natsInboxPrefix('gateway')}.>`],
     allowResponses: false,
@@ -204,7 +233,7 @@ export function renderNatsAuthorization(prefix: string, gameServerApplicationIds
     tasksPermissions(prefix),
     friendshipPermissions(prefix),
     notificationsPermissions(prefix),
-    gatewayPermissions(rateLimitWindowMs),
+    gatewayPermissions(rateLimitWindowMs, prefix),
     ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id)),
   ];
   return [

@@ -41,6 +41,13 @@ export function natsNames(prefix = 'gfts') {
     gamerErasedConsumer: (service: string) => `${prefix}-${service}-gamer-erased`,
     /** the tasks service's durable consumer of the completion reports (it keeps the jobs) */
     erasureProgressConsumer: `${prefix}-tasks-erasure-progress`,
+    /**
+     * Presence: a NATS KV bucket of `<applicationId>.<gamerId>` -> epoch ms of the gamer's
+     * latest authenticated call, written by the gateway (at most every
+     * PRESENCE_RECORD_INTERVAL_MS per gamer) and watched by every friendship replica.
+     */
+    presenceBucket: `${prefix}_presence`,
+    presenceStream: `KV_${prefix}_presence`,
     /** tasks-internal: a replica changed an application's catalog, the others drop their cached copy */
     tasksCatalogChanged: `${prefix}.internal.tasks.catalog-changed`,
   };

@@ -5,8 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * The path is the route's own (the gateway forwards paths unchanged, so it is also the
  * public one), never the raw request URL, so nothing a caller typed is echoed back.
  */
-export function linkNextPage(request: FastifyRequest, reply: FastifyReply, page: { limit: number; nextCursor?: string }): void {
+export function linkNextPage(request: FastifyRequest, reply: FastifyReply, page: { limit: number; nextCursor?: string; filter?: Record<string, string> }): void {
   if (page.nextCursor === undefined) return;
-  const query = new URLSearchParams({ limit: String(page.limit), cursor: page.nextCursor });
+  // a filter (favorite=true) is the service's own rendering of a validated value, never the raw query
+  const query = new URLSearchParams({ ...page.filter, limit: String(page.limit), cursor: page.nextCursor });
   reply.header('link', `<${request.routeOptions.url}?${query.toString()}>; rel="next"`);
 }

@@ -4,6 +4,8 @@ import type { FriendshipConfig } from './config.ts';
 import { natsEventPublisher, startCanMessageResponder } from './events.ts';
 import { friendshipService } from './friendship-service.ts';
 import { startFriendshipErasure } from './gamer-erasure.ts';
+import { presenceBoard } from './presence/board.ts';
+import { startPresenceWatch } from './presence/watch.ts';
 import { registrationCache } from './registration-cache.ts';
 import { createRepositories } from './repository/index.ts';
 import { friendshipRoutes } from './routes/index.ts';
@@ -14,11 +16,21 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'friendship', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const repositories = await createRepositories(mongo);
+  const onlineWindowMs = config.PRESENCE_ONLINE_WINDOW_MS;
+  const board = presenceBoard({ onlineWindowMs, maxEntries: config.PRESENCE_MAX_TRACKED });
+  const presence = startPresenceWatch({
+    nc: nats, prefix: config.NATS_PREFIX, board, onlineWindowMs, replicas: config.PRESENCE_KV_REPLICAS,
+    sweepMs: Math.min(5_000, Math.floor(onlineWindowMs / 4)),
+    persist: (ended) => repositories.gamers.recordLastSeen(ended),
+    log: app.log,
+  });
   const service = friendshipService({
     repositories,
     publish: natsEventPublisher(nats, config.NATS_PREFIX, app.log),
     limits: { maxFriends: config.MAX_FRIENDS, maxPendingOutgoing: config.MAX_PENDING_OUTGOING, maxBlocks: config.MAX_BLOCKS },
     registrations: registrationCache(),
+    presence: board,
+    onlineWindowMs,
   });
   const canMessage = startCanMessageResponder(nats, config.NATS_PREFIX, repositories.blocks, app.log);
   const erasure = await startFriendshipErasure(nats, repositories.erasure, {
@@ -28,6 +40,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   app.addHook('onClose', async () => {
     await canMessage.stop();
     await erasure.stop();
+    await presence.close();
     await nats.drain();
     await mongo.close();
   });

@@ -1,9 +1,14 @@
-import { ErrorCode, FriendshipEventType, type BlockedEntry, type FriendshipEntry, type Identity, type UserSummary } from '@gfts/contracts';
+import {
+  ErrorCode, FriendshipEventType, FriendshipStatus, SUGGESTIONS_DEFAULT,
+  type BlockedEntry, type FriendEntry, type FriendRequestResponse, type FriendshipEntry, type Identity, type Suggestion, type UserSummary,
+} from '@gfts/contracts';
 import { badRequest, conflict, decodeCursor, encodeCursor, notFound, uuidv7 } from '@gfts/platform';
 
 import { displayNameKey } from './domain/display-name.ts';
 import { limitReached, pageSize, Quota, searchSize } from './domain/limits.ts';
-import type { GamerProfile } from './domain/model.ts';
+import type { FriendNotes, GamerProfile, Relation } from './domain/model.ts';
+import { presenceOf } from './domain/presence.ts';
+import { commonFriends, rankSuggestions } from './domain/suggestions.ts';
 import { assertNotBlocked, assertNotSelf, decideFriendRequest, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import type { RegistrationCache } from './registration-cache.ts';
@@ -15,11 +20,18 @@ export interface FriendshipLimits {
   maxBlocks: number;
 }
 
+/** What the friend list needs of presence: the latest live sighting this replica holds. */
+export interface PresenceSource {
+  lastSeen(applicationId: string, gamerId: string): number | undefined;
+}
+
 export interface FriendshipServiceDeps {
   repositories: FriendshipRepositories;
   publish: PublishEvent;
   limits: FriendshipLimits;
   registrations: RegistrationCache;
+  presence: PresenceSource;
+  onlineWindowMs: number;
   clock?: () => Date;
 }
 
@@ -31,15 +43,22 @@ export interface PageRequest {
   cursor?: string | undefined;
 }
 
+export interface FriendListRequest extends PageRequest {
+  favorite?: boolean | undefined;
+}
+
 export interface Page<T> {
   items: T[];
   /** the page size used, repeated in the next-page link */
   limit: number;
+  /** further query parameters the next-page link repeats */
+  filter?: Record<string, string>;
   /** present when more entries follow */
   nextCursor?: string;
 }
 
 const unknownRelation = () => notFound('no such friendship or friend request of yours');
+const unknownGamer = () => notFound('no such gamer in this application');
 
 /**
  * The friendship use cases: domain rules + data access + events. Handlers call these and
@@ -87,6 +106,18 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     return { items: await toEntries(shown), limit, ...(rows.length > limit && last ? { nextCursor: encodeCursor(last.id) } : {}) };
   }
 
+  /** A friend-list entry: the friend, their presence, and the caller's own notes on them. */
+  function friendEntry(relation: Relation, me: string, profiles: Map<string, GamerProfile>): FriendEntry {
+    const friend = otherMember(relation, me);
+    const notes = relation.notes?.[me];
+    const presence = presenceOf(
+      { liveSeenAt: deps.presence.lastSeen(relation.applicationId, friend), storedSeenAt: profiles.get(friend)?.lastSeenAt },
+      now().getTime(),
+      deps.onlineWindowMs,
+    );
+    return { id: relation.id, status: FriendshipStatus.ACCEPTED, user: summary(friend, profiles), presence, alias: notes?.alias ?? '', favorite: notes?.favorite ?? false };
+  }
+
   /**
    * pending -> accepted by the addressee (`caller`), keeping the request's id. `gone` is
    * the answer when no such pending request is there (anymore).
@@ -100,8 +131,17 @@ export function friendshipService(deps: FriendshipServiceDeps) {
   }
 
   /** The target asked first: the caller accepts that request, which keeps its id. */
-  const acceptCrossed = (caller: Caller, id: string) =>
-    acceptRequest(caller, id, () => conflict(ErrorCode.CONFLICT, "the other gamer's request changed while we accepted it; try again"));
+  async function acceptCrossed(caller: Caller, id: string): Promise<FriendRequestResponse> {
+    await acceptRequest(caller, id, () => conflict(ErrorCode.CONFLICT, "the other gamer's request changed while we accepted it; try again"));
+    return { ok: true, id, status: FriendshipStatus.ACCEPTED };
+  }
+  const stillPending = (id: string): FriendRequestResponse => ({ ok: true, id, status: FriendshipStatus.PENDING });
+
+  /** A gamer of the caller's application with no block either way between them, or 404. */
+  async function assertVisible(caller: Caller, target: string): Promise<void> {
+    const [known, blocks] = await Promise.all([repo.gamers.exists(caller.applicationId, target), repo.blocks.between(caller.applicationId, caller.gamerId, target)]);
+    if (!known || blocks.callerBlocksTarget || blocks.targetBlocksCaller) throw unknownGamer();
+  }
 
   async function listRelations(caller: Caller, which: RelationList, request: PageRequest): Promise<Page<FriendshipEntry>> {
     const { applicationId, gamerId } = caller;
@@ -129,8 +169,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       registrations.remember(key, fingerprint);
     },
 
-    /** POST /: request, idempotent repeat, or accept of the target's crossed request. */
-    async sendRequest(caller: Caller, rawTarget: string): Promise<void> {
+    /** POST /: request, idempotent repeat, or accept of the target's crossed request; answers the relation's id and status. */
+    async sendRequest(caller: Caller, rawTarget: string): Promise<FriendRequestResponse> {
       const { applicationId, gamerId } = caller;
       const target = rawTarget.toLowerCase();
       assertNotSelf(gamerId, target, 'send a friend request to');
@@ -141,19 +181,23 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       ]);
       const situation = { caller: gamerId, target, targetKnown, blocks };
       const decision = decideFriendRequest({ ...situation, existing });
-      if (decision.kind === 'already-requested') return;
+      if (decision.kind === 'already-requested') return stillPending(decision.relationId);
       if (decision.kind === 'accept-crossed') return acceptCrossed(caller, decision.relationId);
 
       const outcome = await repo.relations.request(pendingRequest(applicationId, gamerId, target, uuidv7(), now()), limits.maxPendingOutgoing);
       if (outcome.kind === 'pendingLimit') throw limitReached(Quota.pendingOutgoing, limits.maxPendingOutgoing);
-      if (outcome.kind === 'blocked') return assertNotBlocked(outcome.blocks);
+      if (outcome.kind === 'blocked') {
+        assertNotBlocked(outcome.blocks);
+        throw conflict(ErrorCode.CONFLICT, 'a block between you changed while the request was made; try again');
+      }
       if (outcome.kind === 'exists') {
         // another call wrote the pair's relation first: the same rules decide on it, once
         const next = decideFriendRequest({ ...situation, existing: outcome.relation });
         if (next.kind === 'accept-crossed') return acceptCrossed(caller, next.relationId);
-        return;
+        return stillPending(outcome.relation.id);
       }
       publish(FriendshipEventType.REQUESTED, { applicationId, friendshipId: outcome.request.id, actorId: gamerId, targetId: target, actor: await actorSummary(caller) });
+      return stillPending(outcome.request.id);
     },
 
     async accept(caller: Caller, friendshipId: string): Promise<void> {
@@ -206,7 +250,58 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       publish(FriendshipEventType.UNBLOCKED, { applicationId, friendshipId: outcome.block.id, actorId: gamerId, targetId: outcome.block.blocked });
     },
 
-    listFriends: (caller: Caller, request: PageRequest) => listRelations(caller, 'friends', request),
+    /** GET /: the caller's friends with presence and notes; `favorite` keeps the favorites only. */
+    async listFriends(caller: Caller, request: FriendListRequest): Promise<Page<FriendEntry>> {
+      const { applicationId, gamerId } = caller;
+      const favoriteOnly = request.favorite === true;
+      const result = await page(
+        request,
+        (afterId, limit) => repo.relations.list(applicationId, gamerId, 'friends', afterId, limit, { favoriteOnly }),
+        async (rows) => {
+          const profiles = await repo.gamers.profiles(applicationId, rows.map((r) => otherMember(r, gamerId)));
+          return rows.map((r) => friendEntry(r, gamerId, profiles));
+        },
+      );
+      return favoriteOnly ? { ...result, filter: { favorite: 'true' } } : result;
+    },
+
+    /** PATCH /{friendshipId}: the caller's private alias and favorite mark on a friend. */
+    async setNotes(caller: Caller, friendshipId: string, notes: FriendNotes): Promise<FriendEntry> {
+      const { applicationId, gamerId } = caller;
+      const relation = await repo.relations.setNotes(applicationId, friendshipId.toLowerCase(), gamerId, notes);
+      if (!relation) throw unknownRelation();
+      return friendEntry(relation, gamerId, await repo.gamers.profiles(applicationId, [otherMember(relation, gamerId)]));
+    },
+
+    /** Friends of friends, ranked by mutual friends, minus everyone the rules exclude. */
+    async suggestions(caller: Caller, limit: number | undefined): Promise<Suggestion[]> {
+      const { applicationId, gamerId } = caller;
+      const [friends, pending, blocked, blockers] = await Promise.all([
+        repo.relations.friendIds(applicationId, gamerId),
+        repo.relations.pendingPartners(applicationId, gamerId),
+        repo.blocks.blockedBy(applicationId, gamerId),
+        repo.blocks.blockersOf(applicationId, gamerId),
+      ]);
+      const friendEdges = await repo.relations.friendEdgesOf(applicationId, friends);
+      const ranked = rankSuggestions({ caller: gamerId, friends, friendEdges, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
+      const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
+      return ranked.map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
+    },
+
+    /** GET /mutual/{gamerId}: friends in common; 404 across a block, as for an unknown gamer. */
+    async mutualFriends(caller: Caller, rawGamerId: string): Promise<UserSummary[]> {
+      const { applicationId, gamerId } = caller;
+      const other = rawGamerId.toLowerCase();
+      assertNotSelf(gamerId, other, 'ask for mutual friends with');
+      await assertVisible(caller, other);
+      const [mine, theirs] = await Promise.all([repo.relations.friendIds(applicationId, gamerId), repo.relations.friendIds(applicationId, other)]);
+      const common = commonFriends(mine, theirs);
+      const profiles = await repo.gamers.profiles(applicationId, common);
+      return common
+        .map((id) => summary(id, profiles))
+        .sort((a, b) => a.displayName.localeCompare(b.displayName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+
     listIncoming: (caller: Caller, request: PageRequest) => listRelations(caller, 'incoming', request),
     listOutgoing: (caller: Caller, request: PageRequest) => listRelations(caller, 'outgoing', request),
 

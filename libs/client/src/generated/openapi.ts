@@ -186,10 +186,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List friends */
+        /** List friends, with presence and the caller's private notes */
         get: operations["listFriends"];
         put?: never;
-        /** Send a friend request (accepts a crossed pending request) */
+        /**
+         * Send a friend request (accepts a crossed pending request)
+         * @description Answers the id of the request and its status: `pending`, or `accepted` when the target had already asked the caller (the id is then that request's, now the friendship's). A repeated request answers the same id.
+         */
         post: operations["sendFriendRequest"];
         delete?: never;
         options?: never;
@@ -211,7 +214,8 @@ export interface paths {
         delete: operations["unfriend"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set the caller's private alias and favorite mark on a friend */
+        patch: operations["updateFriendNotes"];
         trace?: never;
     };
     "/api/v1/friendship/{friendshipId}/accept": {
@@ -277,6 +281,26 @@ export interface paths {
         post?: never;
         /** Unblock a gamer */
         delete: operations["unblockGamer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friendship/mutual/{gamerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Friends the caller and another gamer have in common
+         * @description 404 for an unknown gamer, the caller, or a gamer who blocks the caller or whom the caller blocks.
+         */
+        get: operations["mutualFriends"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -359,6 +383,26 @@ export interface paths {
         };
         /** Search gamers by display-name prefix */
         get: operations["searchGamers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friendship/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Friends of friends, most mutual friends first
+         * @description Never the caller, a friend, a gamer with a pending request either way, a gamer blocked either way, or a gamer of another application.
+         */
+        get: operations["friendSuggestions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3421,6 +3465,8 @@ export interface operations {
             query?: {
                 /** @description opaque cursor from a Link: rel="next" header */
                 cursor?: string;
+                /** @description true: only friends the caller marked favorite */
+                favorite?: boolean;
                 /** @description page size (default 50) */
                 limit?: number;
             };
@@ -3437,12 +3483,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the caller's private name for this friend; '' when none */
+                        alias: string;
+                        /** @description the caller's private favorite mark */
+                        favorite: boolean;
                         /**
                          * Format: uuid
                          * @description UUID
                          */
                         id: string;
-                        status: "pending" | "accepted";
+                        presence: {
+                            lastSeenAt: string | null;
+                            status: "online" | "offline";
+                        };
+                        /** @constant */
+                        status: "accepted";
                         user: {
                             avatar: string;
                             displayName: string;
@@ -3586,7 +3641,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
                         ok: boolean;
+                        status: "pending" | "accepted";
                     };
                 };
             };
@@ -3785,6 +3846,183 @@ export interface operations {
             };
             /** @description Conflict with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateFriendNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                friendshipId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description private name for the friend, at most 32 characters; '' removes it */
+                    alias?: string;
+                    favorite?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the caller's private name for this friend; '' when none */
+                        alias: string;
+                        /** @description the caller's private favorite mark */
+                        favorite: boolean;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        presence: {
+                            lastSeenAt: string | null;
+                            status: "online" | "offline";
+                        };
+                        /** @constant */
+                        status: "accepted";
+                        user: {
+                            avatar: string;
+                            displayName: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over the size limit (BODY_LIMIT_BYTES) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body of another media type than application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4286,6 +4524,140 @@ export interface operations {
                     "application/json": {
                         ok: boolean;
                     };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mutualFriends: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                gamerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatar: string;
+                        displayName: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                    }[];
                 };
             };
             /** @description Invalid input */
@@ -4965,6 +5337,143 @@ export interface operations {
                          * @description UUID
                          */
                         id: string;
+                    }[];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    friendSuggestions: {
+        parameters: {
+            query?: {
+                /** @description result size (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mutualFriends: number;
+                        user: {
+                            avatar: string;
+                            displayName: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                        };
                     }[];
                 };
             };

@@ -37,15 +37,17 @@ describe('NATS users and permissions', () => {
     expect(p.subscribe).toContain('_INBOX_friendship.>');
   });
 
-  it('gives the gateway its rate-limit bucket of one window length, by exact name', () => {
-    const p = gatewayPermissions(60_000);
-    for (const subject of p.publish) {
+  it('gives the gateway its rate-limit bucket of one window length, by exact name, and presence writes only', () => {
+    const p = gatewayPermissions(60_000, 'gfts');
+    // presence: look the bucket up and put keys; never create, consume, purge or delete it
+    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence', '$KV.gfts_presence.>']);
+    for (const subject of p.publish.filter((s) => !s.includes('presence'))) {
       expect(subject === '$JS.API.INFO' || subject.includes('gateway_rate_limit_60000'), subject).toBe(true);
       // a wildcard inside a token is a literal to NATS: it would silently match nothing
       expect(subject.split('.').every((token) => token === '>' || token === '*' || !/[*>]/.test(token)), subject).toBe(true);
     }
     expect(p.subscribe).toEqual(['_INBOX_gateway.>']);
-    expect(() => gatewayPermissions(0)).toThrow(/not a rate-limit window/);
+    expect(() => gatewayPermissions(0, 'gfts')).toThrow(/not a rate-limit window/);
   });
 
   it('refuses an application id that would widen a subject', () => {

@@ -18,6 +18,14 @@ export interface Relation {
   createdAt: Date;
   /** when the relation reached its current status (for a friendship: when it was accepted) */
   updatedAt: Date;
+  /** each member's private notes on the other, by member id */
+  notes?: Record<string, FriendNotes>;
+}
+
+/** What a gamer privately notes about a friend. */
+export interface FriendNotes {
+  alias?: string;
+  favorite?: boolean;
 }
 
 /** A one-way block: `blocker` refuses `blocked`. `id` is the id of DELETE /blocked/{id}. */
@@ -34,6 +42,8 @@ export interface GamerProfile {
   gamerId: string;
   displayName: string;
   avatar: string;
+  /** the end of the gamer's last session, as last persisted; absent if never seen */
+  lastSeenAt?: Date;
 }
 
 /** The two directions of blocking between a caller and a target. */

@@ -67,6 +67,12 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       return docs.map((doc) => doc.blocker);
     },
 
+    /** Gamers `blocker` blocks (at most MAX_BLOCKS). */
+    async blockedBy(applicationId: string, blocker: string): Promise<string[]> {
+      const docs = await blocks.find({ applicationId, blocker }, { _id: 0, blocked: 1 }).lean();
+      return docs.map((doc) => doc.blocked);
+    },
+
     async list(applicationId: string, blocker: string, afterId: string | undefined, limit: number): Promise<Block[]> {
       const docs = await blocks
         .find({ applicationId, blocker, ...(afterId ? { _id: { $gt: afterId } } : {}) })

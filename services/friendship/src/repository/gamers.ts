@@ -10,11 +10,18 @@ export interface GamerClaims {
   avatar?: string | undefined;
 }
 
-function toProfile(doc: Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar'>): GamerProfile {
-  return { gamerId: doc.gamerId, displayName: doc.displayName, avatar: doc.avatar };
+function toProfile(doc: Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>): GamerProfile {
+  return { gamerId: doc.gamerId, displayName: doc.displayName, avatar: doc.avatar, ...(doc.lastSeenAt ? { lastSeenAt: doc.lastSeenAt } : {}) };
 }
 
-const PROFILE_FIELDS = { _id: 0, gamerId: 1, displayName: 1, avatar: 1 } as const;
+const PROFILE_FIELDS = { _id: 0, gamerId: 1, displayName: 1, avatar: 1, lastSeenAt: 1 } as const;
+
+/** When a gamer was last seen, for the directory. */
+export interface LastSeen {
+  applicationId: string;
+  gamerId: string;
+  at: Date;
+}
 
 /** The per-application gamer directory: who may be targeted, and their public summary. */
 export function gamerDirectory(gamers: Model<GamerDoc>) {
@@ -40,6 +47,20 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       // fields, so MongoDB retries the losing upsert as an update (the local store runs
       // upserts one at a time per collection).
       await gamers.updateOne({ applicationId, gamerId: claims.gamerId }, update, { upsert: true });
+    },
+
+    /**
+     * Keeps the latest end of session per gamer, in one unordered bulk write; `$max` makes
+     * it idempotent and order-free, so every friendship replica may write the same ends.
+     * Never creates a gamer: an unknown gamer (of an application not using friendship) is
+     * not registered by being seen.
+     */
+    async recordLastSeen(seen: LastSeen[]): Promise<void> {
+      if (seen.length === 0) return;
+      await gamers.bulkWrite(
+        seen.map(({ applicationId, gamerId, at }) => ({ updateOne: { filter: { applicationId, gamerId }, update: { $max: { lastSeenAt: at } } } })),
+        { ordered: false },
+      );
     },
 
     async exists(applicationId: string, gamerId: string): Promise<boolean> {

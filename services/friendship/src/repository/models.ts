@@ -16,6 +16,14 @@ export interface GamerDoc {
   displayNameKey: string;
   avatar: string;
   updatedAt: Date;
+  /** when the gamer was last seen online, written when a session ends (presence/board.ts) */
+  lastSeenAt?: Date;
+}
+
+/** A member's private notes on the other member of a friendship (PATCH /{friendshipId}). */
+export interface FriendNotesDoc {
+  alias?: string;
+  favorite?: boolean;
 }
 
 export interface RelationDoc {
@@ -30,6 +38,11 @@ export interface RelationDoc {
   status: FriendshipStatus;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Private notes, keyed by the member who wrote them: `notes.<gamerId>.alias|favorite`.
+   * Kept on the relation so a note is one atomic update and goes with the friendship.
+   */
+  notes?: Record<string, FriendNotesDoc>;
 }
 
 export interface BlockDoc {
@@ -51,6 +64,7 @@ const gamerSchema = new Schema<GamerDoc>(
     displayNameKey: { type: String, default: '' },
     avatar: { type: String, default: '' },
     updatedAt: { type: Date, required: true },
+    lastSeenAt: { type: Date },
   },
   { ...options, collection: 'gamers' },
 );
@@ -69,6 +83,7 @@ const relationSchema = new Schema<RelationDoc>(
     status: { type: String, required: true, enum: ['pending', 'accepted'] },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
+    notes: { type: Schema.Types.Mixed },
   },
   { ...options, collection: 'relations' },
 );

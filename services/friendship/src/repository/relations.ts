@@ -1,7 +1,7 @@
 import { FriendshipStatus } from '@gfts/contracts';
 import type { Model } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
-import type { BlockState, Relation } from '../domain/model.ts';
+import type { BlockState, FriendNotes, Relation } from '../domain/model.ts';
 import { pairKeyOf } from '../domain/relation-rules.ts';
 import { blockStateBetween } from './blocked-pair.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
@@ -17,6 +17,7 @@ function toRelation(doc: RelationDoc): Relation {
     status: doc.status,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
+    ...(doc.notes ? { notes: doc.notes } : {}),
   };
 }
 
@@ -41,7 +42,20 @@ export function mergeById<T extends { _id: string }>(a: T[], b: T[], limit: numb
 /** Which side of a relation a list is about. */
 export type RelationList = 'friends' | 'incoming' | 'outgoing';
 
-type RelationFilter = Partial<Pick<RelationDoc, '_id' | 'applicationId' | 'requester' | 'addressee' | 'status' | 'pairKey'>> & { members?: string };
+type RelationFilter = Partial<Pick<RelationDoc, '_id' | 'applicationId' | 'requester' | 'addressee' | 'status' | 'pairKey'>> & { members?: string } & Record<`notes.${string}`, unknown>;
+
+/** Options of the friend list. */
+export interface FriendListFilter {
+  /** only the friends this gamer marked favorite */
+  favoriteOnly?: boolean;
+}
+
+/** Only the two ids of an edge: the suggestion and mutual-friend reads need nothing else. */
+const EDGE_FIELDS = { _id: 0, requester: 1, addressee: 1 } as const;
+type Edge = Pick<RelationDoc, 'requester' | 'addressee'>;
+
+/** The other end of each edge that touches `gamerId`. */
+const partnersOf = (edges: Edge[], gamerId: string) => edges.map((e) => (e.requester === gamerId ? e.addressee : e.requester));
 
 export type RequestOutcome =
   /** the new pending request is stored */
@@ -186,11 +200,64 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     unfriend: (applicationId: string, id: string, member: string) =>
       removeOne({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }),
 
+    /**
+     * The caller's private notes on a friend, in one conditional update: only a member of
+     * the friendship, only while accepted, and only that member's own `notes.<member>`
+     * fields. The member id is a validated, lower-cased uuid from the gateway's identity,
+     * so the field path holds no `.` or `$` of a caller's choosing. '' removes the alias.
+     */
+    async setNotes(applicationId: string, id: string, member: string, notes: FriendNotes): Promise<Relation | null> {
+      const set: Record<string, unknown> = {};
+      const unset: Record<string, ''> = {};
+      if (notes.alias !== undefined) {
+        if (notes.alias === '') unset[`notes.${member}.alias`] = '';
+        else set[`notes.${member}.alias`] = notes.alias;
+      }
+      if (notes.favorite !== undefined) set[`notes.${member}.favorite`] = notes.favorite;
+      const update = { ...(Object.keys(set).length > 0 ? { $set: set } : {}), ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) };
+      const doc = await relations
+        .findOneAndUpdate({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }, update, { returnDocument: 'after' })
+        .lean();
+      return doc ? toRelation(doc) : null;
+    },
+
+    /** Every friend of a gamer (at most MAX_FRIENDS), ids only: two index ranges. */
+    async friendIds(applicationId: string, gamerId: string): Promise<string[]> {
+      const sides = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.find(side, EDGE_FIELDS).lean<Edge[]>()));
+      return partnersOf(sides.flat(), gamerId);
+    },
+
+    /**
+     * The friendships of many gamers at once, as edges: two `$in` reads over the same
+     * indexes as the friend list, so a gamer with F friends of F friends each costs two
+     * queries of about F x F index entries, whatever the size of the application.
+     */
+    async friendEdgesOf(applicationId: string, gamerIds: string[]): Promise<Array<[string, string]>> {
+      if (gamerIds.length === 0) return [];
+      const $in = gamerIds;
+      const [asked, askedBy] = await Promise.all([
+        relations.find({ applicationId, requester: { $in }, status: FriendshipStatus.ACCEPTED }, EDGE_FIELDS).lean<Edge[]>(),
+        relations.find({ applicationId, addressee: { $in }, status: FriendshipStatus.ACCEPTED }, EDGE_FIELDS).lean<Edge[]>(),
+      ]);
+      return [...asked, ...askedBy].map((e) => [e.requester, e.addressee]);
+    },
+
+    /** Gamers with a pending request from or to `gamerId`. */
+    async pendingPartners(applicationId: string, gamerId: string): Promise<string[]> {
+      const [outgoing, incoming] = await Promise.all([
+        relations.find({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, EDGE_FIELDS).lean<Edge[]>(),
+        relations.find({ applicationId, addressee: gamerId, status: FriendshipStatus.PENDING }, EDGE_FIELDS).lean<Edge[]>(),
+      ]);
+      return partnersOf([...outgoing, ...incoming], gamerId);
+    },
+
     /** Up to `limit` entries of a list after `afterId`, oldest first. */
-    async list(applicationId: string, gamerId: string, which: RelationList, afterId: string | undefined, limit: number): Promise<Relation[]> {
+    async list(applicationId: string, gamerId: string, which: RelationList, afterId: string | undefined, limit: number, filter: FriendListFilter = {}): Promise<Relation[]> {
+      // the favorite mark is not in the index: it filters the gamer's friend range (at most MAX_FRIENDS)
+      const favorite: RelationFilter = which === 'friends' && filter.favoriteOnly ? { [`notes.${gamerId}.favorite`]: true } : {};
       const page = (filter: RelationFilter) =>
         relations
-          .find({ ...filter, ...(afterId ? { _id: { $gt: afterId } } : {}) })
+          .find({ ...filter, ...favorite, ...(afterId ? { _id: { $gt: afterId } } : {}) })
           .sort({ _id: 1 })
           .limit(limit)
           .lean();

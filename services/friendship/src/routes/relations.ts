@@ -12,10 +12,7 @@ export function relationRoutes(fastify: FastifyInstance, service: FriendshipServ
 
   app.route({
     ...friendshipRoutes.sendRequest,
-    handler: async (request) => {
-      await service.sendRequest(request.identity, request.body.target);
-      return OK;
-    },
+    handler: async (request) => service.sendRequest(request.identity, request.body.target),
   });
   app.route({
     ...friendshipRoutes.accept,
@@ -52,6 +49,10 @@ export function relationRoutes(fastify: FastifyInstance, service: FriendshipServ
       linkNextPage(request, reply, page);
       return page.items;
     },
+  });
+  app.route({
+    ...friendshipRoutes.updateNotes,
+    handler: async (request) => service.setNotes(request.identity, request.params.friendshipId, request.body),
   });
   app.route({
     ...friendshipRoutes.listIncoming,

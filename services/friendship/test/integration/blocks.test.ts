@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, expectProblem, world } from '../support/world.ts';
+import { expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
 describe('blocking', () => {
   let stack: FriendshipStack;
@@ -41,9 +41,9 @@ describe('blocking', () => {
 
   it('removes a pending request in either direction', async () => {
     const [a, b, c] = await w.gamers(3);
-    expectOk(await w.request(a!, b!.id));
+    expectRequested(await w.request(a!, b!.id));
     expectOk(await w.block(a!, b!.id));
-    expectOk(await w.request(c!, a!.id));
+    expectRequested(await w.request(c!, a!.id));
     expectOk(await w.block(a!, c!.id));
     for (const who of [a!, b!, c!]) {
       expect((await w.incoming(who)).body).toEqual([]);
@@ -65,7 +65,7 @@ describe('blocking', () => {
     expectProblem(refused, 403, 'BLOCKED');
     expect((refused.body as unknown as { detail: string }).detail).toMatch(/unblock/);
     expectOk(await w.unblock(a!, (await w.blocked(a!)).body[0]!.id));
-    expectOk(await w.request(a!, b!.id));
+    expectRequested(await w.request(a!, b!.id));
   });
 
   it('hides the blocker from the blocked gamer\'s search, not the other way round', async () => {
@@ -88,7 +88,7 @@ describe('blocking', () => {
     expectOk(await w.unblock(a, id));
     expect((await w.blocked(a)).body).toEqual([]);
     expect((await w.search(b, 'unblocker')).body.map((u) => u.id)).toEqual([a.id]);
-    expectOk(await w.request(b, a.id));
+    expectRequested(await w.request(b, a.id));
     expectProblem(await w.unblock(a, id), 404, 'NOT_FOUND');
   });
 

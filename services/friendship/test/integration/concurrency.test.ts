@@ -2,7 +2,7 @@ import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, world } from '../support/world.ts';
+import { expectOk, world, expectRequested } from '../support/world.ts';
 
 describe('concurrent changes leave one consistent outcome', () => {
   let stack: FriendshipStack;
@@ -25,9 +25,11 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('20 identical concurrent requests leave exactly one pending request', async () => {
     const [a, b] = await w.gamers(2);
     const responses = await Promise.all(Array.from({ length: 20 }, () => w.request(a!, b!.id)));
-    for (const response of responses) expectOk(response);
+    for (const response of responses) expectRequested(response, 'pending');
     const stored = await relationsOf(a!, b!);
     expect(stored).toHaveLength(1);
+    // every answer names the one stored request
+    expect(new Set(responses.map((r) => r.body.id))).toEqual(new Set([stored[0]!._id]));
     expect(stored[0]).toMatchObject({ requester: a!.id, addressee: b!.id, status: 'pending' });
     expect((await w.outgoing(a!)).body).toHaveLength(1);
     expect((await w.incoming(b!)).body).toHaveLength(1);
@@ -38,10 +40,13 @@ describe('concurrent changes leave one consistent outcome', () => {
     await Promise.all(
       pairs.map(async ([a, b]) => {
         const [ab, ba] = await Promise.all([w.request(a!, b!.id), w.request(b!, a!.id)]);
-        expectOk(ab);
-        expectOk(ba);
+        expectRequested(ab);
+        expectRequested(ba);
         const stored = await relationsOf(a!, b!);
         expect(stored.map((r) => r.status)).toEqual(['accepted']);
+        // both answers name the one relation; the second of the two made it a friendship
+        expect([ab.body.id, ba.body.id]).toEqual([stored[0]!._id, stored[0]!._id]);
+        expect([ab.body.status, ba.body.status]).toContain('accepted');
         const [fa, fb] = await Promise.all([w.friends(a!), w.friends(b!)]);
         expect(fa.body.map((e) => e.user.id)).toEqual([b!.id]);
         expect(fb.body.map((e) => e.user.id)).toEqual([a!.id]);
@@ -65,7 +70,7 @@ describe('concurrent changes leave one consistent outcome', () => {
     const outcomes = { accepted: 0, cancelled: 0 };
     for (let round = 0; round < 10; round++) {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       const [accept, cancel] = await Promise.all([w.accept(b!, id), w.cancel(a!, id)]);
       expect([accept.status, cancel.status].sort()).toEqual([200, 404]);
@@ -91,7 +96,7 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('accept racing reject by the same gamer: one outcome', async () => {
     for (let round = 0; round < 5; round++) {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       const [accept, reject] = await Promise.all([w.accept(b!, id), w.reject(b!, id)]);
       expect([accept.status, reject.status].sort()).toEqual([200, 404]);
@@ -103,7 +108,7 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('two accepts of one request, and two unfriends of one friendship: one 200, one 404', async () => {
     for (let round = 0; round < 5; round++) {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       const accepts = await Promise.all([w.accept(b!, id), w.accept(b!, id)]);
       expect(accepts.map((r) => r.status).sort()).toEqual([200, 404]);
@@ -118,7 +123,7 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('an accept racing a crossed request accepts the request once, keeping its id (5 rounds)', async () => {
     for (let round = 0; round < 5; round++) {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = (await w.outgoing(a!)).body[0]!.id;
       const [accept, crossed] = await Promise.all([w.accept(b!, id), w.request(b!, a!.id)]);
       // exactly one of the two accepted; the other found the request gone (404) or answered (409)
@@ -132,7 +137,7 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('a crossed request racing the cancel of the request it would accept: one outcome (10 rounds)', async () => {
     for (let round = 0; round < 10; round++) {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = (await w.outgoing(a!)).body[0]!.id;
       const [cancel, crossed] = await Promise.all([w.cancel(a!, id), w.request(b!, a!.id)]);
       const stored = (await relationsOf(a!, b!)).map((r) => ({ id: r._id, requester: r.requester, status: r.status }));
@@ -149,7 +154,7 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('an accept racing a block by either gamer leaves the pair without a relation (10 rounds)', async () => {
     for (let round = 0; round < 10; round++) {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       const [blocker, blocked] = round % 2 ? [a!, b!] : [b!, a!];
       const [accept, block] = await Promise.all([w.accept(b!, id), w.block(blocker, blocked.id)]);

@@ -4,7 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, world } from '../support/world.ts';
+import { expectOk, world, expectRequested } from '../support/world.ts';
 
 describe('NATS', () => {
   let stack: FriendshipStack;
@@ -40,7 +40,7 @@ describe('NATS', () => {
   describe('friendship events', () => {
     it('publishes requested, accepted and removed, valid against the contract', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const friendshipId = await w.incomingId(b!, a!);
       expectOk(await w.accept(b!, friendshipId));
       expect(await w.friendshipId(a!, b!)).toBe(friendshipId);
@@ -59,8 +59,8 @@ describe('NATS', () => {
 
     it('publishes accepted with the request\'s id when crossed requests make the friendship', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
-      expectOk(await w.request(b!, a!.id));
+      expectRequested(await w.request(a!, b!.id));
+      expectRequested(await w.request(b!, a!.id));
       const friendshipId = await w.friendshipId(a!, b!);
       const events = await eventsOf(a!.app, 2);
       expect(events.map((e) => [e.event.type, e.event.friendshipId, e.event.actorId, e.event.targetId])).toEqual([
@@ -71,10 +71,10 @@ describe('NATS', () => {
 
     it('publishes rejected, cancelled, blocked and unblocked', async () => {
       const [a, b, c] = await w.gamers(3);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const rejected = await w.incomingId(b!, a!);
       expectOk(await w.reject(b!, rejected));
-      expectOk(await w.request(a!, c!.id));
+      expectRequested(await w.request(a!, c!.id));
       const cancelled = await w.incomingId(c!, a!);
       expectOk(await w.cancel(a!, cancelled));
       expectOk(await w.block(c!, a!.id));

@@ -2,7 +2,7 @@ import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, expectProblem, world } from '../support/world.ts';
+import { expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
 describe('per-gamer limits (all set to 2 here)', () => {
   let stack: FriendshipStack;
@@ -23,23 +23,23 @@ describe('per-gamer limits (all set to 2 here)', () => {
   describe('pending outgoing requests', () => {
     it('refuses a third request with 409 PENDING_LIMIT_REACHED; repeats and cancels behave', async () => {
       const [a, b, c, d] = await w.gamers(4);
-      expectOk(await w.request(a!, b!.id));
-      expectOk(await w.request(a!, c!.id));
+      expectRequested(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, c!.id));
       const refused = await w.request(a!, d!.id);
       expectProblem(refused, 409, 'PENDING_LIMIT_REACHED');
       expect(detail(refused)).toBe('you have reached the limit of 2 pending outgoing friend requests');
       expect((await w.incoming(d!)).body).toEqual([]);
       // repeating a request already made is still fine at the limit
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       // accepting a crossed request does not need a pending slot
-      expectOk(await w.request(d!, a!.id));
-      expectOk(await w.request(a!, d!.id));
+      expectRequested(await w.request(d!, a!.id));
+      expectRequested(await w.request(a!, d!.id));
       expect((await w.friends(a!)).body.map((e) => e.user.id)).toEqual([d!.id]);
       // a slot frees up when a request is cancelled
       const [e] = await w.gamers(1, a!.app);
       expectProblem(await w.request(a!, e!.id), 409, 'PENDING_LIMIT_REACHED');
       expectOk(await w.cancel(a!, (await w.outgoing(a!)).body[0]!.id));
-      expectOk(await w.request(a!, e!.id));
+      expectRequested(await w.request(a!, e!.id));
     });
 
     it('never goes over the limit under a burst of concurrent requests', async () => {
@@ -67,7 +67,7 @@ describe('per-gamer limits (all set to 2 here)', () => {
 
     it('refuses to accept with 409 FRIEND_LIMIT_REACHED when the accepting gamer is full, keeping the request', async () => {
       const [full, asker] = await withTwoFriends();
-      expectOk(await w.request(asker!, full!.id));
+      expectRequested(await w.request(asker!, full!.id));
       const id = await w.incomingId(full!, asker!);
       const refused = await w.accept(full!, id);
       expectProblem(refused, 409, 'FRIEND_LIMIT_REACHED');
@@ -78,7 +78,7 @@ describe('per-gamer limits (all set to 2 here)', () => {
 
     it('refuses to accept when the other gamer is full, naming them', async () => {
       const [full, other] = await withTwoFriends();
-      expectOk(await w.request(full!, other!.id));
+      expectRequested(await w.request(full!, other!.id));
       const refused = await w.accept(other!, await w.incomingId(other!, full!));
       expectProblem(refused, 409, 'FRIEND_LIMIT_REACHED');
       expect(detail(refused)).toBe('the other gamer has reached the limit of 2 friends');
@@ -87,16 +87,16 @@ describe('per-gamer limits (all set to 2 here)', () => {
 
     it('refuses a crossed request that would make a full gamer\'s friendship, on both sides', async () => {
       const [full, x, y] = await withTwoFriends();
-      expectOk(await w.request(x!, full!.id));
+      expectRequested(await w.request(x!, full!.id));
       expectProblem(await w.request(full!, x!.id), 409, 'FRIEND_LIMIT_REACHED');
-      expectOk(await w.request(full!, y!.id));
+      expectRequested(await w.request(full!, y!.id));
       expectProblem(await w.request(y!, full!.id), 409, 'FRIEND_LIMIT_REACHED');
       expect((await w.friends(full!)).body).toHaveLength(2);
     });
 
     it('accepts again once a friend is removed', async () => {
       const [full, asker] = await withTwoFriends();
-      expectOk(await w.request(asker!, full!.id));
+      expectRequested(await w.request(asker!, full!.id));
       const id = await w.incomingId(full!, asker!);
       expectProblem(await w.accept(full!, id), 409, 'FRIEND_LIMIT_REACHED');
       expectOk(await w.unfriend(full!, (await w.friends(full!)).body[0]!.id));
@@ -106,7 +106,7 @@ describe('per-gamer limits (all set to 2 here)', () => {
 
     it('never goes over the limit when several accepts race, and keeps the refused requests as they were', async () => {
       const [hub, ...askers] = await w.gamers(6);
-      for (const asker of askers) expectOk(await w.request(asker, hub!.id));
+      for (const asker of askers) expectRequested(await w.request(asker, hub!.id));
       const ids = await Promise.all(askers.map((asker) => w.incomingId(hub!, asker)));
       const responses = await Promise.all(ids.map((id) => w.accept(hub!, id)));
       const acceptedIds = ids.filter((_, i) => responses[i]!.status === 200);
@@ -122,7 +122,7 @@ describe('per-gamer limits (all set to 2 here)', () => {
 
     it('never goes over the limit when crossed requests race to make friendships', async () => {
       const [hub, ...askers] = await w.gamers(6);
-      for (const asker of askers) expectOk(await w.request(asker, hub!.id));
+      for (const asker of askers) expectRequested(await w.request(asker, hub!.id));
       const responses = await Promise.all(askers.map((asker) => w.request(hub!, asker.id)));
       for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'FRIEND_LIMIT_REACHED');
       const accepted = responses.filter((r) => r.status === 200).length;
@@ -140,7 +140,7 @@ describe('per-gamer limits (all set to 2 here)', () => {
       const refused = await w.block(a!, d!.id);
       expectProblem(refused, 409, 'BLOCK_LIMIT_REACHED');
       expect(detail(refused)).toBe('you have reached the limit of 2 blocked gamers');
-      expectOk(await w.request(d!, a!.id));
+      expectRequested(await w.request(d!, a!.id));
       expectOk(await w.block(a!, b!.id));
       expectOk(await w.unblock(a!, (await w.blocked(a!)).body[0]!.id));
       expectOk(await w.block(a!, d!.id));

@@ -2,7 +2,7 @@ import type { ApiResponse, Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { BASE, expectOk, expectProblem, world } from '../support/world.ts';
+import { BASE, expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
 /** The target of a `Link: <...>; rel="next"` header, or undefined. */
 function nextLink(response: ApiResponse<unknown>): string | undefined {
@@ -67,7 +67,7 @@ describe('lists and paging', () => {
     const app = randomUUID();
     const hub = await w.join(app, 'Hub');
     const others = await w.gamers(3, app, 'Other');
-    for (const other of others) expectOk(await w.request(other, hub.id));
+    for (const other of others) expectRequested(await w.request(other, hub.id));
     const incoming = await w.incoming(hub, '?limit=2');
     expect(incoming.body.map((e) => e.user.id)).toEqual(others.slice(0, 2).map((o) => o.id));
     expect(nextLink(incoming)).toMatch(/^\/api\/v1\/friendship\/requests\/incoming\?limit=2&cursor=/);
@@ -76,7 +76,7 @@ describe('lists and paging', () => {
     expect(nextLink(rest)).toBeUndefined();
 
     const sender = await w.join(app, 'Sender');
-    for (const other of others) expectOk(await w.request(sender, other.id));
+    for (const other of others) expectRequested(await w.request(sender, other.id));
     const outgoing = await w.outgoing(sender, '?limit=1');
     expect(outgoing.body.map((e) => e.user.id)).toEqual([others[0]!.id]);
     expect(nextLink(outgoing)).toMatch(/^\/api\/v1\/friendship\/requests\/outgoing\?limit=1&cursor=/);

@@ -2,7 +2,7 @@ import { gamer, mintToken } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, expectProblem, world } from '../support/world.ts';
+import { expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
 describe('friend requests and friendships', () => {
   let stack: FriendshipStack;
@@ -18,7 +18,7 @@ describe('friend requests and friendships', () => {
       const app = randomUUID();
       const alice = await w.join(app, 'Alice', { picture: 'https://cdn.example/alice.png' });
       const bob = await w.join(app, 'Bob');
-      expectOk(await w.request(alice, bob.id));
+      expectRequested(await w.request(alice, bob.id));
 
       const outgoing = await w.outgoing(alice);
       expect(outgoing.status).toBe(200);
@@ -34,27 +34,44 @@ describe('friend requests and friendships', () => {
 
     it('accepts an upper-case target uuid as the same gamer', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id.toUpperCase()));
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id.toUpperCase()));
+      expectRequested(await w.request(a!, b!.id));
       expect((await w.outgoing(a!)).body.map((e) => e.user.id)).toEqual([b!.id]);
     });
 
     it('answers ok to a repeated request and still keeps one request', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       expect((await w.outgoing(a!)).body).toHaveLength(1);
       expect((await w.incoming(b!)).body).toHaveLength(1);
     });
 
+    it('answers the request\'s id and status, so a client accepts or cancels without listing first', async () => {
+      const [a, b, c] = await w.gamers(3);
+      const first = await w.request(a!, b!.id);
+      expectRequested(first, 'pending');
+      expect(await w.incomingId(b!, a!)).toBe(first.body.id);
+      // a repeat names the same request
+      expect((await w.request(a!, b!.id)).body).toEqual({ ok: true, id: first.body.id, status: 'pending' });
+      // request -> accept in two calls
+      expectOk(await w.accept(b!, first.body.id));
+      expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([first.body.id]);
+      // request -> cancel in two calls
+      const second = await w.request(a!, c!.id);
+      expectOk(await w.cancel(a!, second.body.id));
+      expect((await w.outgoing(a!)).body).toEqual([]);
+    });
+
     it('turns a request crossing a pending one into a friendship', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
-      expectOk(await w.request(b!, a!.id));
+      // the crossing request answers the friendship it made: the first request's id, accepted
+      expect((await w.request(b!, a!.id)).body).toEqual({ ok: true, id, status: 'accepted' });
       // B's request accepted A's: the friendship keeps the id of A's request
-      expect((await w.friends(a!)).body).toEqual([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
-      expect((await w.friends(b!)).body).toEqual([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
+      expect((await w.friends(a!)).body).toMatchObject([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
+      expect((await w.friends(b!)).body).toMatchObject([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
     });
@@ -87,20 +104,20 @@ describe('friend requests and friendships', () => {
   describe('POST /{id}/accept', () => {
     it('makes the two gamers friends', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectOk(await w.accept(b!, id));
       const friends = (await w.friends(a!)).body;
       // the request's id is the friendship's id; both friends see it
-      expect(friends).toEqual([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
-      expect((await w.friends(b!)).body).toEqual([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
+      expect(friends).toMatchObject([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
+      expect((await w.friends(b!)).body).toMatchObject([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
     });
 
     it('answers 404 to the sender accepting their own request, and to a third gamer', async () => {
       const [a, b, c] = await w.gamers(3);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectProblem(await w.accept(a!, id), 404, 'NOT_FOUND');
       expectProblem(await w.accept(c!, id), 404, 'NOT_FOUND');
@@ -109,7 +126,7 @@ describe('friend requests and friendships', () => {
 
     it('answers the same 404 for an unknown id and for someone else\'s id', async () => {
       const [a, b, c] = await w.gamers(3);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       const foreign = await w.accept(c!, id);
       const unknown = await w.accept(c!, randomUUID());
@@ -120,7 +137,7 @@ describe('friend requests and friendships', () => {
 
     it('answers 404 to accepting twice, or accepting a friendship', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectOk(await w.accept(b!, id));
       expectProblem(await w.accept(b!, id), 404, 'NOT_FOUND');
@@ -138,7 +155,7 @@ describe('friend requests and friendships', () => {
   describe('one id from request to unfriend', () => {
     it('the id of the outgoing request is the id in both friend lists after an explicit accept', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const requestId = (await w.outgoing(a!)).body[0]!.id;
       expectOk(await w.accept(b!, requestId));
       expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([requestId]);
@@ -149,9 +166,9 @@ describe('friend requests and friendships', () => {
 
     it('the id of the first outgoing request is the friendship id when the requests cross', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const requestId = (await w.outgoing(a!)).body[0]!.id;
-      expectOk(await w.request(b!, a!.id));
+      expectRequested(await w.request(b!, a!.id));
       expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([requestId]);
       expect((await w.friends(b!)).body.map((e) => e.id)).toEqual([requestId]);
       expect((await w.outgoing(b!)).body).toEqual([]);
@@ -163,7 +180,7 @@ describe('friend requests and friendships', () => {
       const [a, b] = await w.gamers(2);
       const first = await w.befriend(a!, b!);
       expectOk(await w.unfriend(a!, first));
-      expectOk(await w.request(b!, a!.id));
+      expectRequested(await w.request(b!, a!.id));
       const second = (await w.outgoing(b!)).body[0]!.id;
       expect(second).not.toBe(first);
       expectOk(await w.accept(a!, second));
@@ -175,18 +192,18 @@ describe('friend requests and friendships', () => {
   describe('DELETE /requests/incoming/{id} (reject)', () => {
     it('removes the request for both sides', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectOk(await w.reject(b!, id));
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
       // a rejected sender may ask again
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
     });
 
     it('is only for the recipient: the sender and strangers get 404, and a friendship is not a request', async () => {
       const [a, b, c] = await w.gamers(3);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectProblem(await w.reject(a!, id), 404, 'NOT_FOUND');
       expectProblem(await w.reject(c!, id), 404, 'NOT_FOUND');
@@ -202,7 +219,7 @@ describe('friend requests and friendships', () => {
   describe('DELETE /requests/outgoing/{id} (cancel)', () => {
     it('removes the request for both sides', async () => {
       const [a, b] = await w.gamers(2);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = (await w.outgoing(a!)).body[0]!.id;
       expectOk(await w.cancel(a!, id));
       expect((await w.outgoing(a!)).body).toEqual([]);
@@ -212,7 +229,7 @@ describe('friend requests and friendships', () => {
 
     it('is only for the sender', async () => {
       const [a, b, c] = await w.gamers(3);
-      expectOk(await w.request(a!, b!.id));
+      expectRequested(await w.request(a!, b!.id));
       const id = (await w.outgoing(a!)).body[0]!.id;
       expectProblem(await w.cancel(b!, id), 404, 'NOT_FOUND');
       expectProblem(await w.cancel(c!, id), 404, 'NOT_FOUND');
@@ -236,7 +253,7 @@ describe('friend requests and friendships', () => {
       const [a, b, c] = await w.gamers(3);
       const ab = await w.befriend(a!, b!);
       expectProblem(await w.unfriend(c!, ab), 404, 'NOT_FOUND');
-      expectOk(await w.request(c!, a!.id));
+      expectRequested(await w.request(c!, a!.id));
       const pending = await w.incomingId(a!, c!);
       expectProblem(await w.unfriend(a!, pending), 404, 'NOT_FOUND');
       expectProblem(await w.unfriend(c!, pending), 404, 'NOT_FOUND');
@@ -250,7 +267,7 @@ describe('friend requests and friendships', () => {
       const app = randomUUID();
       const viewer = await w.join(app, 'Viewer');
       const renamed = await w.join(app, 'Old Name', { picture: 'https://cdn.example/old.png' });
-      expectOk(await w.request(renamed, viewer.id));
+      expectRequested(await w.request(renamed, viewer.id));
       const fresh = mintToken({ sub: renamed.id, app, name: 'New Name', picture: 'https://cdn.example/new.png' });
       expect((await stack.api('GET', '/api/v1/friendship', { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
       expect((await w.incoming(viewer)).body[0]!.user).toEqual({ id: renamed.id, displayName: 'New Name', avatar: 'https://cdn.example/new.png' });
@@ -265,7 +282,7 @@ describe('friend requests and friendships', () => {
       const id = randomUUID();
       const token = mintToken({ sub: id, app });
       const anonymous = await stack.api('POST', '/api/v1/friendship', { headers: { authorization: `Bearer ${token}` }, body: { target: viewer.id } });
-      expectOk(anonymous);
+      expectRequested(anonymous, 'pending');
       expect((await w.incoming(viewer)).body[0]!.user).toEqual({ id, displayName: '', avatar: '' });
     });
   });

@@ -4,7 +4,7 @@ import { mintToken, TEST_INTERNAL_SECRET, unsignedToken, type Gamer } from '@gft
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { BASE, expectOk, expectProblem, world } from '../support/world.ts';
+import { BASE, expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
 describe('friendship security', () => {
   let stack: FriendshipStack;
@@ -67,7 +67,7 @@ describe('friendship security', () => {
       forged['x-application-id'] = bob.app;
 
       const sent = await stack.api('POST', BASE, { headers: { ...alice.auth, ...forged }, body: { target: carol.id } });
-      expectOk(sent);
+      expectRequested(sent, 'pending');
       const incoming = await w.incoming(carol);
       expect(incoming.body.map((e) => e.user.id)).toEqual([alice.id]);
       expect((await w.outgoing(bob)).body).toEqual([]);
@@ -114,7 +114,7 @@ describe('friendship security', () => {
       const x1 = await w.join(appX, 'X one');
       const x2 = await w.join(appX, 'X two');
       const x3 = await w.join(appX, 'X three');
-      expectOk(await w.request(x1, x2.id));
+      expectRequested(await w.request(x1, x2.id));
       const pending = await w.incomingId(x2, x1);
       const friendship = await w.befriend(x1, x3);
       const x4 = await w.join(appX, 'X four');

@@ -18,7 +18,7 @@ export interface FriendshipStack {
 }
 
 /** The friendship service behind a real gateway, on its own database and NATS prefix. */
-export async function startFriendshipStack(env: Record<string, string> = {}): Promise<FriendshipStack> {
+export async function startFriendshipStack(env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}): Promise<FriendshipStack> {
   const { mongoUrl, natsUrl } = infra();
   const prefix = natsPrefix();
   const friendshipDatabase = databaseUrl(mongoUrl, 'friendship');
@@ -41,6 +41,11 @@ export async function startFriendshipStack(env: Record<string, string> = {}): Pr
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
       LOG_LEVEL: 'silent',
       RATE_LIMIT_MAX: '1000000',
+      RATE_LIMIT_STORE: 'local',
+      // presence sightings go to this stack's own bucket
+      NATS_URL: natsUrl,
+      NATS_PREFIX: prefix,
+      ...gatewayEnv,
     }),
   );
   const gatewayUrl = await listen(gateway);

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { natsInboxPrefix, natsNames } from '@gfts/contracts';
 import { startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectSharedKv, type SharedKv } from '../../src/rate-limit/nats-kv.ts';
@@ -60,6 +61,32 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
   it('is refused a bucket of another window length, and a wrong password', async () => {
     expect((await shared(30_000)).current()).toBeUndefined();
     expect((await shared(WINDOW_MS, 'not-the-password')).current()).toBeUndefined();
+  });
+
+  it('puts presence sightings into the bucket the friendship user created, and cannot create, purge or delete it', async () => {
+    const names = natsNames('gfts');
+    const friendship = await connect({ servers: server.url, user: 'friendship', pass: passwords.NATS_FRIENDSHIP_PASSWORD, inboxPrefix: natsInboxPrefix('friendship') });
+    const gateway = await connect({ servers: server.url, user: 'gateway', pass: passwords.NATS_GATEWAY_PASSWORD, inboxPrefix: natsInboxPrefix('gateway') });
+    try {
+      // as the gateway's presence plugin: bind, then put; the friendship service owns the bucket
+      await expect(new Kvm(jetstream(gateway, { timeout: 2_000 })).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory })).rejects.toThrow();
+      const owned = await new Kvm(jetstream(friendship)).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory });
+      // the friendship side reads the bucket only through its watch, as the service does
+      const updates = await owned.watch();
+      const writer = await new Kvm(jetstream(gateway, { timeout: 2_000 })).open(names.presenceBucket);
+      await writer.status();
+      await writer.put('app-1.gamer-1', '1700000000000');
+      for await (const entry of updates) {
+        expect([entry.key, entry.string()]).toEqual(['app-1.gamer-1', '1700000000000']);
+        break;
+      }
+      updates.stop();
+      await expect(writer.destroy()).rejects.toThrow();
+      await expect((await jetstreamManager(gateway, { timeout: 2_000 })).streams.purge(names.presenceStream)).rejects.toThrow();
+    } finally {
+      await gateway.close();
+      await friendship.close();
+    }
   });
 
   it('cannot publish stat events or read the stats stream', async () => {

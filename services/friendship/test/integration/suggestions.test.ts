@@ -1,0 +1,105 @@
+import type { Gamer } from '@gfts/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
+import { expectOk, expectProblem, expectRequested, world } from '../support/world.ts';
+
+describe('friend suggestions and mutual friends', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  beforeAll(async () => {
+    stack = await startFriendshipStack();
+    w = world(stack);
+  });
+  afterAll(async () => stack?.close());
+
+  /**
+   * me has friends f1, f2, f3 (f1 and f2 are friends too). Friends of friends: x (of f1,
+   * f2, f3), y (of f1), z (of f2); and six gamers who must never be suggested although
+   * f1 is their friend: p (me asked them), q (asked me), bl (me blocks), br (blocks me).
+   */
+  async function neighbourhood() {
+    const app = randomUUID();
+    const [me, f1, f2, f3, x, y, z, p, q, bl, br] = await Promise.all(
+      ['Me', 'F1', 'F2', 'F3', 'Xavier', 'Yann', 'Zoe', 'Pending out', 'Pending in', 'Blocked', 'Blocker'].map((name) => w.join(app, name)),
+    );
+    const pairs: Array<[Gamer, Gamer]> = [
+      [me!, f1!], [me!, f2!], [me!, f3!], [f1!, f2!],
+      [f1!, x!], [f2!, x!], [f3!, x!], [f1!, y!], [f2!, z!],
+      [f1!, p!], [f1!, q!], [f1!, bl!], [f1!, br!],
+    ];
+    for (const [a, b] of pairs) await w.befriend(a, b);
+    expectRequested(await w.request(me!, p!.id), 'pending');
+    expectRequested(await w.request(q!, me!.id), 'pending');
+    expectOk(await w.block(me!, bl!.id));
+    expectOk(await w.block(br!, me!.id));
+    return { app, me: me!, f1: f1!, f2: f2!, f3: f3!, x: x!, y: y!, z: z!, p: p!, q: q!, bl: bl!, br: br! };
+  }
+
+  it('ranks friends of friends by mutual friends, leaving out self, friends, pending requests and blocks either way', async () => {
+    const n = await neighbourhood();
+    const response = await w.suggestions(n.me);
+    expect(response.status).toBe(200);
+    const [yz1, yz2] = [n.y, n.z].sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(response.body).toEqual([
+      { user: { id: n.x.id, displayName: 'Xavier', avatar: '' }, mutualFriends: 3 },
+      { user: { id: yz1!.id, displayName: yz1!.name, avatar: '' }, mutualFriends: 1 },
+      { user: { id: yz2!.id, displayName: yz2!.name, avatar: '' }, mutualFriends: 1 },
+    ]);
+    expect((await w.suggestions(n.me, '?limit=1')).body.map((s) => s.user.id)).toEqual([n.x.id]);
+    // the gamer who blocks me is not suggested either when I look from their friend's side
+    expect((await w.suggestions(n.br)).body.map((s) => s.user.id)).not.toContain(n.me.id);
+    // nor am I to the gamer I block
+    expect((await w.suggestions(n.bl)).body.map((s) => s.user.id)).not.toContain(n.me.id);
+  });
+
+  it('stays inside the application: a friend of a friend of the same gamer id elsewhere is not suggested', async () => {
+    const n = await neighbourhood();
+    const twin = await w.elsewhere(n.f1);
+    const [stranger] = await w.gamers(1, twin.app, 'Elsewhere');
+    await w.befriend(twin, stranger!);
+    const ids = (await w.suggestions(n.me, '?limit=100')).body.map((s) => s.user.id);
+    expect(ids).not.toContain(stranger!.id);
+    expect(ids).toHaveLength(3);
+  });
+
+  it('answers an empty list to a gamer without friends, and 400 to a bad limit', async () => {
+    const [alone] = await w.gamers(1);
+    expect((await w.suggestions(alone!)).body).toEqual([]);
+    for (const q of ['?limit=0', '?limit=101', '?limit=x', '?other=1']) expectProblem(await w.suggestions(alone!, q), 400, 'VALIDATION_FAILED');
+    expect((await w.suggestions(alone!, '?limit=100')).status).toBe(200);
+  });
+
+  it('lists mutual friends as user summaries, by display name', async () => {
+    const n = await neighbourhood();
+    const response = await w.mutual(n.me, n.x.id);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual([
+      { id: n.f1.id, displayName: 'F1', avatar: '' },
+      { id: n.f2.id, displayName: 'F2', avatar: '' },
+      { id: n.f3.id, displayName: 'F3', avatar: '' },
+    ]);
+    // symmetric, works between friends too, and upper-case ids name the same gamer
+    expect((await w.mutual(n.x, n.me.id.toUpperCase())).body.map((u) => u.id)).toEqual([n.f1.id, n.f2.id, n.f3.id]);
+    expect((await w.mutual(n.me, n.f1.id)).body.map((u) => u.id)).toEqual([n.f2.id]);
+    expect((await w.mutual(n.me, n.z.id)).body.map((u) => u.id)).toEqual([n.f2.id]);
+  });
+
+  it('answers 404 for unknown gamers, other applications and across a block either way; 400 for self and malformed ids', async () => {
+    const n = await neighbourhood();
+    expectProblem(await w.mutual(n.me, randomUUID()), 404, 'NOT_FOUND');
+    expectProblem(await w.mutual(n.me, n.bl.id), 404, 'NOT_FOUND');
+    expectProblem(await w.mutual(n.me, n.br.id), 404, 'NOT_FOUND');
+    expectProblem(await w.mutual(n.bl, n.me.id), 404, 'NOT_FOUND');
+    expectProblem(await w.mutual(n.br, n.me.id), 404, 'NOT_FOUND');
+    // the same answer as for an unknown gamer: nothing tells a block from absence
+    const unknown = await w.mutual(n.me, randomUUID());
+    const blocked = await w.mutual(n.br, n.me.id);
+    expect((blocked.body as { detail?: string }).detail).toBe((unknown.body as { detail?: string }).detail);
+    const [other] = await w.gamers(1, randomUUID());
+    expectProblem(await w.mutual(n.me, other!.id), 404, 'NOT_FOUND');
+    expectProblem(await w.mutual(await w.elsewhere(n.me), n.x.id), 404, 'NOT_FOUND');
+    expectProblem(await w.mutual(n.me, n.me.id), 400, 'CANNOT_TARGET_SELF');
+    expectProblem(await w.mutual(n.me, 'not-a-uuid'), 400, 'VALIDATION_FAILED');
+  });
+});
