@@ -14,10 +14,12 @@ import { IdempotencyRepository, ProcessedEventRepository } from './repository/ev
 import { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import { InventoryRepository } from './repository/inventory-repository.ts';
 import { ensureIndexes, openStore } from './repository/store.ts';
+import { adminRoutes } from './routes/admin-routes.ts';
 import { catalogRoutes } from './routes/catalog-routes.ts';
 import { gamerRoutes } from './routes/gamer-routes.ts';
 import { statsRoutes } from './routes/stats-routes.ts';
 import { StatsConsumer } from './stats/consumer.ts';
+import { DeadLetterStore } from './stats/dead-letters.ts';
 import { claimMetrics, statsMetrics } from './stats/metrics.ts';
 import { StatBatchProcessor, type ProcessorFaults } from './stats/processor.ts';
 import { ensureStatsTopology } from './stats/stream.ts';
@@ -110,11 +112,13 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     await nats.drain();
     await mongo.close();
   });
-  await app.register(healthPlugin, { checks: { mongodb: () => pingMongo(mongo), nats: () => pingNats(nats) } });
+  const checks = { mongodb: () => pingMongo(mongo), nats: () => pingNats(nats) };
+  await app.register(healthPlugin, { checks });
   await app.register(identityPlugin, { secret: config.INTERNAL_TOKEN_SECRET });
   await app.register(catalogRoutes, { catalog });
   await app.register(gamerRoutes, { assign, claims, reads });
   await app.register(statsRoutes, { js, names });
+  await app.register(adminRoutes, { reads, deadLetters: new DeadLetterStore(jsm, js, names), jsm, names, checks });
 
   consumer?.start();
   sweeper.start();
