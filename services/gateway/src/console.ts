@@ -27,7 +27,7 @@ interface Asset {
 
 /** The built console held in memory: index.html and every file of assets/ (a few hundred kB). */
 function loadConsole(dir: string): { index: Buffer; assets: Map<string, Asset> } | undefined {
-  if (!dir || !existsSync(join(dir, 'index.html'))) return undefined;
+  if (!existsSync(join(dir, 'index.html'))) return undefined;
   const assets = new Map<string, Asset>();
   const assetDir = join(dir, 'assets');
   if (existsSync(assetDir)) {
@@ -91,8 +91,8 @@ export async function consolePlugin(parent: FastifyInstance, { config }: { confi
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const settings = consoleConfig(config);
   const csp = consoleContentSecurityPolicy(settings);
-  const built = loadConsole(config.CONSOLE_DIR ?? BUILT_CONSOLE);
-  if (!built) app.log.warn({ dir: config.CONSOLE_DIR ?? BUILT_CONSOLE }, 'no built console: /console answers 404 (run pnpm build)');
+  const built = config.CONSOLE_ENABLED ? loadConsole(config.CONSOLE_DIR ?? BUILT_CONSOLE) : undefined;
+  if (config.CONSOLE_ENABLED && !built) app.log.warn({ dir: config.CONSOLE_DIR ?? BUILT_CONSOLE }, 'no built console: /console answers 404 (run pnpm build)');
   // the application's own security headers on errors too (a 404 of a missing asset)
   app.addHook('onSend', async (_request, reply) => void secure(reply, csp));
 
@@ -100,7 +100,7 @@ export async function consolePlugin(parent: FastifyInstance, { config }: { confi
     ...consoleRoutes.page,
     logLevel: 'warn',
     handler: async (_request, reply) => {
-      if (!built) throw new AppError(404, ErrorCode.NOT_FOUND, 'the console is not built on this gateway (pnpm build)');
+      if (!built) throw new AppError(404, ErrorCode.NOT_FOUND, config.CONSOLE_ENABLED ? 'the console is not built on this gateway (pnpm build)' : 'the console is off on this gateway (CONSOLE_ENABLED)');
       return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(built.index as unknown as string); // bytes as read: Fastify sends a Buffer unserialized
     },
   });

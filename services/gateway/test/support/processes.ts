@@ -7,6 +7,9 @@ export interface ServiceProcesses {
   gatewayUrl: string;
   friendshipUrl: string;
   tasksUrl: string;
+  /** the NATS server and subject prefix the services use */
+  natsUrl: string;
+  natsPrefix: string;
   close(): Promise<void>;
 }
 
@@ -26,6 +29,7 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
   const { mongoUrl, natsUrl } = infra();
   const common = { PORT: '0', HOST: '127.0.0.1', INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'info' };
   const services = { ...common, NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), ...env.services };
+  const prefix = services.NATS_PREFIX;
   const started: ServiceProcess[] = [];
   try {
     const friendship = spawnService(serverOf('friendship'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'friendship') });
@@ -38,7 +42,7 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
     });
     started.push(gateway);
     const gatewayUrl = await gateway.listening(60_000);
-    return { gatewayUrl, friendshipUrl, tasksUrl, close: async () => void (await Promise.all(started.map(stop))) };
+    return { gatewayUrl, friendshipUrl, tasksUrl, natsUrl, natsPrefix: prefix, close: async () => void (await Promise.all(started.map(stop))) };
   } catch (error) {
     await Promise.all(started.map(stop));
     throw error;
