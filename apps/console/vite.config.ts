@@ -13,5 +13,6 @@ export default defineConfig({
     sourcemap: false,
   },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  server: { proxy: { '/api': 'http://localhost:8080' } },
+  // `pnpm --filter @gfts/console dev`: the API and the sign-in settings from a stack on :8080
+  server: { proxy: { '/api': 'http://localhost:8080', '/console/config.json': 'http://localhost:8080' } },
 });
