@@ -84,7 +84,7 @@ export function HealthPage({ session }: { session: Session }) {
             <dt>Dead letters (your application)</dt><dd>{pipeline.deadLetters ?? 'unknown'} {pipeline.deadLetters ? <a href="#/dead-letters">see them</a> : null}</dd>
           </dl>
         ) : <p class="muted">{tasks && !tasks.ok ? tasks.reason : 'checking…'}</p>}
-        <div class="grid">
+        <div class="grid charts">
           <Chart title="Stat events stored per second (all applications)" points={ratePerSecond(stored)} unit="/s" />
           <Chart title="Consumer lag (events)" points={lag} />
         </div>
