@@ -46,11 +46,11 @@ SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082}
 # Secrets the base references and prod expects from the secret store, with their keys.
 EXTERNAL_SECRETS = {
     "gfts-internal": {"INTERNAL_TOKEN_SECRET"},
-    "gateway-secrets": {"JWT_PUBLIC_KEY"},
+    "gateway-secrets": {"JWT_PUBLIC_KEY", "NATS_PASSWORD"},
     "friendship-secrets": {"MONGO_URL", "NATS_PASSWORD"},
     "tasks-secrets": {"MONGO_URL", "NATS_PASSWORD"},
     # read by the NATS server (nats-auth.conf), not by a service
-    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD"},
+    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD", "NATS_GATEWAY_PASSWORD"},
 }
 # The intended in-namespace connections: (from, to, port).
 INTENDED = {
@@ -129,10 +129,19 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
     block = _object_literal(source, m.end())
     settings = _properties(block)
     platform = (repo / "libs" / "platform" / "src" / "config.ts").read_text()
-    for shared in re.findall(r"\.\.\.(\w+Config)\b", block):
+    # shared groups, and the groups they spread in turn
+    spreads = re.findall(r"\.\.\.(\w+Config)\b", block)
+    seen: set[str] = set()
+    while spreads:
+        shared = spreads.pop()
+        if shared in seen:
+            continue
+        seen.add(shared)
         sm = re.search(rf"export const {shared}\s*=\s*", platform)
         if sm:
-            settings.update(_properties(_object_literal(platform, sm.end())))
+            group = _object_literal(platform, sm.end())
+            settings.update(_properties(group))
+            spreads.extend(re.findall(r"\.\.\.(\w+Config)\b", group))
         else:
             fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
     return settings
@@ -562,7 +571,7 @@ def check_nats(env_name: str, docs) -> None:
     auth = (conf or {}).get("data", {}).get("nats-auth.conf", "")
     ok(re.search(r"^include nats-auth\.conf$", text, re.M) is not None and "authorization {" in auth, env_name,
        "nats-config must hold nats-auth.conf and nats.conf must include it")
-    for service in ("tasks", "friendship"):
+    for service in ("tasks", "friendship", "gateway"):
         w = find_generated(docs, "Deployment", service)
         ok(w is not None and config_value(docs, w, "NATS_USER") == service, env_name, f"{service} must connect to NATS as user {service}")
     if env_name == "prod":
