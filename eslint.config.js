@@ -16,4 +16,6 @@ export default tseslint.config(
     },
   },
   { files: ['scripts/**', 'bench/**', '**/scripts/**'], rules: { 'no-console': 'off' } },
+  // the console runs in the browser
+  { files: ['apps/console/src/**'], languageOptions: { globals: globals.browser } },
 );

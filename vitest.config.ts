@@ -8,14 +8,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{libs,services,bench}/**/test/unit/**/*.test.ts'],
+          include: ['{libs,services,apps,bench}/**/test/unit/**/*.test.ts'],
           environment: 'node',
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['{libs,services}/**/test/integration/**/*.test.ts'],
+          include: ['{libs,services,apps}/**/test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['libs/testkit/src/global-setup.ts'],
           testTimeout: 60_000,

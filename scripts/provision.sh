@@ -9,6 +9,9 @@
 #   - A container engine for testcontainers: a working Docker, else Podman (installed with
 #     apt-get when absent, configured for these machines (runc, cgroupfs, vfs storage), its
 #     Docker-compatible socket started).
+#   - Chromium (the console's browser tests, apps/console/test/browser): Debian's `chromium`
+#     package at /usr/bin/chromium, installed with apt-get when absent (as root); exported as
+#     GFTS_CHROMIUM. CHROMIUM_PATH overrides it.
 #   - Schemathesis (the API fuzzer of services/gateway/test/integration/fuzz.test.ts): the
 #     version pinned below, from PyPI into a venv; its `st` is exported as GFTS_SCHEMATHESIS.
 #   - Images: with Docker the official mongo and nats images; with Podman (no registry
@@ -196,6 +199,23 @@ _gfts_schemathesis() {
   export GFTS_SCHEMATHESIS="$dir/bin/st"
 }
 
+# Debian's Chromium for the console's browser tests (Playwright cannot download its own
+# browser here). Not fatal: only those tests need it, and they say how to get it.
+_gfts_chromium() {
+  local bin="${CHROMIUM_PATH:-/usr/bin/chromium}"
+  if [ ! -x "$bin" ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+      _gfts_say "installing chromium with apt-get (the console's browser tests drive it)"
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } >&2 ||
+        _gfts_say "apt-get install chromium failed (the browser tests will fail)"
+    else
+      _gfts_say "no chromium and not root: install Debian's chromium package for the browser tests"
+    fi
+  fi
+  [ -x "$bin" ] && export GFTS_CHROMIUM="$bin"
+  return 0
+}
+
 # Installs the workspace's packages when the lockfile changed since the last install.
 _gfts_packages() {
   local stamp="$_gfts_root/node_modules/.gfts-lock-stamp" sum
@@ -208,7 +228,7 @@ _gfts_packages() {
 
 gfts_provision() {
   mkdir -p "$GFTS_CACHE"
-  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_schemathesis && _gfts_containers
+  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_schemathesis && _gfts_chromium && _gfts_containers
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Brings the whole stack up on this machine: a MongoDB-compatible database per service,
-# NATS with JetStream, and the gateway, friendship, tasks and notifications services. Installs what is
-# missing first (scripts/provision.sh). Ctrl-C stops everything it started.
+# NATS with JetStream, and the gateway, friendship, tasks and notifications services; builds the
+# admin console the gateway serves at /console. Installs what is missing first
+# (scripts/provision.sh). Ctrl-C stops everything it started. It prints the console's URL
+# and an admin token (12 hours) to sign in with.
 #
-#   scripts/stack.sh            # gateway on http://localhost:8080
+#   scripts/stack.sh            # gateway on http://localhost:8080, console on /console
 #   GATEWAY_PORT=9090 scripts/stack.sh
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
@@ -74,6 +76,9 @@ wait_for_log() {
   return 1
 }
 
+say "building the admin console (apps/console, Vite)"
+pnpm -s build >"$LOG_DIR/console-build.log" 2>&1 || { echo "the console did not build; see $LOG_DIR/console-build.log" >&2; exit 1; }
+
 containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-notifications-db" "$STACK_NAME-nats")
 say "starting databases ($MONGO_IMAGE) and NATS ($NATS_IMAGE) with $engine"
 friendship_db_port="$(start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
@@ -143,10 +148,15 @@ for i in $(seq 1 120); do
   sleep 0.5
 done
 
+console_app="${CONSOLE_APP:-00000000-0000-4000-8000-000000000001}"
+admin_token="$(node scripts/mint-token.mjs --app "$console_app" --name 'Console admin' --roles admin --ttl 43200)"
+
 cat <<INFO
 
   The stack is up.
     gateway          $gateway   (/healthz, /readyz, /metrics)
+    console          $gateway/console   (sign in with the admin token below; application $console_app)
+    admin token      $admin_token
     friendship       http://127.0.0.1:$FRIENDSHIP_PORT (internal: needs the gateway's identity)
     tasks            http://127.0.0.1:$TASKS_PORT (internal)
     notifications    http://127.0.0.1:$NOTIFICATIONS_PORT (internal; clients use ws://localhost:$GATEWAY_PORT/api/v1/notifications/live)

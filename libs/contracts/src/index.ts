@@ -9,3 +9,4 @@ export * from './operations.ts';
 export * from './subjects.ts';
 export * from './validate.ts';
 export * from './nats-permissions.ts';
+export * from './admin.ts';

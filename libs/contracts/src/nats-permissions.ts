@@ -73,6 +73,9 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
       ...streams.flatMap((s) => [`${api}.STREAM.INFO.${s}`, `${api}.STREAM.CREATE.${s}`, `${api}.STREAM.UPDATE.${s}`]),
       // the max-deliveries advisory names a sequence; the dead-letter copy reads it
       `${api}.STREAM.MSG.GET.${n.statsStream}`,
+      // the admin API lists, replays (republishing on the stats subjects above) and deletes dead letters
+      `${api}.STREAM.MSG.GET.${n.statsDeadLetterStream}`,
+      `${api}.STREAM.MSG.DELETE.${n.statsDeadLetterStream}`,
       `${api}.CONSUMER.INFO.${n.statsStream}.${n.statsConsumer}`,
       // create and update share one subject, with the filter subject as a further token
       `${api}.CONSUMER.CREATE.${n.statsStream}.${n.statsConsumer}`,

@@ -1,5 +1,6 @@
 import { connectMongo, connectNats, createHttpServer, healthPlugin, identityPlugin, pingMongo, pingNats } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
+import { friendshipAdminService } from './admin-service.ts';
 import type { FriendshipConfig } from './config.ts';
 import { natsEventPublisher, startCanMessageResponder } from './events.ts';
 import { friendshipService } from './friendship-service.ts';
@@ -8,6 +9,7 @@ import { presenceBoard } from './presence/board.ts';
 import { startPresenceWatch } from './presence/watch.ts';
 import { registrationCache } from './registration-cache.ts';
 import { createRepositories } from './repository/index.ts';
+import { friendshipAdmin } from './routes/admin.ts';
 import { friendshipRoutes } from './routes/index.ts';
 
 /** Wires the friendship service: its own database, NATS, identity, routes. */
@@ -44,8 +46,11 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
     await nats.drain();
     await mongo.close();
   });
-  await app.register(healthPlugin, { checks: { mongodb: () => pingMongo(mongo), nats: () => pingNats(nats) } });
+  const checks = { mongodb: () => pingMongo(mongo), nats: () => pingNats(nats) };
+  await app.register(healthPlugin, { checks });
   await app.register(identityPlugin, { secret: config.INTERNAL_TOKEN_SECRET });
   await app.register(friendshipRoutes, { service });
+  // its own encapsulated plugin: an admin's reads do not register the admin as a gamer
+  await app.register(friendshipAdmin, { admin: friendshipAdminService(repositories, service), checks });
   return app;
 }

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { authentication } from './authentication.ts';
 import type { GatewayConfig } from './config.ts';
 import { presenceRecording } from './presence/plugin.ts';
+import { consolePlugin } from './console.ts';
 import { rateLimiting } from './rate-limit/plugin.ts';
 import { registerRoutes } from './routing.ts';
 import { ticketSealer } from './tickets.ts';
@@ -37,6 +38,8 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
   // Generated from the contracts once, at start: the same document as docs/openapi.json.
   const document = openApiDocument();
   app.route({ ...operationsRoutes.openapi, logLevel: 'warn', handler: async () => document });
+  // encapsulated: its security headers apply to the console's routes only
+  await app.register(consolePlugin, { config });
   await registerRoutes(app, config, tickets);
   return app;
 }

@@ -29,6 +29,15 @@ const GatewaySettings = {
   NATS_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'gfts', description: 'prefix of NATS names, as in the services (the presence bucket is <prefix>_presence)' }),
   PRESENCE_RECORD_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: 60_000, default: 15_000, description: 'least time between two presence sightings of one gamer written by one replica' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
+  CONSOLE_ENABLED: Type.Boolean({ default: true, description: 'serve the admin console at /console (false: /console answers 404)' }),
+  CONSOLE_DIR: Type.Optional(Type.String({ minLength: 1, description: 'directory of the built admin console (default: apps/console/dist of this checkout or image)' })),
+  CONSOLE_TOKEN_SIGN_IN: Type.Boolean({ default: true, description: 'the console accepts a pasted bearer token (turn off where only OIDC may sign in)' }),
+  CONSOLE_OIDC_AUTHORIZATION_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'OIDC authorization endpoint of the studio\'s identity provider' })),
+  CONSOLE_OIDC_TOKEN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'its token endpoint' })),
+  CONSOLE_OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'the console\'s public client id (no secret: PKCE)' })),
+  CONSOLE_OIDC_SCOPE: Type.String({ minLength: 1, default: 'openid', description: 'scopes the console asks for' }),
+  CONSOLE_OIDC_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'audience parameter of the authorization request, for providers that need one' })),
+  CONSOLE_OIDC_TOKEN_FIELD: Type.Enum(['access_token', 'id_token'], { default: 'access_token', description: 'the token response field the console calls the API with' }),
 };
 type Settings = Static<TObject<typeof GatewaySettings>>;
 export type GatewayConfig = Omit<Settings, 'RATE_LIMIT_STORE'> & { RATE_LIMIT_STORE: 'local' | 'nats' };
@@ -37,6 +46,8 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
   const config = loadConfig(GatewaySettings, env);
   const problems = [...keySettingProblems(config), ...natsCredentialProblems(config)];
   if (config.RATE_LIMIT_STORE === 'nats' && !config.NATS_URL) problems.push('RATE_LIMIT_STORE=nats needs NATS_URL');
+  const oidc = [config.CONSOLE_OIDC_AUTHORIZATION_URL, config.CONSOLE_OIDC_TOKEN_URL, config.CONSOLE_OIDC_CLIENT_ID].filter(Boolean).length;
+  if (oidc > 0 && oidc < 3) problems.push('console OIDC needs all of CONSOLE_OIDC_AUTHORIZATION_URL, CONSOLE_OIDC_TOKEN_URL and CONSOLE_OIDC_CLIENT_ID');
   if (problems.length > 0) throw new ConfigError(problems);
   // Shared when the gateway can reach NATS: per-replica limits multiply with the replica count.
   return { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? (config.NATS_URL ? 'nats' : 'local') };

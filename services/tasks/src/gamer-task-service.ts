@@ -1,4 +1,4 @@
-import type { GamerTaskWithChildren, Identity, InventoryItem } from '@gfts/contracts';
+import type { AdminGamerProgress, GamerTaskWithChildren, Identity, InventoryItem } from '@gfts/contracts';
 import { achievementIndex, untrackedAchievements } from './domain/achievements.ts';
 import { childRecordsOf, gamerTaskList } from './domain/gamer-task.ts';
 import type { CatalogEntry, GamerTaskRecord } from './domain/model.ts';
@@ -45,6 +45,22 @@ export class GamerTaskService {
 
   async items(identity: Identity): Promise<InventoryItem[]> {
     return this.inventory.list(identity.applicationId, identity.gamerId);
+  }
+
+  /**
+   * What an admin sees of a gamer: the same active tasks the gamer sees, the achievements
+   * the gamer has a record of (read only: an admin's look-up starts no tracking) and the
+   * inventory. A gamer unknown to the service has empty lists.
+   */
+  async adminView(applicationId: string, gamerId: string): Promise<AdminGamerProgress> {
+    const gamer = { applicationId, gamerId: gamerId.toLowerCase(), roles: [] };
+    const now = new Date();
+    const [tasks, achievements, inventory] = await Promise.all([
+      this.tasks(gamer, undefined),
+      this.gamerTasks.listActive(applicationId, gamer.gamerId, true, now),
+      this.items(gamer),
+    ]);
+    return { gamerId: gamer.gamerId, tasks, achievements: gamerTaskList(achievements, now, undefined), inventory };
   }
 
   /** A composite whose children were not all written (a crash during assign) gets them now. */

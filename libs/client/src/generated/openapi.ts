@@ -179,6 +179,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Stat events of the application the consumer gave up on, oldest first (role admin); next page in Link: rel="next" */
+        get: operations["adminListDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/dead-letters/{sequence}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a dead letter without replaying it (role admin) */
+        delete: operations["adminDeleteDeadLetter"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/dead-letters/{sequence}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish a dead-lettered event again, unchanged (same eventId, so it never counts twice), then delete the letter (role admin) */
+        post: operations["adminReplayDeadLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/dead-letters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay every dead letter of the application, as one replay each (role admin) */
+        post: operations["adminReplayAllDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/gamers/{gamerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A gamer's active tasks with progress, achievements and inventory (role admin); empty lists for a gamer without any */
+        get: operations["adminGetGamerProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness of the tasks service, stat-consumer lag and the application's dead-letter count (role admin) */
+        get: operations["adminTasksHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/friendship": {
         parameters: {
             query?: never;
@@ -229,6 +331,57 @@ export interface paths {
         put?: never;
         /** Accept an incoming friend request */
         post: operations["acceptFriendRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friendship/admin/gamers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find gamers of the token's application by display-name prefix, nobody excluded (role admin) */
+        get: operations["adminSearchGamers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friendship/admin/gamers/{gamerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A gamer's profile, friends, pending requests and blocks (role admin); 404 for a gamer the friendship service never saw */
+        get: operations["adminGetGamerRelations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/friendship/admin/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness of the friendship service (role admin) */
+        get: operations["adminFriendshipHealth"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -561,6 +714,57 @@ export interface paths {
         put?: never;
         /** Assign numberOfTasks random tasks of a family the gamer does not hold (seasonal: all) */
         post: operations["assignTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The admin console (a single page; its data comes from the admin API) */
+        get: operations["consolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A built script, style sheet or image of the console */
+        get: operations["consoleAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/config.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the console signs in (token paste, OIDC with PKCE) */
+        get: operations["consoleConfig"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3460,6 +3664,1039 @@ export interface operations {
             };
         };
     };
+    adminListDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description list dead letters after this sequence (the next page: Link rel="next") */
+                after?: number;
+                /** @description entries per list (default 50, at most 200) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        deadLetteredAt: string;
+                        deliveryCount: number;
+                        /** @description validation errors of a malformed event; empty otherwise */
+                        errors: string[];
+                        /** @description the event's eventId, null when the payload has none */
+                        eventId: string | null;
+                        /** @description the event's gamerId, null when the payload has none */
+                        gamerId: string | null;
+                        /** @description the original message body (UTF-8) */
+                        payload: string;
+                        reason: string;
+                        /** @description the dead letter's sequence in the dead-letter stream (its id) */
+                        sequence: number;
+                        /** @description the event's sequence in the stats stream */
+                        streamSequence: number;
+                        /** @description the stats subject the event came on */
+                        subject: string;
+                    }[];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminDeleteDeadLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the dead letter's sequence in the dead-letter stream (its id) */
+                sequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminReplayDeadLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the dead letter's sequence in the dead-letter stream (its id) */
+                sequence: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description JetStream already held this replay (a repeated replay within the duplicate window) */
+                        duplicate: boolean;
+                        eventId: string | null;
+                        /** @description its new sequence there */
+                        seq: number;
+                        /** @description the dead letter's sequence in the dead-letter stream (its id) */
+                        sequence: number;
+                        /** @description the stats stream it was published to again */
+                        stream: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminReplayAllDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        failed: {
+                            detail: string;
+                            /** @description the dead letter's sequence in the dead-letter stream (its id) */
+                            sequence: number;
+                        }[];
+                        replayed: {
+                            /** @description JetStream already held this replay (a repeated replay within the duplicate window) */
+                            duplicate: boolean;
+                            eventId: string | null;
+                            /** @description its new sequence there */
+                            seq: number;
+                            /** @description the dead letter's sequence in the dead-letter stream (its id) */
+                            sequence: number;
+                            /** @description the stats stream it was published to again */
+                            stream: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetGamerProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                gamerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description achievements the gamer has a record of (an achievement no event touched yet is not listed) */
+                        achievements: {
+                            /** @description child gamer tasks of a composite */
+                            childTasks: {
+                                /** @description rewards claimed into the inventory */
+                                claimed: boolean;
+                                completed: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time, UTC
+                                 */
+                                createdAt: string;
+                                /** @description null for lifetime tasks and achievements */
+                                expiredAt: string | null;
+                                /** @description games counted in the current numberOfGames window */
+                                gamesPlayed: number;
+                                /**
+                                 * Format: uuid
+                                 * @description gamer task id: the taskId of POST /tasks/{taskId}/claim
+                                 */
+                                id: string;
+                                /** @description value reached in the current window; for a composite parent, the number of completed children */
+                                progress: number;
+                                task: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    applicationId: string;
+                                    applicationStatsId: string;
+                                    children: {
+                                        /**
+                                         * Format: uuid
+                                         * @description UUID
+                                         */
+                                        id: string;
+                                    }[];
+                                    description: string;
+                                    /**
+                                     * @description daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses
+                                     * @enum {unknown}
+                                     */
+                                    family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    isAchievement: boolean;
+                                    name: string;
+                                    numberOfGames: number;
+                                    parentTaskId: string | null;
+                                    rewards: {
+                                        /**
+                                         * Format: uuid
+                                         * @description UUID
+                                         */
+                                        inventoryItemId: string;
+                                        quantity: number;
+                                    }[];
+                                    targetValue: number;
+                                };
+                            }[];
+                            /** @description rewards claimed into the inventory */
+                            claimed: boolean;
+                            completed: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time, UTC
+                             */
+                            createdAt: string;
+                            /** @description null for lifetime tasks and achievements */
+                            expiredAt: string | null;
+                            /** @description games counted in the current numberOfGames window */
+                            gamesPlayed: number;
+                            /**
+                             * Format: uuid
+                             * @description gamer task id: the taskId of POST /tasks/{taskId}/claim
+                             */
+                            id: string;
+                            /** @description value reached in the current window; for a composite parent, the number of completed children */
+                            progress: number;
+                            task: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                applicationId: string;
+                                applicationStatsId: string;
+                                children: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                }[];
+                                description: string;
+                                /**
+                                 * @description daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses
+                                 * @enum {unknown}
+                                 */
+                                family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                isAchievement: boolean;
+                                name: string;
+                                numberOfGames: number;
+                                parentTaskId: string | null;
+                                rewards: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    inventoryItemId: string;
+                                    quantity: number;
+                                }[];
+                                targetValue: number;
+                            };
+                        }[];
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        gamerId: string;
+                        inventory: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            inventoryItemId: string;
+                            quantity: number;
+                        }[];
+                        /** @description active gamer tasks with their child tasks (as GET /tasks shows them to the gamer) */
+                        tasks: {
+                            /** @description child gamer tasks of a composite */
+                            childTasks: {
+                                /** @description rewards claimed into the inventory */
+                                claimed: boolean;
+                                completed: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time, UTC
+                                 */
+                                createdAt: string;
+                                /** @description null for lifetime tasks and achievements */
+                                expiredAt: string | null;
+                                /** @description games counted in the current numberOfGames window */
+                                gamesPlayed: number;
+                                /**
+                                 * Format: uuid
+                                 * @description gamer task id: the taskId of POST /tasks/{taskId}/claim
+                                 */
+                                id: string;
+                                /** @description value reached in the current window; for a composite parent, the number of completed children */
+                                progress: number;
+                                task: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    applicationId: string;
+                                    applicationStatsId: string;
+                                    children: {
+                                        /**
+                                         * Format: uuid
+                                         * @description UUID
+                                         */
+                                        id: string;
+                                    }[];
+                                    description: string;
+                                    /**
+                                     * @description daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses
+                                     * @enum {unknown}
+                                     */
+                                    family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                    isAchievement: boolean;
+                                    name: string;
+                                    numberOfGames: number;
+                                    parentTaskId: string | null;
+                                    rewards: {
+                                        /**
+                                         * Format: uuid
+                                         * @description UUID
+                                         */
+                                        inventoryItemId: string;
+                                        quantity: number;
+                                    }[];
+                                    targetValue: number;
+                                };
+                            }[];
+                            /** @description rewards claimed into the inventory */
+                            claimed: boolean;
+                            completed: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time, UTC
+                             */
+                            createdAt: string;
+                            /** @description null for lifetime tasks and achievements */
+                            expiredAt: string | null;
+                            /** @description games counted in the current numberOfGames window */
+                            gamesPlayed: number;
+                            /**
+                             * Format: uuid
+                             * @description gamer task id: the taskId of POST /tasks/{taskId}/claim
+                             */
+                            id: string;
+                            /** @description value reached in the current window; for a composite parent, the number of completed children */
+                            progress: number;
+                            task: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                applicationId: string;
+                                applicationStatsId: string;
+                                children: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    id: string;
+                                }[];
+                                description: string;
+                                /**
+                                 * @description daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses
+                                 * @enum {unknown}
+                                 */
+                                family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                                isAchievement: boolean;
+                                name: string;
+                                numberOfGames: number;
+                                parentTaskId: string | null;
+                                rewards: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID
+                                     */
+                                    inventoryItemId: string;
+                                    quantity: number;
+                                }[];
+                                targetValue: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminTasksHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        checks?: {
+                            [key: string]: "ok" | "failed";
+                        };
+                        /** @description null when NATS did not answer */
+                        consumer: {
+                            /** @description delivered, not yet acknowledged */
+                            ackPending: number;
+                            /** @description stat events stored but not yet delivered (the lag) */
+                            pending: number;
+                            /** @description delivered more than once, not yet acknowledged */
+                            redelivered: number;
+                            /** @description pull requests waiting */
+                            waiting: number;
+                        } | null;
+                        deadLetters: number | null;
+                        service: string;
+                        status: "ok" | "unavailable";
+                        stream: {
+                            lastEventAt: string | null;
+                            /** @description sequence of the last stored stat event (every application); its growth is the event rate */
+                            lastSequence: number;
+                            /** @description stat events the stream keeps (every application) */
+                            messages: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listFriends: {
         parameters: {
             query?: {
@@ -4152,6 +5389,468 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminSearchGamers: {
+        parameters: {
+            query: {
+                /** @description display-name prefix, case-insensitive, literal */
+                displayName: string;
+                /** @description result size (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatar: string;
+                        displayName: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                    }[];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminGetGamerRelations: {
+        parameters: {
+            query?: {
+                /** @description entries per list (default 50, at most 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                gamerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description gamers this gamer blocks */
+                        blocked: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            toGamer: {
+                                avatar: string;
+                                displayName: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                            };
+                        }[];
+                        /** @description gamers who block this gamer */
+                        blockedBy: {
+                            avatar: string;
+                            displayName: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                        }[];
+                        friends: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            status: "pending" | "accepted";
+                            user: {
+                                avatar: string;
+                                displayName: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                            };
+                        }[];
+                        /** @description pending requests to the gamer (user is the sender) */
+                        incoming: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            status: "pending" | "accepted";
+                            user: {
+                                avatar: string;
+                                displayName: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                            };
+                        }[];
+                        /** @description pending requests of the gamer (user is the recipient) */
+                        outgoing: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            status: "pending" | "accepted";
+                            user: {
+                                avatar: string;
+                                displayName: string;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID
+                                 */
+                                id: string;
+                            };
+                        }[];
+                        profile: {
+                            avatar: string;
+                            displayName: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
+            429: {
+                headers: {
+                    /** @description seconds until the window resets */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Upstream service timed out */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminFriendshipHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        checks?: {
+                            [key: string]: "ok" | "failed";
+                        };
+                        service: string;
+                        status: "ok" | "unavailable";
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7141,6 +8840,148 @@ export interface operations {
             /** @description Upstream service timed out */
             504: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    consolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    consoleAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a built asset's file name */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    consoleConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description authorization-code flow with PKCE, when configured (CONSOLE_OIDC_*) */
+                        oidc: {
+                            /** @description an audience parameter some providers need for a JWT access token */
+                            audience: string | null;
+                            /** @description the identity provider's authorization endpoint */
+                            authorizationUrl: string;
+                            clientId: string;
+                            scope: string;
+                            /**
+                             * @description the token response field the API is called with
+                             * @enum {unknown}
+                             */
+                            tokenField: "access_token" | "id_token";
+                            /** @description its token endpoint (the browser posts the code and PKCE verifier there) */
+                            tokenUrl: string;
+                        } | null;
+                        /** @description a pasted bearer token may sign in (development; CONSOLE_TOKEN_SIGN_IN) */
+                        tokenSignIn: boolean;
+                    };
+                };
+            };
+            /** @description Method not allowed on this path (see Allow) */
+            405: {
+                headers: {
+                    /** @description the methods this path takes */
+                    Allow: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,6 +10,9 @@ export interface ServiceProcesses {
   notificationsUrl: string;
   /** what each process printed so far (its log lines) */
   output(service: 'gateway' | 'friendship' | 'tasks' | 'notifications'): string;
+  /** the NATS server and subject prefix the services use */
+  natsUrl: string;
+  natsPrefix: string;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
   const { mongoUrl, natsUrl } = infra();
   const common = { PORT: '0', HOST: '127.0.0.1', INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'info' };
   const services = { ...common, NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), ...env.services };
+  const prefix = services.NATS_PREFIX;
   const started: ServiceProcess[] = [];
   try {
     const friendship = spawnService(serverOf('friendship'), { ...services, MONGO_URL: databaseUrl(mongoUrl, 'friendship') }, TRACING_IMPORT);
@@ -46,7 +50,7 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
     const gatewayUrl = await gateway.listening(60_000);
     const outputs = { friendship, tasks, notifications, gateway };
     return {
-      gatewayUrl, friendshipUrl, tasksUrl, notificationsUrl,
+      gatewayUrl, friendshipUrl, tasksUrl, notificationsUrl, natsUrl, natsPrefix: prefix,
       output: (service) => outputs[service].output(),
       close: async () => void (await Promise.all(started.map(stop))),
     };

@@ -1,0 +1,108 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ok } from '../api/client.ts';
+import { countPerBucket } from '../charts/series.ts';
+import { Chart } from '../components/chart.tsx';
+import { ProblemView } from '../components/problem.tsx';
+import type { DeadLetter, Session } from '../session.ts';
+
+const HOUR = 3_600_000;
+
+function pretty(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
+}
+
+/** Dead letters: what the stat consumer gave up on; replay (same eventId) or delete. */
+export function DeadLettersPage({ session }: { session: Session }) {
+  const { api } = session;
+  const [letters, setLetters] = useState<DeadLetter[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const load = async () => {
+    try {
+      setLetters(await ok(api.GET('/api/v1/admin/dead-letters', { params: { query: { limit: 200 } } })));
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => void load(), []);
+
+  const act = async (work: () => Promise<string>) => {
+    setBusy(true);
+    setNotice('');
+    try {
+      setNotice(await work());
+      setError(null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  };
+  const replay = (letter: DeadLetter) => act(async () => {
+    const result = await ok(api.POST('/api/v1/admin/dead-letters/{sequence}/replay', { params: { path: { sequence: letter.sequence } } }));
+    return `Replayed dead letter ${result.sequence}${result.eventId ? ` (event ${result.eventId})` : ''}.`;
+  });
+  const replayAll = () => act(async () => {
+    const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
+    return `Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.`;
+  });
+  const remove = (letter: DeadLetter) => act(async () => {
+    if (!confirm(`Delete dead letter ${letter.sequence}? Its game will never count.`)) return 'Kept.';
+    await ok(api.DELETE('/api/v1/admin/dead-letters/{sequence}', { params: { path: { sequence: letter.sequence } } }));
+    return `Deleted dead letter ${letter.sequence}.`;
+  });
+
+  return (
+    <div class="page">
+      <h1>Dead letters</h1>
+      <p class="muted">Stat events the consumer gave up on. A replay publishes the event again unchanged: same eventId, so a game never counts twice.</p>
+      <ProblemView error={error} />
+      {notice && <p role="status" class="notice">{notice}</p>}
+      {letters && <Chart title="Dead letters per hour, last 24 hours" kind="bars" points={countPerBucket(letters.map((l) => l.deadLetteredAt), Date.now(), HOUR, 24)} />}
+      <div class="row">
+        <button type="button" onClick={() => void load()} disabled={busy}>Refresh</button>
+        <button type="button" class="primary" onClick={() => void replayAll()} disabled={busy || !letters?.length}>Replay all</button>
+      </div>
+      {letters && letters.length === 0 && <p class="muted">No dead letters.</p>}
+      {letters && letters.length > 0 && (
+        <table class="letters">
+          <caption>{letters.length} dead letter(s), oldest first</caption>
+          <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Reason</th><th scope="col">Event</th><th scope="col">Deliveries</th><th scope="col">Actions</th></tr></thead>
+          <tbody>
+            {letters.map((l) => (
+              <tr key={l.sequence} data-sequence={l.sequence}>
+                <th scope="row">{l.sequence}</th>
+                <td>{l.deadLetteredAt.replace('T', ' ').slice(0, 19)}</td>
+                <td>
+                  {l.reason}
+                  {l.errors.length > 0 && <ul class="errors">{l.errors.map((e) => <li key={e}>{e}</li>)}</ul>}
+                  <details>
+                    <summary>Payload</summary>
+                    <pre>{pretty(l.payload)}</pre>
+                  </details>
+                </td>
+                <td>
+                  {l.eventId ? <code>{l.eventId}</code> : <span class="muted">no eventId</span>}
+                  {l.gamerId && <div><a href={`#/gamer/${l.gamerId}`}>gamer</a></div>}
+                </td>
+                <td>{l.deliveryCount}</td>
+                <td class="actions">
+                  <button type="button" onClick={() => void replay(l)} disabled={busy} aria-label={`Replay dead letter ${l.sequence}`}>Replay</button>
+                  <button type="button" class="danger" onClick={() => void remove(l)} disabled={busy} aria-label={`Delete dead letter ${l.sequence}`}>Delete</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

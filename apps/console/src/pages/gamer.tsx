@@ -1,0 +1,165 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiProblem, ok } from '../api/client.ts';
+import { ProblemView } from '../components/problem.tsx';
+import { Progress } from '../components/progress.tsx';
+import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const REFRESH_MS = 2_000;
+
+function TaskTable({ caption, tasks }: { caption: string; tasks: GamerTask[] }) {
+  if (tasks.length === 0) return <p class="muted">No {caption.toLowerCase()}.</p>;
+  const rows = tasks.flatMap((t) => [{ t, child: false }, ...((t as GamerTask & { childTasks?: GamerTask[] }).childTasks ?? []).map((c) => ({ t: c, child: true }))]);
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead><tr><th scope="col">Task</th><th scope="col">Family</th><th scope="col">Progress</th><th scope="col">Games</th><th scope="col">State</th><th scope="col">Expires</th></tr></thead>
+      <tbody>
+        {rows.map(({ t, child }) => {
+          const target = t.task.children.length > 0 ? t.task.children.length : t.task.targetValue;
+          return (
+            <tr key={t.id} class={child ? 'child' : ''} data-task-id={t.task.id}>
+              <th scope="row">{child ? '↳ ' : ''}{t.task.name}<span class="muted"> · {t.task.applicationStatsId}</span></th>
+              <td>{t.task.family}</td>
+              <td><Progress value={t.progress} target={target} label={`${t.task.name} progress`} /></td>
+              <td>{t.gamesPlayed}{t.task.numberOfGames > 0 ? ` / ${t.task.numberOfGames}` : ''}</td>
+              <td>{t.claimed ? 'claimed' : t.completed ? 'completed' : 'in progress'}</td>
+              <td>{t.expiredAt ? t.expiredAt.slice(0, 16).replace('T', ' ') : 'never'}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function People({ title, people }: { title: string; people: { key: string; user: UserSummary; note?: string }[] }) {
+  return (
+    <section aria-label={title} class="card">
+      <h3>{title} <span class="count">({people.length})</span></h3>
+      {people.length === 0 ? <p class="muted">None.</p> : (
+        <ul>{people.map((p) => <li key={p.key}><a href={`#/gamer/${p.user.id}`}>{p.user.displayName || p.user.id}</a>{p.note ? <span class="muted"> {p.note}</span> : null}</li>)}</ul>
+      )}
+    </section>
+  );
+}
+
+function GamerView({ session, gamerId }: { session: Session; gamerId: string }) {
+  const { api } = session;
+  const [relations, setRelations] = useState<GamerRelations | null | undefined>(undefined);
+  const [progress, setProgress] = useState<GamerProgress | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    const load = async () => {
+      try {
+        const [rel, prog] = await Promise.all([
+          ok(api.GET('/api/v1/friendship/admin/gamers/{gamerId}', { params: { path: { gamerId } } })).catch((e) => {
+            // a gamer who never used friendship still has tasks
+            if (e instanceof ApiProblem && e.status === 404) return null;
+            throw e;
+          }),
+          ok(api.GET('/api/v1/admin/gamers/{gamerId}', { params: { path: { gamerId } } })),
+        ]);
+        if (!live) return;
+        setRelations(rel);
+        setProgress(prog);
+        setError(null);
+      } catch (e) {
+        if (live) setError(e);
+      }
+    };
+    void load();
+    // progress moves with every stat event: the view follows it
+    const timer = setInterval(load, REFRESH_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [gamerId]);
+
+  const unknown = relations === null && progress && progress.tasks.length === 0 && progress.achievements.length === 0 && progress.inventory.length === 0;
+  return (
+    <div>
+      <ProblemView error={error} />
+      <section aria-labelledby="profile-heading" class="card">
+        <h2 id="profile-heading">{relations?.profile.displayName || 'Gamer'}</h2>
+        <dl>
+          <dt>Gamer id</dt><dd><code>{gamerId}</code></dd>
+          {relations && <><dt>Avatar</dt><dd>{relations.profile.avatar || <span class="muted">none</span>}</dd></>}
+        </dl>
+        {unknown && <p class="muted">Neither service knows this gamer in your application.</p>}
+      </section>
+      {relations && (
+        <div class="grid">
+          <People title="Friends" people={relations.friends.map((f) => ({ key: f.id, user: f.user }))} />
+          <People title="Incoming requests" people={relations.incoming.map((f) => ({ key: f.id, user: f.user }))} />
+          <People title="Outgoing requests" people={relations.outgoing.map((f) => ({ key: f.id, user: f.user }))} />
+          <People title="Blocks" people={relations.blocked.map((b) => ({ key: b.id, user: b.toGamer }))} />
+          <People title="Blocked by" people={relations.blockedBy.map((u) => ({ key: u.id, user: u }))} />
+        </div>
+      )}
+      {progress && (
+        <>
+          <section aria-labelledby="tasks-heading">
+            <h2 id="tasks-heading">Current tasks</h2>
+            <TaskTable caption="Tasks" tasks={progress.tasks} />
+          </section>
+          <section aria-labelledby="achievements-heading">
+            <h2 id="achievements-heading">Achievements</h2>
+            <TaskTable caption="Achievements" tasks={progress.achievements} />
+          </section>
+          <section aria-labelledby="inventory-heading">
+            <h2 id="inventory-heading">Inventory</h2>
+            {progress.inventory.length === 0 ? <p class="muted">Empty.</p> : (
+              <table>
+                <caption>Inventory items</caption>
+                <thead><tr><th scope="col">Item</th><th scope="col">Quantity</th></tr></thead>
+                <tbody>{progress.inventory.map((i) => <tr key={i.inventoryItemId}><th scope="row"><code>{i.inventoryItemId}</code></th><td>{i.quantity}</td></tr>)}</tbody>
+              </table>
+            )}
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Gamer: find by display-name prefix or id, then everything both services hold of them. */
+export function GamerPage({ session, gamerId }: { session: Session; gamerId: string | undefined }) {
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<UserSummary[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const search = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    const text = query.trim();
+    if (UUID.test(text)) {
+      location.hash = `#/gamer/${text.toLowerCase()}`;
+      return;
+    }
+    try {
+      setFound(await ok(session.api.GET('/api/v1/friendship/admin/gamers', { params: { query: { displayName: text } } })));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <div class="page">
+      <h1>Gamer</h1>
+      <form class="inline" role="search" onSubmit={search}>
+        <label>Display-name prefix or gamer id <input value={query} onInput={(e) => setQuery(e.currentTarget.value)} /></label>
+        <button type="submit" class="primary">Find</button>
+      </form>
+      <ProblemView error={error} />
+      {found && (
+        <section aria-label="Search results">
+          {found.length === 0 ? <p class="muted">Nobody found.</p> : (
+            <ul class="results">{found.map((g) => <li key={g.id}><a href={`#/gamer/${g.id}`}>{g.displayName}</a> <code class="muted">{g.id}</code></li>)}</ul>
+          )}
+        </section>
+      )}
+      {gamerId && <GamerView key={gamerId} session={session} gamerId={gamerId} />}
+    </div>
+  );
+}

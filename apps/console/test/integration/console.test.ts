@@ -1,0 +1,195 @@
+import type { StatDeadLetter } from '@gfts/contracts';
+import { client, gamer, type Call, type Gamer } from '@gfts/testkit';
+import { jetstream } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import axe from 'axe-core';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The real stack as processes: the gateway serves the console built below.
+import { startServiceProcesses, type ServiceProcesses } from '../../../../services/gateway/test/support/processes.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? process.env.GFTS_CHROMIUM ?? '/usr/bin/chromium';
+const CONSOLE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHOTS = fileURLToPath(new URL('../../../../test-results/console', import.meta.url));
+const UI_TIMEOUT_MS = 20_000;
+
+/** Builds the console with its own Vite configuration into a fresh directory. */
+async function buildConsole(outDir: string): Promise<void> {
+  await build({ root: CONSOLE_ROOT, configFile: join(CONSOLE_ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+}
+
+/** axe-core in the page (through the debugging protocol, which the page's CSP does not govern), serious and critical findings only. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describe('the admin console in Chromium, against the real stack', () => {
+  let stack: ServiceProcesses;
+  let browser: Browser;
+  let page: Page;
+  let nc: NatsConnection;
+  let api: Call;
+  let consoleDir: string;
+  const app = crypto.randomUUID();
+  const admin = gamer(app, 'Ada Admin', { roles: ['admin'] });
+  const server = gamer(app, 'Game server', { roles: ['server'] });
+  let player: Gamer;
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const report = (stat: string, value: number) =>
+    api('POST', '/api/v1/stats', {
+      headers: server.auth,
+      body: { eventId: crypto.randomUUID(), applicationId: app, gamerId: player.id, gameId: 'g1', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: stat, value }] },
+    });
+  const row = (name: string) => page.locator('tr', { has: page.locator('th', { hasText: name }) }).first();
+
+  beforeAll(async () => {
+    expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: source scripts/provision.sh && gfts_provision (apt-get install chromium)`).toBe(true);
+    mkdirSync(SHOTS, { recursive: true });
+    consoleDir = mkdtempSync(join(tmpdir(), 'gfts-console-'));
+    await buildConsole(consoleDir);
+    stack = await startServiceProcesses({ gateway: { CONSOLE_DIR: consoleDir } });
+    api = client(stack.gatewayUrl);
+    nc = await connect({ servers: stack.natsUrl });
+    // root in a container has no user namespaces for Chromium's sandbox
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(UI_TIMEOUT_MS);
+    page.on('console', (message) => {
+      if (/Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await nc?.drain();
+    await stack?.close();
+    if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+  });
+
+  it('loads without a token, under a strict Content-Security-Policy, and signs in with an admin token', async () => {
+    const response = await page.goto(`${stack.gatewayUrl}/console`);
+    expect(response?.status()).toBe(200);
+    const headers = response!.headers();
+    expect(headers['content-security-policy']).toContain("script-src 'self'");
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['content-security-policy']).not.toMatch(/unsafe-(inline|eval)/);
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['x-frame-options']).toBe('DENY');
+
+    // a token without the admin role is refused before any call
+    await page.getByLabel('Admin token').fill(gamer(app, 'Pat Player').token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('no admin role');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByLabel('Admin token').fill(admin.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Catalog', level: 1 }).waitFor();
+    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+    await shot('01-signed-in');
+  });
+
+  it('creates a composite task, after showing the API\'s validation error for a composite of one child', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Daily double');
+    await page.getByLabel('Stat', { exact: true }).fill('kills');
+    await page.getByLabel('Target value').fill('2');
+    await page.getByRole('button', { name: 'Add child task' }).click();
+    await page.getByLabel('Child 1 name').fill('Get kills');
+    await page.getByLabel('Child 1 stat').fill('kills');
+    await page.getByLabel('Child 1 target').fill('10');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    const problem = page.locator('.task-form [role=alert]');
+    await problem.waitFor();
+    expect(await problem.textContent()).toMatch(/400 VALIDATION_FAILED/);
+    expect(await problem.textContent()).toMatch(/children/);
+    await shot('02-validation-error');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Add child task' }).click();
+    await page.getByLabel('Child 2 name').fill('Win games');
+    await page.getByLabel('Child 2 stat').fill('wins');
+    await page.getByLabel('Child 2 target').fill('2');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Created “Daily double”');
+    const listed = page.locator('li.task', { hasText: 'Daily double' });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain('composite');
+    expect(await listed.textContent()).toContain('Get kills');
+    await shot('03-composite-created');
+  });
+
+  it('finds a gamer by display-name prefix and follows their tasks as stat events arrive', async () => {
+    player = gamer(app, 'Zed Zimmer');
+    const friend = gamer(app, 'Yan');
+    for (const who of [player, friend]) expect((await api('GET', '/api/v1/friendship', { headers: who.auth })).status).toBe(200);
+    expect((await api('POST', '/api/v1/friendship', { headers: player.auth, body: { target: friend.id } })).status).toBe(200);
+    const assigned = await api<unknown[]>('POST', '/api/v1/tasks/assign', { headers: player.auth, body: { family: 'daily', numberOfTasks: 1 } });
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+
+    await page.getByRole('link', { name: 'Gamer' }).click();
+    await page.getByLabel('Display-name prefix or gamer id').fill('zed');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('link', { name: 'Zed Zimmer' }).click();
+    await page.getByRole('heading', { name: 'Zed Zimmer' }).waitFor();
+    expect(await page.getByRole('region', { name: 'Outgoing requests' }).textContent()).toContain('Yan');
+    await expect.poll(() => row('Get kills').textContent()).toContain('0 / 10');
+
+    expect((await report('kills', 4)).status).toBe(202);
+    // the page refreshes by itself
+    await expect.poll(() => row('Get kills').textContent(), { timeout: UI_TIMEOUT_MS }).toContain('4 / 10');
+    await shot('04-gamer-progress');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('replays a dead letter with its eventId and shows the progress it brings', async () => {
+    // a game the consumer dead-lettered (its cause fixed since): one win for the player
+    const event = { eventId: crypto.randomUUID(), applicationId: app, gamerId: player.id, gameId: 'g2', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: 'wins', value: 1 }] };
+    const letter: StatDeadLetter = {
+      reason: 'processing failed 5 times: database unavailable', subject: `${stack.natsPrefix}.stats.${app}`,
+      streamSequence: 7, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(event),
+    };
+    await jetstream(nc).publish(`${stack.natsPrefix}.dlq.stats`, JSON.stringify(letter));
+
+    await page.getByRole('link', { name: 'Dead letters' }).click();
+    const listed = page.locator('tr', { hasText: event.eventId });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain('database unavailable');
+    await listed.getByText('Payload').click();
+    expect(await listed.locator('pre').textContent()).toContain('"applicationStatsId": "wins"');
+    expect(await page.getByRole('img', { name: /Dead letters per hour.*latest 1/ }).count()).toBe(1);
+    await shot('05-dead-letters');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await listed.getByRole('button', { name: /^Replay dead letter/ }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain(`event ${event.eventId}`);
+    await page.getByText('No dead letters.').waitFor();
+
+    await page.goto(`${stack.gatewayUrl}/console#/gamer/${player.id}`);
+    await expect.poll(() => row('Win games').textContent(), { timeout: UI_TIMEOUT_MS }).toContain('1 / 2');
+    await shot('06-progress-after-replay');
+  });
+
+  it('shows each service ready and the stat consumer\'s lag', async () => {
+    await page.getByRole('link', { name: 'Health' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'tasks readiness' }).textContent()).toContain('ready');
+    expect(await page.getByRole('region', { name: 'friendship readiness' }).textContent()).toMatch(/readymongodb: ok/);
+    await expect.poll(() => page.getByTestId('lag').textContent()).toMatch(/^\d+$/);
+    await shot('07-health');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});

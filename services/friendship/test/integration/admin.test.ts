@@ -1,0 +1,68 @@
+import type { AdminGamerRelations, AdminServiceHealth, UserSummary } from '@gfts/contracts';
+import { gamer } from '@gfts/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
+import { expectOk, expectProblem, world } from '../support/world.ts';
+
+const ADMIN = '/api/v1/friendship/admin';
+
+describe('friendship admin routes (the console\'s gamer look-up)', () => {
+  let stack: FriendshipStack;
+  beforeAll(async () => {
+    stack = await startFriendshipStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it('shows a gamer\'s profile, friends, pending requests and blocks, within the admin\'s application only', async () => {
+    const w = world(stack);
+    const app = randomUUID();
+    const [ann, bob, cat, dan, eve] = await Promise.all(['Ann', 'Bob', 'Cat', 'Dan', 'Eve'].map((name) => w.join(app, name)));
+    await w.befriend(ann!, bob!);
+    expectOk(await w.request(ann!, cat!.id));
+    expectOk(await w.request(dan!, ann!.id));
+    expectOk(await w.block(ann!, eve!.id));
+    expectOk(await w.block(cat!, ann!.id));
+    const admin = gamer(app, 'Support', { roles: ['admin'] });
+
+    const found = await stack.api<UserSummary[]>('GET', `${ADMIN}/gamers?displayName=an`, { headers: admin.auth });
+    expect(found.status).toBe(200);
+    // nobody is excluded: Cat blocks Ann, and the admin still finds her
+    expect(found.body.map((g) => g.id)).toEqual([ann!.id]);
+
+    const view = await stack.api<AdminGamerRelations>('GET', `${ADMIN}/gamers/${ann!.id.toUpperCase()}`, { headers: admin.auth });
+    expect(view.status, JSON.stringify(view.body)).toBe(200);
+    expect(view.body.profile).toEqual({ id: ann!.id, displayName: 'Ann', avatar: '' });
+    expect(view.body.friends.map((f) => [f.user.displayName, f.status])).toEqual([['Bob', 'accepted']]);
+    expect(view.body.outgoing.map((f) => f.user.displayName)).toEqual([]); // Cat's block removed Ann's request
+    expect(view.body.incoming.map((f) => f.user.displayName)).toEqual(['Dan']);
+    expect(view.body.blocked.map((b) => b.toGamer.displayName)).toEqual(['Eve']);
+    expect(view.body.blockedBy.map((g) => g.displayName)).toEqual(['Cat']);
+
+    // the admin's reads did not make the admin a gamer others can find
+    const bySearch = await w.search(bob!, 'Support');
+    expect(bySearch.body).toEqual([]);
+  });
+
+  it('answers 404 for an unknown gamer and for one of another application, 403 without the admin role', async () => {
+    const w = world(stack);
+    const app = randomUUID();
+    const ann = await w.join(app, 'Ann');
+    const otherAdmin = gamer(randomUUID(), 'Other', { roles: ['admin'] });
+    expectProblem(await stack.api('GET', `${ADMIN}/gamers/${ann.id}`, { headers: otherAdmin.auth }), 404, 'NOT_FOUND');
+    expectProblem(await stack.api('GET', `${ADMIN}/gamers/${randomUUID()}`, { headers: gamer(app, 'A', { roles: ['admin'] }).auth }), 404, 'NOT_FOUND');
+    const found = await stack.api<UserSummary[]>('GET', `${ADMIN}/gamers?displayName=Ann`, { headers: otherAdmin.auth });
+    expect(found.body).toEqual([]);
+    expectProblem(await stack.api('GET', `${ADMIN}/gamers/${ann.id}`, { headers: ann.auth }), 403, 'FORBIDDEN');
+    expectProblem(await stack.api('GET', `${ADMIN}/gamers?displayName=A`, { headers: gamer(app, 'S', { roles: ['server'] }).auth }), 403, 'FORBIDDEN');
+    expectProblem(await stack.api('GET', `${ADMIN}/gamers/not-a-uuid`, { headers: otherAdmin.auth }), 400, 'VALIDATION_FAILED');
+    expectProblem(await stack.api('GET', `${ADMIN}/health`), 401, 'UNAUTHORIZED');
+  });
+
+  it('reports the service\'s readiness to an admin', async () => {
+    const admin = gamer(randomUUID(), 'Ops', { roles: ['admin'] });
+    const health = await stack.api<AdminServiceHealth>('GET', `${ADMIN}/health`, { headers: admin.auth });
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ service: 'friendship', status: 'ok', checks: { mongodb: 'ok', nats: 'ok' } });
+  });
+});

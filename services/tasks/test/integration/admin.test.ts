@@ -1,0 +1,135 @@
+import type { AdminGamerProgress, AdminPipelineHealth, DeadLetter, DeadLetterReplayAll, DeadLetterReplayed, StatDeadLetter } from '@gfts/contracts';
+import { eventually, gamer } from '@gfts/testkit';
+import { jetstream } from '@nats-io/jetstream';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { byTask, World } from '../support/world.ts';
+
+const ADMIN = '/api/v1/admin';
+
+describe('tasks admin routes (the console\'s gamer look-up, dead letters, health)', () => {
+  let stack: TasksStack;
+  const failing = new Set<string>();
+  beforeAll(async () => {
+    stack = await startTasksStack(
+      { STATS_MAX_DELIVER: '2', STATS_RETRY_BASE_MS: '50' },
+      { faults: { processor: { afterApply: (event) => { if (failing.has(event.eventId)) throw new Error('injected failure'); } } } },
+    );
+  });
+  afterAll(async () => stack?.close());
+
+  /** A letter as the consumer writes it, for an event that never reached the tasks (its cause fixed since). */
+  async function deadLetter(world: World, payload: string): Promise<void> {
+    const letter: StatDeadLetter = {
+      reason: 'processing failed 5 times: database unavailable', subject: stack.names.statsSubject(world.app),
+      streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload,
+    };
+    await jetstream(await stack.nats()).publish(stack.names.statsDeadLetter, JSON.stringify(letter));
+  }
+
+  const letters = async (world: World) => {
+    const response = await stack.api<DeadLetter[]>('GET', `${ADMIN}/dead-letters`, { headers: world.admin.auth });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body;
+  };
+
+  it('shows a gamer\'s tasks with progress, achievements and inventory', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ targetValue: 3, applicationStatsId: 'wins' });
+    const achievement = await world.createTask({ family: 'lifetime', isAchievement: true, targetValue: 100, applicationStatsId: 'wins' });
+    const player = world.gamer('Ann');
+    await world.assign(player, 'daily', 1);
+    await world.play(player, { wins: 2 });
+    await world.waitFor(player, byTask(task.id), (t) => t.progress === 2);
+
+    const view = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${player.id}`, { headers: world.admin.auth });
+    expect(view.status).toBe(200);
+    expect(view.body.tasks.map((t) => [t.task.id, t.progress, t.completed])).toEqual([[task.id, 2, false]]);
+    expect(view.body.achievements.map((t) => [t.task.id, t.progress])).toEqual([[achievement.id, 2]]);
+    expect(view.body.inventory).toEqual([]);
+
+    const stranger = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${randomUUID()}`, { headers: world.admin.auth });
+    expect(stranger.body).toMatchObject({ tasks: [], achievements: [], inventory: [] });
+    // another application's admin sees nothing of this gamer
+    const foreign = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${player.id}`, { headers: new World(stack).admin.auth });
+    expect(foreign.body).toMatchObject({ tasks: [], achievements: [], inventory: [] });
+    expect((await stack.api('GET', `${ADMIN}/gamers/${player.id}`, { headers: player.auth })).status).toBe(403);
+  });
+
+  it('lists the application\'s dead letters, replays one with its eventId (counted once) and deletes another', async () => {
+    const world = new World(stack);
+    const other = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'score' });
+    const player = world.gamer('Bob');
+    await world.assign(player, 'lifetime', 1);
+
+    // genuinely dead-lettered: its processing fails on every delivery (after its task write)
+    const failed = world.event(player, { score: 7 });
+    failing.add(failed.eventId);
+    await world.publish(failed);
+    await world.publish('{"not": json');
+    // and one that never reached the tasks before it was dead-lettered
+    const missed = world.event(player, { score: 5 });
+    await deadLetter(world, JSON.stringify(missed));
+    await deadLetter(other, JSON.stringify(other.event(randomUUID(), { score: 1 })));
+
+    const listed = await eventually(async () => {
+      const list = await letters(world);
+      return list.length === 3 ? list : undefined;
+    }, 20_000);
+    expect(listed.map((l) => l.eventId)).toEqual(expect.arrayContaining([failed.eventId, missed.eventId, null]));
+    const poison = listed.find((l) => l.eventId === null)!;
+    expect(poison).toMatchObject({ reason: 'payload is not UTF-8 JSON', payload: '{"not": json', errors: [] });
+    const failedLetter = listed.find((l) => l.eventId === failed.eventId)!;
+    expect(failedLetter).toMatchObject({ gamerId: player.id, deliveryCount: 2, reason: expect.stringMatching(/^processing failed 2 times/) });
+    expect((await letters(other)).map((l) => l.subject)).toEqual([stack.names.statsSubject(other.app)]);
+
+    // pages: one at a time, the next announced in Link
+    const first = await stack.api<DeadLetter[]>('GET', `${ADMIN}/dead-letters?limit=1`, { headers: world.admin.auth });
+    expect(first.body).toHaveLength(1);
+    const next = first.headers.get('link')!.match(/<([^>]+)>; rel="next"/)![1]!;
+    const second = await stack.api<DeadLetter[]>('GET', next, { headers: world.admin.auth });
+    expect(second.body[0]!.sequence).toBeGreaterThan(first.body[0]!.sequence);
+
+    // another application cannot see, replay or delete them
+    expect((await stack.api('POST', `${ADMIN}/dead-letters/${failedLetter.sequence}/replay`, { headers: other.admin.auth })).status).toBe(404);
+    expect((await stack.api('DELETE', `${ADMIN}/dead-letters/${failedLetter.sequence}`, { headers: other.admin.auth })).status).toBe(404);
+    expect((await stack.api('POST', `${ADMIN}/dead-letters/replay`, { headers: world.gamer().auth })).status).toBe(403);
+
+    // the cause is fixed: replaying the failed event applies nothing twice (its write had landed)
+    await world.waitFor(player, byTask(task.id), (t) => t.progress === 7);
+    failing.delete(failed.eventId);
+    const replayed = await stack.api<DeadLetterReplayed>('POST', `${ADMIN}/dead-letters/${failedLetter.sequence}/replay`, { headers: world.admin.auth });
+    expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
+    expect(replayed.body).toMatchObject({ sequence: failedLetter.sequence, eventId: failed.eventId, stream: expect.stringMatching(/_STATS$/), duplicate: false });
+    // replay all: the missed event counts now
+    const all = await stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay`, { headers: world.admin.auth });
+    expect(all.status).toBe(200);
+    expect(all.body.replayed.map((r) => r.eventId)).toEqual(expect.arrayContaining([missed.eventId, null]));
+    expect(all.body.failed).toEqual([]);
+    await world.waitFor(player, byTask(task.id), (t) => t.progress === 7 + 5 && t.gamesPlayed === 2);
+    // the replayed poison is dead-lettered again, as a new letter; delete it
+    const again = await eventually(async () => (await letters(world)).find((l) => l.eventId === null), 20_000);
+    expect(again.sequence).not.toBe(poison.sequence);
+    expect((await stack.api('DELETE', `${ADMIN}/dead-letters/${again.sequence}`, { headers: world.admin.auth })).status).toBe(204);
+    expect((await stack.api('DELETE', `${ADMIN}/dead-letters/${again.sequence}`, { headers: world.admin.auth })).status).toBe(404);
+    expect((await stack.api('POST', `${ADMIN}/dead-letters/${failedLetter.sequence}/replay`, { headers: world.admin.auth })).status).toBe(404);
+    expect(await letters(world)).toEqual([]);
+    expect((await world.tasks(player)).find((t) => t.task.id === task.id)!.progress).toBe(12);
+  });
+
+  it('reports readiness, consumer lag and the application\'s dead-letter count', async () => {
+    const world = new World(stack);
+    await deadLetter(world, '{}');
+    const health = await stack.api<AdminPipelineHealth>('GET', `${ADMIN}/health`, { headers: world.admin.auth });
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({
+      service: 'tasks', status: 'ok', checks: { mongodb: 'ok', nats: 'ok' },
+      consumer: { pending: expect.any(Number), ackPending: expect.any(Number) },
+      stream: { lastSequence: expect.any(Number) },
+      deadLetters: 1,
+    });
+    expect((await stack.api('GET', `${ADMIN}/health`, { headers: gamer(world.app, 'P').auth })).status).toBe(403);
+  });
+});
