@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
 
 const START_ATTEMPTS = 3;
@@ -109,6 +111,35 @@ export async function startConfiguredNats(files: { source: string; name: string 
       await container.stop({ timeout: 5_000 });
     },
   };
+}
+
+const composeFile = (name: string) => fileURLToPath(new URL(`../../../deploy/compose/${name}`, import.meta.url));
+
+/**
+ * A test password for every NATS user deploy/compose/nats-auth.conf names (`$NATS_<USER>_PASSWORD`),
+ * so a user added to the generated file cannot leave a test's server without its variable.
+ */
+export function composeNatsPasswords(): Record<string, string> {
+  const names = readFileSync(composeFile('nats-auth.conf'), 'utf8').match(/\$NATS_[A-Z0-9_]+_PASSWORD/g) ?? [];
+  return Object.fromEntries(names.map((name) => [name.slice(1), `test-${name.slice(1).toLowerCase()}`]));
+}
+
+/** The test password of one `NATS_<USER>_PASSWORD` of compose's users; throws for a user the file does not have. */
+export function composeNatsPassword(variable: string): string {
+  const password = composeNatsPasswords()[variable];
+  if (password === undefined) throw new Error(`deploy/compose/nats-auth.conf has no ${variable}`);
+  return password;
+}
+
+/** A NATS server with compose's configuration and users (deploy/compose/nats*.conf), passwords from composeNatsPasswords(). */
+export function startComposeNats(): Promise<ConfiguredNats> {
+  return startConfiguredNats(
+    [
+      { source: composeFile('nats.conf'), name: 'nats.conf' },
+      { source: composeFile('nats-auth.conf'), name: 'nats-auth.conf' },
+    ],
+    composeNatsPasswords(),
+  );
 }
 
 export type { StartedTestContainer } from 'testcontainers';

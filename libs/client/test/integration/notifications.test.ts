@@ -58,7 +58,7 @@ describe('notifications client (@gfts/client) against the notifications service'
     return who;
   };
   const requestFriendship = async (from: Gamer, to: Gamer) => {
-    expect((await api(from).POST('/api/v1/friendship', { body: { target: to.id } })).data).toEqual({ ok: true });
+    expect((await api(from).POST('/api/v1/friendship', { body: { target: to.id } })).data).toEqual({ ok: true, id: expect.any(String), status: 'pending' });
   };
 
   beforeAll(async () => {

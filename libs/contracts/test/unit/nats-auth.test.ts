@@ -33,7 +33,10 @@ describe('NATS users and permissions', () => {
     const p = friendshipPermissions('gfts');
     expect(p.publish).toContain(names.gamerErasureCompleted);
     expect(p.publish).not.toContain(names.gamerErased);
-    expect(p.publish.filter((s) => s.includes('CONSUMER')).every((s) => s.includes(names.gamerErasedConsumer('friendship')))).toBe(true);
+    // its consumers: its own durable on the GAMERS stream, and the presence watch's ordered consumer
+    const foreign = p.publish.filter((s) => s.includes('CONSUMER') && !s.includes(names.gamerErasedConsumer('friendship')) && !s.includes(`.${names.presenceStream}.`));
+    expect(foreign).toEqual([]);
+    expect(p.publish.some((s) => s.includes(names.statsStream) || s.includes(names.erasureProgressConsumer))).toBe(false);
     expect(p.subscribe).toContain('_INBOX_friendship.>');
   });
 

@@ -1,9 +1,8 @@
 import { natsNames } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
+import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presenceBoard } from '../../src/presence/board.ts';
 import { startPresenceWatch } from '../../src/presence/watch.ts';
@@ -13,27 +12,15 @@ import { startPresenceWatch } from '../../src/presence/watch.ts';
  * presence watch: create the bucket, and start and keep its ordered consumer, with no
  * permissions violation. Its own NATS container with compose's files.
  */
-const compose = (file: string) => fileURLToPath(new URL(`../../../../deploy/compose/${file}`, import.meta.url));
-const passwords = {
-  NATS_TASKS_PASSWORD: 'test-tasks-password',
-  NATS_FRIENDSHIP_PASSWORD: 'test-friendship-password',
-  NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD: 'test-game-server-password',
-};
 
 describe('presence watch under the friendship NATS user', () => {
   let server: ConfiguredNats;
   let nc: NatsConnection;
   const errors: string[] = [];
   beforeAll(async () => {
-    server = await startConfiguredNats(
-      [
-        { source: compose('nats.conf'), name: 'nats.conf' },
-        { source: compose('nats-auth.conf'), name: 'nats-auth.conf' },
-      ],
-      passwords,
-    );
+    server = await startComposeNats();
     const log = { info: () => undefined, warn: (o: unknown) => errors.push(JSON.stringify(o)), error: (o: unknown) => errors.push(JSON.stringify(o)) };
-    nc = await connectNats(server.url, 'friendship', log, { user: 'friendship', password: passwords.NATS_FRIENDSHIP_PASSWORD });
+    nc = await connectNats(server.url, 'friendship', log, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
     void (async () => {
       for await (const status of nc.status()) if (status.type === 'error') errors.push(String(status.error));
     })();

@@ -76,14 +76,18 @@ describe('a studio and its players, through the typed client', () => {
     const found = await ann.GET('/api/v1/friendship/search', { params: { query: { displayName: 'bob' } } });
     expect(found.data).toEqual([{ id: bobGamer.id, displayName: 'Bobby Tables', avatar: '' }]);
 
-    expect((await ann.POST('/api/v1/friendship', { body: { target: bobGamer.id } })).data).toEqual({ ok: true });
+    const requested = await ann.POST('/api/v1/friendship', { body: { target: bobGamer.id } });
+    expect(requested.data).toEqual({ ok: true, id: expect.any(String), status: 'pending' });
+    const friendshipId = requested.data!.id;
     const incoming = await bob.GET('/api/v1/friendship/requests/incoming');
-    expect(incoming.data).toEqual([{ id: expect.any(String), status: 'pending', user: { id: annGamer.id, displayName: 'Ann', avatar: '' } }]);
-    const friendshipId = incoming.data![0]!.id;
+    expect(incoming.data).toEqual([{ id: friendshipId, status: 'pending', user: { id: annGamer.id, displayName: 'Ann', avatar: '' } }]);
 
     expect((await bob.POST('/api/v1/friendship/{friendshipId}/accept', { params: { path: { friendshipId } } })).data).toEqual({ ok: true });
     const friends = await ann.GET('/api/v1/friendship');
-    expect(friends.data).toEqual([{ id: friendshipId, status: 'accepted', user: { id: bobGamer.id, displayName: 'Bobby Tables', avatar: '' } }]);
+    expect(friends.data).toEqual([{
+      id: friendshipId, status: 'accepted', user: { id: bobGamer.id, displayName: 'Bobby Tables', avatar: '' },
+      alias: '', favorite: false, presence: { status: expect.stringMatching(/^(online|offline)$/), lastSeenAt: expect.toBeOneOf([null, expect.any(String)]) },
+    }]);
   });
 
   it('answers a refused call as a typed problem', async () => {

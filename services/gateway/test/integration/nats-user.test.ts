@@ -1,6 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { natsInboxPrefix, natsNames } from '@gfts/contracts';
-import { startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
+import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
@@ -14,14 +13,6 @@ import { encodeCount } from '../../src/rate-limit/window.ts';
  * its shared bucket (before this user existed, an authenticated server refused the gateway
  * and every replica silently limited on its own), and it can do nothing else.
  */
-const compose = (file: string) => fileURLToPath(new URL(`../../../../deploy/compose/${file}`, import.meta.url));
-const passwords = {
-  NATS_TASKS_PASSWORD: 'test-tasks-password',
-  NATS_FRIENDSHIP_PASSWORD: 'test-friendship-password',
-  NATS_GATEWAY_PASSWORD: 'test-gateway-password',
-  NATS_NOTIFICATIONS_PASSWORD: 'test-notifications-password',
-  NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD: 'test-game-server-password',
-};
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 // compose's RATE_LIMIT_WINDOW_MS: the one bucket the generated permissions name
 const WINDOW_MS = 60_000;
@@ -29,7 +20,7 @@ const WINDOW_MS = 60_000;
 describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
   let server: ConfiguredNats;
   const opened: SharedKv[] = [];
-  const shared = async (windowMs: number, password = passwords.NATS_GATEWAY_PASSWORD) => {
+  const shared = async (windowMs: number, password = composeNatsPassword('NATS_GATEWAY_PASSWORD')) => {
     const kv = connectSharedKv({ servers: server.url, credentials: { user: 'gateway', password }, windowMs, replicas: 1, timeoutMs: 2_000, log });
     opened.push(kv);
     await kv.firstAttempt;
@@ -37,13 +28,7 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
   };
 
   beforeAll(async () => {
-    server = await startConfiguredNats(
-      [
-        { source: compose('nats.conf'), name: 'nats.conf' },
-        { source: compose('nats-auth.conf'), name: 'nats-auth.conf' },
-      ],
-      passwords,
-    );
+    server = await startComposeNats();
   });
   afterAll(async () => {
     await Promise.allSettled(opened.map((kv) => kv.close()));
@@ -65,8 +50,8 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
 
   it('puts presence sightings into the bucket the friendship user created, and cannot create, purge or delete it', async () => {
     const names = natsNames('gfts');
-    const friendship = await connect({ servers: server.url, user: 'friendship', pass: passwords.NATS_FRIENDSHIP_PASSWORD, inboxPrefix: natsInboxPrefix('friendship') });
-    const gateway = await connect({ servers: server.url, user: 'gateway', pass: passwords.NATS_GATEWAY_PASSWORD, inboxPrefix: natsInboxPrefix('gateway') });
+    const friendship = await connect({ servers: server.url, user: 'friendship', pass: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD'), inboxPrefix: natsInboxPrefix('friendship') });
+    const gateway = await connect({ servers: server.url, user: 'gateway', pass: composeNatsPassword('NATS_GATEWAY_PASSWORD'), inboxPrefix: natsInboxPrefix('gateway') });
     try {
       // as the gateway's presence plugin: bind, then put; the friendship service owns the bucket
       await expect(new Kvm(jetstream(gateway, { timeout: 2_000 })).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory })).rejects.toThrow();
@@ -90,7 +75,7 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
   });
 
   it('cannot publish stat events or read the stats stream', async () => {
-    const nc = await connect({ servers: server.url, user: 'gateway', pass: passwords.NATS_GATEWAY_PASSWORD, inboxPrefix: natsInboxPrefix('gateway') });
+    const nc = await connect({ servers: server.url, user: 'gateway', pass: composeNatsPassword('NATS_GATEWAY_PASSWORD'), inboxPrefix: natsInboxPrefix('gateway') });
     try {
       const names = natsNames('gfts');
       const errors: string[] = [];

@@ -1,10 +1,9 @@
 import { gameServerUser, natsInboxPrefix, natsNames } from '@gfts/contracts';
 import { connectNats, ensureGamersConsumer, startGamerErasure } from '@gfts/platform';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
+import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureStatsTopology } from '../../src/stats/stream.ts';
 
@@ -14,17 +13,9 @@ import { ensureStatsTopology } from '../../src/stats/stream.ts';
  * nothing the contracts do not give it. Its own container, because the shared one runs
  * without users.
  */
-const compose = (file: string) => fileURLToPath(new URL(`../../../../deploy/compose/${file}`, import.meta.url));
 // the example application of deploy/compose/nats-game-servers.txt
 const APP = '6f1c2a9e-0d4b-4c8e-9f3a-1b2c3d4e5f60';
 const OTHER_APP = '11111111-2222-4333-8444-555555555555';
-const passwords = {
-  NATS_TASKS_PASSWORD: 'test-tasks-password',
-  NATS_FRIENDSHIP_PASSWORD: 'test-friendship-password',
-  NATS_NOTIFICATIONS_PASSWORD: 'test-notifications-password',
-  NATS_GATEWAY_PASSWORD: 'test-gateway-password',
-  NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD: 'test-game-server-password',
-};
 const names = natsNames('gfts');
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -60,16 +51,10 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
     open.push(nc);
     return nc;
   };
-  const gameServer = () => as(gameServerUser(APP), passwords.NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD);
+  const gameServer = () => as(gameServerUser(APP), composeNatsPassword('NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD'));
 
   beforeAll(async () => {
-    server = await startConfiguredNats(
-      [
-        { source: compose('nats.conf'), name: 'nats.conf' },
-        { source: compose('nats-auth.conf'), name: 'nats-auth.conf' },
-      ],
-      passwords,
-    );
+    server = await startComposeNats();
     url = server.url;
   });
   afterAll(async () => {
@@ -83,7 +68,7 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
 
   it('lets tasks set up its stream and consumer, lets a game server publish its own stats, and tasks consume and ack them', async () => {
     // the service's own connection code and setup, with its credential
-    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: passwords.NATS_TASKS_PASSWORD });
+    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
     open.push(tasks);
     const jsm = await jetstreamManager(tasks);
     await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
@@ -122,8 +107,8 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
   });
 
   it('lets tasks and friendship each run their part of gamer erasure, and nothing of the other\'s', async () => {
-    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: passwords.NATS_TASKS_PASSWORD });
-    const friendship = await connectNats(url, 'friendship', log, { user: 'friendship', password: passwords.NATS_FRIENDSHIP_PASSWORD });
+    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
+    const friendship = await connectNats(url, 'friendship', log, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
     open.push(tasks, friendship);
     const settings = { stream: { replicas: 1 }, durable: { ackWaitMs: 5_000, retryBaseMs: 100 } };
     const erased: string[] = [];
@@ -157,7 +142,7 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
   });
 
   it('lets friendship publish its events but not task events', async () => {
-    const nc = await connectNats(url, 'friendship', log, { user: 'friendship', password: passwords.NATS_FRIENDSHIP_PASSWORD });
+    const nc = await connectNats(url, 'friendship', log, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
     open.push(nc);
     nc.publish(names.friendshipEvent('request-sent'), '{}');
     await nc.flush();
@@ -166,9 +151,9 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
   });
 
   it('lets notifications read the domain events and carry notifications, and publish nothing else', async () => {
-    const nc = await connectNats(url, 'notifications', log, { user: 'notifications', password: passwords.NATS_NOTIFICATIONS_PASSWORD });
+    const nc = await connectNats(url, 'notifications', log, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
     open.push(nc);
-    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: passwords.NATS_TASKS_PASSWORD });
+    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
     open.push(tasks);
     const gamerSubject = names.notifyGamer(APP, randomUUID());
     const progress = nc.subscribe(names.taskProgress, { max: 1 });
