@@ -7,13 +7,50 @@
 #   bench/run.sh --quick      # smaller data and shorter runs, for iteration
 #   BENCH_USE_RUNNING=1 bench/run.sh --quick    # use a stack already started by scripts/stack.sh
 #
+#   bench/run.sh --tasks-only [--label before]  # only the tasks pipeline (issue #10 item 6), ~6–8 min
+#
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
+# --help lists them all.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+
 # shellcheck source=../scripts/provision.sh
 . scripts/provision.sh
 gfts_provision
+
+entry="$root/bench/src/main.ts"
+for a in "$@"; do
+  case "$a" in
+    --tasks-only) entry="$root/bench/src/tasks-only.ts" ;;
+  esac
+done
+for a in "$@"; do
+  case "$a" in
+    --help | -h)
+      cat <<'HELP'
+bench/run.sh [options]: provisions the machine, starts its own stack (scripts/stack.sh with
+STACK_NAME=gfts-bench on ports 18080-18082, unless BENCH_USE_RUNNING=1), runs the bench,
+writes bench/results/, stops the stack. See bench/README.md.
+
+  (no option)          full run: friendship data and scenarios, profile, tasks (~22 min)
+  --quick              smaller data and shorter runs
+  --skip-profile       no CPU profile phase            (BENCH_SKIP_PROFILE=1)
+  --skip-tasks         no tasks scenarios              (BENCH_SKIP_TASKS=1)
+  --profile-only LABEL only the gateway-cost scenarios and the profile -> profile-LABEL.json
+  BENCH_ONLY_TASKS=1   only the full run's tasks scenarios (ingest, ack-only, claims)
+  --tasks-only         only the tasks pipeline (issue #10 item 6): sustained events/s, open-loop
+                       rates with event->completion latency, the store's bulk-update ceiling;
+                       its own options follow:
+
+HELP
+      node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      exit 0
+      ;;
+  esac
+done
+# a mistyped option fails now, not after the stack has started
+if [ "$entry" != "$root/bench/src/main.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
@@ -42,8 +79,9 @@ else
   # On FerretDB/SQLite a friend list over 1M relations takes far longer than the gateway's
   # 10 s upstream timeout: raise it so the bench measures the latency instead of 504s.
   export UPSTREAM_TIMEOUT_MS="${UPSTREAM_TIMEOUT_MS:-900000}"
-  # own container names, so a developer's scripts/stack.sh containers are never replaced
+  # own container names and ports, so a developer's scripts/stack.sh is never replaced or blocked
   export STACK_NAME="${STACK_NAME:-gfts-bench}"
+  export GATEWAY_PORT="${GATEWAY_PORT:-18080}" FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-18081}" TASKS_PORT="${TASKS_PORT:-18082}"
   mkdir -p "$root/.stack"
   echo "==> bench: starting the stack (log: .stack/bench-stack.log)" >&2
   scripts/stack.sh >"$root/.stack/bench-stack.log" 2>&1 &
@@ -57,4 +95,4 @@ else
 fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
-node "$root/bench/src/main.ts" "$@"
+node "$entry" "$@"
