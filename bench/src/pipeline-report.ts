@@ -125,6 +125,8 @@ export interface CeilingResult {
   batchLatency: LatencySummary;
   writeErrors: number;
   usage: PhaseUsage;
+  /** the same loop with one statement per command, and with two commands at once: what bounds the figure */
+  variants: { batch: number; concurrency: number; statementsPerSecond: number; batchLatency: LatencySummary; storeCpuPercent: number }[];
 }
 
 export interface SetupResult {

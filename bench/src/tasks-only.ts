@@ -102,6 +102,8 @@ const uptime = () => {
   }
 };
 const startedAt = new Date();
+// the code the stack started from (run.sh started it just before)
+const git = gitInfo(root);
 const loadStart = loadAverage();
 const uptimeStart = uptime();
 const state = readStackState(stateFile);
@@ -133,7 +135,7 @@ const report: PipelineReport = {
   startedAt: startedAt.toISOString(),
   finishedAt: finishedAt.toISOString(),
   command: `bench/run.sh ${argv.join(' ')}`.trim(),
-  git: gitInfo(root),
+  git,
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), node: process.version, kernel: release() },
   load: { start: loadStart, end: loadAverage(), uptimeStart, uptimeEnd: uptime() },
   stack: {

@@ -579,56 +579,72 @@ async function storeCeiling(
     if (batch.length) await copy.insertMany(batch, { ordered: false });
     if (ids.length < o.ceilingBatch) throw new Error(`only ${ids.length} documents of application ${app} in ${ctx.gamerTasksCollection} to copy`);
     const random = seededRandom(o.seed + 1);
-    const makeBatch = (): AnyBulkWriteOperation<Document>[] => {
+    const makeBatch = (size: number): AnyBulkWriteOperation<Document>[] => {
       const picked = new Set<number>();
-      while (picked.size < Math.min(o.ceilingBatch, ids.length)) picked.add(Math.floor(random() * ids.length));
+      while (picked.size < Math.min(size, ids.length)) picked.add(Math.floor(random() * ids.length));
       return [...picked].map((i) => ({ updateOne: { filter: { _id: ids[i] } as Document, update: { $inc: { progress: 1 } } } }));
     };
+    /** `concurrency` loops of one bulkWrite at a time of `size` statements, for `seconds` */
+    const measure = async (size: number, concurrency: number, seconds: number, report?: (f: number, n: number) => void) => {
+      const t = performance.now();
+      const lat: number[] = [];
+      let statements = 0;
+      let matched = 0;
+      let modified = 0;
+      let writeErrors = 0;
+      const loop = async () => {
+        while (performance.now() - t < seconds * 1000) {
+          const ops = makeBatch(size);
+          const b0 = performance.now();
+          try {
+            const r = await copy.bulkWrite(ops, { ordered: false });
+            matched += r.matchedCount;
+            modified += r.modifiedCount;
+          } catch (error) {
+            const e = error as { writeErrors?: unknown[]; result?: { matchedCount?: number; modifiedCount?: number } };
+            writeErrors += Array.isArray(e.writeErrors) ? e.writeErrors.length : ops.length;
+            matched += e.result?.matchedCount ?? 0;
+            modified += e.result?.modifiedCount ?? 0;
+          }
+          lat.push(performance.now() - b0);
+          statements += ops.length;
+          report?.((performance.now() - t) / (seconds * 1000), statements);
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, loop));
+      return { statements, matched, modified, writeErrors, lat, seconds: (performance.now() - t) / 1000 };
+    };
     // warm-up: a second of batches, not counted
-    const warm = performance.now();
-    while (performance.now() - warm < 1000) await copy.bulkWrite(makeBatch(), { ordered: false });
+    await measure(o.ceilingBatch, 1, 1);
     const u = samplers();
-    const t = performance.now();
-    const lat: number[] = [];
-    let statements = 0;
-    let matched = 0;
-    let modified = 0;
-    let writeErrors = 0;
-    while (performance.now() - t < o.ceilingS * 1000) {
-      const ops = makeBatch();
-      const b0 = performance.now();
-      try {
-        const r = await copy.bulkWrite(ops, { ordered: false });
-        matched += r.matchedCount;
-        modified += r.modifiedCount;
-      } catch (error) {
-        const e = error as { writeErrors?: unknown[]; result?: { matchedCount?: number; modifiedCount?: number } };
-        writeErrors += Array.isArray(e.writeErrors) ? e.writeErrors.length : ops.length;
-        matched += e.result?.matchedCount ?? 0;
-        modified += e.result?.modifiedCount ?? 0;
-      }
-      lat.push(performance.now() - b0);
-      statements += ops.length;
-      ctx.progress.report(0.3 + (0.7 * (performance.now() - t)) / (o.ceilingS * 1000), `${statements} statements`);
-    }
-    const seconds = (performance.now() - t) / 1000;
+    const m = await measure(o.ceilingBatch, 1, o.ceilingS, (f, n) => ctx.progress.report(0.3 + 0.5 * f, `${n} statements`));
     const usage = usageOf(u.sampler, u.machine, u.load);
+    // what bounds it: one statement per command (round trips), and two commands at once (the collection lock)
+    const variants: CeilingResult['variants'] = [];
+    for (const [size, concurrency] of [[1, 1], [o.ceilingBatch, 2]] as const) {
+      const vu = samplers();
+      const v = await measure(size, concurrency, Math.min(4, o.ceilingS));
+      const vUsage = usageOf(vu.sampler, vu.machine, vu.load);
+      variants.push({ batch: size, concurrency, statementsPerSecond: v.statements / v.seconds, batchLatency: summarize(v.lat), storeCpuPercent: vUsage.processes['tasks-db']?.cpuPercent ?? Number.NaN });
+      ctx.progress.report(0.8 + 0.1 * variants.length, `variant batch ${size} × ${concurrency}: ${(v.statements / v.seconds).toFixed(0)} statements/s`);
+    }
     await copy.drop().catch(() => undefined);
     return {
       collection: name,
       copiedDocs: ids.length,
       indexes,
       batch: o.ceilingBatch,
-      batches: lat.length,
-      statements,
-      matched,
-      modified,
-      seconds,
-      statementsPerSecond: statements / seconds,
-      docsUpdatedPerSecond: modified / seconds,
-      batchLatency: summarize(lat),
-      writeErrors,
+      batches: m.lat.length,
+      statements: m.statements,
+      matched: m.matched,
+      modified: m.modified,
+      seconds: m.seconds,
+      statementsPerSecond: m.statements / m.seconds,
+      docsUpdatedPerSecond: m.modified / m.seconds,
+      batchLatency: summarize(m.lat),
+      writeErrors: m.writeErrors,
       usage,
+      variants,
     };
   } finally {
     await mongo.close();

@@ -120,7 +120,7 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
       const who = gamer(g);
       const picks = [...pick(perFamily.daily ?? [], 3, g), ...pick(perFamily.weekly ?? [], 2, g), ...pick(perFamily.monthly ?? [], 1, g)];
       picks.forEach((entry, k) => {
-        const tree = gamerTaskTree(entry, { applicationId: app, gamerId: who.id, now, expiredAt: expiryFor(entry.family, now), newId: () => uuidv7() });
+        const tree = gamerTaskTree(entry, { applicationId: app, gamerId: who.id, now, expiredAt: expiryFor(entry.family, now), idFor: () => uuidv7() });
         const parent: GamerTaskRecord = tree.parent;
         if (k === 0 && g < cfg.tasks.claims && tree.children.length === 0) {
           Object.assign(parent, { progress: parent.targetValue, games: 1, completed: true, completedAt: now, completedByEventId: 'bench-seed' });
