@@ -125,8 +125,11 @@ export interface CeilingResult {
   batchLatency: LatencySummary;
   writeErrors: number;
   usage: PhaseUsage;
-  /** the same loop with one statement per command, and with two commands at once: what bounds the figure */
-  variants: { batch: number; concurrency: number; statementsPerSecond: number; batchLatency: LatencySummary; storeCpuPercent: number }[];
+  /**
+   * What bounds the figure: the same loop with one statement per command, with two commands
+   * at once, and on minimal documents ({_id, progress}, no secondary index)
+   */
+  variants: { batch: number; concurrency: number; documents: 'copy' | 'minimal'; statementsPerSecond: number; batchLatency: LatencySummary; storeCpuPercent: number }[];
 }
 
 export interface SetupResult {

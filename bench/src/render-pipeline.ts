@@ -147,18 +147,22 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
     p();
     const v1 = c.variants?.find((v) => v.batch === 1);
     const v2 = c.variants?.find((v) => v.concurrency === 2);
+    const vMin = c.variants?.find((v) => v.documents === 'minimal');
     if (c.variants?.length) {
       p('The same loop, shorter, to see what bounds it:');
       p();
       p('| variant | statements/s | command p50 ms | tasks-db % |');
       p('|---|---|---|---|');
       p(`| ${c.batch} statements per bulkWrite, 1 at a time (the figure above) | ${fmt(c.statementsPerSecond, 0)} | ${fmt(c.batchLatency.p50, 1)} | ${fmt(c.usage.processes['tasks-db']?.cpuPercent, 0)} |`);
-      for (const v of c.variants) p(`| ${v.batch} statement${v.batch > 1 ? 's' : ''} per bulkWrite, ${v.concurrency} at a time | ${fmt(v.statementsPerSecond, 0)} | ${fmt(v.batchLatency.p50, 1)} | ${fmt(v.storeCpuPercent, 0)} |`);
+      for (const v of c.variants) {
+        const docs = v.documents === 'minimal' ? ', on minimal documents {_id, progress} without secondary indexes' : '';
+        p(`| ${v.batch} statement${v.batch > 1 ? 's' : ''} per bulkWrite, ${v.concurrency} at a time${docs} | ${fmt(v.statementsPerSecond, 0)} | ${fmt(v.batchLatency.p50, 1)} | ${fmt(v.storeCpuPercent, 0)} |`);
+      }
       p();
     }
     const cpuMs = ((c.usage.processes['tasks-db']?.cpuPercent ?? Number.NaN) / 100) * (1000 / c.statementsPerSecond);
     p(
-      `What bounds it: the local store (FerretDB v1 on SQLite, patched, scripts/images/ferretdb/) runs the statements of one update command one after the other under the collection's write lock — each reads its document by \`_id\`, applies \`$inc\` in Go and writes the whole document back by \`_id\` in its own SQLite transaction — so a collection takes one statement at a time whatever the client does. Here a statement took ${fmt(1000 / c.statementsPerSecond, 2)} ms of wall time and ${fmt(cpuMs, 2)} ms of FerretDB CPU (tasks-db at ${fmt(c.usage.processes['tasks-db']?.cpuPercent, 0)} % of a core; the machine at ${fmt(c.usage.machinePercent, 0)} %, of which ${fmt(c.usage.otherPercent, 0)} % other work)${v1 ? `; one statement per command gave ${fmt(v1.statementsPerSecond, 0)} statements/s (the round trip adds ${fmt(v1.statementsPerSecond > 0 && c.statementsPerSecond > 0 ? 1000 / v1.statementsPerSecond - 1000 / c.statementsPerSecond : Number.NaN, 2)} ms a statement)` : ''}${v2 ? `; two commands at once gave ${fmt(v2.statementsPerSecond, 0)} statements/s (×${fmt(v2.statementsPerSecond / c.statementsPerSecond, 2)} of one at a time)` : ''}. A consumer that writes one update statement per gamer-task update cannot pass about ${fmt(c.statementsPerSecond, 0)} updates/s on this store in this run, whatever its batching. This is the local store's ceiling, not MongoDB's; it moves with the CPU the store gets, so read it next to the consumer's figures of the same run.`,
+      `What bounds it: the local store (FerretDB v1 on SQLite, patched, scripts/images/ferretdb/) runs the statements of one update command one after the other under the collection's write lock — each reads its document by \`_id\`, applies \`$inc\` in Go and writes the whole document back by \`_id\` in its own SQLite transaction — so a collection takes one statement at a time whatever the client does. Here a statement took ${fmt(1000 / c.statementsPerSecond, 2)} ms of wall time and ${fmt(cpuMs, 2)} ms of FerretDB CPU (tasks-db at ${fmt(c.usage.processes['tasks-db']?.cpuPercent, 0)} % of a core; the machine at ${fmt(c.usage.machinePercent, 0)} %, of which ${fmt(c.usage.otherPercent, 0)} % other work)${v1 ? `; one statement per command gave ${fmt(v1.statementsPerSecond, 0)} statements/s (the round trip adds ${fmt(v1.statementsPerSecond > 0 && c.statementsPerSecond > 0 ? 1000 / v1.statementsPerSecond - 1000 / c.statementsPerSecond : Number.NaN, 2)} ms a statement)` : ''}${v2 ? `; two commands at once gave ${fmt(v2.statementsPerSecond, 0)} statements/s (×${fmt(v2.statementsPerSecond / c.statementsPerSecond, 2)} of one at a time)` : ''}${vMin ? `; on minimal documents ${fmt(vMin.statementsPerSecond, 0)} statements/s (×${fmt(vMin.statementsPerSecond / c.statementsPerSecond, 2)}: the part of the cost that is the gamer-task document's size and indexes)` : ''}. A consumer that writes one update statement per gamer-task update cannot pass about ${fmt(c.statementsPerSecond, 0)} updates/s on this store in this run, whatever its batching. This is the local store's ceiling, not MongoDB's; it moves with the CPU the store gets, so read it next to the consumer's figures of the same run.`,
     );
     p();
   }

@@ -585,7 +585,7 @@ async function storeCeiling(
       return [...picked].map((i) => ({ updateOne: { filter: { _id: ids[i] } as Document, update: { $inc: { progress: 1 } } } }));
     };
     /** `concurrency` loops of one bulkWrite at a time of `size` statements, for `seconds` */
-    const measure = async (size: number, concurrency: number, seconds: number, report?: (f: number, n: number) => void) => {
+    const measure = async (size: number, concurrency: number, seconds: number, report?: (f: number, n: number) => void, target = copy) => {
       const t = performance.now();
       const lat: number[] = [];
       let statements = 0;
@@ -597,7 +597,7 @@ async function storeCeiling(
           const ops = makeBatch(size);
           const b0 = performance.now();
           try {
-            const r = await copy.bulkWrite(ops, { ordered: false });
+            const r = await target.bulkWrite(ops, { ordered: false });
             matched += r.matchedCount;
             modified += r.modifiedCount;
           } catch (error) {
@@ -625,9 +625,20 @@ async function storeCeiling(
       const vu = samplers();
       const v = await measure(size, concurrency, Math.min(4, o.ceilingS));
       const vUsage = usageOf(vu.sampler, vu.machine, vu.load);
-      variants.push({ batch: size, concurrency, statementsPerSecond: v.statements / v.seconds, batchLatency: summarize(v.lat), storeCpuPercent: vUsage.processes['tasks-db']?.cpuPercent ?? Number.NaN });
-      ctx.progress.report(0.8 + 0.1 * variants.length, `variant batch ${size} × ${concurrency}: ${(v.statements / v.seconds).toFixed(0)} statements/s`);
+      variants.push({ batch: size, concurrency, documents: 'copy', statementsPerSecond: v.statements / v.seconds, batchLatency: summarize(v.lat), storeCpuPercent: vUsage.processes['tasks-db']?.cpuPercent ?? Number.NaN });
+      ctx.progress.report(0.8 + 0.05 * variants.length, `variant batch ${size} × ${concurrency}: ${(v.statements / v.seconds).toFixed(0)} statements/s`);
     }
+    // the store's best case: the same ids in documents of {_id, progress} and no secondary index
+    const minimal = db.collection<Document>(`${name}_minimal`);
+    await minimal.drop().catch(() => undefined);
+    for (let i = 0; i < ids.length; i += 1000) await minimal.insertMany(ids.slice(i, i + 1000).map((_id) => ({ _id, progress: 0 }) as Document), { ordered: false });
+    {
+      const vu = samplers();
+      const v = await measure(o.ceilingBatch, 1, Math.min(4, o.ceilingS), undefined, minimal);
+      const vUsage = usageOf(vu.sampler, vu.machine, vu.load);
+      variants.push({ batch: o.ceilingBatch, concurrency: 1, documents: 'minimal', statementsPerSecond: v.statements / v.seconds, batchLatency: summarize(v.lat), storeCpuPercent: vUsage.processes['tasks-db']?.cpuPercent ?? Number.NaN });
+    }
+    await minimal.drop().catch(() => undefined);
     await copy.drop().catch(() => undefined);
     return {
       collection: name,
