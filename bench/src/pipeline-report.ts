@@ -39,6 +39,8 @@ export interface TimelinePoint {
   published: number;
   /** events in the stream not acknowledged by the tasks consumer (num_pending + num_ack_pending) */
   backlog: number;
+  /** events of the phase the consumer has acknowledged: accepted by JetStream so far − backlog */
+  processed: number;
 }
 
 export interface PhaseUsage {
@@ -202,6 +204,30 @@ export function p99OfAllEvents(p: Pick<RatePhase, 'accepted' | 'unprocessed' | '
   }
   if (p.latency.n === 0) return { value: Number.NaN, lowerBound: false, detail: 'no completion observed' };
   return { value: p.latency.p99, lowerBound: false, detail: `${p.latency.n} completing events` };
+}
+
+/**
+ * Where the consumer stood still with work queued: spans between timeline samples in which
+ * nothing was acknowledged while the backlog was not empty, adjacent spans merged. The
+ * longest such stall and their total, in seconds.
+ */
+export function stalls(timeline: readonly TimelinePoint[]): { longestS: number; totalS: number; count: number } {
+  let longest = 0;
+  let total = 0;
+  let count = 0;
+  let current = 0;
+  for (let i = 1; i < timeline.length; i++) {
+    const a = timeline[i - 1]!;
+    const b = timeline[i]!;
+    const still = a.backlog > 0 && b.backlog > 0 && b.processed - a.processed <= 0;
+    if (still) {
+      if (current === 0) count++;
+      current += b.t - a.t;
+      total += b.t - a.t;
+      longest = Math.max(longest, current);
+    } else current = 0;
+  }
+  return { longestS: longest, totalS: total, count };
 }
 
 export { div as ratioOf };

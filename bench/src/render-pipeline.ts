@@ -2,7 +2,7 @@
  * The results page of a tasks-pipeline run (bench/run.sh --tasks-only), optionally with a
  * before/after table against an earlier run. Pure: report in, Markdown out.
  */
-import { p99OfAllEvents, ratioOf, type PhaseUsage, type PipelineReport, type RatePhase } from './pipeline-report.ts';
+import { p99OfAllEvents, ratioOf, stalls, type PhaseUsage, type PipelineReport, type RatePhase } from './pipeline-report.ts';
 import { fmt, pct } from './report.ts';
 import { checkAim, type AimCheck } from './stats.ts';
 
@@ -95,7 +95,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   p();
   p('## Open-loop rates');
   p();
-  p(`Each rate is offered for ${o.phaseS} s, published straight to JetStream; then the bench waits up to ${o.drainCapS} s for the consumer to catch up and purges what is left. "processed/s in window" = events the consumer acknowledged by the end of the window ÷ the window; "queue age" = how long the oldest unacknowledged event had waited at the end of the window (0: kept up). Latency = event published → first \`task.completed\` carrying its eventId, over the events that completed a task and were processed before the purge.`);
+  p(`Each rate is offered for ${o.phaseS} s, published straight to JetStream; then the bench waits up to ${o.drainCapS} s for the consumer to catch up, purges what is left, and before the next rate waits until the consumer is idle. "processed/s in window" = events the consumer acknowledged by the end of the window ÷ the window; "queue age" = how long the oldest unacknowledged event had waited at the end of the window (0: kept up). Latency = event published → first \`task.completed\` carrying its eventId, over the events that completed a task and were processed before the purge.`);
   p();
   p(`| offered/s | accepted (/s) | processed in window (/s) | backlog at window end | queue age s | drained after s | never processed | event→completion p50 ms | p99 ms | completions seen / model | tasks % | tasks-db % | nats % | gateway % | loadgen % | machine % | other % |`);
   p(`|${'---|'.repeat(17)}`);
@@ -109,6 +109,8 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
     const all = p99OfAllEvents(x, o.drainCapS * 1000);
     if (all.lowerBound) p(`- ${x.offeredRate}/s: ${all.detail}; the p99 over the ${x.latency.n} completing events that were processed is ${fmt(x.latency.p99, 0)} ms.`);
     if (x.failedAttempts > 0) p(`- ${x.offeredRate}/s: ${x.failedAttempts} processing attempts failed and were retried (service counter).`);
+    const st = stalls(x.timeline);
+    if (st.longestS >= 3) p(`- ${x.offeredRate}/s: the consumer acknowledged nothing for ${fmt(st.longestS, 0)} s at a stretch with events queued (${st.count} such stall${st.count > 1 ? 's' : ''}, ${fmt(st.totalS, 0)} s in all; timeline in the JSON).`);
     if (x.publishErrors > 0) p(`- ${x.offeredRate}/s: ${x.publishErrors} publishes failed.`);
     if (!Number.isFinite(x.serviceCounter)) p(`- ${x.offeredRate}/s: the service has no gfts_stats_events_processed_total; processed counts come from the stream alone.`);
   }
@@ -129,6 +131,11 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
     p(`|${'---|'.repeat(PROCS.length + 2)}`);
     p(`| ${usageCells(s.usage)} |`);
     p();
+    const st = stalls(s.timeline);
+    if (st.longestS >= 3) {
+      p(`The consumer acknowledged nothing for ${fmt(st.longestS, 0)} s at a stretch with events queued: ${st.count} such stall${st.count > 1 ? 's' : ''}, ${fmt(st.totalS, 0)} of the ${fmt(s.processS, 0)} s in all (per-second timeline in the JSON).`);
+      p();
+    }
     p(`Load average ${s.usage.load.start.map((v) => v.toFixed(2)).join(' / ')} at its start, ${s.usage.load.end.map((v) => v.toFixed(2)).join(' / ')} at its end. Event→completion while the whole batch queued: p50 ${fmt(s.latency.p50, 0)} ms, p99 ${fmt(s.latency.p99, 0)} ms (n=${s.latency.n}; this is queueing behind ${s.events} events, not a latency aim).`);
     p();
   }

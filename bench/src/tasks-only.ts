@@ -44,7 +44,7 @@ mode on this 2-core machine (less when the consumer is slow: every wait is cappe
   --help                 this text
 
 Service settings come from the environment of bench/run.sh (e.g. CONSUMER_BATCH=256
-bench/run.sh --tasks-only); every CONSUMER_*, STATS_* and CATALOG_* variable set is recorded.`;
+bench/run.sh --tasks-only); every CONSUMER_*, STATS_*, CATALOG_*, EXPIRY_*, PROCESSED_*, VERSION_*, CLAIM_* variable set is recorded.`;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -125,7 +125,7 @@ progress.log(`tasks-only: ${mode} mode, ${JSON.stringify(options)}; ${uptimeStar
 const result = await runPipeline({ state, creds, pids, progress, gamerTasksCollection: arg('--collection') ?? 'gamer_tasks' }, options);
 const finishedAt = new Date();
 const settings = Object.entries(process.env)
-  .filter(([k]) => /^(CONSUMER_|STATS_|CATALOG_|NATS_PREFIX$|LOG_LEVEL$)/.test(k))
+  .filter(([k]) => /^(CONSUMER_|STATS_|CATALOG_|EXPIRY_|PROCESSED_|VERSION_|CLAIM_|NATS_PREFIX$|LOG_LEVEL$)/.test(k))
   .map(([k, v]) => `${k}=${v}`)
   .sort();
 const report: PipelineReport = {

@@ -233,6 +233,8 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
   });
   const subject = names.statsSubject(app);
   const gamerIds = Array.from({ length: o.gamers }, (_, g) => gamer(g).id);
+  /** events JetStream acknowledged, all phases: a timeline point's processed = accepted in the phase − backlog */
+  let acceptedTotal = 0;
   const plan = (n: number): PlannedEvent[] => Array.from({ length: n }, () => ({ gamer: Math.floor(random() * o.gamers), stats: gameStats(random) }));
 
   const backlog = async (): Promise<{ pending: number; ackPending: number; total: number }> => {
@@ -250,14 +252,18 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     return { handled, failed: failedN };
   };
   /**
-   * Purges what is left of the bench's events, then waits until the consumer has finished
-   * the ones it already held: nothing pending in the stream and the service's counter still
-   * for 3 s (a slow consumer finishes its in-hand events in bursts).
+   * Waits until the consumer holds none of the bench's events: nothing in the stream and the
+   * service's counter still for 3 s (a slow consumer finishes its in-hand events in bursts).
+   * With `purge`, what is left is purged first (the events the consumer already holds still
+   * finish); without, what is still there after the cap is purged.
    */
-  const quiesce = async (capMs: number): Promise<number> => {
+  const quiesce = async (capMs: number, purge: boolean): Promise<number> => {
     let b = await backlog();
-    const left = b.total;
-    if (left > 0) await jsm.streams.purge(names.statsStream, { filter: subject });
+    let purged = 0;
+    if (purge && b.total > 0) {
+      purged = b.total;
+      await jsm.streams.purge(names.statsStream, { filter: subject });
+    }
     const t = performance.now();
     let stableSince = performance.now();
     let last = (await counter()).handled;
@@ -268,10 +274,15 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
         last = now;
         stableSince = performance.now();
       }
-      if (b.total === 0 && performance.now() - stableSince >= 3000) break;
+      if (b.total === 0 && performance.now() - stableSince >= 3000) return purged;
       await sleep(250);
     }
-    return left;
+    if (b.total > 0) {
+      progress.log(`tasks: ${b.total} events still queued after ${capMs / 1000} s of waiting: purged`);
+      await jsm.streams.purge(names.statsStream, { filter: subject });
+      purged += b.total;
+    }
+    return purged;
   };
   const usageOf = (sampler: UsageSampler, machine: MachineCpu, loadStart: number[]): PhaseUsage => {
     const processes = sampler.stop();
@@ -339,6 +350,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
           .then(
             () => {
               accepted++;
+              acceptedTotal++;
             },
             () => {
               errs++;
@@ -366,7 +378,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
 
   // ---- single events on an idle consumer
   progress.begin('tasks: single events');
-  await quiesce(10_000);
+  await quiesce(30_000, false);
   const single: number[] = [];
   for (let k = 0; k < o.singles; k++) {
     const g = k;
@@ -377,31 +389,32 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const phase = `single-${k}`;
     await publish(phase, [e], Number.POSITIVE_INFINITY, 0);
     const t = performance.now();
-    while (!latencies.get(phase)?.length && performance.now() - t < 10_000) await sleep(5);
+    while (!latencies.get(phase)?.length && performance.now() - t < 30_000) await sleep(5);
     const l = latencies.get(phase)?.[0];
     if (l !== undefined) single.push(l);
     applyModel([e], 1);
-    progress.report((k + 1) / o.singles, `single event ${k + 1}: ${l?.toFixed(0) ?? 'no completion in 10 s'} ms`, true);
+    progress.report((k + 1) / o.singles, `single event ${k + 1}: ${l !== undefined ? `${l.toFixed(0)} ms` : 'no completion in 30 s'}`, true);
   }
   const singles = summarize(single);
   progress.end();
 
   // ---- sustained: everything at once, timed until acknowledged
   progress.begin('tasks: sustained');
-  await quiesce(30_000);
+  await quiesce(30_000, false);
   const sustainedPlan = plan(o.sustainedEvents);
   let sustained: SustainedResult | undefined;
   {
     const u = samplers();
     const c0 = await counter();
     const tStart = performance.now();
+    const accepted0 = acceptedTotal;
     const timeline: TimelinePoint[] = [];
     let published = 0;
     let stop = false;
     const watch = (async () => {
       while (!stop) {
         const b = await backlog().catch(() => undefined);
-        if (b) timeline.push({ t: (performance.now() - tStart) / 1000, published, backlog: b.total });
+        if (b) timeline.push({ t: (performance.now() - tStart) / 1000, published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total });
         await sleep(1000);
       }
     })();
@@ -422,7 +435,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const usage = usageOf(u.sampler, u.machine, u.load);
     const processed = pub.accepted - b.total;
     // what is left is purged; events the consumer already held still finish
-    if (b.total > 0) await quiesce(30_000);
+    if (b.total > 0) await quiesce(30_000, true);
     await sleep(500); // the last completions
     const c1 = await counter();
     const handled = finalProcessed(pub.accepted, processed, c1.handled - c0.handled);
@@ -454,19 +467,20 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
   progress.begin('tasks: rates');
   const rates: RatePhase[] = [];
   for (const [k, rate] of o.rates.entries()) {
-    await quiesce(30_000);
+    await quiesce(30_000, false);
     const phase = `rate-${rate}`;
     const events = plan(Math.round(rate * o.phaseS));
     const u = samplers();
     const c0 = await counter();
     const tStart = performance.now();
+    const accepted0 = acceptedTotal;
     const timeline: TimelinePoint[] = [];
     let published = 0;
     let stop = false;
     const watch = (async () => {
       while (!stop) {
         const b = await backlog().catch(() => undefined);
-        if (b) timeline.push({ t: (performance.now() - tStart) / 1000, published, backlog: b.total });
+        if (b) timeline.push({ t: (performance.now() - tStart) / 1000, published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total });
         await sleep(1000);
       }
     })();
@@ -490,7 +504,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     stop = true;
     await watch;
     const usage = usageOf(u.sampler, u.machine, u.load);
-    if (b.total > 0) await quiesce(30_000);
+    if (b.total > 0) await quiesce(30_000, true);
     await sleep(500);
     const c1 = await counter();
     const handled = finalProcessed(pub.accepted, pub.accepted - b.total, c1.handled - c0.handled);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gameStats, MixModel, mixCatalog, seededRandom, type CatalogTaskView } from '../../src/datagen/tasks-mix.ts';
 import { seededPicks } from '../../src/datagen/tasks-direct.ts';
-import { describeKnee, keptUp, p99OfAllEvents } from '../../src/pipeline-report.ts';
+import { describeKnee, keptUp, p99OfAllEvents, stalls } from '../../src/pipeline-report.ts';
 import { parseMachineTicks } from '../../src/procstat.ts';
 import { summarize } from '../../src/stats.ts';
 
@@ -110,6 +110,13 @@ describe('pipeline figures', () => {
     expect(p99OfAllEvents({ accepted: 1000, unprocessed: 500, latency: lat }, 30_000)).toMatchObject({ value: 30_000, lowerBound: true });
     expect(p99OfAllEvents({ accepted: 1000, unprocessed: 0, latency: lat }, 30_000)).toMatchObject({ value: 30, lowerBound: false });
     expect(p99OfAllEvents({ accepted: 1000, unprocessed: 0, latency: summarize([]) }, 30_000).value).toBeNaN();
+  });
+
+  it('finds the spans where nothing was acknowledged with events queued, merging adjacent ones', () => {
+    const point = (t: number, backlog: number, processed: number) => ({ t, published: 0, backlog, processed });
+    const timeline = [point(0, 0, 0), point(1, 10, 5), point(2, 20, 5), point(3, 30, 5), point(4, 25, 20), point(5, 25, 20), point(6, 0, 50)];
+    expect(stalls(timeline)).toEqual({ longestS: 2, totalS: 3, count: 2 });
+    expect(stalls([point(0, 0, 0), point(1, 0, 0)])).toEqual({ longestS: 0, totalS: 0, count: 0 });
   });
 
   it('reads busy and total ticks of the machine from /proc/stat', () => {
