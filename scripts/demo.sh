@@ -3,6 +3,8 @@
 # creates a task, a gamer gets it assigned, a game server reports a game, the gamer sees it
 # completed, claims the reward and finds it in the inventory; two gamers become friends.
 #   scripts/demo.sh [gateway-url]        (default http://localhost:8080)
+# --help prints this header.
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 gw="${1:-http://localhost:${GATEWAY_PORT:-8080}}"

@@ -8,12 +8,26 @@ import { createHmac, randomUUID } from 'node:crypto';
 const DEV_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
 const DEV_APP = '00000000-0000-4000-8000-000000000001';
 
+const USAGE = `usage: node scripts/mint-token.mjs [--sub UUID] [--app UUID] [--name NAME] [--picture URL] [--roles r1,r2] [--ttl SECONDS] [--secret S]
+Prints an HS256 bearer token for the local stack (scripts/stack.sh) on stdout.
+  --sub     the gamer id (default: a random UUID)
+  --app     the application id (default: ${DEV_APP})
+  --name    display name claim; --picture avatar URL claim
+  --roles   comma-separated: admin (manages the task catalog), server (reports stats)
+  --ttl     seconds until it expires (default 3600)
+  --secret  HS256 secret (default: $JWT_SECRET, then the documented development secret)
+Example: TOKEN=$(node scripts/mint-token.mjs --name Ann)`;
+
 const args = new Map();
 const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
 for (let i = 0; i < argv.length; i++) {
   const key = argv[i];
   if (!key.startsWith('--') || i + 1 >= argv.length) {
-    console.error(`usage: mint-token.mjs [--sub UUID] [--app UUID] [--name NAME] [--picture URL] [--roles r1,r2] [--ttl SECONDS] [--secret S]`);
+    console.error(USAGE);
     process.exit(2);
   }
   args.set(key.slice(2), argv[++i]);

@@ -7,19 +7,24 @@
 #   - Node >= 24: the system one when new enough, else the npm registry's node-<os>-<arch>@24.
 #   - pnpm: the version pinned in package.json's packageManager field.
 #   - A container engine for testcontainers: a working Docker, else Podman (installed with
-#     apt-get when absent, configured as ../shared/containers.md describes, its
+#     apt-get when absent, configured for these machines (runc, cgroupfs, vfs storage), its
 #     Docker-compatible socket started).
+#   - Schemathesis (the API fuzzer of services/gateway/test/integration/fuzz.test.ts): the
+#     version pinned below, from PyPI into a venv; its `st` is exported as GFTS_SCHEMATHESIS.
 #   - Images: with Docker the official mongo and nats images; with Podman (no registry
 #     reachable) FROM-scratch images of FerretDB and nats-server built from the Go module
 #     proxy. MONGO_IMAGE / NATS_IMAGE override either choice.
 #
 # Everything is cached under $GFTS_CACHE, so a second run takes seconds.
+# Run directly (bash scripts/provision.sh) it warms the cache; --help prints this header.
 
 _gfts_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
 GFTS_FERRETDB_VERSION="${GFTS_FERRETDB_VERSION:-v1.24.2}"
 GFTS_NATS_VERSION="${GFTS_NATS_VERSION:-v2.11.17}"
 GFTS_NODE_MAJOR=24
+# 4.3.x breaks with the current hypothesis; 4.32 works.
+GFTS_SCHEMATHESIS_VERSION="${GFTS_SCHEMATHESIS_VERSION:-4.32.5}"
 export GFTS_CACHE
 
 _gfts_say() { printf '==> %s\n' "$*" >&2; }
@@ -93,6 +98,8 @@ EOF
     _gfts_say "starting podman's Docker-compatible API socket"
     mkdir -p /run/podman
     nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1 &
+    # the caller that started it may stop it (scripts/stack.sh does, on exit)
+    export GFTS_PODMAN_SERVICE_PID=$!
     local i
     for i in $(seq 1 50); do _gfts_podman_socket_works && break; sleep 0.2; done
     _gfts_podman_socket_works || _gfts_die "podman socket did not come up; see $GFTS_CACHE/podman-service.log" || return 1
@@ -130,6 +137,7 @@ _gfts_go_binary() {
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
+      cp "$recipe/in_set.go" "$src/internal/handler/common/gfts_in_set.go"
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;
@@ -174,6 +182,20 @@ _gfts_containers() {
   esac
 }
 
+# Schemathesis in its own venv, once per version. Not fatal: only the fuzz test needs it,
+# and that test says how to get it when it is missing.
+_gfts_schemathesis() {
+  local dir="$GFTS_CACHE/schemathesis-$GFTS_SCHEMATHESIS_VERSION"
+  if [ ! -x "$dir/bin/st" ]; then
+    command -v python3 >/dev/null 2>&1 || { _gfts_say "no python3: skipping schemathesis (the fuzz test will fail)"; return 0; }
+    _gfts_say "installing schemathesis $GFTS_SCHEMATHESIS_VERSION from PyPI (once)"
+    rm -rf "$dir"
+    { python3 -m venv "$dir" && "$dir/bin/pip" install -q --disable-pip-version-check "schemathesis==$GFTS_SCHEMATHESIS_VERSION"; } >&2 ||
+      { _gfts_say "schemathesis install failed (the fuzz test will fail)"; rm -rf "$dir"; return 0; }
+  fi
+  export GFTS_SCHEMATHESIS="$dir/bin/st"
+}
+
 # Installs the workspace's packages when the lockfile changed since the last install.
 _gfts_packages() {
   local stamp="$_gfts_root/node_modules/.gfts-lock-stamp" sum
@@ -186,10 +208,11 @@ _gfts_packages() {
 
 gfts_provision() {
   mkdir -p "$GFTS_CACHE"
-  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_containers
+  _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_schemathesis && _gfts_containers
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
   set -euo pipefail
   gfts_provision
   _gfts_say "ready: node $(node --version), pnpm $(pnpm --version), engine $GFTS_ENGINE, mongo image $MONGO_IMAGE, nats image $NATS_IMAGE"

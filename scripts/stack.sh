@@ -5,6 +5,8 @@
 #
 #   scripts/stack.sh            # gateway on http://localhost:8080
 #   GATEWAY_PORT=9090 scripts/stack.sh
+# --help prints this header.
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -33,6 +35,9 @@ cleanup() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
   rm -f "${STATE_FILE:-}"
+  if [ -n "${GFTS_PODMAN_SERVICE_PID:-}" ]; then
+    kill "$GFTS_PODMAN_SERVICE_PID" 2>/dev/null && say "stopped the Podman API service this run started"
+  fi
   say "stopped"
 }
 # bash resumes the script after a signal's trap, so the signal traps exit themselves.

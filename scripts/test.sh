@@ -6,6 +6,8 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh services/tasks  # only tests under a path (checks still run)
 # Results: test-results/vitest.json (machine-readable) and the console.
+# --help prints this header.
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -24,8 +24,8 @@ What it checks (each failure names the file/resource and the rule):
     exists in dev, none is rendered in prod (they come from the secret store), and the
     ones prod needs are exactly the documented set;
   * network: evaluating the NetworkPolicies for every pair of workloads in the
-    namespace gives exactly the intended connections (gateway -> friendship, tasks;
-    each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
+    namespace gives exactly the intended connections (gateway -> friendship, tasks,
+    and NATS for the shared rate-limit counters; each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
     ingress only from the labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
 """
@@ -45,15 +45,18 @@ SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082}
 # Secrets the base references and prod expects from the secret store, with their keys.
 EXTERNAL_SECRETS = {
     "gfts-internal": {"INTERNAL_TOKEN_SECRET"},
-    "gateway-secrets": {"JWT_PUBLIC_KEY"},
-    "friendship-secrets": {"MONGO_URL"},
-    "tasks-secrets": {"MONGO_URL"},
+    "gateway-secrets": {"JWT_PUBLIC_KEY", "NATS_PASSWORD"},
+    "friendship-secrets": {"MONGO_URL", "NATS_PASSWORD"},
+    "tasks-secrets": {"MONGO_URL", "NATS_PASSWORD"},
+    # read by the NATS server (nats-auth.conf), not by a service
+    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD", "NATS_GATEWAY_PASSWORD"},
 }
 # The intended in-namespace connections: (from, to, port).
 INTENDED = {
     "common": {
         ("gateway", "friendship", 8081),
         ("gateway", "tasks", 8082),
+        ("gateway", "nats", 4222),
         ("friendship", "nats", 4222),
         ("tasks", "nats", 4222),
         ("nats", "nats", 6222),
@@ -125,10 +128,19 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
     block = _object_literal(source, m.end())
     settings = _properties(block)
     platform = (repo / "libs" / "platform" / "src" / "config.ts").read_text()
-    for shared in re.findall(r"\.\.\.(\w+Config)\b", block):
+    # shared groups, and the groups they spread in turn
+    spreads = re.findall(r"\.\.\.(\w+Config)\b", block)
+    seen: set[str] = set()
+    while spreads:
+        shared = spreads.pop()
+        if shared in seen:
+            continue
+        seen.add(shared)
         sm = re.search(rf"export const {shared}\s*=\s*", platform)
         if sm:
-            settings.update(_properties(_object_literal(platform, sm.end())))
+            group = _object_literal(platform, sm.end())
+            settings.update(_properties(group))
+            spreads.extend(re.findall(r"\.\.\.(\w+Config)\b", group))
         else:
             fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
     return settings
@@ -142,8 +154,14 @@ def check_env(where: str, service: str, keys: set[str], settings: dict[str, bool
     missing = sorted(k for k, required in settings.items() if required and k not in keys)
     ok(not missing, where, f"{service} requires {', '.join(missing)}, which is not given")
     if service == "gateway":
-        jwt = {"JWT_SECRET", "JWT_PUBLIC_KEY"} & keys
-        ok(len(jwt) == 1, where, f"gateway needs exactly one of JWT_SECRET and JWT_PUBLIC_KEY, gets {sorted(jwt) or 'none'}")
+        # The rule of services/gateway/src/config.ts: JWT_SECRET alone, or JWT_PUBLIC_KEY
+        # and/or one key set (JWT_JWKS_FILE or JWT_JWKS_URL).
+        public = {"JWT_PUBLIC_KEY", "JWT_JWKS_FILE", "JWT_JWKS_URL"} & keys
+        if "JWT_SECRET" in keys:
+            ok(not public, where, f"gateway takes JWT_SECRET alone, gets it with {sorted(public)}")
+        else:
+            ok(bool(public), where, "gateway needs JWT_SECRET, or JWT_PUBLIC_KEY and/or JWT_JWKS_FILE or JWT_JWKS_URL, gets none")
+        ok(not {"JWT_JWKS_FILE", "JWT_JWKS_URL"} <= keys, where, "gateway takes one of JWT_JWKS_FILE and JWT_JWKS_URL, gets both")
 
 
 # --------------------------------------------------------------------------- Dockerfiles
@@ -545,6 +563,13 @@ def check_nats(env_name: str, docs) -> None:
     conf = find_generated(docs, "ConfigMap", "nats-config")
     text = (conf or {}).get("data", {}).get("nats.conf", "")
     ok("store_dir: /data" in text, env_name, "nats.conf must keep the JetStream store on the /data volume")
+    # least privilege: the server must load the generated users (no anonymous access)
+    auth = (conf or {}).get("data", {}).get("nats-auth.conf", "")
+    ok(re.search(r"^include nats-auth\.conf$", text, re.M) is not None and "authorization {" in auth, env_name,
+       "nats-config must hold nats-auth.conf and nats.conf must include it")
+    for service in ("tasks", "friendship", "gateway"):
+        w = find_generated(docs, "Deployment", service)
+        ok(w is not None and config_value(docs, w, "NATS_USER") == service, env_name, f"{service} must connect to NATS as user {service}")
     if env_name == "prod":
         ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
         ok(re.search(r"^\s*sync_interval:\s*always\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")

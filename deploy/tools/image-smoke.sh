@@ -20,6 +20,8 @@
 # gateway to friendship, and that each service exits 0 on SIGTERM within its grace.
 # Takes a few minutes (Podman's vfs storage is slow). Cleans up its containers, network
 # and service images; keeps the stand-in base image for the next run.
+# --help prints this header.
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

@@ -12,8 +12,10 @@ export type OkResponse = Static<typeof OkResponse>;
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'page size (default 50)' })),
+    // The cursor is base64url (unpadded) of 16 bytes: 22 characters, the last one carrying two
+    // bits and four zero bits, so only A, Q, g or w. Anything else the service refuses (400).
     cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'opaque cursor from a Link: rel="next" header' }),
+      Type.String({ minLength: 22, maxLength: 22, pattern: '^[A-Za-z0-9_-]{21}[AQgw]$', description: 'opaque cursor from a Link: rel="next" header' }),
     ),
   },
   { additionalProperties: false },

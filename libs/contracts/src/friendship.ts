@@ -5,7 +5,7 @@ import { Problem } from './errors.ts';
 /**
  * State of a friendship relation between two gamers of one application.
  *
- *   (none) --request--> pending --accept (recipient)--> accepted (a new id)
+ *   (none) --request--> pending --accept (recipient)--> accepted (same id)
  *   pending --reject (recipient) | cancel (sender)--> (none)
  *   accepted --unfriend (either)--> (none)
  *   any --block (either)--> (none) + a one-way block record
@@ -124,15 +124,14 @@ export const FriendshipEventType = {
 export type FriendshipEventType = (typeof FriendshipEventType)[keyof typeof FriendshipEventType];
 
 /**
- * `friendshipId` is the relation's id (the block's id for blocked/unblocked). An accepted
- * request becomes a friendship with its own id; `requestId` then names the request it was,
- * so a client can match the `accepted` event to the `requested` one.
+ * `friendshipId` is the relation's id (the block's id for blocked/unblocked). A request's
+ * id stays the friendship's id after accept, so `requested`, `accepted` and `removed` of
+ * one friendship carry the same id.
  */
 export const FriendshipEvent = Type.Object({
   type: Type.Enum(Object.values(FriendshipEventType)),
   applicationId: Uuid,
   friendshipId: Uuid,
-  requestId: Type.Optional(Uuid),
   actorId: Uuid,
   targetId: Uuid,
   occurredAt: Type.String({ format: 'date-time' }),

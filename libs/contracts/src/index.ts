@@ -3,5 +3,7 @@ export * from './errors.ts';
 export * from './identity.ts';
 export * from './friendship.ts';
 export * from './tasks.ts';
+export * from './operations.ts';
 export * from './subjects.ts';
 export * from './validate.ts';
+export * from './nats-permissions.ts';

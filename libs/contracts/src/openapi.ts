@@ -16,6 +16,10 @@ interface RouteDefinition {
   };
   /** routes reachable without a bearer token */
   public?: boolean;
+  /** media type of the success body when not JSON */
+  produces?: string;
+  /** OpenAPI links of the success response: operationId to its parameters (runtime expressions) */
+  links?: Record<string, Record<string, string>>;
 }
 type JsonSchema = { properties?: Record<string, JsonSchema>; required?: readonly string[]; description?: string; [key: string]: unknown };
 
@@ -53,8 +57,32 @@ function parameters(schema: JsonSchema | undefined, where: 'path' | 'query' | 'h
 
 const STATUS_TEXT: Record<string, string> = {
   '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '400': 'Invalid input', '401': 'Missing or invalid bearer token',
-  '403': 'Not allowed', '404': 'Unknown, or not the caller\'s', '409': 'Conflict with the current state', '413': 'Body too large', '429': 'Rate limited',
+  '403': 'Not allowed', '404': 'Unknown, or not the caller\'s', '405': 'Method not allowed on this path (see Allow)', '409': 'Conflict with the current state',
+  '413': 'Body over the size limit (BODY_LIMIT_BYTES)', '415': 'Body of another media type than application/json', '429': 'Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS)',
+  '500': 'Internal error', '502': 'Upstream service unavailable', '503': 'Unavailable (shutting down, or a dependency down)', '504': 'Upstream service timed out',
 };
+
+/**
+ * Answers no handler gives but the platform (libs/platform createHttpServer) or the gateway
+ * does, for every operation they apply to. Kept here so the route tables list only what
+ * their handlers decide.
+ */
+function edgeStatuses(route: RouteDefinition): string[] {
+  const statuses = ['405'];
+  if (route.schema.body) statuses.push('413', '415');
+  // /api is behind authentication, the per-gamer rate limit and the proxy to a service.
+  if (route.url.startsWith('/api/')) statuses.push('401', '429', '500', '502', '503', '504');
+  return statuses;
+}
+
+const problemResponse = (status: string) => ({
+  description: STATUS_TEXT[status] ?? 'Error',
+  ...(status === '405' ? { headers: { Allow: { description: 'the methods this path takes', required: true, schema: { type: 'string' } } } } : {}),
+  ...(status === '429' ? { headers: { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'string' } } } } : {}),
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+const isProblem = (schema: JsonSchema) => schema.$id === 'Problem';
 
 /** The OpenAPI 3.1 document of the public API, generated from the route tables. */
 export function openApiDocument(version = '1.0.0') {
@@ -64,12 +92,17 @@ export function openApiDocument(version = '1.0.0') {
     const { schema } = route;
     const responses: Record<string, unknown> = {};
     for (const [status, body] of Object.entries(schema.response ?? {})) {
-      const problem = Number(status) >= 400;
-      responses[status] = {
-        description: STATUS_TEXT[status] ?? 'Response',
-        content: { [problem ? 'application/problem+json' : 'application/json']: { schema: problem ? { $ref: '#/components/schemas/Problem' } : clean(body) } },
-      };
+      if (isProblem(body)) responses[status] = problemResponse(status);
+      else if (status === '204') responses[status] = { description: STATUS_TEXT[status] };
+      else {
+        const links = Number(status) < 300 && route.links
+          ? { links: Object.fromEntries(Object.entries(route.links).map(([operationId, parameters]) => [operationId, { operationId, parameters }])) }
+          : {};
+        responses[status] = { description: STATUS_TEXT[status] ?? 'Response', content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
+      }
     }
+    for (const status of edgeStatuses(route)) responses[status] ??= problemResponse(status);
+    const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       ...(schema.operationId ? { operationId: schema.operationId } : {}),
@@ -79,7 +112,7 @@ export function openApiDocument(version = '1.0.0') {
       ...(route.public ? { security: [] } : {}),
       parameters: [...parameters(schema.params, 'path'), ...parameters(schema.querystring, 'query'), ...parameters(schema.headers, 'header')],
       ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(schema.body) } } } } : {}),
-      responses,
+      responses: sorted,
     };
   }
   return {
@@ -87,7 +120,12 @@ export function openApiDocument(version = '1.0.0') {
     info: {
       title: 'Gamer Friendship and Task Service',
       version,
-      description: 'Public API behind the gateway. Errors are RFC 9457 problem+json with a stable `code`.',
+      description:
+        'Public API behind the gateway. Errors are RFC 9457 problem+json with a stable `code`. ' +
+        'A body that is not the JSON object a route takes is a 400 (VALIDATION_FAILED), one over the size limit a 413, ' +
+        'another media type than application/json a 415; a known path asked with a method it does not take is a 405 ' +
+        '(METHOD_NOT_ALLOWED) with an Allow header; over RATE_LIMIT_MAX requests per gamer per window a 429 (RATE_LIMITED). ' +
+        'The gateway serves this document at GET /openapi.json.',
     },
     servers: [{ url: 'http://localhost:8080', description: 'local stack (scripts/stack.sh)' }],
     security: [{ bearer: [] }],

@@ -17,9 +17,13 @@ export function natsNames(prefix = 'gfts') {
     statsConsumer: `${prefix}-tasks-stats`,
     /** events that failed processing past the redelivery bound */
     statsDeadLetter: `${prefix}.dlq.stats`,
+    /** the stream keeping dead-lettered stat events, for an operator to inspect */
+    statsDeadLetterStream: `${streamPrefix}_STATS_DLQ`,
     taskCompleted: `${prefix}.task.completed`,
     taskClaimed: `${prefix}.task.claimed`,
     inventoryGranted: `${prefix}.inventory.granted`,
+    /** tasks-internal: a replica changed an application's catalog, the others drop their cached copy */
+    tasksCatalogChanged: `${prefix}.internal.tasks.catalog-changed`,
   };
 }
 export type NatsNames = ReturnType<typeof natsNames>;

@@ -31,6 +31,8 @@ export const TaskLimits = {
   GAME_ID_MAX: 128,
   STATS_PER_EVENT_MAX: 100,
   STAT_VALUE_MAX: 1_000_000_000,
+  /** largest numberOfTasks of one assign; MAX_TASKS_PER_ASSIGN may lower it, never raise it */
+  TASKS_PER_ASSIGN_MAX: 50,
 } as const;
 
 const Family = Type.Enum([...TASK_FAMILIES], { description: 'daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses' });
@@ -200,7 +202,7 @@ export type AssignHeaders = Static<typeof AssignHeaders>;
 export const AssignBody = Type.Object(
   {
     family: Family,
-    numberOfTasks: Type.Integer({ minimum: 1, description: 'tasks to pick (capped by configuration); ignored for seasonal, which assigns every seasonal task' }),
+    numberOfTasks: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, description: `tasks to pick, at most ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower that with MAX_TASKS_PER_ASSIGN); ignored for seasonal, which assigns every seasonal task` }),
   },
   { additionalProperties: false },
 );
@@ -337,6 +339,11 @@ export type CatalogChangedEvent = Static<typeof CatalogChangedEvent>;
 const errors = { 400: Problem, 401: Problem, 403: Problem, 404: Problem, 409: Problem, 429: Problem, 503: Problem };
 const BASE = '/api/v1';
 
+/** Invariants across fields (and, for a patch, the stored task) that JSON Schema does not state. */
+const CATALOG_RULES =
+  'A 400 (VALIDATION_FAILED) also when a rule across fields is broken, such as: an achievement is lifetime; children share ' +
+  'their parent\'s family and isAchievement and have no children; names are not blank; reward items are distinct.';
+
 export const tasksRoutes = {
   listCatalog: {
     method: 'GET', url: `${BASE}/:applicationId/tasks`,
@@ -348,11 +355,13 @@ export const tasksRoutes = {
   },
   createCatalogTask: {
     method: 'POST', url: `${BASE}/:applicationId/tasks`,
-    schema: { operationId: 'createApplicationTask', summary: 'Create a task or achievement, a composite with its children inline (role admin)', tags: ['catalog'], params: ApplicationParams, body: ApplicationTaskInput, response: { 201: ApplicationTask, ...errors } },
+    // What a client does next with the task it created (and what the fuzzer follows).
+    links: Object.fromEntries(['getApplicationTask', 'updateApplicationTask', 'archiveApplicationTask'].map((id) => [id, { applicationId: '$request.path.applicationId', taskId: '$response.body#/id' }])),
+    schema: { operationId: 'createApplicationTask', summary: 'Create a task or achievement, a composite with its children inline (role admin)', tags: ['catalog'], description: CATALOG_RULES, params: ApplicationParams, body: ApplicationTaskInput, response: { 201: ApplicationTask, ...errors } },
   },
   updateCatalogTask: {
     method: 'PATCH', url: `${BASE}/:applicationId/tasks/:taskId`,
-    schema: { operationId: 'updateApplicationTask', summary: 'Change fields of a task; reaches future assignments only (role admin)', tags: ['catalog'], params: ApplicationTaskParams, body: ApplicationTaskPatch, response: { 200: ApplicationTask, ...errors } },
+    schema: { operationId: 'updateApplicationTask', summary: 'Change fields of a task; reaches future assignments only (role admin)', tags: ['catalog'], description: `${CATALOG_RULES} A patch is checked against the stored task it changes.`, params: ApplicationTaskParams, body: ApplicationTaskPatch, response: { 200: ApplicationTask, ...errors } },
   },
   archiveCatalogTask: {
     method: 'DELETE', url: `${BASE}/:applicationId/tasks/:taskId`,
@@ -364,10 +373,11 @@ export const tasksRoutes = {
   },
   setSeason: {
     method: 'PUT', url: `${BASE}/:applicationId/season`,
-    schema: { operationId: 'setSeason', summary: 'Set the season end for seasonal tasks assigned from now on (role admin)', tags: ['catalog'], params: ApplicationParams, body: SeasonBody, response: { 200: Season, ...errors } },
+    schema: { operationId: 'setSeason', summary: 'Set the season end for seasonal tasks assigned from now on (role admin)', tags: ['catalog'], description: 'A 400 (VALIDATION_FAILED) also when endsAt is not in the future, a rule of the clock the schema cannot state.', params: ApplicationParams, body: SeasonBody, response: { 200: Season, ...errors } },
   },
   assign: {
     method: 'POST', url: `${BASE}/tasks/assign`,
+    links: { claimTask: { taskId: '$response.body#/0/id' } },
     schema: { operationId: 'assignTasks', summary: 'Assign numberOfTasks random tasks of a family the gamer does not hold (seasonal: all)', tags: ['gamer tasks'], headers: AssignHeaders, body: AssignBody, response: { 200: Type.Array(GamerTask), ...errors } },
   },
   listGamerTasks: {

@@ -64,8 +64,31 @@ function toProblem(error: FastifyError & { status?: number }, request: FastifyRe
   return problem(500, ErrorCode.INTERNAL, 'internal error');
 }
 
-/** The one error handler, plus problem+json for unknown routes. */
-export const problemHandlers = fp(async (app: FastifyInstance) => {
-  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, toProblem(error, request)));
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, problem(404, ErrorCode.NOT_FOUND, `no route ${request.method} ${request.url.split('?')[0]}`)));
+/** A request no route takes: 405 with `Allow` when the path takes other methods, else 404. */
+function unrouted(request: FastifyRequest, reply: FastifyReply, allowedMethods: (path: string) => string[]): FastifyReply {
+  const path = request.url.split('?')[0]!;
+  const allowed = allowedMethods(path);
+  if (allowed.length === 0) return sendProblem(reply, problem(404, ErrorCode.NOT_FOUND, `no route ${request.method} ${path}`));
+  reply.header('allow', allowed.join(', '));
+  return sendProblem(reply, problem(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+}
+
+/** The one error handler, plus problem+json for requests no route takes. */
+export const problemHandlers = fp<{ allowedMethods: (path: string) => string[] }>(async (app: FastifyInstance, opts) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // DELETE /api/v1/friendship/search reaches DELETE /:friendshipId and fails its params;
+    // but /search is a path other routes take, where DELETE is simply not allowed.
+    if (error.validation && error.validationContext === 'params') {
+      const allowed = opts.allowedMethods(request.url.split('?')[0]!);
+      if (allowed.length > 0 && !allowed.includes(request.method)) return unrouted(request, reply, opts.allowedMethods);
+    }
+    return sendProblem(reply, toProblem(error, request));
+  });
+  // A request no route takes is answered before its body is read: Fastify would otherwise
+  // parse it first and answer 400/413/415 (a QUERY without Content-Type is a 400) where
+  // the truth is 404 or 405.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return unrouted(request, reply, opts.allowedMethods);
+  });
+  app.setNotFoundHandler((request, reply) => unrouted(request, reply, opts.allowedMethods));
 }, { name: 'problem-handlers' });

@@ -1,8 +1,16 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
 import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
-import { REQUEST_ID_HEADER } from '@gfts/contracts';
+import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every method and path pattern this server declares (Fastify's HEAD twins of GETs included). */
+    declaredRoutes: () => { method: string; url: string }[];
+  }
+}
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -12,12 +20,15 @@ export interface HttpServerOptions {
   bodyLimit: number;
   /** where log lines go (default: stdout); tests read them from here */
   logStream?: NodeJS.WritableStream;
+  /** routes servers behind this one answer (the gateway's), for 405 and Allow */
+  upstreamRoutes?: readonly UpstreamRoute[];
 }
 
 /**
  * A Fastify instance with what every service shares: JSON logs carrying the request id,
  * problem+json errors, strict validation (unknown body fields are a 400, not dropped),
- * body size limit and metrics. Routes and hooks are the caller's.
+ * JSON bodies only (other media types are a 415), body size limit (413), 405 with `Allow`
+ * for a known path asked with another method, and metrics. Routes and hooks are the caller's.
  */
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
@@ -31,9 +42,19 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     }),
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     return503OnClosing: true,
-    // Scalar coercion only (query strings are text); 'array' would turn ["x"] into "x".
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: true } },
   });
+  // Query strings, path parameters and headers are text: scalars are coerced ('array' would
+  // turn ["x"] into "x"). A JSON body is typed already: coercing it would take `false` for
+  // null and "5" for 5, accepting bodies the schema (and the OpenAPI document) refuse.
+  const text = createAjv({ removeAdditional: false, coerceTypes: true, useDefaults: true });
+  const json = createAjv({ removeAdditional: false, coerceTypes: false, useDefaults: true });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? json : text).compile(schema));
+  // First, so that it sees every route: /metrics, /healthz and the caller's.
+  const routes = declaredRoutes(app, opts.upstreamRoutes);
+  // Lets a test hold the OpenAPI document against what the server really declares.
+  app.decorate('declaredRoutes', routes.list);
+  // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.
+  app.removeContentTypeParser('text/plain');
   // While closing, tell keep-alive clients not to reuse the connection.
   let closing = false;
   app.addHook('preClose', async () => {
@@ -44,7 +65,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   void app.register(accessLog, { skip: PROBE_PATHS });
   void app.register(requestContextPlugin);
-  void app.register(problemHandlers);
+  void app.register(problemHandlers, { allowedMethods: routes.allowedMethods });
   void app.register(requestIdEcho);
   void app.register(metricsPlugin, { service: opts.service });
   return app;

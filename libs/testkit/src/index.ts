@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createSigner } from 'fast-jwt';
 import { inject } from 'vitest';
 
+export { startConfiguredNats, type ConfiguredNats } from './containers.ts';
+
 /** Secrets used only by tests; the services under test are configured with them. */
 export const TEST_JWT_SECRET = 'test-jwt-secret-test-jwt-secret-0123456789';
 export const TEST_INTERNAL_SECRET = 'test-internal-secret-test-internal-secret-01';

@@ -8,10 +8,8 @@ type Logger = Pick<FastifyBaseLogger, 'warn' | 'error'>;
 
 export interface FriendshipEventInput {
   applicationId: string;
-  /** the relation id, or the block id for blocked/unblocked */
+  /** the relation id (the same from request to unfriend), or the block id for blocked/unblocked */
   friendshipId: string;
-  /** accepted: the id the request had before it became this friendship */
-  requestId?: string;
   /** the gamer who acted */
   actorId: string;
   /** the other gamer */

@@ -1,31 +1,65 @@
-import { BaseConfig, ConfigError, loadConfig } from '@gfts/platform';
+import { BaseConfig, ConfigError, loadConfig, natsCredentialProblems, NatsCredentialsConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
+import { keyFromPem } from './verification-keys.ts';
 
 const GatewaySettings = {
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   ...BaseConfig,
   FRIENDSHIP_URL: Type.String({ pattern: '^https?://', description: 'base URL of the friendship service' }),
   TASKS_URL: Type.String({ pattern: '^https?://', description: 'base URL of the tasks service' }),
-  JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HS256 secret (development); set this or JWT_PUBLIC_KEY' })),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HS256 secret (development); alone, without any other key setting' })),
   JWT_PUBLIC_KEY: Type.Optional(Type.String({ pattern: '-----BEGIN PUBLIC KEY-----', description: 'PEM public key for RS256/ES256 (production)' })),
+  JWT_JWKS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'path of a JWKS document (JSON Web Key Set), re-read every JWT_JWKS_REFRESH_MS' })),
+  JWT_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'URL of a JWKS document, fetched every JWT_JWKS_REFRESH_MS' })),
+  JWT_JWKS_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 86_400_000, default: 300_000, description: 'interval between two loads of the key set' }),
+  JWT_JWKS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5_000, description: 'time one fetch of JWT_JWKS_URL may take' }),
   JWT_ALGORITHMS: Type.Optional(Type.String({ pattern: '^(HS256|RS256|ES256|PS256|EdDSA)(,(HS256|RS256|ES256|PS256|EdDSA))*$', description: 'comma-separated accepted algorithms' })),
   JWT_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'required iss claim' })),
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'required aud claim' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer (or per IP before auth) per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
+  RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
+  NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),
+  // the NATS user `gateway` may use the rate-limit bucket and nothing else
+  ...NatsCredentialsConfig,
+  RATE_LIMIT_STORE_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 1000, default: 100, description: 'bound on one shared-counter check; beyond it the replica limits locally' }),
+  RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
 };
-export type GatewayConfig = Static<TObject<typeof GatewaySettings>>;
+type Settings = Static<TObject<typeof GatewaySettings>>;
+export type GatewayConfig = Omit<Settings, 'RATE_LIMIT_STORE'> & { RATE_LIMIT_STORE: 'local' | 'nats' };
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(GatewaySettings, env);
-  const keys = [config.JWT_SECRET, config.JWT_PUBLIC_KEY].filter(Boolean).length;
-  if (keys !== 1) throw new ConfigError(['exactly one of JWT_SECRET (HS256) and JWT_PUBLIC_KEY (RS256/ES256) must be set']);
+  const problems = [...keySettingProblems(config), ...natsCredentialProblems(config)];
+  if (config.RATE_LIMIT_STORE === 'nats' && !config.NATS_URL) problems.push('RATE_LIMIT_STORE=nats needs NATS_URL');
+  if (problems.length > 0) throw new ConfigError(problems);
+  // Shared when the gateway can reach NATS: per-replica limits multiply with the replica count.
+  return { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? (config.NATS_URL ? 'nats' : 'local') };
+}
+
+/**
+ * The verification keys come from JWT_SECRET alone (development), or from JWT_PUBLIC_KEY
+ * and/or one key set (JWT_JWKS_FILE or JWT_JWKS_URL). A secret never sits next to public
+ * keys: HMAC and public-key verification in one gateway is how algorithm confusion starts.
+ */
+function keySettingProblems(config: Settings): string[] {
+  const publicKeySources = [config.JWT_PUBLIC_KEY, config.JWT_JWKS_FILE, config.JWT_JWKS_URL].filter(Boolean).length;
+  if (config.JWT_SECRET && publicKeySources > 0) return ['JWT_SECRET (HS256) must be set alone, without JWT_PUBLIC_KEY, JWT_JWKS_FILE or JWT_JWKS_URL'];
+  if (!config.JWT_SECRET && publicKeySources === 0) return ['a verification key is required: JWT_SECRET (HS256, development), or JWT_PUBLIC_KEY and/or JWT_JWKS_FILE or JWT_JWKS_URL'];
+  if (config.JWT_JWKS_FILE && config.JWT_JWKS_URL) return ['set one of JWT_JWKS_FILE and JWT_JWKS_URL, not both'];
   const algorithms = acceptedAlgorithms(config);
   const symmetric = algorithms.filter((a) => a.startsWith('HS'));
-  if (config.JWT_SECRET && symmetric.length !== algorithms.length) throw new ConfigError(['JWT_ALGORITHMS must be HS256 with JWT_SECRET']);
-  if (config.JWT_PUBLIC_KEY && symmetric.length > 0) throw new ConfigError(['JWT_ALGORITHMS must not include HS256 with JWT_PUBLIC_KEY']);
-  return config;
+  if (config.JWT_SECRET && symmetric.length !== algorithms.length) return ['JWT_ALGORITHMS must be HS256 with JWT_SECRET'];
+  if (!config.JWT_SECRET && symmetric.length > 0) return ['JWT_ALGORITHMS must not include HS256 with JWT_PUBLIC_KEY or a key set'];
+  if (config.JWT_PUBLIC_KEY) {
+    try {
+      keyFromPem(config.JWT_PUBLIC_KEY, algorithms);
+    } catch (error) {
+      return [`JWT_PUBLIC_KEY is unusable: ${(error as Error).message}`];
+    }
+  }
+  return [];
 }
 
 /** Algorithms the gateway accepts; never `none`, and never HMAC with a public key. */

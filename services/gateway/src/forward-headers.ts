@@ -1,7 +1,9 @@
 import { FORGEABLE_IDENTITY_HEADERS, IDENTITY_HEADER, REQUEST_ID_HEADER } from '@gfts/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
 
-const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER]);
+// transfer-encoding: the gateway frames what it forwards with a content-length of its own;
+// the client's chunked framing next to it is a request the service must refuse.
+const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, 'transfer-encoding']);
 
 /**
  * Headers sent upstream: whatever identity a caller tried to assert is dropped, the bearer

@@ -3,6 +3,7 @@ import { ErrorCode } from '@gfts/contracts';
 import { createIdentitySigner, problem, sendProblem } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
+import { forwardedBody } from './forwarded-body.ts';
 import { forwardHeaders } from './forward-headers.ts';
 
 /**
@@ -20,12 +21,18 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       upstream,
       prefix,
       rewritePrefix: prefix,
+      // Forwards whatever path comes: the contracts' routes (createHttpServer's upstreamRoutes)
+      // say which methods a path takes. QUERY and TRACE are not forwarded: no route takes them,
+      // so the gateway answers them 405 itself (Fastify would refuse a QUERY without a body 400).
+      config: { forwards: true },
       // reply-from's two lines per call ("fetching", "received"); the access line says it all.
       disableRequestLogging: true,
       http: { requestOptions: { timeout: config.UPSTREAM_TIMEOUT_MS } },
       // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
       // (and size-limited, and rejected when malformed) here, not streamed through unseen.
       preValidation: async () => {},
+      // The forwarded body is always explicit, so its content-length is what is sent.
+      handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
       replyOptions: {
         rewriteRequestHeaders: (request, headers) =>
           forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),

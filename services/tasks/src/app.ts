@@ -7,10 +7,9 @@ import { CatalogCache } from './catalog-cache.ts';
 import { CatalogService } from './catalog-service.ts';
 import { ClaimService, type ClaimFaults } from './claim-service.ts';
 import type { TasksConfig } from './config.ts';
-import { catalogChangedSubject, TaskEvents } from './events.ts';
+import { TaskEvents } from './events.ts';
 import { GamerTaskService } from './gamer-task-service.ts';
 import { CatalogRepository } from './repository/catalog-repository.ts';
-import { ClaimRepository } from './repository/claim-repository.ts';
 import { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
 import { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import { InventoryRepository } from './repository/inventory-repository.ts';
@@ -20,7 +19,7 @@ import { gamerRoutes } from './routes/gamer-routes.ts';
 import { statsRoutes } from './routes/stats-routes.ts';
 import { StatsConsumer } from './stats/consumer.ts';
 import { claimMetrics, statsMetrics } from './stats/metrics.ts';
-import { StatEventProcessor, type ProcessorFaults } from './stats/processor.ts';
+import { StatBatchProcessor, type ProcessorFaults } from './stats/processor.ts';
 import { ensureStatsTopology } from './stats/stream.ts';
 import { Sweeper } from './sweep.ts';
 
@@ -34,7 +33,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const app = createHttpServer({ service: 'tasks', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
   await app.after(); // the shared plugins (metrics registry) are loaded
   const mongo = await connectMongo(config.MONGO_URL, app.log);
-  const nats = await connectNats(config.NATS_URL, 'tasks', app.log);
+  const nats = await connectNats(config.NATS_URL, 'tasks', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const names = natsNames(config.NATS_PREFIX);
 
   const store = openStore(mongo);
@@ -55,17 +54,17 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const processed = new ProcessedEventRepository(store);
   const keys = new IdempotencyRepository(store);
   const cache = new CatalogCache(catalogRepository, config.CATALOG_CACHE_TTL_MS);
-  const events = new TaskEvents(nats, names, config.NATS_PREFIX, app.log);
+  const events = new TaskEvents(nats, names, app.log);
 
   const catalog = new CatalogService(catalogRepository, cache, events);
   const assign = new AssignService(catalogRepository, gamerTasks, keys, config.MAX_TASKS_PER_ASSIGN);
   const reads = new GamerTaskService(catalogRepository, gamerTasks, inventory);
-  const claims = new ClaimService({ gamerTasks, claims: new ClaimRepository(store), inventory, events, metrics: claimMetrics(app.metrics), log: app.log, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
+  const claims = new ClaimService({ gamerTasks, inventory, events, metrics: claimMetrics(app.metrics), log: app.log, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
 
   // claims a crash left half-done are finished before this replica serves anything
   await claims.recover(new Date());
 
-  const catalogChanges = nats.subscribe(catalogChangedSubject(config.NATS_PREFIX), {
+  const catalogChanges = nats.subscribe(names.tasksCatalogChanged, {
     callback: (error, msg) => {
       if (error) return;
       try {
@@ -78,7 +77,6 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
 
   const sweeper = new Sweeper({
     gamerTasks,
-    catalog: catalogRepository,
     claims,
     processed,
     keys,
@@ -88,11 +86,10 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
       claimRecoveryAfterMs: config.CLAIM_RECOVERY_AFTER_MS,
       processedEventRetentionMs: config.PROCESSED_EVENT_RETENTION_MS,
       idempotencyKeyRetentionMs: config.IDEMPOTENCY_KEY_RETENTION_MS,
-      versionTokenRetentionMs: config.VERSION_TOKEN_RETENTION_MS,
     },
   });
 
-  const processor = new StatEventProcessor({ gamerTasks, processed, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
+  const processor = new StatBatchProcessor({ gamerTasks, processed, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
   const consumer = config.STATS_CONSUMER_ENABLED
     ? new StatsConsumer({
         nc: nats,
@@ -102,7 +99,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
         processor,
         metrics: statsMetrics(app.metrics, jsm, names),
         log: app.log,
-        settings: { batch: config.CONSUMER_BATCH, concurrency: config.CONSUMER_CONCURRENCY, maxDeliver: config.STATS_MAX_DELIVER, retryBaseMs: config.STATS_RETRY_BASE_MS },
+        settings: { batch: config.CONSUMER_BATCH, batchWaitMs: config.CONSUMER_BATCH_WAIT_MS, maxDeliver: config.STATS_MAX_DELIVER, retryBaseMs: config.STATS_RETRY_BASE_MS, ackWaitMs: config.STATS_ACK_WAIT_MS },
       })
     : undefined;
 

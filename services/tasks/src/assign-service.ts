@@ -86,7 +86,7 @@ export class AssignService {
       const round = order.slice(next, next + (wanted - created.length));
       next += round.length;
       const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, idFor: () => uuidv7() }));
-      const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children, now)));
+      const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children)));
       trees.forEach((tree, i) => {
         if (inserted[i]) created.push(gamerTaskView(tree.parent));
       });

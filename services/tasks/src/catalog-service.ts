@@ -3,7 +3,6 @@ import { badRequest, conflict, notFound, uuidv7 } from '@gfts/platform';
 import { applicationTaskView, buildCatalogEntry, catalogListView, patchCatalogEntry } from './domain/catalog.ts';
 import { seasonEnd } from './domain/expiry.ts';
 import type { CatalogCache } from './catalog-cache.ts';
-import type { CatalogEntry } from './domain/model.ts';
 import type { TaskEvents } from './events.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
 
@@ -39,18 +38,17 @@ export class CatalogService {
   }
 
   async update(applicationId: string, taskId: string, patch: ApplicationTaskPatch): Promise<ApplicationTask> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const found = await this.repository.findByTaskId(applicationId, taskId);
-      const entry = found && attempt > 0 ? await this.repository.refresh(found.id) : found;
-      if (!entry || entry.archived) throw notFound('no such task');
-      const patched = patchCatalogEntry(entry, taskId, patch, { now: new Date(), newId: uuidv7 });
-      if (!patched.ok) throw badRequest(patched.problems.join('; '));
-      if (await this.repository.advance(patched.value)) {
-        this.changed(applicationId);
-        return applicationTaskView(patched.value, taskId)!;
-      }
-    }
-    throw conflict(ErrorCode.CONFLICT, 'the task is being changed by someone else; try again');
+    const entry = await this.repository.findByTaskId(applicationId, taskId);
+    if (!entry || entry.archived) throw notFound('no such task');
+    // updatedAt is the write's condition, so the edit's must differ from the one read
+    const now = new Date(Math.max(Date.now(), entry.updatedAt.getTime() + 1));
+    const patched = patchCatalogEntry(entry, taskId, patch, { now, newId: uuidv7 });
+    if (!patched.ok) throw badRequest(patched.problems.join('; '));
+    const written = await this.repository.replaceIfUnchanged(patched.value, entry.updatedAt);
+    if (written === 'notFound') throw notFound('no such task');
+    if (written === 'changed') throw conflict(ErrorCode.CONFLICT, 'the task was changed by someone else meanwhile; read it again and retry');
+    this.changed(applicationId);
+    return applicationTaskView(patched.value, taskId)!;
   }
 
   /** Archives a top-level task with its children; a child alone cannot go (its parent would be left with one). */
@@ -58,16 +56,8 @@ export class CatalogService {
     const entry = await this.repository.findByTaskId(applicationId, taskId);
     if (!entry || entry.archived) throw notFound('no such task');
     if (entry.id !== taskId) throw conflict(ErrorCode.CONFLICT, `task ${taskId} is a child of ${entry.id}: archive the parent`);
-    let current: CatalogEntry | null = entry;
-    for (let attempt = 0; current && !current.archived; attempt++) {
-      if (await this.repository.advance({ ...current, archived: true, version: current.version + 1, updatedAt: new Date() })) {
-        this.changed(applicationId);
-        return;
-      }
-      if (attempt >= 5) throw conflict(ErrorCode.CONFLICT, 'the task is being changed by someone else; try again');
-      current = await this.repository.refresh(entry.id);
-    }
-    throw notFound('no such task');
+    if ((await this.repository.archive(applicationId, entry.id, new Date())) === 'notFound') throw notFound('no such task');
+    this.changed(applicationId);
   }
 
   async season(applicationId: string): Promise<Season> {

@@ -1,3 +1,4 @@
+import { TaskLimits } from '@gfts/contracts';
 import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
@@ -8,7 +9,8 @@ const TasksSettings = {
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082 }),
   ...BaseConfig,
   ...StoreConfig,
-  MAX_TASKS_PER_ASSIGN: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'largest numberOfTasks of one assign' }),
+  // The contract's bound is what the OpenAPI document promises; configuration may only lower it.
+  MAX_TASKS_PER_ASSIGN: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, default: TaskLimits.TASKS_PER_ASSIGN_MAX, description: 'largest numberOfTasks of one assign (at most 50, the documented bound)' }),
   STATS_MAX_DELIVER: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'deliveries of a stat event before it goes to the dead-letter subject' }),
   STATS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the stats stream' }),
   STATS_STREAM_MAX_AGE_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long the stats stream keeps events' }),
@@ -16,12 +18,11 @@ const TasksSettings = {
   STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
   STATS_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
   STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
-  CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 1000, default: 64, description: 'stat events pulled per batch' }),
-  CONSUMER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 32, description: 'stat events processed at once (never two of one gamer)' }),
+  CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 500, description: 'most stat events applied in one batch (one bulk write)' }),
+  CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 5, description: 'how long a batch waits for more events once its first arrived' }),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
-  VERSION_TOKEN_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 5 * MINUTE, description: 'how long a document version token is kept (far beyond any delayed write)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };

@@ -3,9 +3,6 @@ import { requestHeaders } from '@gfts/platform';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 
-/** Subject on which a replica tells the others that an application's catalog changed. */
-export const catalogChangedSubject = (prefix: string) => `${prefix}.internal.tasks.catalog-changed`;
-
 /**
  * Notifications the tasks service publishes on core NATS once the database holds the
  * change: task.completed, task.claimed, inventory.granted. At least once around a crash
@@ -14,13 +11,11 @@ export const catalogChangedSubject = (prefix: string) => `${prefix}.internal.tas
 export class TaskEvents {
   private readonly nc: NatsConnection;
   private readonly names: NatsNames;
-  private readonly prefix: string;
   private readonly log: FastifyBaseLogger;
 
-  constructor(nc: NatsConnection, names: NatsNames, prefix: string, log: FastifyBaseLogger) {
+  constructor(nc: NatsConnection, names: NatsNames, log: FastifyBaseLogger) {
     this.nc = nc;
     this.names = names;
-    this.prefix = prefix;
     this.log = log;
   }
 
@@ -46,6 +41,6 @@ export class TaskEvents {
   }
 
   catalogChanged(applicationId: string): void {
-    this.publish(catalogChangedSubject(this.prefix), { applicationId });
+    this.publish(this.names.tasksCatalogChanged, { applicationId });
   }
 }

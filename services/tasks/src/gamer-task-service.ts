@@ -55,7 +55,7 @@ export class GamerTaskService {
       const entry = entries.get(parent.taskId);
       if (!entry) continue;
       const children = childRecordsOf(parent, entry, parent.createdAt).filter((c) => !ids.has(c.id));
-      await this.gamerTasks.ensureChildren(parent, children, new Date());
+      await this.gamerTasks.ensure(children);
       added.push(...(await this.gamerTasks.findByIds(children.map((c) => c.id))));
     }
     return [...records, ...added];

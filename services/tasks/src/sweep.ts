@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ClaimService } from './claim-service.ts';
-import type { CatalogRepository } from './repository/catalog-repository.ts';
 import type { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 
@@ -9,18 +8,17 @@ export interface SweepSettings {
   claimRecoveryAfterMs: number;
   processedEventRetentionMs: number;
   idempotencyKeyRetentionMs: number;
-  versionTokenRetentionMs: number;
 }
 
 /**
  * The periodic housekeeping FerretDB's missing TTL indexes call for: finish claims left
- * half-done, delete expired gamer tasks, forget old processed-event ids, idempotency keys
- * and version tokens. Every step is idempotent, so all replicas may run it at once.
+ * half-done, delete expired gamer tasks, forget old processed-event ids and idempotency keys.
+ * Every step is idempotent, so all replicas may run it at once.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly deps: { gamerTasks: GamerTaskRepository; catalog: CatalogRepository; claims: ClaimService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
+  private readonly deps: { gamerTasks: GamerTaskRepository; claims: ClaimService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
 
   constructor(deps: Sweeper['deps']) {
     this.deps = deps;
@@ -39,15 +37,13 @@ export class Sweeper {
   }
 
   async runOnce(now: Date = new Date()): Promise<void> {
-    const { gamerTasks, catalog, claims, processed, keys, log, settings } = this.deps;
+    const { gamerTasks, claims, processed, keys, log, settings } = this.deps;
     try {
       const recovered = await claims.recover(new Date(now.getTime() - settings.claimRecoveryAfterMs));
       const expired = await gamerTasks.deleteExpired(now);
       const events = await processed.prune(new Date(now.getTime() - settings.processedEventRetentionMs));
       const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
-      const tokensBefore = new Date(now.getTime() - settings.versionTokenRetentionMs);
-      const tokens = (await gamerTasks.pruneVersions(tokensBefore)) + (await catalog.pruneVersions(tokensBefore));
-      if (recovered + expired + events + prunedKeys + tokens > 0) log.info({ recovered, expired, events, keys: prunedKeys, tokens }, 'sweep');
+      if (recovered + expired + events + prunedKeys > 0) log.info({ recovered, expired, events, keys: prunedKeys }, 'sweep');
     } catch (error) {
       log.warn({ err: error }, 'sweep failed; next period retries');
     }

@@ -36,7 +36,20 @@ export function withinLimit(count: number, max: number, stage: 'before' | 'after
   return stage === 'before' ? count < max : count <= max;
 }
 
-export function limitReached(quota: Quota, max: number, who: 'caller' | 'other' = 'caller'): Error {
+/** Whose quota a refusal is about: the gamer who called, or the other gamer of the pair. */
+export type Whose = 'caller' | 'other';
+
+/**
+ * A friendship counts against both gamers' friend quota: the first of the two whose count
+ * does not fit (see withinLimit for `stage`), or undefined when both do.
+ */
+export function friendLimitHolder(friends: Record<Whose, number>, max: number, stage: 'before' | 'after'): Whose | undefined {
+  if (!withinLimit(friends.caller, max, stage)) return 'caller';
+  if (!withinLimit(friends.other, max, stage)) return 'other';
+  return undefined;
+}
+
+export function limitReached(quota: Quota, max: number, who: Whose = 'caller'): Error {
   const subject = who === 'caller' ? 'you have' : 'the other gamer has';
   return conflict(quota.code, `${subject} reached the limit of ${max} ${quota.what}`);
 }

@@ -3,8 +3,8 @@ import type { FriendshipStatus } from '@gfts/contracts';
 /**
  * One friendship relation: at most one document per unordered pair of gamers, whatever
  * its direction or state. Exactly one place per pair lets a unique index, not a
- * transaction, settle races between the two gamers. Documents are immutable: a state
- * change deletes one and inserts the next (see relation-rules.ts friendshipFrom).
+ * transaction, settle races between the two gamers. Its id is the request's id and stays
+ * the friendship's id after accept: accepting changes `status` in place.
  */
 export interface Relation {
   id: string;
@@ -16,7 +16,7 @@ export interface Relation {
   status: FriendshipStatus;
   /** when the request was made */
   createdAt: Date;
-  /** when the relation reached its current status */
+  /** when the relation reached its current status (for a friendship: when it was accepted) */
   updatedAt: Date;
 }
 

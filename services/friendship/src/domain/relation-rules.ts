@@ -26,17 +26,6 @@ export function pendingRequest(applicationId: string, requester: string, address
   };
 }
 
-/**
- * The friendship an accepted request becomes. It is a new document with a new id, not the
- * request changed in place: relation documents never change, so "delete the document with
- * this id" also means "only if it is still in the state I read", which is the one atomic
- * compare-and-swap FerretDB v1 offers besides unique inserts (see docs/friendship.md).
- * It keeps who asked whom; createdAt is the request's, updatedAt the moment of acceptance.
- */
-export function friendshipFrom(request: Relation, id: string, now: Date): Relation {
-  return { ...request, id, members: [...request.members], status: FriendshipStatus.ACCEPTED, updatedAt: now };
-}
-
 /** The member of a relation who is not `me`. */
 export function otherMember(relation: Pick<Relation, 'requester' | 'addressee'>, me: string): string {
   return relation.requester === me ? relation.addressee : relation.requester;

@@ -1,46 +1,58 @@
 import { uuidv7 } from '@gfts/platform';
 import type { Model } from 'mongoose';
-import type { Block, BlockState } from '../domain/model.ts';
-import { isDuplicateKey, type BlockDoc } from './models.ts';
+import { withinLimit } from '../domain/limits.ts';
+import type { Block } from '../domain/model.ts';
+import { blockStateBetween, clearPair } from './blocked-pair.ts';
+import type { BlockDoc, RelationDoc } from './models.ts';
 
 function toBlock(doc: BlockDoc): Block {
   return { id: doc._id, applicationId: doc.applicationId, blocker: doc.blocker, blocked: doc.blocked, createdAt: doc.createdAt };
 }
 
-/** One-way block records. Like relations, they are only inserted and deleted, never changed. */
-export function blockRepository(blocks: Model<BlockDoc>) {
+export type BlockOutcome =
+  | { kind: 'blocked'; block: Block }
+  /** the blocker already blocked this gamer: the existing record, nothing new */
+  | { kind: 'alreadyBlocked'; block: Block }
+  | { kind: 'blockLimit' };
+
+export type UnblockOutcome = { kind: 'unblocked'; block: Block } | { kind: 'notFound' };
+
+/** One-way block records: written by an upsert, removed by a conditional delete. */
+export function blockRepository(blocks: Model<BlockDoc>, relations: Model<RelationDoc>) {
+  const countOf = (applicationId: string, blocker: string, cap: number) => blocks.countDocuments({ applicationId, blocker }, { limit: cap });
+
   return {
     /**
-     * Idempotent: the existing record when `blocker` already blocks `blocked`, with
-     * created=false. Insert first and let the unique index decide, rather than an upsert
-     * (FerretDB v1 runs upserts as read-then-write, so the index would decide anyway).
+     * Blocks `blocked`, idempotently, within the blocker's quota, and clears whatever
+     * relation the pair has, after the record is written (blocked-pair.ts). The unique
+     * (applicationId, blocker, blocked) index keeps one record per direction; the upsert
+     * tells whether this call created it. The quota is counted before and again including
+     * the new record: of racing blocks that together pass the limit, the later ones see the
+     * others and remove their own record, so the stored count never ends above the limit.
      */
-    async upsert(applicationId: string, blocker: string, blocked: string, now: Date): Promise<{ block: Block; created: boolean }> {
-      for (let attempt = 0; ; attempt++) {
-        const doc: BlockDoc = { _id: uuidv7(now.getTime()), applicationId, blocker, blocked, createdAt: now };
-        try {
-          await blocks.create(doc);
-          return { block: toBlock(doc), created: true };
-        } catch (error) {
-          if (!isDuplicateKey(error)) throw error;
-        }
-        const existing = await blocks.findOne({ applicationId, blocker, blocked }).lean();
-        if (existing) return { block: toBlock(existing), created: false };
-        // unblocked between our insert and our read: try again, a few times at most
-        if (attempt >= 2) throw new Error('block record kept changing');
+    async block(applicationId: string, blocker: string, blocked: string, now: Date, maxBlocks: number): Promise<BlockOutcome> {
+      const direction = { applicationId, blocker, blocked };
+      const [already, count] = await Promise.all([blocks.exists(direction), countOf(applicationId, blocker, maxBlocks)]);
+      if (!already && !withinLimit(count, maxBlocks, 'before')) return { kind: 'blockLimit' };
+      const record: BlockDoc = { _id: uuidv7(now.getTime()), ...direction, createdAt: now };
+      const existing = await blocks
+        .findOneAndUpdate(direction, { $setOnInsert: { _id: record._id, createdAt: now } }, { upsert: true, returnDocument: 'before' })
+        .lean();
+      if (!existing && !withinLimit(await countOf(applicationId, blocker, maxBlocks + 1), maxBlocks, 'after')) {
+        await blocks.deleteOne({ _id: record._id, applicationId });
+        return { kind: 'blockLimit' };
       }
+      await clearPair(relations, applicationId, blocker, blocked);
+      return existing ? { kind: 'alreadyBlocked', block: toBlock(existing) } : { kind: 'blocked', block: toBlock(record) };
     },
 
-    /** Both directions between two gamers in one query. */
-    async between(applicationId: string, caller: string, target: string): Promise<BlockState> {
-      const docs = await blocks
-        .find({ applicationId, $or: [{ blocker: caller, blocked: target }, { blocker: target, blocked: caller }] }, { _id: 0, blocker: 1 })
-        .lean();
-      return {
-        callerBlocksTarget: docs.some((doc) => doc.blocker === caller),
-        targetBlocksCaller: docs.some((doc) => doc.blocker === target),
-      };
+    /** Unblock: only the blocker's own record. */
+    async unblock(applicationId: string, id: string, blocker: string): Promise<UnblockOutcome> {
+      const doc = await blocks.findOneAndDelete({ _id: id, applicationId, blocker }).lean();
+      return doc ? { kind: 'unblocked', block: toBlock(doc) } : { kind: 'notFound' };
     },
+
+    between: (applicationId: string, caller: string, target: string) => blockStateBetween(blocks, applicationId, caller, target),
 
     async blocks(applicationId: string, blocker: string, blocked: string): Promise<boolean> {
       return (await blocks.exists({ applicationId, blocker, blocked })) !== null;
@@ -50,22 +62,6 @@ export function blockRepository(blocks: Model<BlockDoc>) {
     async blockersOf(applicationId: string, gamerId: string): Promise<string[]> {
       const docs = await blocks.find({ applicationId, blocked: gamerId }, { _id: 0, blocker: 1 }).lean();
       return docs.map((doc) => doc.blocker);
-    },
-
-    /** Unblock: only the blocker's own record; null unless this call removed it (block records never change). */
-    async deleteOwn(applicationId: string, id: string, blocker: string): Promise<Block | null> {
-      const doc = await blocks.findOne({ _id: id, applicationId, blocker }).lean();
-      if (!doc) return null;
-      const { deletedCount } = await blocks.deleteOne({ _id: id, applicationId, blocker });
-      return deletedCount === 1 ? toBlock(doc) : null;
-    },
-
-    async deleteById(applicationId: string, id: string): Promise<void> {
-      await blocks.deleteOne({ _id: id, applicationId });
-    },
-
-    async count(applicationId: string, blocker: string, cap: number): Promise<number> {
-      return blocks.countDocuments({ applicationId, blocker }, { limit: cap });
     },
 
     async list(applicationId: string, blocker: string, afterId: string | undefined, limit: number): Promise<Block[]> {

@@ -1,7 +1,7 @@
 import type { Model } from 'mongoose';
 import { displayNameKey, prefixRange } from '../domain/display-name.ts';
 import type { GamerProfile } from '../domain/model.ts';
-import { isDuplicateKey, type GamerDoc } from './models.ts';
+import type { GamerDoc } from './models.ts';
 
 /** What a token says about its gamer; absent claims leave the stored values alone. */
 export interface GamerClaims {
@@ -36,14 +36,10 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       if (claims.avatar !== undefined) set.avatar = claims.avatar;
       else onInsert.avatar = '';
       const update = Object.keys(onInsert).length > 0 ? { $set: set, $setOnInsert: onInsert } : { $set: set };
-      const write = () => gamers.updateOne({ applicationId, gamerId: claims.gamerId }, update, { upsert: true });
-      try {
-        await write();
-      } catch (error) {
-        // Two first calls of one gamer race to insert; the loser's retry is a plain update.
-        if (!isDuplicateKey(error)) throw error;
-        await write();
-      }
+      // Two first calls of one gamer may race to insert: the filter is the unique index's
+      // fields, so MongoDB retries the losing upsert as an update (the local store runs
+      // upserts one at a time per collection).
+      await gamers.updateOne({ applicationId, gamerId: claims.gamerId }, update, { upsert: true });
     },
 
     async exists(applicationId: string, gamerId: string): Promise<boolean> {

@@ -15,5 +15,9 @@ export interface FriendshipRepositories {
 /** Data access of the service: the only code that talks to MongoDB. */
 export async function createRepositories(connection: Connection): Promise<FriendshipRepositories> {
   const models = await createModels(connection);
-  return { gamers: gamerDirectory(models.gamers), relations: relationRepository(models.relations), blocks: blockRepository(models.blocks) };
+  return {
+    gamers: gamerDirectory(models.gamers),
+    relations: relationRepository(models.relations, models.blocks),
+    blocks: blockRepository(models.blocks, models.relations),
+  };
 }

@@ -19,7 +19,7 @@ export interface GamerDoc {
 }
 
 export interface RelationDoc {
-  /** uuidv7: the friendshipId of the API, and the creation-ordered paging key */
+  /** uuidv7, made with the request and kept after accept: the API's friendshipId and the paging key */
   _id: string;
   applicationId: string;
   /** `${min(a,b)}:${max(a,b)}`: unique per application, so a pair has at most one relation */
@@ -72,7 +72,8 @@ const relationSchema = new Schema<RelationDoc>(
   },
   { ...options, collection: 'relations' },
 );
-// The race guard: 20 identical concurrent requests, or A->B and B->A at once, meet here.
+// The race guard: 20 identical concurrent requests, or A->B and B->A at once, meet here;
+// the request upsert (repository/relations.ts) inserts for one of them.
 relationSchema.index({ applicationId: 1, pairKey: 1 }, { unique: true });
 // The lists: incoming (addressee, pending), outgoing (requester, pending), and friends, the
 // accepted relations on either index (repository/relations.ts friendSides).
@@ -113,9 +114,4 @@ export async function createModels(connection: Connection): Promise<FriendshipMo
   };
   await Promise.all(Object.values(models).map((model: Model<unknown>) => model.init()));
   return models;
-}
-
-/** E11000: the write lost a race on a unique index (MongoDB and FerretDB use the same code). */
-export function isDuplicateKey(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
 }

@@ -1,8 +1,10 @@
 import { FriendshipStatus } from '@gfts/contracts';
 import type { Model } from 'mongoose';
-import type { Relation } from '../domain/model.ts';
+import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
+import type { BlockState, Relation } from '../domain/model.ts';
 import { pairKeyOf } from '../domain/relation-rules.ts';
-import { isDuplicateKey, type RelationDoc } from './models.ts';
+import { blockStateBetween } from './blocked-pair.ts';
+import type { BlockDoc, RelationDoc } from './models.ts';
 
 function toRelation(doc: RelationDoc): Relation {
   return {
@@ -16,11 +18,6 @@ function toRelation(doc: RelationDoc): Relation {
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
-}
-
-function toDoc(relation: Relation): RelationDoc {
-  const { id, ...rest } = relation;
-  return { _id: id, ...rest, members: [...relation.members] };
 }
 
 /**
@@ -46,21 +43,58 @@ export type RelationList = 'friends' | 'incoming' | 'outgoing';
 
 type RelationFilter = Partial<Pick<RelationDoc, '_id' | 'applicationId' | 'requester' | 'addressee' | 'status' | 'pairKey'>> & { members?: string };
 
+export type RequestOutcome =
+  /** the new pending request is stored */
+  | { kind: 'requested'; request: Relation }
+  /** the pair already had a relation (maybe written a moment ago by a racing call): this one */
+  | { kind: 'exists'; relation: Relation }
+  | { kind: 'pendingLimit' }
+  /** a block between the two was written while the request was being made; nothing is stored */
+  | { kind: 'blocked'; blocks: BlockState };
+
+export type AcceptOutcome =
+  | { kind: 'accepted'; friendship: Relation }
+  /** no pending request with this id addressed to this gamer (anymore) */
+  | { kind: 'notFound' }
+  /** `whose`: 'caller' is the accepting addressee, 'other' the requester */
+  | { kind: 'friendLimit'; whose: Whose };
+
+export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'notFound' };
+
 /**
- * Relations between gamers, written with the only two operations that are atomic on both
- * MongoDB and FerretDB v1: an insert checked by a unique index, and a delete whose count
- * says whether this call removed the document. There are no in-place updates: FerretDB v1
- * runs findAndModify and update as a read followed by a blind write by _id, so two racing
- * updates would both "succeed". Documents never change, so deleting by _id deletes exactly
- * the state that was read, and of two racing deletes exactly one counts 1.
+ * Relations between gamers. Every state change is one single-document operation that is
+ * atomic on MongoDB (and on the patched local store, which serializes them per
+ * collection): an upsert for a request, a conditional findOneAndUpdate for accept, a
+ * conditional findOneAndDelete for reject, cancel and unfriend. The filter carries the
+ * owner and the expected status, so of racing calls exactly one matches, and the others
+ * get notFound. Two things still need a second step after the write, because they span
+ * several documents: the quotas (a count of many relations) and a racing block (another
+ * collection). Each is one re-check that undoes the verb's own write.
  */
-export function relationRepository(relations: Model<RelationDoc>) {
-  /** Removes the document matching `filter` if this call is the one that removes it. */
-  async function take(filter: RelationFilter): Promise<Relation | null> {
-    const doc = await relations.findOne(filter).lean();
-    if (!doc) return null;
-    const { deletedCount } = await relations.deleteOne({ ...filter, _id: doc._id });
-    return deletedCount === 1 ? toRelation(doc) : null;
+export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>) {
+  /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */
+  async function countFriends(applicationId: string, gamerId: string, cap: number): Promise<number> {
+    const counts = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.countDocuments(side, { limit: cap })));
+    return Math.min(cap, counts[0]! + counts[1]!);
+  }
+
+  async function countPendingOutgoing(applicationId: string, gamerId: string, cap: number): Promise<number> {
+    return relations.countDocuments({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, { limit: cap });
+  }
+
+  /** The friend quota of both gamers of a request; `after` counts the friendship already written. */
+  async function friendQuota(request: Pick<Relation, 'applicationId' | 'addressee' | 'requester'>, max: number, stage: 'before' | 'after'): Promise<Whose | undefined> {
+    const cap = stage === 'before' ? max : max + 1;
+    const [caller, other] = await Promise.all([
+      countFriends(request.applicationId, request.addressee, cap),
+      countFriends(request.applicationId, request.requester, cap),
+    ]);
+    return friendLimitHolder({ caller, other }, max, stage);
+  }
+
+  async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {
+    const doc = await relations.findOneAndDelete(filter).lean();
+    return doc ? { kind: 'removed', relation: toRelation(doc) } : { kind: 'notFound' };
   }
 
   return {
@@ -69,55 +103,88 @@ export function relationRepository(relations: Model<RelationDoc>) {
       return doc ? toRelation(doc) : null;
     },
 
-    /** 'exists' when the pair already has a relation: the unique (applicationId, pairKey) index decides. */
-    async insert(relation: Relation): Promise<'inserted' | 'exists'> {
-      try {
-        await relations.create(toDoc(relation));
-        return 'inserted';
-      } catch (error) {
-        if (isDuplicateKey(error)) return 'exists';
-        throw error;
+    /**
+     * Stores a new pending request unless the pair already has a relation. The unique
+     * (applicationId, pairKey) index is what keeps racing requests (20 identical ones, or
+     * A->B and B->A at once) to one document per pair: the upsert inserts for exactly one
+     * of them and hands the others the relation that is there, to decide on once.
+     *
+     * Then one re-check of what a single-document write cannot guard:
+     * - a block written between the caller's check and this write: either the block
+     *   cleared this request, or this read sees its record (blocked-pair.ts);
+     * - the pending quota, counted before and again including this request, so that of
+     *   racing requests the later ones see the others and withdraw themselves: the stored
+     *   count never ends above the limit.
+     */
+    async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
+      const { id, applicationId, pairKey, ...fields } = request;
+      const { requester, addressee } = request;
+      if (!withinLimit(await countPendingOutgoing(applicationId, requester, maxPending), maxPending, 'before')) return { kind: 'pendingLimit' };
+      // The filter's fields go into the new document by themselves; setting only the others
+      // lets MongoDB retry an upsert that lost to a concurrent insert on the unique index.
+      const existing = await relations
+        .findOneAndUpdate({ applicationId, pairKey }, { $setOnInsert: { _id: id, ...fields, members: [...fields.members] } }, { upsert: true, returnDocument: 'before' })
+        .lean();
+      if (existing) return { kind: 'exists', relation: toRelation(existing) };
+
+      const [blockState, pending] = await Promise.all([
+        blockStateBetween(blocks, applicationId, requester, addressee),
+        countPendingOutgoing(applicationId, requester, maxPending + 1),
+      ]);
+      if (blockState.callerBlocksTarget || blockState.targetBlocksCaller) {
+        // whatever it became meanwhile (even accepted), nothing may stay between a blocked pair
+        await relations.deleteOne({ _id: id, applicationId });
+        return { kind: 'blocked', blocks: blockState };
       }
+      if (!withinLimit(pending, maxPending, 'after')) {
+        const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING });
+        if (withdrawn.deletedCount === 1) return { kind: 'pendingLimit' };
+        // already answered by the target, so no longer pending: the request did happen
+      }
+      return { kind: 'requested', request };
     },
 
-    async findPendingIncoming(applicationId: string, id: string, addressee: string): Promise<Relation | null> {
-      const doc = await relations.findOne({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }).lean();
-      return doc ? toRelation(doc) : null;
+    /**
+     * pending -> accepted, in place: the request's id stays the friendship's id. Only the
+     * addressee, only while pending; of an accept, a reject and a cancel racing on one
+     * request, the store applies exactly one. Both gamers' friend quota is checked
+     * before, and counted again after including this friendship: if racing accepts together
+     * passed the limit, this one puts the request back to pending, so the stored count never
+     * ends above the limit (at worst a racing accept is refused that would have fit).
+     */
+    async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
+      const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
+      const request = await relations.findOne(pending).lean();
+      if (!request) return { kind: 'notFound' };
+      const full = await friendQuota(request, maxFriends, 'before');
+      if (full) return { kind: 'friendLimit', whose: full };
+      const friendship = await relations
+        .findOneAndUpdate(pending, { $set: { status: FriendshipStatus.ACCEPTED, updatedAt: now } }, { returnDocument: 'after' })
+        .lean();
+      if (!friendship) return { kind: 'notFound' };
+      const over = await friendQuota(friendship, maxFriends, 'after');
+      if (over) {
+        // only this call accepted it, so an accepted document with this id is ours to undo
+        await relations.updateOne(
+          { _id: id, applicationId, status: FriendshipStatus.ACCEPTED },
+          { $set: { status: FriendshipStatus.PENDING, updatedAt: request.updatedAt } },
+        );
+        return { kind: 'friendLimit', whose: over };
+      }
+      return { kind: 'accepted', friendship: toRelation(friendship) };
     },
 
-    /** Accept (as the first half) and reject: only the addressee, only pending. */
-    takePendingIncoming: (applicationId: string, id: string, addressee: string) =>
-      take({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }),
+    /** Reject: only the addressee, only pending. */
+    reject: (applicationId: string, id: string, addressee: string) =>
+      removeOne({ _id: id, applicationId, addressee, status: FriendshipStatus.PENDING }),
 
     /** Cancel: only the requester, only pending. */
-    takePendingOutgoing: (applicationId: string, id: string, requester: string) =>
-      take({ _id: id, applicationId, requester, status: FriendshipStatus.PENDING }),
+    cancel: (applicationId: string, id: string, requester: string) =>
+      removeOne({ _id: id, applicationId, requester, status: FriendshipStatus.PENDING }),
 
     /** Unfriend: either member, only accepted. */
-    takeFriendship: (applicationId: string, id: string, member: string) =>
-      take({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }),
-
-    /** Takes back a document this service just wrote (block race, quota overshoot). */
-    async deleteById(applicationId: string, id: string): Promise<boolean> {
-      return (await relations.deleteOne({ _id: id, applicationId })).deletedCount === 1;
-    },
-
-    /** Whatever relation the pair has, gone (blocking). */
-    async deletePair(applicationId: string, a: string, b: string): Promise<number> {
-      return (await relations.deleteMany({ applicationId, pairKey: pairKeyOf(a, b) })).deletedCount;
-    },
-
-    /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */
-    async countFriends(applicationId: string, gamerId: string, cap: number): Promise<number> {
-      const counts = await Promise.all(
-        friendSides(applicationId, gamerId).map((side) => relations.countDocuments(side, { limit: cap })),
-      );
-      return Math.min(cap, counts[0]! + counts[1]!);
-    },
-
-    async countPendingOutgoing(applicationId: string, gamerId: string, cap: number): Promise<number> {
-      return relations.countDocuments({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, { limit: cap });
-    },
+    unfriend: (applicationId: string, id: string, member: string) =>
+      removeOne({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }),
 
     /** Up to `limit` entries of a list after `afterId`, oldest first. */
     async list(applicationId: string, gamerId: string, which: RelationList, afterId: string | undefined, limit: number): Promise<Relation[]> {

@@ -115,6 +115,51 @@ describe('concurrent changes leave one consistent outcome', () => {
     }
   });
 
+  it('an accept racing a crossed request accepts the request once, keeping its id (5 rounds)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const id = (await w.outgoing(a!)).body[0]!.id;
+      const [accept, crossed] = await Promise.all([w.accept(b!, id), w.request(b!, a!.id)]);
+      // exactly one of the two accepted; the other found the request gone (404) or answered (409)
+      const statuses = { accept: accept.status, crossed: crossed.status };
+      expect([{ accept: 200, crossed: 409 }, { accept: 404, crossed: 200 }]).toContainEqual(statuses);
+      expect((await relationsOf(a!, b!)).map((r) => [r._id, r.status])).toEqual([[id, 'accepted']]);
+      expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([id]);
+    }
+  });
+
+  it('a crossed request racing the cancel of the request it would accept: one outcome (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const id = (await w.outgoing(a!)).body[0]!.id;
+      const [cancel, crossed] = await Promise.all([w.cancel(a!, id), w.request(b!, a!.id)]);
+      const stored = (await relationsOf(a!, b!)).map((r) => ({ id: r._id, requester: r.requester, status: r.status }));
+      if (cancel.status === 200) {
+        // the crossed request found nothing left to accept (409: send again) or became B's own request
+        if (crossed.status === 200) expect(stored).toEqual([{ id: expect.not.stringMatching(id), requester: b!.id, status: 'pending' }]);
+        else expect({ crossed: crossed.status, stored }).toEqual({ crossed: 409, stored: [] });
+      } else {
+        expect({ cancel: cancel.status, crossed: crossed.status, stored }).toEqual({ cancel: 404, crossed: 200, stored: [{ id, requester: a!.id, status: 'accepted' }] });
+      }
+    }
+  });
+
+  it('an accept racing a block by either gamer leaves the pair without a relation (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const id = await w.incomingId(b!, a!);
+      const [blocker, blocked] = round % 2 ? [a!, b!] : [b!, a!];
+      const [accept, block] = await Promise.all([w.accept(b!, id), w.block(blocker, blocked.id)]);
+      expectOk(block);
+      expect([200, 404]).toContain(accept.status);
+      expect(await relationsOf(a!, b!)).toEqual([]);
+      expect((await w.friends(a!)).body).toEqual([]);
+    }
+  });
+
   it('a block racing a friend request always leaves the pair without a relation (10 rounds)', async () => {
     for (let round = 0; round < 10; round++) {
       const [a, b] = await w.gamers(2);
@@ -124,6 +169,25 @@ describe('concurrent changes leave one consistent outcome', () => {
       expect(await relationsOf(a!, b!)).toEqual([]);
       expect((await w.incoming(a!)).body).toEqual([]);
       expect((await w.outgoing(b!)).body).toEqual([]);
+    }
+  });
+
+  it('a block racing a request that starts 0-7 calls later leaves the pair without a relation (3 x 32 pairs)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const pairs = await Promise.all(Array.from({ length: 32 }, () => w.gamers(2)));
+      await Promise.all(pairs.map(([a, b], i) => blockRacingRequest(a!, b!, i % 8, i % 16 < 8 ? [b!, a!] : [a!, b!])));
+    }
+    async function blockRacingRequest(a: Gamer, b: Gamer, shift: number, [from, to]: [Gamer, Gamer]) {
+      // each pair shifts its request by a few cheap calls, so across pairs the requests land
+      // before, inside and after the block's own steps: ordering, not timing
+      const laterRequest = async () => {
+        for (let k = 0; k < shift; k++) await w.api('GET', '/healthz');
+        return w.request(from, to.id);
+      };
+      const [blocked, requested] = await Promise.all([w.block(a, b.id), laterRequest()]);
+      expectOk(blocked);
+      expect([200, 403]).toContain(requested.status);
+      expect(await relationsOf(a, b)).toEqual([]);
     }
   });
 

@@ -41,19 +41,31 @@ describe('NATS', () => {
     it('publishes requested, accepted and removed, valid against the contract', async () => {
       const [a, b] = await w.gamers(2);
       expectOk(await w.request(a!, b!.id));
-      const requestId = await w.incomingId(b!, a!);
-      expectOk(await w.accept(b!, requestId));
-      const friendshipId = await w.friendshipId(a!, b!);
+      const friendshipId = await w.incomingId(b!, a!);
+      expectOk(await w.accept(b!, friendshipId));
+      expect(await w.friendshipId(a!, b!)).toBe(friendshipId);
       expectOk(await w.unfriend(a!, friendshipId));
       const events = await eventsOf(a!.app, 3);
       expect(events.map((e) => e.subject)).toEqual(['requested', 'accepted', 'removed'].map((t) => `${stack.natsPrefix}.friendship.${t}`));
       const base = { applicationId: a!.app, occurredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) };
       expect(events.map((e) => e.event)).toEqual([
-        { ...base, type: 'requested', friendshipId: requestId, actorId: a!.id, targetId: b!.id },
-        { ...base, type: 'accepted', friendshipId, requestId, actorId: b!.id, targetId: a!.id },
+        { ...base, type: 'requested', friendshipId, actorId: a!.id, targetId: b!.id },
+        { ...base, type: 'accepted', friendshipId, actorId: b!.id, targetId: a!.id },
         { ...base, type: 'removed', friendshipId, actorId: a!.id, targetId: b!.id },
       ]);
       for (const { event } of events) expect(check(FriendshipEvent, event)).toEqual({ ok: true, value: event });
+    });
+
+    it('publishes accepted with the request\'s id when crossed requests make the friendship', async () => {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      expectOk(await w.request(b!, a!.id));
+      const friendshipId = await w.friendshipId(a!, b!);
+      const events = await eventsOf(a!.app, 2);
+      expect(events.map((e) => [e.event.type, e.event.friendshipId, e.event.actorId, e.event.targetId])).toEqual([
+        ['requested', friendshipId, a!.id, b!.id],
+        ['accepted', friendshipId, b!.id, a!.id],
+      ]);
     });
 
     it('publishes rejected, cancelled, blocked and unblocked', async () => {

@@ -104,16 +104,30 @@ describe('per-gamer limits (all set to 2 here)', () => {
       expect((await w.friends(full!)).body.map((e) => e.user.id)).toContain(asker!.id);
     });
 
-    it('never goes over the limit when several accepts race, and keeps the refused requests', async () => {
+    it('never goes over the limit when several accepts race, and keeps the refused requests as they were', async () => {
       const [hub, ...askers] = await w.gamers(6);
       for (const asker of askers) expectOk(await w.request(asker, hub!.id));
       const ids = await Promise.all(askers.map((asker) => w.incomingId(hub!, asker)));
       const responses = await Promise.all(ids.map((id) => w.accept(hub!, id)));
-      const accepted = responses.filter((r) => r.status === 200).length;
+      const acceptedIds = ids.filter((_, i) => responses[i]!.status === 200);
+      const refusedIds = ids.filter((_, i) => responses[i]!.status !== 200);
       for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'FRIEND_LIMIT_REACHED');
       const friends = await db.collection('relations').countDocuments({ applicationId: hub!.app, members: hub!.id, status: 'accepted' });
-      expect(friends).toBe(accepted);
+      expect(friends).toBe(acceptedIds.length);
       expect(friends).toBeLessThanOrEqual(2);
+      // friendships keep their requests' ids; a refused accept put its request back, same id
+      expect((await w.friends(hub!)).body.map((e) => e.id).sort()).toEqual(acceptedIds.sort());
+      expect((await w.incoming(hub!)).body.map((e) => e.id).sort()).toEqual(refusedIds.sort());
+    });
+
+    it('never goes over the limit when crossed requests race to make friendships', async () => {
+      const [hub, ...askers] = await w.gamers(6);
+      for (const asker of askers) expectOk(await w.request(asker, hub!.id));
+      const responses = await Promise.all(askers.map((asker) => w.request(hub!, asker.id)));
+      for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'FRIEND_LIMIT_REACHED');
+      const accepted = responses.filter((r) => r.status === 200).length;
+      expect(await db.collection('relations').countDocuments({ applicationId: hub!.app, members: hub!.id, status: 'accepted' })).toBe(accepted);
+      expect(accepted).toBeLessThanOrEqual(2);
       expect((await w.incoming(hub!)).body).toHaveLength(askers.length - accepted);
     });
   });

@@ -52,10 +52,9 @@ describe('friend requests and friendships', () => {
       expectOk(await w.request(a!, b!.id));
       const id = await w.incomingId(b!, a!);
       expectOk(await w.request(b!, a!.id));
-      const friendship = await w.friendshipId(a!, b!);
-      expect(friendship).not.toBe(id);
-      expect((await w.friends(a!)).body).toEqual([{ id: friendship, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
-      expect((await w.friends(b!)).body).toEqual([{ id: friendship, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
+      // B's request accepted A's: the friendship keeps the id of A's request
+      expect((await w.friends(a!)).body).toEqual([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
+      expect((await w.friends(b!)).body).toEqual([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
     });
@@ -92,10 +91,9 @@ describe('friend requests and friendships', () => {
       const id = await w.incomingId(b!, a!);
       expectOk(await w.accept(b!, id));
       const friends = (await w.friends(a!)).body;
-      expect(friends).toEqual([{ id: expect.any(String), status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
-      // the friendship is a new relation with its own id; both friends see the same one
-      expect(friends[0]!.id).not.toBe(id);
-      expect((await w.friends(b!)).body).toEqual([{ id: friends[0]!.id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
+      // the request's id is the friendship's id; both friends see it
+      expect(friends).toEqual([{ id, status: 'accepted', user: { id: b!.id, displayName: b!.name, avatar: '' } }]);
+      expect((await w.friends(b!)).body).toEqual([{ id, status: 'accepted', user: { id: a!.id, displayName: a!.name, avatar: '' } }]);
       expect((await w.incoming(b!)).body).toEqual([]);
       expect((await w.outgoing(a!)).body).toEqual([]);
     });
@@ -134,6 +132,43 @@ describe('friend requests and friendships', () => {
       const [a] = await w.gamers(1);
       expectProblem(await w.accept(a!, 'nope'), 400, 'VALIDATION_FAILED');
       expectProblem(await w.accept(a!, `${randomUUID()}x`), 400, 'VALIDATION_FAILED');
+    });
+  });
+
+  describe('one id from request to unfriend', () => {
+    it('the id of the outgoing request is the id in both friend lists after an explicit accept', async () => {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const requestId = (await w.outgoing(a!)).body[0]!.id;
+      expectOk(await w.accept(b!, requestId));
+      expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([requestId]);
+      expect((await w.friends(b!)).body.map((e) => e.id)).toEqual([requestId]);
+      expectOk(await w.unfriend(b!, requestId));
+      expect((await w.friends(a!)).body).toEqual([]);
+    });
+
+    it('the id of the first outgoing request is the friendship id when the requests cross', async () => {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.request(a!, b!.id));
+      const requestId = (await w.outgoing(a!)).body[0]!.id;
+      expectOk(await w.request(b!, a!.id));
+      expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([requestId]);
+      expect((await w.friends(b!)).body.map((e) => e.id)).toEqual([requestId]);
+      expect((await w.outgoing(b!)).body).toEqual([]);
+      expectOk(await w.unfriend(a!, requestId));
+      expect((await w.friends(b!)).body).toEqual([]);
+    });
+
+    it('a new request after unfriending gets a new id', async () => {
+      const [a, b] = await w.gamers(2);
+      const first = await w.befriend(a!, b!);
+      expectOk(await w.unfriend(a!, first));
+      expectOk(await w.request(b!, a!.id));
+      const second = (await w.outgoing(b!)).body[0]!.id;
+      expect(second).not.toBe(first);
+      expectOk(await w.accept(a!, second));
+      expect((await w.friends(a!)).body.map((e) => e.id)).toEqual([second]);
+      expectProblem(await w.unfriend(a!, first), 404, 'NOT_FOUND');
     });
   });
 

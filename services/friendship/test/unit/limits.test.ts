@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitReached, pageSize, Quota, searchSize, withinLimit } from '../../src/domain/limits.ts';
+import { friendLimitHolder, limitReached, pageSize, Quota, searchSize, withinLimit } from '../../src/domain/limits.ts';
 
 describe('page and result sizes', () => {
   it('default to 50 for lists and 20 for search', () => {
@@ -32,6 +32,15 @@ describe('quota checks', () => {
   it('after a write that is counted: reaching the limit is fine, passing it is not', () => {
     expect(withinLimit(2, 2, 'after')).toBe(true);
     expect(withinLimit(3, 2, 'after')).toBe(false);
+  });
+
+  it('a friendship counts against both gamers: the caller is named first when both are full', () => {
+    expect(friendLimitHolder({ caller: 1, other: 1 }, 2, 'before')).toBeUndefined();
+    expect(friendLimitHolder({ caller: 2, other: 1 }, 2, 'before')).toBe('caller');
+    expect(friendLimitHolder({ caller: 1, other: 2 }, 2, 'before')).toBe('other');
+    expect(friendLimitHolder({ caller: 2, other: 2 }, 2, 'before')).toBe('caller');
+    expect(friendLimitHolder({ caller: 2, other: 2 }, 2, 'after')).toBeUndefined();
+    expect(friendLimitHolder({ caller: 2, other: 3 }, 2, 'after')).toBe('other');
   });
 
   it('name the quota\'s code and whose limit it is', () => {

@@ -1,6 +1,6 @@
 import { AppError } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
-import { assertNotBlocked, decideFriendRequest, friendshipFrom, membersOf, otherMember, pairKeyOf, pendingRequest, type FriendRequestSituation } from '../../src/domain/relation-rules.ts';
+import { assertNotBlocked, decideFriendRequest, membersOf, otherMember, pairKeyOf, pendingRequest, type FriendRequestSituation } from '../../src/domain/relation-rules.ts';
 
 const A = '0190a000-0000-7000-8000-00000000000a';
 const B = '0190a000-0000-7000-8000-00000000000b';
@@ -86,20 +86,10 @@ describe('assertNotBlocked', () => {
 describe('relation documents', () => {
   const APP = '0190a000-0000-7000-8000-0000000000aa';
   const asked = new Date('2026-01-01T00:00:00Z');
-  const accepted = new Date('2026-01-02T00:00:00Z');
 
   it('a pending request knows its pair, whoever asked', () => {
     expect(pendingRequest(APP, B, A, REL, asked)).toEqual({
       id: REL, applicationId: APP, pairKey: `${A}:${B}`, members: [A, B], requester: B, addressee: A, status: 'pending', createdAt: asked, updatedAt: asked,
     });
-  });
-
-  it('an accepted request becomes a new friendship document and the request is left unchanged', () => {
-    const request = pendingRequest(APP, A, B, REL, asked);
-    const snapshot = structuredClone(request);
-    const friendship = friendshipFrom(request, '0190a000-0000-7000-8000-000000000100', accepted);
-    expect(friendship).toEqual({ ...snapshot, id: '0190a000-0000-7000-8000-000000000100', status: 'accepted', updatedAt: accepted });
-    expect(request).toEqual(snapshot);
-    expect(friendship.members).not.toBe(request.members);
   });
 });

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { createIdentityVerifier } from '@gfts/platform';
 import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call } from '@gfts/testkit';
 import { createSigner } from 'fast-jwt';
@@ -23,11 +24,26 @@ async function echoUpstream(name: string): Promise<{ app: FastifyInstance; url: 
   return { app, url: await listen(app) };
 }
 
+/** A GET carrying a body, which fetch refuses to send; Fastify routes it without reading the body. */
+function getWithBody(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; body: Echo }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: 'GET', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as Echo }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
 async function gatewayWith(env: Record<string, string>, friendshipUrl: string, tasksUrl: string) {
   const gateway = await buildGateway(
     readGatewayConfig({ FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ...env }),
   );
-  return { gateway, api: client(await listen(gateway)) };
+  const url = await listen(gateway);
+  return { gateway, gatewayUrl: url, api: client(url) };
 }
 
 describe('gateway (HS256)', () => {
@@ -38,12 +54,13 @@ describe('gateway (HS256)', () => {
   let friendship: { app: FastifyInstance; url: string };
   let tasks: { app: FastifyInstance; url: string };
   let gateway: FastifyInstance;
+  let gatewayUrl: string;
   let api: Call;
 
   beforeAll(async () => {
     friendship = await echoUpstream('friendship');
     tasks = await echoUpstream('tasks');
-    ({ gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000', BODY_LIMIT_BYTES: '1024' }, friendship.url, tasks.url));
+    ({ gateway, gatewayUrl, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000', BODY_LIMIT_BYTES: '1024' }, friendship.url, tasks.url));
   });
   afterAll(async () => {
     await gateway?.close();
@@ -105,6 +122,42 @@ describe('gateway (HS256)', () => {
     expect(response.body.body).toEqual({ target: 'abc' });
   });
 
+  // A regression (a length announced, no bytes sent) is a 504 from the upstream timeout.
+  describe('forwards falsy JSON bodies as sent, with the length of what it sends', () => {
+    for (const raw of ['null', 'false', '0', '""', '[]']) {
+      it(raw, async () => {
+        const response = await api<Echo>('POST', '/api/v1/tasks/assign', { headers: { ...auth, 'content-type': 'application/json' }, rawBody: raw });
+        expect(response.status).toBe(200);
+        expect(response.body.body).toEqual(JSON.parse(raw));
+        expect(response.body.headers['content-length']).toBe(String(Buffer.byteLength(raw)));
+      });
+    }
+  });
+
+  it('forwards a chunked body with a length of its own, not next to the chunked framing', async () => {
+    const chunks = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"target":'));
+        controller.enqueue(new TextEncoder().encode('"abc"}'));
+        controller.close();
+      },
+    });
+    const response = await fetch(new URL('/api/v1/friendship', gatewayUrl), {
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: chunks, duplex: 'half',
+    } as RequestInit);
+    const echo = (await response.json()) as Echo;
+    expect(response.status).toBe(200);
+    expect(echo.body).toEqual({ target: 'abc' });
+    expect(echo.headers['transfer-encoding']).toBeUndefined();
+  });
+
+  it('announces no body upstream for one it did not read (a GET with a body)', async () => {
+    const response = await getWithBody(new URL('/api/v1/tasks', gatewayUrl), auth, '{"ignored":true}');
+    expect(response.status).toBe(200);
+    expect(response.body.headers['content-length']).toBe('0');
+    expect(response.body.body).toBeNull();
+  });
+
   describe('refuses bad tokens with 401 problem+json', () => {
     const cases: Array<[string, Record<string, string>]> = [
       ['no token', {}],
@@ -157,7 +210,8 @@ describe('gateway (HS256)', () => {
 describe('gateway limits and failures', () => {
   it('rate-limits per gamer, not per address', async () => {
     const upstream = await echoUpstream('any');
-    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' }, upstream.url, upstream.url);
+    // Windows are aligned to the clock; a day-long one keeps the test clear of a window change.
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '86400000' }, upstream.url, upstream.url);
     try {
       const app = randomUUID();
       const first = { authorization: `Bearer ${mintToken({ app })}` };

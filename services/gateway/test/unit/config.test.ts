@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { ConfigError } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
 import { acceptedAlgorithms, readGatewayConfig } from '../../src/config.ts';
@@ -8,7 +9,7 @@ const base = {
   TASKS_URL: 'http://tasks:8082',
   INTERNAL_TOKEN_SECRET: 'x'.repeat(32),
 };
-const PEM = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----';
+const PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -34,9 +35,31 @@ describe('gateway configuration', () => {
     expect(problems.join('\n')).toMatch(/INTERNAL_TOKEN_SECRET is required/);
   });
 
-  it('requires exactly one verification key', () => {
-    expect(problemsOf(base)).toEqual([expect.stringMatching(/exactly one of JWT_SECRET/)]);
-    expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_PUBLIC_KEY: PEM })).toEqual([expect.stringMatching(/exactly one/)]);
+  it('requires a verification key, and a secret alone', () => {
+    expect(problemsOf(base)).toEqual([expect.stringMatching(/a verification key is required/)]);
+    expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_PUBLIC_KEY: PEM })).toEqual([expect.stringMatching(/JWT_SECRET .* must be set alone/)]);
+    expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_JWKS_URL: 'https://id.example/jwks.json' })).toEqual([expect.stringMatching(/must be set alone/)]);
+  });
+
+  it('takes a key set from a file or a URL, alone or next to a public key', () => {
+    expect(problemsOf({ ...base, JWT_JWKS_FILE: '/etc/gfts/jwks.json' })).toEqual([]);
+    expect(problemsOf({ ...base, JWT_JWKS_URL: 'https://id.example/jwks.json', JWT_PUBLIC_KEY: PEM })).toEqual([]);
+    const config = readGatewayConfig({ ...base, JWT_JWKS_URL: 'https://id.example/jwks.json' });
+    expect(config).toMatchObject({ JWT_JWKS_REFRESH_MS: 300_000, JWT_JWKS_TIMEOUT_MS: 5_000 });
+  });
+
+  it('names a wrong key set setting', () => {
+    expect(problemsOf({ ...base, JWT_JWKS_FILE: '/a.json', JWT_JWKS_URL: 'https://id.example/jwks.json' })).toEqual([expect.stringMatching(/one of JWT_JWKS_FILE and JWT_JWKS_URL/)]);
+    expect(problemsOf({ ...base, JWT_JWKS_URL: 'id.example/jwks.json' }).join()).toMatch(/JWT_JWKS_URL/);
+    expect(problemsOf({ ...base, JWT_JWKS_URL: 'https://id.example/jwks.json', JWT_JWKS_REFRESH_MS: '10' }).join()).toMatch(/JWT_JWKS_REFRESH_MS/);
+    expect(problemsOf({ ...base, JWT_JWKS_URL: 'https://id.example/jwks.json', JWT_JWKS_TIMEOUT_MS: 'soon' }).join()).toMatch(/JWT_JWKS_TIMEOUT_MS/);
+    expect(problemsOf({ ...base, JWT_JWKS_URL: 'https://id.example/jwks.json', JWT_ALGORITHMS: 'HS256' })).toEqual([expect.stringMatching(/must not include HS256/)]);
+  });
+
+  it('names an unusable public key', () => {
+    const truncated = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----';
+    expect(problemsOf({ ...base, JWT_PUBLIC_KEY: truncated })).toEqual([expect.stringMatching(/JWT_PUBLIC_KEY is unusable: not a readable PEM/)]);
+    expect(problemsOf({ ...base, JWT_PUBLIC_KEY: PEM, JWT_ALGORITHMS: 'RS256' })).toEqual([expect.stringMatching(/JWT_PUBLIC_KEY is unusable: a key of type ec \(prime256v1\) verifies none of .*RS256/)]);
   });
 
   it('refuses a short HS256 secret', () => {
@@ -47,6 +70,22 @@ describe('gateway configuration', () => {
     expect(problemsOf({ ...base, JWT_PUBLIC_KEY: PEM, JWT_ALGORITHMS: 'HS256,RS256' }).join()).toMatch(/must not include HS256/);
     expect(acceptedAlgorithms({ JWT_SECRET: undefined, JWT_ALGORITHMS: undefined })).toEqual(['RS256', 'ES256']);
     expect(acceptedAlgorithms({ JWT_SECRET: 's', JWT_ALGORITHMS: undefined })).toEqual(['HS256']);
+  });
+
+  it('shares rate limits through NATS when the gateway has NATS_URL, else limits per replica', () => {
+    const secret = { ...base, JWT_SECRET: 's'.repeat(32) };
+    expect(readGatewayConfig(secret).RATE_LIMIT_STORE).toBe('local');
+    expect(readGatewayConfig({ ...secret, NATS_URL: 'nats://nats:4222' }).RATE_LIMIT_STORE).toBe('nats');
+    expect(readGatewayConfig({ ...secret, NATS_URL: 'nats://nats:4222', RATE_LIMIT_STORE: 'local' }).RATE_LIMIT_STORE).toBe('local');
+    expect(problemsOf({ ...secret, RATE_LIMIT_STORE: 'nats' })).toEqual([expect.stringMatching(/RATE_LIMIT_STORE=nats needs NATS_URL/)]);
+    expect(problemsOf({ ...secret, RATE_LIMIT_STORE: 'redis' }).join()).toMatch(/RATE_LIMIT_STORE/);
+  });
+
+  it('connects to NATS as a user only with both NATS_USER and NATS_PASSWORD', () => {
+    const nats = { ...base, JWT_SECRET: 's'.repeat(32), NATS_URL: 'nats://nats:4222' };
+    expect(readGatewayConfig({ ...nats, NATS_USER: 'gateway', NATS_PASSWORD: 'p' })).toMatchObject({ NATS_USER: 'gateway', NATS_PASSWORD: 'p' });
+    expect(problemsOf({ ...nats, NATS_USER: 'gateway' })).toEqual(['NATS_USER and NATS_PASSWORD must be set together']);
+    expect(problemsOf({ ...nats, NATS_PASSWORD: 'p' })).toEqual(['NATS_USER and NATS_PASSWORD must be set together']);
   });
 
   it('refuses algorithms outside the known list, such as none', () => {

@@ -36,6 +36,12 @@ describe('forwardHeaders', () => {
     expect(out['x-gfts-identity']).toBeUndefined();
   });
 
+  it('drops the caller\'s chunked framing: the gateway frames what it forwards', () => {
+    const out = forwardHeaders({ ...incoming, 'transfer-encoding': 'chunked', 'content-length': '4' }, 'a', 'r');
+    expect(out['transfer-encoding']).toBeUndefined();
+    expect(out['content-length']).toBe('4');
+  });
+
   it('keeps ordinary headers', () => {
     const out = forwardHeaders(incoming, 'a', 'r');
     expect(out['content-type']).toBe('application/json');

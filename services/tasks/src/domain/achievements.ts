@@ -1,4 +1,6 @@
-import type { CatalogEntry } from './model.ts';
+import { gamerTaskTree } from './gamer-task.ts';
+import { trackedTaskId } from './ids.ts';
+import type { CatalogEntry, GamerTaskRecord } from './model.ts';
 
 /** Where an achievement moves: the entry itself, or each child of a composite. */
 export function leavesOf(entry: CatalogEntry): { id: string; applicationStatsId: string }[] {
@@ -44,4 +46,17 @@ export function missingAchievements(index: AchievementIndex, stats: Iterable<str
 /** Every live achievement the gamer lacks a record of (itself or one of its children). */
 export function untrackedAchievements(index: AchievementIndex, heldTaskIds: ReadonlySet<string>): CatalogEntry[] {
   return index.all.filter((entry) => !heldTaskIds.has(entry.id) || entry.children.some((c) => !heldTaskIds.has(c.id)));
+}
+
+/**
+ * The records that track these achievements for a gamer (parent and children), with ids
+ * derived from what they track, so every replica that creates them writes the same
+ * documents and the first write wins.
+ */
+export function achievementRecords(entries: CatalogEntry[], applicationId: string, gamerId: string, now: Date): GamerTaskRecord[] {
+  return entries.flatMap((entry) => {
+    const idFor = (taskId: string) => trackedTaskId(applicationId, gamerId, taskId);
+    const tree = gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt: null, idFor });
+    return [tree.parent, ...tree.children];
+  });
 }

@@ -105,7 +105,6 @@ export function buildCatalogEntry(input: ApplicationTaskInput, ctx: BuildContext
     rewards: rewardsOf(input.rewards, ctx.newId),
     children,
     archived: false,
-    version: 1,
     createdAt: ctx.now,
     updatedAt: ctx.now,
   };
@@ -148,7 +147,7 @@ export function patchCatalogEntry(entry: CatalogEntry, taskId: string, patch: Ap
     children[index] = change(children[index]!);
     next = { ...entry, children };
   }
-  next = { ...next, version: entry.version + 1, updatedAt: ctx.now };
+  next = { ...next, updatedAt: ctx.now };
   problems.push(...entryProblems(next));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: next };
 }

@@ -59,7 +59,6 @@ function record(task: CatalogTask, ctx: TreeContext, id: string, parentGamerTask
     claimStartedAt: null,
     claimedAt: null,
     appliedEventIds: [],
-    version: 1,
     createdAt: ctx.now,
     expiredAt: ctx.expiredAt,
   };

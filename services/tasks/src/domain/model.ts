@@ -21,7 +21,6 @@ export interface CatalogEntry extends CatalogTask {
   applicationId: string;
   children: CatalogTask[];
   archived: boolean;
-  version: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -64,7 +63,6 @@ export interface GamerTaskRecord {
   claimedAt: Date | null;
   /** the most recent stat events applied to this task: a redelivered event is recognised here */
   appliedEventIds: string[];
-  version: number;
   createdAt: Date;
   expiredAt: Date | null;
 }

@@ -2,8 +2,20 @@ import type { StatEvent } from '@gfts/contracts';
 import { applyGame, type GameOutcome } from './window.ts';
 import type { GamerTaskRecord } from './model.ts';
 
-/** How many recent event ids a gamer task remembers; its guard against a redelivered event. */
-export const APPLIED_EVENTS_KEPT = 64;
+/**
+ * A gamer task remembers the events applied to it until they are recorded as processed:
+ * its guard against an event applied but not recorded (a crash between the two) that comes
+ * back after newer events of the gamer were applied, however many. Ids already recorded
+ * are dropped from the list once it is longer than this (the processed record guards them
+ * from then on), which keeps the document small: every write reads and writes it.
+ */
+export const APPLIED_EVENTS_PRUNE_AT = 16;
+
+/** The ids of a task's list that may go because they are recorded as processed. */
+export function prunableEventIds(task: Pick<GamerTaskRecord, 'appliedEventIds'>, recorded: ReadonlySet<string>): string[] {
+  if (task.appliedEventIds.length <= APPLIED_EVENTS_PRUNE_AT) return [];
+  return task.appliedEventIds.filter((id) => recorded.has(id));
+}
 
 /** The event with every id in lower case, so "ABC…" and "abc…" are one event and one gamer. */
 export function normaliseEvent(event: StatEvent): StatEvent {
@@ -27,7 +39,7 @@ export interface GameUpdate {
   progress: number;
   games: number;
   completed: boolean;
-  /** the task's recent event ids with this one, the oldest dropped beyond the bound */
+  /** the task's applied event ids with this one */
   appliedEventIds: string[];
 }
 
@@ -40,5 +52,5 @@ export function gameUpdate(task: GamerTaskRecord, eventId: string, totals: Map<s
   const value = totals.get(task.statKey);
   if (value === undefined) return null;
   const { state, outcome } = applyGame({ progress: task.progress, games: task.games, completed: task.completed }, value, task);
-  return { outcome, ...state, appliedEventIds: [...task.appliedEventIds, eventId].slice(-APPLIED_EVENTS_KEPT) };
+  return { outcome, ...state, appliedEventIds: [...task.appliedEventIds, eventId] };
 }

@@ -1,17 +1,16 @@
 import type { CatalogEntry } from '../domain/model.ts';
 import { fromDoc, toDoc, type CatalogDoc, type Store } from './store.ts';
-import { VersionedCollection } from './versioned.ts';
 
 const toEntry = (doc: CatalogDoc) => fromDoc<CatalogEntry>(doc);
+
+export type EntryWrite = 'written' | 'changed' | 'notFound';
 
 /** The application task catalog: one document per top-level task, children embedded. */
 export class CatalogRepository {
   private readonly store: Store;
-  private readonly versioned: VersionedCollection<CatalogDoc>;
 
   constructor(store: Store) {
     this.store = store;
-    this.versioned = new VersionedCollection(store.catalog, store.catalogVersions);
   }
 
   /** Every entry of an application, archived ones included (held gamer tasks may name them). */
@@ -26,19 +25,27 @@ export class CatalogRepository {
     return doc ? toEntry(doc) : null;
   }
 
-  /** The entry's current state after losing a write race. */
-  async refresh(entryId: string): Promise<CatalogEntry | null> {
-    const doc = await this.versioned.refresh(entryId);
-    return doc ? toEntry(doc) : null;
-  }
-
   async insert(entry: CatalogEntry): Promise<void> {
     await this.store.catalog.insertOne(toDoc(entry));
   }
 
-  /** Stores `next` (next.version = the read version + 1) unless someone changed the entry first. */
-  async advance(next: CatalogEntry): Promise<boolean> {
-    return this.versioned.advance(toDoc(next));
+  /**
+   * Stores an edited entry, on condition that nobody changed it since it was read (its
+   * `updatedAt` is still `readAt`): 'changed' otherwise, for the caller to report, since an
+   * edit is validated against the whole entry as it was read.
+   */
+  async replaceIfUnchanged(next: CatalogEntry, readAt: Date): Promise<EntryWrite> {
+    const { _id, ...fields } = toDoc(next);
+    const result = await this.store.catalog.updateOne({ _id, applicationId: next.applicationId, archived: false, updatedAt: readAt }, { $set: fields });
+    if (result.matchedCount === 1) return 'written';
+    const current = await this.store.catalog.findOne({ _id, applicationId: next.applicationId, archived: false }, { projection: { _id: 1 } });
+    return current ? 'changed' : 'notFound';
+  }
+
+  /** Archives a live top-level entry: 'notFound' when there is none (or it was archived first). */
+  async archive(applicationId: string, entryId: string, now: Date): Promise<EntryWrite> {
+    const result = await this.store.catalog.updateOne({ _id: entryId, applicationId, archived: false }, { $set: { archived: true, updatedAt: now } });
+    return result.matchedCount === 1 ? 'written' : 'notFound';
   }
 
   async seasonEnd(applicationId: string): Promise<Date | null> {
@@ -48,9 +55,5 @@ export class CatalogRepository {
 
   async setSeasonEnd(applicationId: string, endsAt: Date, now: Date): Promise<void> {
     await this.store.applications.updateOne({ _id: applicationId }, { $set: { seasonEndsAt: endsAt, updatedAt: now } }, { upsert: true });
-  }
-
-  async pruneVersions(before: Date): Promise<number> {
-    return this.versioned.prune(before);
   }
 }

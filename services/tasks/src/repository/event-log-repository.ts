@@ -1,19 +1,17 @@
 import { isDuplicateKey, type IdempotencyDoc, type Store } from './store.ts';
 
-/** Stat events already processed in full: a redelivery or a re-publication is skipped at once. */
+/** Stat events already processed in full (kept PROCESSED_EVENT_RETENTION_MS): a redelivery or a re-publication is skipped. */
 export class ProcessedEventRepository {
   private readonly store: Store;
   constructor(store: Store) {
     this.store = store;
   }
 
-  /** A find by primary key alone (a count would be an aggregation, which FerretDB v1 runs over the whole collection). */
-  async has(eventId: string): Promise<boolean> {
-    return (await this.store.processedEvents.findOne({ _id: eventId }, { projection: { _id: 1 } })) !== null;
-  }
-
-  async record(eventId: string, now: Date): Promise<void> {
-    await this.recordMany([{ _id: eventId, processedAt: now }]);
+  /** Which of these events were processed already: one query for a whole batch. */
+  async findProcessed(eventIds: string[]): Promise<Set<string>> {
+    if (eventIds.length === 0) return new Set();
+    const docs = await this.store.processedEvents.find({ _id: { $in: eventIds } }, { projection: { _id: 1 } }).toArray();
+    return new Set(docs.map((d) => d._id));
   }
 
   /** One write for many events (the consumer batches); an id already recorded is fine. */

@@ -1,7 +1,24 @@
+import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
 import type { GamerTaskRecord } from '../domain/model.ts';
-import { fromDoc, isDuplicateKey, toDoc, type GamerIndexDoc, type GamerIndexEntry, type GamerTaskDoc, type Store } from './store.ts';
-import { VersionedCollection } from './versioned.ts';
+import type { TaskChange } from '../domain/stat-batch.ts';
+import { fromDoc, isDuplicateKey, toDoc, type GamerTaskDoc, type Store } from './store.ts';
+
+/** The conditional single-document write of one planned change (see applyChanges). */
+function changeOp({ before, after, eventIds, increment }: TaskChange): mongo.AnyBulkWriteOperation<GamerTaskDoc> {
+  const base = { _id: before.id, completed: false, appliedEventIds: { $nin: eventIds } };
+  const push = { $push: { appliedEventIds: { $each: eventIds } } };
+  if (increment) {
+    const games = increment.gamesAtMost === null ? {} : { games: { $lte: increment.gamesAtMost } };
+    return { updateOne: { filter: { ...base, progress: { $lt: increment.progressBelow }, ...games }, update: { $inc: { progress: increment.progress, games: increment.games }, ...push } } };
+  }
+  return {
+    updateOne: {
+      filter: { ...base, progress: before.progress, games: before.games },
+      update: { $set: { progress: after.progress, games: after.games, completed: after.completed, completedAt: after.completedAt, completedByEventId: after.completedByEventId }, ...push },
+    },
+  };
+}
 
 /** A record with every optional field present (older or foreign writes may lack some). */
 const toRecord = (doc: GamerTaskDoc): GamerTaskRecord => {
@@ -21,177 +38,175 @@ const toRecord = (doc: GamerTaskDoc): GamerTaskRecord => {
   };
 };
 
-const entryOf = (r: GamerTaskRecord): GamerIndexEntry => ({
-  id: r.id,
-  taskId: r.taskId,
-  statKey: r.statKey,
-  isAchievement: r.isAchievement,
-  parentGamerTaskId: r.parentGamerTaskId,
-  expiredAt: r.expiredAt,
-});
+/** Not expired at `now`: no expiry, or one still ahead (`$not` also matches a null expiry). */
+const unexpired = (now: Date) => ({ expiredAt: { $not: { $lte: now } } });
 
-const MAX_ATTEMPTS = 20;
+export type ClaimStart =
+  | { kind: 'started'; task: GamerTaskRecord }
+  | { kind: 'notFound' }
+  | { kind: 'notCompleted' }
+  | { kind: 'alreadyClaimed' };
+
+export interface GamerRef {
+  applicationId: string;
+  gamerId: string;
+}
+
+/** Which of a batch's task changes the store took. */
+export interface BatchWriteResult {
+  /** changes whose write matched the state they were planned from (or had landed before) */
+  applied: TaskChange[];
+  /** changes whose task moved meanwhile (another replica): their events must be applied again */
+  stale: TaskChange[];
+}
 
 /**
- * Gamer tasks: assigned tasks, tracked achievements, and the children of composites.
- *
- * Every read of the hot paths is by primary key: a gamer's tasks are found through the
- * gamer's index document, then read one by one. What a task is (application, gamer, task,
- * stat, kind, expiry) never changes after creation; its state (progress, completion,
- * claim) only moves through `advance`, one version at a time, atomically on MongoDB and on
- * FerretDB v1 alike.
+ * Gamer tasks: assigned tasks, tracked achievements, and the children of composites. Every
+ * state change is one single-document atomic write with its condition in the filter.
  */
 export class GamerTaskRepository {
   private readonly store: Store;
-  private readonly tasks: VersionedCollection<GamerTaskDoc>;
-  private readonly index: VersionedCollection<GamerIndexDoc>;
 
   constructor(store: Store) {
     this.store = store;
-    this.tasks = new VersionedCollection(store.gamerTasks, store.gamerTaskVersions);
-    this.index = new VersionedCollection(store.gamerIndex, store.gamerIndexVersions);
   }
 
   async findById(id: string): Promise<GamerTaskRecord | null> {
-    const doc = await this.tasks.get(id);
-    return doc ? toRecord(doc) : null;
-  }
-
-  /** The current state after losing a write race: follows newer versions and repairs the stored one. */
-  async refreshById(id: string): Promise<GamerTaskRecord | null> {
-    const doc = await this.tasks.refresh(id);
+    const doc = await this.store.gamerTasks.findOne({ _id: id });
     return doc ? toRecord(doc) : null;
   }
 
   async findByIds(ids: string[]): Promise<GamerTaskRecord[]> {
-    const found = await Promise.all(ids.map((id) => this.findById(id)));
-    return found.filter((r): r is GamerTaskRecord => r !== null);
-  }
-
-  private async activeEntries(applicationId: string, gamerId: string, now: Date): Promise<GamerIndexEntry[]> {
-    const doc = (await this.index.get(`${applicationId}:${gamerId}`)) ?? (await this.buildIndex(applicationId, gamerId));
-    return doc.entries.filter((e) => isActive(e.expiredAt ?? null, now));
-  }
-
-  /**
-   * A gamer seen for the first time gets an index built from a query of the gamer's tasks,
-   * so tasks written without it (a data migration, a load-test seed) are found too.
-   */
-  private async buildIndex(applicationId: string, gamerId: string): Promise<GamerIndexDoc> {
-    const id = `${applicationId}:${gamerId}`;
-    const docs = await this.store.gamerTasks.find({ applicationId, gamerId }).toArray();
-    const built: GamerIndexDoc = { _id: id, applicationId, gamerId, entries: docs.map((d) => entryOf(toRecord(d))), version: 1 };
-    try {
-      await this.store.gamerIndex.insertOne(built);
-      return built;
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      return (await this.index.get(id)) ?? built;
-    }
+    if (ids.length === 0) return [];
+    return (await this.store.gamerTasks.find({ _id: { $in: ids } }).toArray()).map(toRecord);
   }
 
   /** The gamer's active tasks (top-level and children) of one kind: tasks, or achievements. */
   async listActive(applicationId: string, gamerId: string, isAchievement: boolean, now: Date): Promise<GamerTaskRecord[]> {
-    const entries = (await this.activeEntries(applicationId, gamerId, now)).filter((e) => e.isAchievement === isAchievement);
-    return this.findByIds(entries.map((e) => e.id));
+    return (await this.activeOf([{ applicationId, gamerId }], now)).filter((t) => t.isAchievement === isAchievement);
   }
 
   /** Which catalog tasks the gamer holds active. */
   async heldTaskIds(applicationId: string, gamerId: string, now: Date): Promise<Set<string>> {
-    return new Set((await this.activeEntries(applicationId, gamerId, now)).map((e) => e.taskId));
+    return new Set((await this.activeOf([{ applicationId, gamerId }], now)).map((t) => t.taskId));
   }
 
-  /** A stat event's read: the gamer's active tasks moved by any of these stats. */
-  async findActiveForStats(applicationId: string, gamerId: string, stats: string[], now: Date): Promise<GamerTaskRecord[]> {
-    const wanted = new Set(stats);
-    const entries = (await this.activeEntries(applicationId, gamerId, now)).filter((e) => e.statKey !== null && wanted.has(e.statKey));
-    return this.findByIds(entries.map((e) => e.id));
+  /**
+   * Every active task of these gamers, in one query (the stat consumer's read of a batch):
+   * two `$in` ranges on the (applicationId, gamerId, …) index, pairs checked here.
+   */
+  async activeOf(gamers: GamerRef[], now: Date): Promise<GamerTaskRecord[]> {
+    if (gamers.length === 0) return [];
+    const applications = [...new Set(gamers.map((g) => g.applicationId))];
+    const ids = [...new Set(gamers.map((g) => g.gamerId))];
+    const wanted = new Set(gamers.map((g) => `${g.applicationId}:${g.gamerId}`));
+    const filter = applications.length === 1 && ids.length === 1 ? { applicationId: applications[0]!, gamerId: ids[0]! } : { applicationId: { $in: applications }, gamerId: { $in: ids } };
+    const docs = await this.store.gamerTasks.find(filter).toArray();
+    return docs.map(toRecord).filter((t) => wanted.has(`${t.applicationId}:${t.gamerId}`) && isActive(t.expiredAt, now));
   }
 
   /**
    * Creates a new tree (assign). False when the gamer already holds this task for this
    * period: the unique index (applicationId, gamerId, taskId, expiredAt) refused the parent.
-   * Children and the index entries are written after it, idempotently; a crash in between
-   * leaves a task the index does not list, which the next assign of it repairs.
+   * Children are written after it; a crash in between leaves a parent whose missing
+   * children the next read writes (GamerTaskService).
    */
-  async insertTree(parent: GamerTaskRecord, children: GamerTaskRecord[], now: Date): Promise<boolean> {
+  async insertTree(parent: GamerTaskRecord, children: GamerTaskRecord[]): Promise<boolean> {
     try {
       await this.store.gamerTasks.insertOne(toDoc(parent));
     } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
-      await this.repairUnlisted(parent, now);
-      return false;
+      if (isDuplicateKey(error)) return false;
+      throw error;
     }
-    await this.insertIgnoringDuplicates(children);
-    await this.list([parent, ...children], now);
+    await this.ensure(children);
     return true;
   }
 
-  /** A task a crash left out of the gamer's index is put back (rare: found by a full query). */
-  private async repairUnlisted(parent: GamerTaskRecord, now: Date): Promise<void> {
-    const existing = await this.store.gamerTasks.findOne({ applicationId: parent.applicationId, gamerId: parent.gamerId, taskId: parent.taskId, expiredAt: parent.expiredAt });
-    if (!existing) return;
-    const record = toRecord(existing);
-    const listed = new Set((await this.activeEntries(parent.applicationId, parent.gamerId, now)).map((e) => e.id));
-    if (listed.has(record.id)) return;
-    const children = await this.findByIds(record.children.map((c) => c.gamerTaskId));
-    await this.list([record, ...children], now);
-  }
-
-  /** Writes a tree whose ids are derived from what it tracks: whoever writes first wins, the rest are no-ops. */
-  async ensureTree(parent: GamerTaskRecord, children: GamerTaskRecord[], now: Date): Promise<void> {
-    await this.insertIgnoringDuplicates([parent, ...children]);
-    await this.list([parent, ...children], now);
-  }
-
-  /** Writes children a crash left unwritten (the ids come from their parent's record). */
-  async ensureChildren(parent: GamerTaskRecord, children: GamerTaskRecord[], now: Date): Promise<void> {
-    await this.insertIgnoringDuplicates(children);
-    await this.list([parent, ...children], now);
-  }
-
-  private async insertIgnoringDuplicates(records: GamerTaskRecord[]): Promise<void> {
+  /**
+   * Writes records whose ids are derived from what they track (achievements, children of a
+   * written parent) unless they exist: an upsert that only sets on insert, so whoever writes
+   * first wins and the rest change nothing. A concurrent upsert of the same id may be
+   * refused by the primary key (11000): the document then exists, which is all this asks.
+   */
+  async ensure(records: GamerTaskRecord[]): Promise<void> {
     if (records.length === 0) return;
+    const ops: mongo.AnyBulkWriteOperation<GamerTaskDoc>[] = records.map((r) => {
+      const { _id, ...rest } = toDoc(r);
+      return { updateOne: { filter: { _id }, update: { $setOnInsert: rest }, upsert: true } };
+    });
     try {
-      await this.store.gamerTasks.insertMany(records.map(toDoc), { ordered: false });
+      await this.store.gamerTasks.bulkWrite(ops, { ordered: false });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
   }
 
-  /** Adds tasks to the gamer's index (dropping expired entries on the way), atomically against concurrent writers. */
-  private async list(records: GamerTaskRecord[], now: Date): Promise<void> {
-    if (records.length === 0) return;
-    const { applicationId, gamerId } = records[0]!;
-    const id = `${applicationId}:${gamerId}`;
-    const added = records.map(entryOf);
-    const addedIds = new Set(added.map((e) => e.id));
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const doc = (attempt === 0 ? await this.index.get(id) : await this.index.refresh(id)) ?? (await this.buildIndex(applicationId, gamerId));
-      const present = new Set(doc.entries.map((e) => e.id));
-      const expired = doc.entries.some((e) => !isActive(e.expiredAt ?? null, now));
-      if (!expired && added.every((e) => present.has(e.id))) return;
-      const kept = doc.entries.filter((e) => isActive(e.expiredAt ?? null, now) && !addedIds.has(e.id));
-      if (await this.index.advance({ ...doc, entries: [...kept, ...added], version: doc.version + 1 })) return;
-    }
-    throw new Error(`the task index of gamer ${gamerId} kept changing`);
+  /**
+   * Writes a batch's task changes with one unordered bulkWrite. Each write is conditional:
+   * none of its events applied yet, not completed, and either within the bounds of its
+   * increment (`$inc`, which commutes with other replicas' increments) or, for a change that
+   * completes or resets a window, in exactly the state it was planned from. A task another
+   * replica moved out of that condition is left alone and reported stale.
+   * Only when fewer writes matched than were sent are the written tasks read back to tell
+   * which landed (a change whose events the task already shows landed before: a redelivery).
+   */
+  async applyChanges(changes: TaskChange[]): Promise<BatchWriteResult> {
+    if (changes.length === 0) return { applied: [], stale: [] };
+    const ops: mongo.AnyBulkWriteOperation<GamerTaskDoc>[] = changes.map(changeOp);
+    const result = await this.store.gamerTasks.bulkWrite(ops, { ordered: false });
+    if (result.matchedCount === changes.length) return { applied: changes, stale: [] };
+    const stored = new Map(
+      (await this.store.gamerTasks.find({ _id: { $in: changes.map((c) => c.before.id) } }, { projection: { appliedEventIds: 1 } }).toArray())
+        .map((d) => [d._id, new Set(d.appliedEventIds ?? [])]),
+    );
+    const landed = (c: TaskChange) => c.eventIds.every((id) => stored.get(c.before.id)?.has(id));
+    return { applied: changes.filter(landed), stale: changes.filter((c) => !landed(c)) };
   }
 
   /**
-   * Moves a task to its next state (next.version = the read version + 1), atomically against
-   * every other writer on any replica. False when another writer moved it first.
+   * Drops event ids recorded as processed from tasks' applied lists (`$pull` of exactly
+   * those ids: safe whatever else changed meanwhile, since the processed record now
+   * guards them).
    */
-  async advance(next: GamerTaskRecord): Promise<boolean> {
-    return this.tasks.advance(toDoc(next));
+  async forgetAppliedEvents(prunes: Map<string, string[]>): Promise<void> {
+    if (prunes.size === 0) return;
+    await this.store.gamerTasks.bulkWrite(
+      [...prunes].map(([id, eventIds]) => ({ updateOne: { filter: { _id: id }, update: { $pull: { appliedEventIds: { $in: eventIds } } } } })),
+      { ordered: false },
+    );
   }
 
-  /** The sweep: expired gamer tasks leave the pool (index entries go with the gamer's next change). */
+  /**
+   * Claim step 1: marks a completed, unclaimed, active task of this gamer as being claimed.
+   * One conditional write, so of any number of concurrent claims exactly one starts.
+   */
+  async beginClaim(id: string, owner: GamerRef, now: Date): Promise<ClaimStart> {
+    const doc = await this.store.gamerTasks.findOneAndUpdate(
+      { _id: id, applicationId: owner.applicationId, gamerId: owner.gamerId, completed: true, claimState: 'none', ...unexpired(now) },
+      { $set: { claimState: 'claiming', claimStartedAt: now } },
+      { returnDocument: 'after' },
+    );
+    if (doc) return { kind: 'started', task: toRecord(doc) };
+    // why not: read once to answer precisely (unknown, foreign and expired look the same)
+    const task = await this.findById(id);
+    if (!task || task.applicationId !== owner.applicationId || task.gamerId !== owner.gamerId || !isActive(task.expiredAt, now)) return { kind: 'notFound' };
+    if (!task.completed) return { kind: 'notCompleted' };
+    return { kind: 'alreadyClaimed' };
+  }
+
+  /** Claim step 3: the claim is done. */
+  async finishClaim(id: string, now: Date): Promise<void> {
+    await this.store.gamerTasks.updateOne({ _id: id, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: now } });
+  }
+
+  /** Claims a crash left between step 1 and step 3, started at or before `before`. */
+  async unfinishedClaims(before: Date, limit = 500): Promise<GamerTaskRecord[]> {
+    return (await this.store.gamerTasks.find({ claimState: 'claiming', claimStartedAt: { $lte: before } }).limit(limit).toArray()).map(toRecord);
+  }
+
+  /** The sweep: expired gamer tasks leave the pool (claims are finished before, by the recovery). */
   async deleteExpired(now: Date): Promise<number> {
-    const result = await this.store.gamerTasks.deleteMany({ expiredAt: { $ne: null, $lte: now } });
+    const result = await this.store.gamerTasks.deleteMany({ expiredAt: { $ne: null, $lte: now }, claimState: { $ne: 'claiming' } });
     return result.deletedCount;
-  }
-
-  async pruneVersions(before: Date): Promise<number> {
-    return (await this.tasks.prune(before)) + (await this.index.prune(before));
   }
 }

@@ -1,18 +1,21 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { requestIdOf, withRequestId } from '@gfts/platform';
+import { requestIdOf } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { StatsMetrics } from './metrics.ts';
-import { KeyedRunner } from './keyed-runner.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
-import type { StatEventProcessor } from './processor.ts';
+import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
 
 export interface ConsumerSettings {
+  /** most events applied in one batch */
   batch: number;
-  concurrency: number;
+  /** how long a batch waits for more events once its first arrived */
+  batchWaitMs: number;
   maxDeliver: number;
   retryBaseMs: number;
+  /** the consumer's ack_wait: events held longer are kept alive with in-progress acks */
+  ackWaitMs: number;
 }
 
 interface Deps {
@@ -20,7 +23,7 @@ interface Deps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   names: NatsNames;
-  processor: StatEventProcessor;
+  processor: StatBatchProcessor;
   metrics: StatsMetrics;
   log: FastifyBaseLogger;
   settings: ConsumerSettings;
@@ -29,23 +32,39 @@ interface Deps {
 const text = new TextDecoder();
 
 /**
+ * A stale event (another replica moved the gamer's task meanwhile) comes back after this
+ * plus up to as much again at random, so two replicas racing on one gamer fall out of step.
+ */
+const STALE_REDELIVERY_MS = 100;
+
+interface Parsed {
+  msg: JsMsg;
+  delivered: DeliveredEvent;
+}
+
+/**
  * The stat-event consumer: pulls from the durable consumer every replica shares (each
- * message goes to one replica), processes a batch concurrently but one gamer's events one
- * at a time, acknowledges after the database write, retries failures with a growing
- * delay, and after STATS_MAX_DELIVER deliveries moves an event to the dead-letter subject.
- * A poison event never blocks the others: it is parked, not retried in line.
+ * message goes to one replica) and applies events in batches: what arrived while the
+ * previous batch was written (up to CONSUMER_BATCH, waiting at most CONSUMER_BATCH_WAIT_MS
+ * for a first few), one batch at a time, so a gamer's events apply in stream order within
+ * a replica. Each event is acknowledged after the batch's write; a failed one is redelivered
+ * with a growing delay and after STATS_MAX_DELIVER deliveries moved to the dead-letter
+ * stream. A poison event goes there at once and never holds the batch.
  */
 export class StatsConsumer {
   private readonly deps: Deps;
-  private readonly runner: KeyedRunner;
   private messages: ConsumerMessages | undefined;
   private stopping = false;
   private loop: Promise<void> | undefined;
   private advisories: Subscription | undefined;
+  private pending: JsMsg[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private madeRoom: (() => void) | undefined;
+  private readonly letters = new Set<Promise<void>>();
 
   constructor(deps: Deps) {
     this.deps = deps;
-    this.runner = new KeyedRunner(deps.settings.concurrency);
   }
 
   start(): void {
@@ -53,13 +72,14 @@ export class StatsConsumer {
     this.watchMaxDeliveries();
   }
 
-  /** Stops pulling, lets the events in hand finish (and be acknowledged), then returns. */
+  /** Stops pulling, then applies (and acknowledges) every event already pulled. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.advisories?.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await this.loop;
-    await this.runner.idle();
+    await this.drain();
+    await Promise.allSettled(this.letters);
   }
 
   private async run(): Promise<void> {
@@ -67,13 +87,18 @@ export class StatsConsumer {
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
+        // Pulled messages wait in the client's buffer, where nothing keeps them alive, until
+        // the loop below takes them: one batch at most (the library pulls again only as the
+        // loop iterates), and the loop takes them as soon as a batch leaves `pending`.
         const messages = await consumer.consume({ max_messages: settings.batch });
         this.messages = messages;
         if (this.stopping) await messages.close();
         void this.watchHeartbeats(messages);
         for await (const msg of messages) {
-          await this.runner.capacity();
-          this.dispatch(msg);
+          this.pending.push(msg);
+          // a full batch waits for the one in flight: the pull stops while the store is behind
+          if (this.pending.length >= settings.batch) await this.room();
+          else this.timer ??= setTimeout(() => void this.drain(), settings.batchWaitMs);
         }
       } catch (error) {
         if (this.stopping) break;
@@ -81,6 +106,36 @@ export class StatsConsumer {
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       }
     }
+  }
+
+  /** Applies what is pending, batch after batch; one drain at a time. */
+  private drain(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.draining ??= (async () => {
+      try {
+        while (this.pending.length > 0) {
+          const batch = this.pending.splice(0, this.deps.settings.batch);
+          this.madeRoom?.();
+          await this.apply(batch);
+        }
+      } finally {
+        this.draining = undefined;
+        this.madeRoom?.();
+      }
+    })();
+    return this.draining;
+  }
+
+  /**
+   * Resolves when the next batch has left `pending` (its write starts), not when every pending
+   * event is written: the messages behind it in the client's buffer get into `pending`, where
+   * they are kept in progress, one batch write later at most.
+   */
+  private room(): Promise<void> {
+    const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
+    void this.drain();
+    return made.finally(() => (this.madeRoom = undefined));
   }
 
   private async watchHeartbeats(messages: ConsumerMessages): Promise<void> {
@@ -92,34 +147,71 @@ export class StatsConsumer {
     }
   }
 
-  private dispatch(msg: JsMsg): void {
-    const parsed = parseStatMessage(msg.subject, msg.data);
-    if (!parsed.ok) {
-      this.runner.run(`poison:${msg.seq}`, () => this.deadLetter(msg, parsed.reason, parsed.errors));
-      return;
+  private async apply(msgs: JsMsg[]): Promise<void> {
+    const { metrics, processor, log, settings } = this.deps;
+    const batch: Parsed[] = [];
+    for (const msg of msgs) {
+      const parsed = parseStatMessage(msg.subject, msg.data);
+      if (!parsed.ok) {
+        this.track(this.deadLetter(msg, parsed.reason, parsed.errors));
+        continue;
+      }
+      if (msg.info.redelivered) metrics.redelivered.inc();
+      // the game server's request id (from POST /stats or its own publish) follows the event
+      // into logs and the task events it causes; an event without one goes by its eventId
+      batch.push({ msg, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId: requestIdOf(msg) ?? parsed.event.eventId } });
     }
-    const { event } = parsed;
-    if (msg.info.redelivered) this.deps.metrics.redelivered.inc();
-    // The game server's request id (from POST /stats or its own publish) follows the event
-    // into logs and the task events it causes; an event without one goes by its eventId.
-    const requestId = requestIdOf(msg) ?? event.eventId;
-    this.runner.run(`${event.applicationId}:${event.gamerId}`, () => withRequestId(requestId, async () => {
-      try {
-        const outcome = await this.deps.processor.process(event, msg.info.redelivered);
-        msg.ack();
-        this.deps.metrics.processed.inc({ outcome });
-      } catch (error) {
-        this.deps.metrics.processed.inc({ outcome: 'failed' });
-        const deliveries = msg.info.deliveryCount;
-        if (deliveries >= this.deps.settings.maxDeliver) {
-          this.deps.log.error({ err: error, eventId: event.eventId, deliveries }, 'stat event failed on its last delivery; dead-lettering it');
-          await this.deadLetter(msg, `processing failed ${deliveries} times: ${(error as Error).message ?? String(error)}`);
-        } else {
-          this.deps.log.warn({ err: error, eventId: event.eventId, deliveries }, 'stat event failed; will be redelivered');
-          msg.nak(retryDelay(deliveries, this.deps.settings.retryBaseMs));
+    if (batch.length === 0) return;
+    metrics.batchSize.observe(batch.length);
+    // while the batch is written (or waits for the store), its events and those queued behind
+    // it are kept in progress, so JetStream does not redeliver them meanwhile
+    const keepAlive = setInterval(() => {
+      for (const msg of [...msgs, ...this.pending]) msg.working();
+    }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
+    let outcomes: EventOutcome[] | undefined;
+    try {
+      for (let attempt = 1; !outcomes; attempt++) {
+        try {
+          outcomes = await processor.process(batch.map((p) => p.delivered));
+        } catch (error) {
+          // the batch as a whole failed (the store is away): no fault of its events, so it must
+          // not use up their deliveries (a long outage would dead-letter them all): the batch is
+          // tried again here, until it goes through or the replica stops
+          if (this.stopping) {
+            log.warn({ err: error, events: batch.length }, 'stat batch failed while stopping; its events will be redelivered');
+            outcomes = batch.map(() => ({ kind: 'failed', error }));
+          } else {
+            log.warn({ err: error, events: batch.length, attempt }, 'stat batch failed; trying it again');
+            await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, settings.retryBaseMs)));
+          }
         }
       }
-    }));
+    } finally {
+      clearInterval(keepAlive);
+    }
+    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes![i]!));
+  }
+
+  private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {
+    const { metrics, log, settings } = this.deps;
+    metrics.processed.inc({ outcome: outcome.kind });
+    if (outcome.kind === 'processed' || outcome.kind === 'duplicate') return msg.ack();
+    if (outcome.kind === 'stale') return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
+    const { eventId } = delivered.event;
+    const deliveries = msg.info.deliveryCount;
+    const reason = (outcome.error as Error)?.message ?? String(outcome.error);
+    if (deliveries >= settings.maxDeliver) {
+      log.error({ err: outcome.error, eventId, deliveries }, 'stat event failed on its last delivery; dead-lettering it');
+      this.track(this.deadLetter(msg, `processing failed ${deliveries} times: ${reason}`));
+    } else {
+      log.warn({ err: outcome.error, eventId, deliveries }, 'stat event failed; will be redelivered');
+      msg.nak(retryDelay(deliveries, settings.retryBaseMs));
+    }
+  }
+
+  private track(letter: Promise<void>): void {
+    this.letters.add(letter);
+    void letter.finally(() => this.letters.delete(letter));
   }
 
   /** Publishes the event to the dead-letter stream, then terminates it (never redelivered). */

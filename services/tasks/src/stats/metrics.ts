@@ -1,11 +1,12 @@
 import type { NatsNames } from '@gfts/contracts';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface StatsMetrics {
   processed: Counter<'outcome'>;
   redelivered: Counter;
   deadLettered: Counter;
+  batchSize: Histogram;
 }
 
 export interface ClaimMetrics {
@@ -31,7 +32,8 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
     },
   });
   return {
-    processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, failed)', labelNames: ['outcome'], registers: [registry] }),
+    processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, stale: redelivered to apply on newer state, failed)', labelNames: ['outcome'], registers: [registry] }),
+    batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: [1, 4, 16, 64, 128, 256, 512, 1000], registers: [registry] }),
     redelivered: new Counter({ name: 'gfts_stats_consumer_redelivered_total', help: 'stat events delivered more than once', registers: [registry] }),
     deadLettered: new Counter({ name: 'gfts_stats_dead_letter_total', help: 'stat events moved to the dead-letter subject', registers: [registry] }),
   };

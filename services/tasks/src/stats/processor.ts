@@ -1,24 +1,33 @@
 import type { StatEvent } from '@gfts/contracts';
+import { withRequestId } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
-import { missingAchievements } from '../domain/achievements.ts';
-import { isActive } from '../domain/expiry.ts';
+import { achievementRecords, missingAchievements } from '../domain/achievements.ts';
 import type { GamerTaskRecord } from '../domain/model.ts';
-import { gameUpdate, statTotals } from '../domain/stat-event.ts';
+import { planGamerBatch, type Completion, type TaskChange } from '../domain/stat-batch.ts';
+import { APPLIED_EVENTS_PRUNE_AT, prunableEventIds, statTotals } from '../domain/stat-event.ts';
 import type { CatalogCache } from '../catalog-cache.ts';
 import type { TaskEvents } from '../events.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
-import { trackAchievements } from '../tracking.ts';
-import { Batcher } from './batcher.ts';
-
-const MAX_ATTEMPTS = 20;
 
 export interface ProcessorFaults {
-  /** called after the task writes of an event, before it is recorded as processed (tests) */
+  /** called per event after the batch's task writes, before it is recorded as processed (tests) */
   afterApply?: (event: StatEvent) => void | Promise<void>;
 }
 
-export type ProcessOutcome = 'processed' | 'duplicate';
+/** A stat event as delivered: its payload, whether it came before, and its request id. */
+export interface DeliveredEvent {
+  event: StatEvent;
+  redelivered: boolean;
+  requestId: string;
+}
+
+/**
+ * What became of one event of a batch: applied; a duplicate of one applied before; stale
+ * (another replica moved one of the gamer's tasks meanwhile, so it must be applied again from
+ * the new state: redeliver it); or failed on its own (the rest of the batch went on).
+ */
+export type EventOutcome = { kind: 'processed' } | { kind: 'duplicate' } | { kind: 'stale' } | { kind: 'failed'; error: unknown };
 
 interface Deps {
   gamerTasks: GamerTaskRepository;
@@ -30,106 +39,125 @@ interface Deps {
   faults?: ProcessorFaults;
 }
 
+interface GamerWork {
+  applicationId: string;
+  gamerId: string;
+  items: DeliveredEvent[];
+}
+
+const gamerKey = (applicationId: string, gamerId: string) => `${applicationId}:${gamerId}`;
+
 /**
- * Applies one stat event (one game of one gamer) to the gamer's active tasks tied to its
- * stats, exactly once per task: each task write is conditional on the task's version and
- * on the event not being among the task's applied events, so a redelivery, a
- * re-publication with a new message id, or a second replica changes nothing twice.
- * The event is recorded as processed only after every write, and acknowledged after that.
+ * Applies a batch of stat events: one read of the batch's processed ids, one read of its
+ * gamers' tasks, each gamer's events applied in stream order in memory (domain/stat-batch.ts),
+ * one bulkWrite of the changed tasks (each write conditional on the state it was planned
+ * from), completions announced after the write, and one insert recording the events as
+ * processed. A redelivered event changes nothing twice: a task remembers the events applied
+ * to it, and the processed record (kept days) skips it before any work.
  */
-export class StatEventProcessor {
+export class StatBatchProcessor {
   private readonly deps: Deps;
   private readonly now: () => Date;
-  private readonly records: Batcher<{ _id: string; processedAt: Date }>;
 
   constructor(deps: Deps) {
     this.deps = deps;
     this.now = deps.now ?? (() => new Date());
-    this.records = new Batcher((docs) => deps.processed.recordMany(docs), 10, 200);
   }
 
-  async process(event: StatEvent, redelivered = false): Promise<ProcessOutcome> {
-    const { gamerTasks, processed, catalog } = this.deps;
-    if (await processed.has(event.eventId)) return 'duplicate';
+  /** The outcome of each delivered event, in the batch's order. */
+  async process(batch: DeliveredEvent[]): Promise<EventOutcome[]> {
+    const { gamerTasks, processed } = this.deps;
     const now = this.now();
-    const totals = statTotals(event);
-    const stats = [...totals.keys()];
-    const [found, cached] = await Promise.all([
-      gamerTasks.findActiveForStats(event.applicationId, event.gamerId, stats, now),
-      catalog.get(event.applicationId),
-    ]);
-    let tasks = found;
-    const untracked = missingAchievements(cached.achievements, stats, new Set(found.map((t) => t.taskId)));
-    if (untracked.length > 0) {
-      await trackAchievements(gamerTasks, untracked, event.applicationId, event.gamerId, now);
-      tasks = await gamerTasks.findActiveForStats(event.applicationId, event.gamerId, stats, now);
+    const outcomes = new Map<DeliveredEvent, EventOutcome>();
+    const done = await processed.findProcessed([...new Set(batch.map((d) => d.event.eventId))]);
+    const seen = new Set<string>();
+    const work = new Map<string, GamerWork>();
+    for (const delivered of batch) {
+      const { eventId, applicationId, gamerId } = delivered.event;
+      if (done.has(eventId) || seen.has(eventId)) {
+        outcomes.set(delivered, { kind: 'duplicate' });
+        continue;
+      }
+      seen.add(eventId);
+      const key = gamerKey(applicationId, gamerId);
+      const gamer = work.get(key) ?? { applicationId, gamerId, items: [] };
+      gamer.items.push(delivered);
+      work.set(key, gamer);
     }
 
-    const results = await Promise.all(tasks.map((task) => this.applyTo(task, event.eventId, totals, now)));
-    const completed: GamerTaskRecord[] = [];
-    const parents = new Set<string>();
-    for (const result of results) {
-      if (!result) continue;
-      const byThisEvent = result.task.completed && result.task.completedByEventId === event.eventId;
-      if (byThisEvent && result.task.parentGamerTaskId) parents.add(result.task.parentGamerTaskId);
-      // a redelivery republishes what the first delivery may have completed before a crash
-      if (result.applied ? result.task.completed : byThisEvent && redelivered) completed.push(result.task);
+    const held = groupByGamer(await gamerTasks.activeOf([...work.values()], now));
+    const created: GamerTaskRecord[] = [];
+    const changes: TaskChange[] = [];
+    const plans = new Map<string, { completed: Completion[]; completedEarlier: Completion[] }>();
+    for (const [key, gamer] of work) {
+      try {
+        const events = gamer.items.map((d) => d.event);
+        const tasks = held.get(key) ?? [];
+        const fresh = await this.untrackedAchievements(gamer, tasks, events, now);
+        created.push(...fresh);
+        const plan = planGamerBatch([...tasks, ...fresh], events, now);
+        changes.push(...plan.changes);
+        plans.set(key, plan);
+      } catch (error) {
+        for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });
+        work.delete(key);
+      }
     }
-    for (const parentId of parents) {
-      const parent = await this.completeParent(parentId, event.eventId, now);
-      if (parent) completed.push(parent);
+
+    await gamerTasks.ensure(created);
+    const { stale } = await gamerTasks.applyChanges(changes);
+    const staleGamers = new Set(stale.map((c) => gamerKey(c.before.applicationId, c.before.gamerId)));
+
+    const recorded: string[] = [];
+    for (const [key, gamer] of work) {
+      if (staleGamers.has(key)) {
+        for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
+        continue;
+      }
+      const plan = plans.get(key)!;
+      for (const delivered of gamer.items) {
+        const { eventId } = delivered.event;
+        try {
+          await this.deps.faults?.afterApply?.(delivered.event);
+        } catch (error) {
+          outcomes.set(delivered, { kind: 'failed', error });
+          continue;
+        }
+        const announce = [
+          ...plan.completed.filter((c) => c.eventId === eventId),
+          // a delivery that wrote but was not acknowledged may not have announced them
+          ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
+        ];
+        withRequestId(delivered.requestId, () => {
+          for (const { task } of announce) this.announce(task, eventId);
+        });
+        outcomes.set(delivered, { kind: 'processed' });
+        recorded.push(eventId);
+      }
     }
-    for (const task of completed) this.publishCompleted(task, event.eventId);
-    await this.deps.faults?.afterApply?.(event);
-    await this.records.add({ _id: event.eventId, processedAt: now });
-    return 'processed';
+    await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
+    await this.forgetRecorded(changes);
+    return batch.map((d) => outcomes.get(d) ?? { kind: 'failed', error: new Error('event left without an outcome') });
   }
 
-  /** One game on one task, re-reading and retrying when another writer got there first. */
-  private async applyTo(initial: GamerTaskRecord, eventId: string, totals: Map<string, number>, now: Date): Promise<{ task: GamerTaskRecord; applied: boolean } | null> {
-    let task = initial;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const update = gameUpdate(task, eventId, totals);
-      if (!update) return { task, applied: false };
-      const next: GamerTaskRecord = {
-        ...task,
-        progress: update.progress,
-        games: update.games,
-        completed: update.completed,
-        appliedEventIds: update.appliedEventIds,
-        ...(update.completed ? { completedAt: now, completedByEventId: eventId } : {}),
-        version: task.version + 1,
-      };
-      if (await this.deps.gamerTasks.advance(next)) return { task: next, applied: true };
-      const fresh = await this.deps.gamerTasks.refreshById(task.id);
-      if (!fresh || !isActive(fresh.expiredAt, now)) return null;
-      task = fresh;
-    }
-    throw new Error(`gamer task ${task.id} kept changing under event ${eventId}`);
+  /** Long applied-event lists of the written tasks lose the ids recorded as processed. */
+  private async forgetRecorded(changes: TaskChange[]): Promise<void> {
+    const long = changes.filter((c) => c.after.appliedEventIds.length > APPLIED_EVENTS_PRUNE_AT);
+    if (long.length === 0) return;
+    const recorded = await this.deps.processed.findProcessed([...new Set(long.flatMap((c) => c.after.appliedEventIds))]);
+    const prunes = new Map(long.map((c) => [c.after.id, prunableEventIds(c.after, recorded)] as const).filter(([, ids]) => ids.length > 0));
+    await this.deps.gamerTasks.forgetAppliedEvents(prunes);
   }
 
-  /** A composite parent counts its completed children and completes when all have. */
-  private async completeParent(parentId: string, eventId: string, now: Date): Promise<GamerTaskRecord | null> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const parent = attempt === 0 ? await this.deps.gamerTasks.findById(parentId) : await this.deps.gamerTasks.refreshById(parentId);
-      if (!parent || parent.completed || !isActive(parent.expiredAt, now)) return null;
-      const children = await this.deps.gamerTasks.findByIds(parent.children.map((c) => c.gamerTaskId));
-      const done = children.filter((c) => c.completed).length;
-      const allDone = parent.children.length > 0 && done === parent.children.length;
-      if (!allDone && done <= parent.progress) return null;
-      const next: GamerTaskRecord = {
-        ...parent,
-        progress: Math.max(parent.progress, done),
-        completed: allDone,
-        ...(allDone ? { completedAt: now, completedByEventId: eventId } : {}),
-        version: parent.version + 1,
-      };
-      if (await this.deps.gamerTasks.advance(next)) return allDone ? next : null;
-    }
-    throw new Error(`composite gamer task ${parentId} kept changing under event ${eventId}`);
+  /** Records of the achievements tied to these events' stats that the gamer has none of yet. */
+  private async untrackedAchievements(gamer: GamerWork, held: GamerTaskRecord[], events: StatEvent[], now: Date): Promise<GamerTaskRecord[]> {
+    const stats = new Set(events.flatMap((e) => [...statTotals(e).keys()]));
+    const { achievements } = await this.deps.catalog.get(gamer.applicationId);
+    const missing = missingAchievements(achievements, stats, new Set(held.map((t) => t.taskId)));
+    return missing.length === 0 ? [] : achievementRecords(missing, gamer.applicationId, gamer.gamerId, now);
   }
 
-  private publishCompleted(task: GamerTaskRecord, eventId: string): void {
+  private announce(task: GamerTaskRecord, eventId: string): void {
     this.deps.events.completed({
       applicationId: task.applicationId,
       gamerId: task.gamerId,
@@ -141,4 +169,15 @@ export class StatEventProcessor {
       eventId,
     });
   }
+}
+
+function groupByGamer(tasks: GamerTaskRecord[]): Map<string, GamerTaskRecord[]> {
+  const byGamer = new Map<string, GamerTaskRecord[]>();
+  for (const task of tasks) {
+    const key = gamerKey(task.applicationId, task.gamerId);
+    const list = byGamer.get(key) ?? [];
+    list.push(task);
+    byGamer.set(key, list);
+  }
+  return byGamer;
 }

@@ -11,11 +11,6 @@ export interface StreamSettings {
   ackWaitMs: number;
 }
 
-/** Dead-lettered stat events are kept in a stream of their own, for an operator to inspect. */
-export function deadLetterStream(names: NatsNames): string {
-  return `${names.statsStream}_DLQ`;
-}
-
 function isNotFound(error: unknown): boolean {
   return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);
 }
@@ -52,7 +47,7 @@ async function ensureStream(jsm: JetStreamManager, name: string, subjects: strin
  */
 export async function ensureStatsTopology(jsm: JetStreamManager, names: NatsNames, settings: StreamSettings): Promise<void> {
   await ensureStream(jsm, names.statsStream, [names.statsSubjects], settings, settings.duplicateWindowMs);
-  await ensureStream(jsm, deadLetterStream(names), [names.statsDeadLetter], settings, settings.duplicateWindowMs);
+  await ensureStream(jsm, names.statsDeadLetterStream, [names.statsDeadLetter], settings, settings.duplicateWindowMs);
   const consumer = {
     ack_policy: AckPolicy.Explicit,
     max_deliver: settings.maxDeliver,

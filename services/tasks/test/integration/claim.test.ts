@@ -14,8 +14,8 @@ describe('claims', () => {
     stack = await startTasksStack({}, {
       faults: {
         claim: {
-          afterGrant: (claim) => {
-            if (crashAfterGrant.has(claim._id)) throw new Error('injected crash between grant and claimed');
+          afterGrant: (task) => {
+            if (crashAfterGrant.has(task.id)) throw new Error('injected crash between grant and claimed');
           },
         },
       },
@@ -140,10 +140,7 @@ describe('claims', () => {
     const secondWorld = new World(stack);
     const second = await completedTask(secondWorld);
     const db = await stack.db();
-    await db.collection('claims').insertOne({
-      _id: second.gamerTaskId as never, applicationId: secondWorld.app, gamerId: second.ann.id, taskId: second.task.id,
-      rewards: second.rewards, state: 'claiming', startedAt: new Date(), claimedAt: null,
-    });
+    await db.collection('gamer_tasks').updateOne({ _id: second.gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt: new Date() } });
     // the service restarts: recovery at start finishes both, once
     await stack.restartTasks();
     const sorted = (items: RewardItem[]) => [...items].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1));

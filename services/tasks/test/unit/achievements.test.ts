@@ -6,7 +6,7 @@ const now = new Date();
 const task = (id: string, stat: string, isAchievement = true): CatalogTask => ({
   id, name: id, description: '', targetValue: 1, numberOfGames: 0, family: 'lifetime', applicationStatsId: stat, isAchievement, rewards: [],
 });
-const entry = (t: CatalogTask, children: CatalogTask[] = [], archived = false): CatalogEntry => ({ ...t, applicationId: 'app', children, archived, version: 1, createdAt: now, updatedAt: now });
+const entry = (t: CatalogTask, children: CatalogTask[] = [], archived = false): CatalogEntry => ({ ...t, applicationId: 'app', children, archived, createdAt: now, updatedAt: now });
 
 const kills = entry(task('kills100', 'kills'));
 const combo = entry(task('combo', 'ignored'), [task('c-wins', 'wins'), task('c-kills', 'kills')]);

@@ -98,12 +98,12 @@ describe('catalog patches', () => {
   const child = { name: 'a', targetValue: 1, numberOfGames: 0, applicationStatsId: 'x' };
   const patchCtx = { now: new Date('2026-11-22T00:00:00Z'), newId: ids() };
 
-  it('changes fields and bumps the version', () => {
+  it('changes fields and stamps updatedAt', () => {
     const built = entry(single());
     const result = patchCatalogEntry(built, built.id, { targetValue: 9, rewards: [{ inventoryItemId: ITEM2, quantity: 1 }] }, patchCtx);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.value).toMatchObject({ targetValue: 9, version: built.version + 1, rewards: [{ inventoryItemId: ITEM2, quantity: 1 }] });
+    expect(result.value).toMatchObject({ targetValue: 9, updatedAt: patchCtx.now, rewards: [{ inventoryItemId: ITEM2, quantity: 1 }] });
   });
 
   it('carries a parent\'s family over to its children', () => {

@@ -7,7 +7,7 @@ const leaf = (id: string, stat: string): CatalogTask => ({
   id, name: id, description: '', targetValue: 2, numberOfGames: 0, family: 'daily', applicationStatsId: stat, isAchievement: false, rewards: [{ id: `r-${id}`, inventoryItemId: 'item', quantity: 1 }],
 });
 const composite: CatalogEntry = {
-  ...leaf('parent', 'wins'), applicationId: 'app', children: [leaf('c1', 'kills'), leaf('c2', 'wins')], archived: false, version: 1, createdAt: now, updatedAt: now,
+  ...leaf('parent', 'wins'), applicationId: 'app', children: [leaf('c1', 'kills'), leaf('c2', 'wins')], archived: false, createdAt: now, updatedAt: now,
 };
 
 function ids() {

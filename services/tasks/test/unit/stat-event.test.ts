@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { gamerTaskTree } from '../../src/domain/gamer-task.ts';
 import type { CatalogEntry, GamerTaskRecord } from '../../src/domain/model.ts';
-import { APPLIED_EVENTS_KEPT, gameUpdate, normaliseEvent, statTotals } from '../../src/domain/stat-event.ts';
+import { APPLIED_EVENTS_PRUNE_AT, gameUpdate, normaliseEvent, prunableEventIds, statTotals } from '../../src/domain/stat-event.ts';
 
 function task(over: Partial<GamerTaskRecord> = {}): GamerTaskRecord {
   const entry: CatalogEntry = {
     id: 't1', applicationId: 'a', name: 'n', description: '', targetValue: 10, numberOfGames: 3, family: 'daily',
-    applicationStatsId: 'wins', isAchievement: false, rewards: [], children: [], archived: false, version: 1,
+    applicationStatsId: 'wins', isAchievement: false, rewards: [], children: [], archived: false,
     createdAt: new Date(), updatedAt: new Date(),
   };
   let n = 0;
@@ -36,12 +36,14 @@ describe('stat events', () => {
     expect(gameUpdate(task({ statKey: null }), 'e2', new Map([['wins', 4]]))).toBeNull();
   });
 
-  it('keeps the applied-event list bounded', () => {
-    const full = Array.from({ length: APPLIED_EVENTS_KEPT }, (_, i) => `e${i}`);
-    const update = gameUpdate(task({ appliedEventIds: full }), 'new', new Map([['wins', 1]]));
-    expect(update?.appliedEventIds).toHaveLength(APPLIED_EVENTS_KEPT);
-    expect(update?.appliedEventIds?.at(-1)).toBe('new');
-    expect(update?.appliedEventIds?.[0]).toBe('e1');
+  it('never forgets an applied event that is not recorded as processed', () => {
+    const long = Array.from({ length: APPLIED_EVENTS_PRUNE_AT + 10 }, (_, i) => `e${i}`);
+    const update = gameUpdate(task({ appliedEventIds: long }), 'new', new Map([['wins', 1]]));
+    expect(update?.appliedEventIds).toEqual([...long, 'new']);
+    // only recorded ids may go, and only from a list past the bound
+    const recorded = new Set(['e0', 'e3', 'other']);
+    expect(prunableEventIds({ appliedEventIds: long }, recorded)).toEqual(['e0', 'e3']);
+    expect(prunableEventIds({ appliedEventIds: long.slice(0, APPLIED_EVENTS_PRUNE_AT) }, recorded)).toEqual([]);
   });
 });
 

@@ -1,0 +1,185 @@
+import { natsNames } from './subjects.ts';
+
+/**
+ * Who may publish and subscribe to what on NATS, derived from the subject names above so
+ * the server configuration cannot drift from the code (libs/contracts/scripts/
+ * write-nats-auth.ts renders it; a unit test compares the committed files).
+ */
+export interface NatsUserPermissions {
+  user: string;
+  /** the server reads the password from this environment variable (a Secret in Kubernetes) */
+  passwordEnv: string;
+  publish: string[];
+  subscribe: string[];
+  /** may answer requests sent to it (publish to the reply subject it was given, once) */
+  allowResponses: boolean;
+}
+
+/**
+ * Each client gets replies on its own inbox prefix instead of the shared `_INBOX.>`, so
+ * no other user may subscribe to them (JetStream API answers carry stored stat events).
+ * Clients set it as the connection's inboxPrefix (nats.js) / CustomInboxPrefix (Go).
+ */
+export const natsInboxPrefix = (user: string) => `_INBOX_${user}`;
+
+export const gameServerUser = (applicationId: string) => `gs-${applicationId}`;
+
+const passwordEnv = (user: string) => `NATS_${user.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`;
+
+/** The tasks service: its events, the stats stream, its dead letters and the JetStream calls it makes. */
+export function tasksPermissions(prefix: string): NatsUserPermissions {
+  const n = natsNames(prefix);
+  const api = '$JS.API';
+  const streams = [n.statsStream, n.statsDeadLetterStream];
+  return {
+    user: 'tasks',
+    passwordEnv: passwordEnv('tasks'),
+    publish: [
+      // POST /api/v1/stats stores events for the application the gateway authenticated
+      n.statsSubjects,
+      n.statsDeadLetter,
+      n.taskCompleted,
+      n.taskClaimed,
+      n.inventoryGranted,
+      n.tasksCatalogChanged,
+      // jetstreamManager() checks the account first
+      `${api}.INFO`,
+      // ensureStatsTopology: both streams looked up, created or updated; nothing else
+      ...streams.flatMap((s) => [`${api}.STREAM.INFO.${s}`, `${api}.STREAM.CREATE.${s}`, `${api}.STREAM.UPDATE.${s}`]),
+      // the max-deliveries advisory names a sequence; the dead-letter copy reads it
+      `${api}.STREAM.MSG.GET.${n.statsStream}`,
+      `${api}.CONSUMER.INFO.${n.statsStream}.${n.statsConsumer}`,
+      // create and update share one subject, with the filter subject as a further token
+      `${api}.CONSUMER.CREATE.${n.statsStream}.${n.statsConsumer}`,
+      `${api}.CONSUMER.CREATE.${n.statsStream}.${n.statsConsumer}.>`,
+      `${api}.CONSUMER.MSG.NEXT.${n.statsStream}.${n.statsConsumer}`,
+      // ack, nak (with delay) and term of delivered stat events
+      `$JS.ACK.${n.statsStream}.${n.statsConsumer}.>`,
+    ],
+    subscribe: [
+      `${natsInboxPrefix('tasks')}.>`,
+      n.tasksCatalogChanged,
+      `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${n.statsStream}.${n.statsConsumer}`,
+    ],
+    allowResponses: false,
+  };
+}
+
+/** The friendship service: its notifications, and answers to the can-message requests. */
+export function friendshipPermissions(prefix: string): NatsUserPermissions {
+  const n = natsNames(prefix);
+  return {
+    user: 'friendship',
+    passwordEnv: passwordEnv('friendship'),
+    publish: [n.friendshipEvents],
+    // it makes no requests of its own, so it needs no inbox
+    subscribe: [n.canMessage],
+    allowResponses: true,
+  };
+}
+
+/**
+ * The gateway's shared rate-limit counters: one NATS KV bucket per window length (a bucket
+ * keeps the max age it was created with). Its name is part of the gateway user's
+ * permissions, so it lives here rather than in the gateway.
+ */
+export const rateLimitBucket = (windowMs: number) => `gateway_rate_limit_${windowMs}`;
+
+/**
+ * The gateway: the KV bucket of its rate-limit window, nothing else. NATS wildcards match
+ * whole tokens only (`KV_gateway_rate_limit_*` would match no stream), so the bucket is
+ * named exactly; a gateway running another RATE_LIMIT_WINDOW_MS is refused and limits per
+ * replica (deploy/tools/check_deploy.py compares the two).
+ */
+export function gatewayPermissions(rateLimitWindowMs: number): NatsUserPermissions {
+  if (!Number.isSafeInteger(rateLimitWindowMs) || rateLimitWindowMs <= 0) throw new Error(`not a rate-limit window: ${rateLimitWindowMs}`);
+  const api = '$JS.API';
+  const bucket = rateLimitBucket(rateLimitWindowMs);
+  const stream = `KV_${bucket}`;
+  return {
+    user: 'gateway',
+    passwordEnv: passwordEnv('gateway'),
+    publish: [
+      // Kvm.create: jetstreamManager() checks the account, then the bucket's stream is
+      // looked up and created when missing (an existing one is never updated)
+      `${api}.INFO`,
+      `${api}.STREAM.INFO.${stream}`,
+      `${api}.STREAM.CREATE.${stream}`,
+      // get: a direct get of the key's last message (the bucket allows direct gets)
+      `${api}.DIRECT.GET.${stream}.>`,
+      // create and update: JetStream publishes with an expected last subject sequence
+      `$KV.${bucket}.>`,
+    ],
+    subscribe: [`${natsInboxPrefix('gateway')}.>`],
+    allowResponses: false,
+  };
+}
+
+/**
+ * A game server of one studio application: its own stats subject only. The inbox
+ * receives JetStream's publish acknowledgements.
+ */
+export function gameServerPermissions(prefix: string, applicationId: string): NatsUserPermissions {
+  const user = gameServerUser(applicationId);
+  return {
+    user,
+    passwordEnv: passwordEnv(user),
+    publish: [natsNames(prefix).statsSubject(applicationId)],
+    subscribe: [`${natsInboxPrefix(user)}.>`],
+    allowResponses: false,
+  };
+}
+
+const APPLICATION_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+function renderUser(u: NatsUserPermissions): string {
+  const list = (subjects: string[]) => subjects.map((s) => `          "${s}"`).join('\n');
+  return [
+    '    {',
+    `      user: "${u.user}"`,
+    `      password: $${u.passwordEnv}`,
+    '      permissions: {',
+    `        publish: { allow: [\n${list(u.publish)}\n        ] }`,
+    `        subscribe: { allow: [\n${list(u.subscribe)}\n        ] }`,
+    ...(u.allowResponses ? ['        allow_responses: true'] : []),
+    '      }',
+    '    }',
+  ].join('\n');
+}
+
+/**
+ * The `authorization` block of nats.conf: the two services, the gateway and one user per game-server
+ * application. Passwords are environment references: the server refuses to start when
+ * one is missing, and no password is written into a file.
+ */
+export function renderNatsAuthorization(prefix: string, gameServerApplicationIds: readonly string[], rateLimitWindowMs: number): string {
+  for (const id of gameServerApplicationIds) {
+    if (!APPLICATION_ID.test(id)) throw new Error(`not an application id: ${JSON.stringify(id)}`);
+  }
+  const users = [
+    tasksPermissions(prefix),
+    friendshipPermissions(prefix),
+    gatewayPermissions(rateLimitWindowMs),
+    ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id)),
+  ];
+  return [
+    '# Generated from libs/contracts (nats-permissions.ts) by',
+    '#   node libs/contracts/scripts/write-nats-auth.ts',
+    '# Do not edit: add game-server applications to nats-game-servers.txt beside this file',
+    '# and run the script (docs/operations.md, "NATS users").',
+    'authorization {',
+    '  users = [',
+    users.map(renderUser).join('\n'),
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** Application ids from a nats-game-servers.txt: one a line, `#` starts a comment. */
+export function parseGameServerList(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter((line) => line !== '');
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createHttpServer } from '../../src/http.ts';
+
+/** What the shared server answers before any handler runs: methods, media types, bodies. */
+describe('createHttpServer at the edge', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = createHttpServer({ service: 'test', logLevel: 'silent', bodyLimit: 64 });
+    const body = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false };
+    app.get('/things', async () => []);
+    app.post('/things', { schema: { body } }, async () => ({ ok: true }));
+    app.get('/things/blocked', async () => []);
+    app.delete('/things/:id', async () => ({ ok: true }));
+    const uuidParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
+    app.get('/items/recent', async () => []);
+    app.delete('/items/:id', { schema: { params: uuidParams } }, async () => ({ ok: true }));
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  describe('a known path asked with a method it does not take is a 405 with Allow', () => {
+    const cases: Array<[string, string, string]> = [
+      ['PUT', '/things', 'GET, HEAD, POST'],
+      ['PATCH', '/things?limit=2', 'GET, HEAD, POST'],
+      // the parameter route takes DELETE here, as it would route it
+      ['PUT', '/things/blocked', 'DELETE, GET, HEAD'],
+      ['POST', '/things/42', 'DELETE'],
+      ['POST', '/metrics', 'GET, HEAD'],
+      // a parameter route whose params schema the path does not satisfy is not advertised
+      ['PUT', '/items/recent', 'GET, HEAD'],
+      ['POST', '/items/0190a5d2-0000-7000-8000-000000000000', 'DELETE'],
+      // answered before the body is looked at: Fastify would refuse a QUERY without Content-Type with 400
+      ['QUERY', '/things', 'GET, HEAD, POST'],
+      ['TRACE', '/things', 'GET, HEAD, POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      it(`${method} ${url}`, async () => {
+        const response = await app.inject({ method: method as 'PUT', url });
+        expect(response.statusCode).toBe(405);
+        expect(response.headers['allow']).toBe(allow);
+        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(response.json()).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED', title: 'Method Not Allowed' });
+      });
+    }
+  });
+
+  it('keeps 404 for a path no method takes', async () => {
+    const response = await app.inject({ method: 'GET', url: '/nothing/here' });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['allow']).toBeUndefined();
+    expect(response.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  describe('a JSON body that is not the object the route takes is a 400 problem', () => {
+    for (const raw of ['null', 'false', '0', '""', '[]', '{"name":', '']) {
+      it(JSON.stringify(raw), async () => {
+        const response = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: raw });
+        expect(response.statusCode).toBe(400);
+        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(response.json()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+      });
+    }
+  });
+
+  it('does not coerce body values: a schema-violating type is a 400', async () => {
+    for (const name of [false, 5, null]) {
+      const response = await app.inject({ method: 'POST', url: '/things', payload: { name } });
+      expect(response.statusCode, JSON.stringify(name)).toBe(400);
+    }
+  });
+
+  it('answers 413 over the body limit', async () => {
+    const response = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(100) }) });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  describe('takes JSON only: other media types are a 415', () => {
+    for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+      it(type, async () => {
+        const response = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': type }, payload: 'name=x' });
+        expect(response.statusCode).toBe(415);
+        expect(response.json()).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+      });
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
+
+const START_ATTEMPTS = 3;
+
+export const mongoImage = (): string => process.env.MONGO_IMAGE ?? 'mongo:7';
+export const natsImage = (): string => process.env.NATS_IMAGE ?? 'nats:2.11';
+
+/**
+ * Podman 4.3 sometimes reports a fresh container's ports unbound when other containers start
+ * at the same moment (another test run, a stack); a second try then works.
+ */
+export async function startWithRetry(build: () => GenericContainer, what: string): Promise<StartedTestContainer> {
+  for (let attempt = 1; ; attempt++) {
+    const attemptId = randomUUID();
+    try {
+      return await build().withLabels({ 'gfts.test-attempt': attemptId }).start();
+    } catch (error) {
+      await removeAttempt(attemptId);
+      if (attempt >= START_ATTEMPTS || !/ports to be bound/.test(String(error))) throw error;
+      console.error(`${what} container: ${String(error)}; retrying (${attempt}/${START_ATTEMPTS})`);
+    }
+  }
+}
+
+/** A start that failed half-way leaves its container running; nothing else would stop it. */
+async function removeAttempt(attemptId: string): Promise<void> {
+  try {
+    const client = await getContainerRuntimeClient();
+    const container = await client.container.fetchByLabel('gfts.test-attempt', attemptId);
+    if (container) await container.remove({ force: true });
+  } catch (error) {
+    console.error(`could not remove a failed test container: ${String(error)}`);
+  }
+}
+
+/** Which host port to publish on: random (0) unless a test needs the address to survive a restart. */
+const port = (container: number, host?: number) => (host ? { container, host } : container);
+
+/** A MongoDB-compatible server (mongo, or FerretDB keeping its SQLite files in the container). */
+export function mongoContainer(hostPort?: number): GenericContainer {
+  return new GenericContainer(mongoImage())
+    .withExposedPorts(port(27017, hostPort))
+    // mongo says "Waiting for connections", FerretDB "Listening on"
+    .withWaitStrategy(Wait.forLogMessage(/Waiting for connections|Listening on/))
+    .withStartupTimeout(120_000);
+}
+
+/** A NATS server with JetStream, its store in the container's /data. */
+export function natsContainer(hostPort?: number): GenericContainer {
+  return new GenericContainer(natsImage())
+    .withCommand(['-js', '-sd', '/data'])
+    .withExposedPorts(port(4222, hostPort))
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+    .withStartupTimeout(60_000);
+}
+
+/**
+ * Stops a container (SIGTERM, its filesystem kept) and starts it again `downMs` later, on the
+ * same fixed host ports: an outage of a dependency whose data survives. `whileDown` runs
+ * once the container is stopped.
+ */
+export async function outage(container: StartedTestContainer, downMs: number, whileDown?: () => Promise<void>): Promise<void> {
+  const client = await getContainerRuntimeClient();
+  const handle = client.container.getById(container.getId());
+  await client.container.stop(handle, { timeout: 10_000 });
+  const up = Date.now() + downMs;
+  await whileDown?.();
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, up - Date.now())));
+  await client.container.start(handle);
+}
+
+/**
+ * A NATS server of a test's own, for tests that stop it (an outage) without taking the
+ * shared one from every other test file.
+ */
+export async function startNats(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const started = await startWithRetry(() => natsContainer(), 'NATS');
+  return { url: `nats://${started.getHost()}:${started.getMappedPort(4222)}`, stop: async () => void (await started.stop({ timeout: 5_000 })) };
+}
+
+export interface ConfiguredNats {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A NATS server of its own, started from configuration files (copied to /etc/nats, the
+ * first one is the server's --config) and environment (passwords the files reference),
+ * for tests of a configuration rather than of the services.
+ */
+export async function startConfiguredNats(files: { source: string; name: string }[], environment: Record<string, string>): Promise<ConfiguredNats> {
+  const [main] = files;
+  if (!main) throw new Error('a NATS configuration file is needed');
+  const container = await startWithRetry(
+    () =>
+      new GenericContainer(natsImage())
+        .withCopyFilesToContainer(files.map((f) => ({ source: f.source, target: `/etc/nats/${f.name}` })))
+        .withEnvironment(environment)
+        .withCommand(['--config', `/etc/nats/${main.name}`])
+        .withExposedPorts(4222)
+        .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+        .withStartupTimeout(60_000),
+    'configured NATS',
+  );
+  return {
+    url: `nats://${container.getHost()}:${container.getMappedPort(4222)}`,
+    stop: async () => {
+      await container.stop({ timeout: 5_000 });
+    },
+  };
+}
+
+export type { StartedTestContainer } from 'testcontainers';

@@ -1,0 +1,469 @@
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseUrl, infra } from '../../src/index.ts';
+
+// The store behaviours the services rely on, pinned on whichever store the tests run on:
+// MongoDB (mongo:7) or the local FerretDB build (scripts/images/ferretdb), which serializes
+// read-modify-write per collection to give MongoDB's single-document atomicity. Nothing here
+// may depend on FerretDB: every property is one MongoDB guarantees.
+//
+// The races are real: N operations go out at once over a pool of at least N connections, and
+// each race checks an invariant that a non-atomic read-modify-write breaks. On the FerretDB recipe
+// before commit f8b6def (no lock, no per-statement update errors, $slice ignored) 14 of these
+// tests fail (one by hanging); in one run a claim had 28 winners and 100 concurrent $inc left 3.
+
+// Documents of any shape (the tests write every shape on purpose), keyed by string ids;
+// the array-operator tests name their array fields, which the driver's types require.
+type Doc = mongoose.mongo.Document & { _id: string };
+type Listed<F extends string, V> = { _id: string } & Record<F, V[]>;
+
+const N = 50;
+const DUPLICATE_KEY = 11000;
+const TYPE_MISMATCH = 14;
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** The server error code of a rejected operation (undefined when it did not fail). */
+async function codeOf(operation: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await operation;
+    return undefined;
+  } catch (error) {
+    return (error as { code?: number }).code;
+  }
+}
+
+/** The MongoBulkWriteError a bulkWrite rejects with. */
+async function bulkFailure(operation: Promise<unknown>): Promise<mongoose.mongo.MongoBulkWriteError> {
+  const error = await operation.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(mongoose.mongo.MongoBulkWriteError);
+  return error as mongoose.mongo.MongoBulkWriteError;
+}
+
+describe('store conformance: the guarantees the services rely on', () => {
+  let client: mongoose.mongo.MongoClient;
+  let db: mongoose.mongo.Db;
+  let collections = 0;
+  /** A fresh collection per test, so tests never see each other's documents. */
+  const fresh = <T extends Doc = Doc>(name: string) => db.collection<T>(`${name}_${++collections}`);
+
+  beforeAll(async () => {
+    client = new mongoose.mongo.MongoClient(databaseUrl(infra().mongoUrl, 'conformance'), { maxPoolSize: 2 * N, maxConnecting: 2 * N });
+    let opened = 0;
+    client.on('connectionCreated', () => opened++);
+    await client.connect();
+    db = client.db();
+    // Open the pool up front: the races below need N commands in flight on N connections,
+    // not N commands queued behind a few.
+    await Promise.all(range(N + 10).map(() => db.command({ ping: 1 })));
+    expect(opened).toBeGreaterThanOrEqual(N);
+  });
+
+  afterAll(async () => {
+    await db?.dropDatabase();
+    await client?.close();
+  });
+
+  describe('atomic writes under concurrency', () => {
+    it('lets exactly one of N concurrent conditional findOneAndUpdate claims win, and returns it the new document', async () => {
+      const claims = fresh('claims');
+      for (const round of range(5)) {
+        const _id = `task-${round}`;
+        await claims.insertOne({ _id, state: 'open' });
+        const results = await Promise.all(
+          range(N).map((i) => claims.findOneAndUpdate({ _id, state: 'open' }, { $set: { state: 'taken', by: i } }, { returnDocument: 'after' })),
+        );
+        const winners = results.flatMap((doc, i) => (doc ? [i] : []));
+        expect(winners).toHaveLength(1);
+        const by = winners[0];
+        expect(results[by!]).toEqual({ _id, state: 'taken', by });
+        expect(await claims.findOne({ _id })).toEqual({ _id, state: 'taken', by });
+      }
+    });
+
+    it('loses no $inc among N concurrent writers of one document', async () => {
+      const counters = fresh('counters');
+      await counters.insertOne({ _id: 'c', n: 0 });
+      const writers = 2 * N;
+      const results = await Promise.all(range(writers).map(() => counters.updateOne({ _id: 'c' }, { $inc: { n: 1 } })));
+      expect(results.every((r) => r.modifiedCount === 1)).toBe(true);
+      expect(await counters.findOne({ _id: 'c' })).toEqual({ _id: 'c', n: writers });
+    });
+
+    it('lets a guarded decrement succeed exactly as many times as the stock allows', async () => {
+      const stock = fresh('stock');
+      await stock.insertOne({ _id: 'item', stock: 10 });
+      const results = await Promise.all(
+        range(N).map(() => stock.findOneAndUpdate({ _id: 'item', stock: { $gt: 0 } }, { $inc: { stock: -1 } }, { returnDocument: 'after' })),
+      );
+      const taken = results.filter((doc) => doc !== null);
+      expect(taken).toHaveLength(10);
+      // each success saw its own stock level
+      expect(taken.map((doc) => doc.stock).sort((a, b) => a - b)).toEqual(range(10));
+      expect(await stock.findOne({ _id: 'item' })).toEqual({ _id: 'item', stock: 0 });
+    });
+
+    it('applies every $inc of concurrent updateMany commands over the same documents', async () => {
+      const scores = fresh('scores');
+      const docs = 20;
+      await scores.insertMany(range(docs).map((i) => ({ _id: `s${i}`, group: 'g', n: 0 })));
+      await scores.insertOne({ _id: 'other', group: 'h', n: 0 });
+      const results = await Promise.all(range(N).map(() => scores.updateMany({ group: 'g' }, { $inc: { n: 1 } })));
+      expect(results.every((r) => r.matchedCount === docs && r.modifiedCount === docs)).toBe(true);
+      const all = await scores.find({ group: 'g' }).toArray();
+      expect(all.map((d) => d.n)).toEqual(range(docs).map(() => N));
+      expect(await scores.findOne({ _id: 'other' })).toEqual({ _id: 'other', group: 'h', n: 0 });
+    });
+
+    it('gives exactly one effect when conditional updates and deletes race on one document', async () => {
+      const jobs = fresh('jobs');
+      for (const round of range(5)) {
+        const _id = `job-${round}`;
+        await jobs.insertOne({ _id, state: 'open' });
+        const results = await Promise.all(
+          range(N).map((i) =>
+            i % 2 === 0
+              ? jobs.updateOne({ _id, state: 'open' }, { $set: { state: 'done' } }).then((r) => ({ kind: 'update', n: r.modifiedCount }))
+              : jobs.deleteOne({ _id, state: 'open' }).then((r) => ({ kind: 'delete', n: r.deletedCount })),
+          ),
+        );
+        const effects = results.filter((r) => r.n > 0);
+        expect(effects).toEqual([{ kind: expect.any(String), n: 1 }]);
+        const left = await jobs.findOne({ _id });
+        expect(left).toEqual(effects[0]!.kind === 'update' ? { _id, state: 'done' } : null);
+      }
+    });
+
+    it('hands a document to exactly one of N concurrent findOneAndDelete callers', async () => {
+      const queue = fresh('queue');
+      for (const round of range(3)) {
+        const _id = `msg-${round}`;
+        await queue.insertOne({ _id, body: round });
+        const results = await Promise.all(range(N).map(() => queue.findOneAndDelete({ _id })));
+        expect(results.filter((doc) => doc !== null)).toEqual([{ _id, body: round }]);
+        expect(await queue.countDocuments({ _id })).toBe(0);
+      }
+    });
+
+    it('keeps one document per unique key under N concurrent upserts, failing only with 11000', async () => {
+      const visits = fresh('visits');
+      await visits.createIndex({ key: 1 }, { unique: true });
+      const upsert = (i: number) => visits.updateOne({ key: 'k' }, { $setOnInsert: { first: i }, $inc: { hits: 1 } }, { upsert: true });
+      const outcomes = await Promise.allSettled(range(N).map(upsert));
+      const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ i, code: (o.reason as { code?: number }).code }] : []));
+      expect(failed.filter((f) => f.code !== DUPLICATE_KEY)).toEqual([]);
+      const inserted = outcomes.filter((o) => o.status === 'fulfilled' && o.value.upsertedCount === 1);
+      expect(inserted).toHaveLength(1);
+      // An upsert that lost the insert race retries once, as the services do; it then matches.
+      await Promise.all(failed.map((f) => upsert(f.i)));
+      const docs = await visits.find({ key: 'k' }).toArray();
+      expect(docs).toEqual([expect.objectContaining({ key: 'k', hits: N })]);
+    });
+
+    it('lets exactly one of N concurrent inserts of one unique key succeed, the others failing with 11000', async () => {
+      const names = fresh('names');
+      await names.createIndex({ name: 1 }, { unique: true });
+      const codes = await Promise.all(range(N).map((i) => codeOf(names.insertOne({ _id: `n${i}`, name: 'taken' }))));
+      expect(codes.filter((c) => c === undefined)).toHaveLength(1);
+      expect(codes.filter((c) => c === DUPLICATE_KEY)).toHaveLength(N - 1);
+      expect(await names.countDocuments({ name: 'taken' })).toBe(1);
+      expect(await codeOf(names.insertOne({ _id: 'late', name: 'taken' }))).toBe(DUPLICATE_KEY);
+    });
+  });
+
+  describe('unique indexes', () => {
+    it('refuses a duplicate of a unique compound key, by insert or by update, and accepts other combinations', async () => {
+      const members = fresh('members');
+      await members.createIndex({ app: 1, gamer: 1 }, { unique: true });
+      await members.insertMany([
+        { _id: 'm1', app: 'a1', gamer: 'g1' },
+        { _id: 'm2', app: 'a1', gamer: 'g2' },
+        { _id: 'm3', app: 'a2', gamer: 'g1' },
+      ]);
+      expect(await codeOf(members.insertOne({ _id: 'm4', app: 'a1', gamer: 'g1' }))).toBe(DUPLICATE_KEY);
+      expect(await codeOf(members.updateOne({ _id: 'm2' }, { $set: { gamer: 'g1' } }))).toBe(DUPLICATE_KEY);
+      expect(await codeOf(members.findOneAndUpdate({ _id: 'm2' }, { $set: { gamer: 'g1' } }))).toBe(DUPLICATE_KEY);
+      expect(await members.findOne({ _id: 'm2' })).toEqual({ _id: 'm2', app: 'a1', gamer: 'g2' });
+      expect(await members.countDocuments({})).toBe(3);
+    });
+  });
+
+  describe('bulk writes', () => {
+    it('reports the failing insert of an unordered bulkWrite by its index and inserts the others', async () => {
+      const keys = fresh('bulk_inserts');
+      await keys.createIndex({ key: 1 }, { unique: true });
+      await keys.insertOne({ _id: 'existing', key: 'x' });
+      const error = await bulkFailure(
+        keys.bulkWrite(
+          ['a', 'b', 'x', 'c', 'd'].map((key) => ({ insertOne: { document: { _id: `i-${key}`, key } } })),
+          { ordered: false },
+        ),
+      );
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 2, code: DUPLICATE_KEY })]);
+      expect(error.insertedCount).toBe(4);
+      expect((await keys.find({}).toArray()).map((d) => d.key).sort()).toEqual(['a', 'b', 'c', 'd', 'x']);
+    });
+
+    it('stops an ordered bulkWrite of inserts at the failing one', async () => {
+      const keys = fresh('bulk_ordered_inserts');
+      await keys.createIndex({ key: 1 }, { unique: true });
+      await keys.insertOne({ _id: 'existing', key: 'x' });
+      const error = await bulkFailure(keys.bulkWrite(['a', 'b', 'x', 'c'].map((key) => ({ insertOne: { document: { _id: `i-${key}`, key } } })), { ordered: true }));
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 2, code: DUPLICATE_KEY })]);
+      expect(error.insertedCount).toBe(2);
+      expect((await keys.find({}).toArray()).map((d) => d.key).sort()).toEqual(['a', 'b', 'x']);
+    });
+
+    it('applies the other updates of an unordered bulkWrite when one statement fails, and reports its index', async () => {
+      const counters = fresh('bulk_updates');
+      await counters.insertMany([
+        { _id: 'a', n: 0 },
+        { _id: 'b', n: 'not a number' },
+        { _id: 'c', n: 0 },
+        { _id: 'd', n: 0 },
+      ]);
+      const error = await bulkFailure(
+        counters.bulkWrite(
+          ['a', 'b', 'c', 'd'].map((_id) => ({ updateOne: { filter: { _id }, update: { $inc: { n: 1 } } } })),
+          { ordered: false },
+        ),
+      );
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 1, code: TYPE_MISMATCH })]);
+      expect(error.modifiedCount).toBe(3);
+      expect(await counters.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 'not a number' },
+        { _id: 'c', n: 1 },
+        { _id: 'd', n: 1 },
+      ]);
+    });
+
+    it('stops an ordered bulkWrite of updates at the failing statement', async () => {
+      const counters = fresh('bulk_ordered_updates');
+      await counters.insertMany([
+        { _id: 'a', n: 0 },
+        { _id: 'b', n: 'not a number' },
+        { _id: 'c', n: 0 },
+      ]);
+      const error = await bulkFailure(
+        counters.bulkWrite(
+          ['a', 'b', 'c'].map((_id) => ({ updateOne: { filter: { _id }, update: { $inc: { n: 1 } } } })),
+          { ordered: true },
+        ),
+      );
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 1, code: TYPE_MISMATCH })]);
+      expect(error.modifiedCount).toBe(1);
+      expect(await counters.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 'not a number' },
+        { _id: 'c', n: 0 },
+      ]);
+    });
+
+    it('counts matched, modified and upserted documents of a bulkWrite and keys upserts by statement index', async () => {
+      const items = fresh('bulk_counts');
+      await items.insertMany(range(10).map((i) => ({ _id: `e${i}`, n: 0 })));
+      const operations = [
+        ...range(10).map((i) => ({ updateOne: { filter: { _id: `e${i}` }, update: i < 6 ? { $inc: { n: 1 } } : { $set: { n: 0 } } } })), // 10 matched, 6 modified
+        { updateOne: { filter: { _id: 'missing' }, update: { $inc: { n: 1 } } } }, // neither
+        { updateOne: { filter: { _id: 'new-1' }, update: { $inc: { n: 1 } }, upsert: true } }, // index 11
+        { updateOne: { filter: { _id: 'e0' }, update: { $inc: { n: 1 } }, upsert: true } }, // matches: no upsert
+        { updateOne: { filter: { _id: 'new-2' }, update: { $set: { n: 5 } }, upsert: true } }, // index 13
+      ];
+      const result = await items.bulkWrite(operations, { ordered: false });
+      expect(result.matchedCount).toBe(11);
+      expect(result.modifiedCount).toBe(7);
+      expect(result.upsertedCount).toBe(2);
+      expect(result.upsertedIds).toEqual({ 11: 'new-1', 13: 'new-2' });
+      expect(await items.findOne({ _id: 'e0' })).toEqual({ _id: 'e0', n: 2 });
+      expect(await items.find({ _id: { $in: ['new-1', 'new-2'] } }).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'new-1', n: 1 },
+        { _id: 'new-2', n: 5 },
+      ]);
+    });
+
+    it('applies a bulkWrite of hundreds of updates in one command', async () => {
+      // FerretDB before f8b6def kept every statement's read open until the end of the
+      // command, and with its 100 SQLite connections a command of 100 updates never returned.
+      const counters = fresh('bulk_large');
+      const docs = 50;
+      const statements = 300;
+      await counters.insertMany(range(docs).map((i) => ({ _id: `c${i}`, n: 0 })));
+      const result = await counters.bulkWrite(
+        range(statements).map((i) => ({ updateOne: { filter: { _id: `c${i % docs}` }, update: { $inc: { n: 1 } } } })),
+        { ordered: false },
+      );
+      expect(result.matchedCount).toBe(statements);
+      expect(result.modifiedCount).toBe(statements);
+      const all = await counters.find({}).toArray();
+      expect(all.map((d) => d.n)).toEqual(range(docs).map(() => statements / docs));
+    });
+  });
+
+  describe('update operators', () => {
+    it('$set, $unset and $inc change exactly the named fields', async () => {
+      const docs = fresh('set_unset');
+      await docs.insertOne({ _id: 'd', a: 1, b: 'x', c: true, n: 5 });
+      await docs.updateOne({ _id: 'd' }, { $set: { a: 2, added: 'new' }, $unset: { b: '' }, $inc: { n: -2, fresh: 3 } });
+      expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', a: 2, c: true, n: 3, added: 'new', fresh: 3 });
+    });
+
+    it('$setOnInsert writes only when an upsert inserts', async () => {
+      const docs = fresh('set_on_insert');
+      const upsert = (name: string) => docs.updateOne({ _id: 'd' }, { $setOnInsert: { createdBy: name }, $set: { lastBy: name } }, { upsert: true });
+      expect((await upsert('first')).upsertedCount).toBe(1);
+      expect((await upsert('second')).upsertedCount).toBe(0);
+      expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', createdBy: 'first', lastBy: 'second' });
+    });
+
+    it('$min and $max keep the smaller and the larger value, numbers and dates alike', async () => {
+      const docs = fresh('min_max');
+      const early = new Date('2026-01-01T00:00:00Z');
+      const late = new Date('2026-06-01T00:00:00Z');
+      await docs.insertOne({ _id: 'd', low: 5, high: 5, first: late, last: early });
+      await docs.updateOne({ _id: 'd' }, { $min: { low: 3, first: early }, $max: { high: 9, last: late } });
+      await docs.updateOne({ _id: 'd' }, { $min: { low: 4, first: late }, $max: { high: 7, last: early } });
+      await docs.updateOne({ _id: 'd' }, { $min: { unset: 1 }, $max: { unsetToo: 2 } });
+      expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', low: 3, high: 9, first: early, last: late, unset: 1, unsetToo: 2 });
+    });
+
+    it('$push with $each appends in order, and $slice keeps the last n (negative), none (0) or the first n (positive)', async () => {
+      const lists = fresh<Listed<'arr', number | string>>('push_slice');
+      await lists.insertMany([
+        { _id: 'last', arr: [1, 2, 3] },
+        { _id: 'none', arr: [1, 2, 3] },
+        { _id: 'first', arr: [1, 2, 3] },
+        { _id: 'plain', arr: [1] },
+        { _id: 'short', arr: [1] },
+      ]);
+      await lists.updateOne({ _id: 'last' }, { $push: { arr: { $each: [4, 5], $slice: -3 } } });
+      await lists.updateOne({ _id: 'none' }, { $push: { arr: { $each: [4], $slice: 0 } } });
+      await lists.updateOne({ _id: 'first' }, { $push: { arr: { $each: [4, 5], $slice: 2 } } });
+      await lists.updateOne({ _id: 'plain' }, { $push: { arr: { $each: [2, 3] } } });
+      await lists.updateOne({ _id: 'short' }, { $push: { arr: { $each: [2], $slice: -5 } } });
+      await lists.updateOne({ _id: 'created' }, { $push: { arr: { $each: ['a', 'b', 'c'], $slice: -2 } } }, { upsert: true });
+      expect(await lists.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'created', arr: ['b', 'c'] },
+        { _id: 'first', arr: [1, 2] },
+        { _id: 'last', arr: [3, 4, 5] },
+        { _id: 'none', arr: [] },
+        { _id: 'plain', arr: [1, 2, 3] },
+        { _id: 'short', arr: [1, 2] },
+      ]);
+    });
+
+    it('keeps a list bounded by $push $slice under repeated pushes', async () => {
+      const feed = fresh<Listed<'recent', number>>('bounded');
+      for (const i of range(12)) await feed.updateOne({ _id: 'f' }, { $push: { recent: { $each: [i], $slice: -5 } } }, { upsert: true });
+      expect(await feed.findOne({ _id: 'f' })).toEqual({ _id: 'f', recent: [7, 8, 9, 10, 11] });
+    });
+
+    it('$addToSet adds a value only when absent, with and without $each', async () => {
+      const sets = fresh<Listed<'tags', string>>('add_to_set');
+      await sets.insertOne({ _id: 's', tags: ['x'] });
+      expect((await sets.updateOne({ _id: 's' }, { $addToSet: { tags: 'x' } })).modifiedCount).toBe(0);
+      expect((await sets.updateOne({ _id: 's' }, { $addToSet: { tags: 'y' } })).modifiedCount).toBe(1);
+      await sets.updateOne({ _id: 's' }, { $addToSet: { tags: { $each: ['x', 'z', 'z', 'w'] } } });
+      await sets.updateOne({ _id: 'new' }, { $addToSet: { tags: { $each: ['a', 'a'] } } }, { upsert: true });
+      expect(await sets.findOne({ _id: 's' })).toEqual({ _id: 's', tags: ['x', 'y', 'z', 'w'] });
+      expect(await sets.findOne({ _id: 'new' })).toEqual({ _id: 'new', tags: ['a'] });
+    });
+
+    it('$pull removes every element equal to the value', async () => {
+      const sets = fresh<Listed<'tags', string>>('pull');
+      await sets.insertOne({ _id: 's', tags: ['x', 'y', 'x', 'z'] });
+      expect((await sets.updateOne({ _id: 's' }, { $pull: { tags: 'x' } })).modifiedCount).toBe(1);
+      expect((await sets.updateOne({ _id: 's' }, { $pull: { tags: 'absent' } })).modifiedCount).toBe(0);
+      expect(await sets.findOne({ _id: 's' })).toEqual({ _id: 's', tags: ['y', 'z'] });
+    });
+
+    it("findOneAndUpdate returns the document after or before the update, as asked", async () => {
+      const docs = fresh('find_and_modify');
+      await docs.insertOne({ _id: 'd', n: 1 });
+      expect(await docs.findOneAndUpdate({ _id: 'd' }, { $inc: { n: 1 } }, { returnDocument: 'after' })).toEqual({ _id: 'd', n: 2 });
+      expect(await docs.findOneAndUpdate({ _id: 'd' }, { $inc: { n: 1 } }, { returnDocument: 'before' })).toEqual({ _id: 'd', n: 2 });
+      expect(await docs.findOneAndUpdate({ _id: 'e' }, { $set: { n: 0 } }, { returnDocument: 'before', upsert: true })).toBeNull();
+      expect(await docs.findOneAndUpdate({ _id: 'f' }, { $set: { n: 0 } }, { returnDocument: 'after', upsert: true })).toEqual({ _id: 'f', n: 0 });
+      expect(await docs.findOneAndUpdate({ _id: 'missing' }, { $set: { n: 0 } }, { returnDocument: 'after' })).toBeNull();
+      expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', n: 3 });
+    });
+  });
+
+  describe('filters', () => {
+    const ids = async (collection: mongoose.mongo.Collection<Doc>, filter: mongoose.mongo.Filter<Doc>) =>
+      (await collection.find(filter, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort();
+
+    it('matches array fields by element: equality, $ne, $nin, $all and $size', async () => {
+      const docs = fresh('array_filters');
+      await docs.insertMany([
+        { _id: 'xy', arr: ['x', 'y'] },
+        { _id: 'y', arr: ['y'] },
+        { _id: 'yz', arr: ['y', 'z'] },
+        { _id: 'empty', arr: [] },
+        { _id: 'scalar-x', arr: 'x' },
+        { _id: 'missing' },
+      ]);
+      expect(await ids(docs, { arr: 'x' })).toEqual(['scalar-x', 'xy']);
+      // $ne: no element equals x (and documents without the field)
+      expect(await ids(docs, { arr: { $ne: 'x' } })).toEqual(['empty', 'missing', 'y', 'yz']);
+      expect(await ids(docs, { arr: { $nin: ['x', 'z'] } })).toEqual(['empty', 'missing', 'y']);
+      expect(await ids(docs, { arr: { $all: ['y', 'x'] } })).toEqual(['xy']);
+      expect(await ids(docs, { arr: { $size: 2 } })).toEqual(['xy', 'yz']);
+      expect(await ids(docs, { arr: { $size: 0 } })).toEqual(['empty']);
+    });
+
+    it('matches $in, dates by $lte and $gt, and null as missing or null', async () => {
+      const docs = fresh('scalar_filters');
+      const at = (day: number) => new Date(Date.UTC(2026, 0, day));
+      await docs.insertMany([
+        { _id: 'd1', state: 'open', due: at(1), owner: 'g1' },
+        { _id: 'd2', state: 'done', due: at(2), owner: null },
+        { _id: 'd3', state: 'gone', due: at(3) },
+        { _id: 'd4', state: 'open', due: at(4), owner: 'g2' },
+      ]);
+      expect(await ids(docs, { state: { $in: ['open', 'done'] } })).toEqual(['d1', 'd2', 'd4']);
+      expect(await ids(docs, { due: { $lte: at(2) } })).toEqual(['d1', 'd2']);
+      expect(await ids(docs, { due: { $gt: at(2) } })).toEqual(['d3', 'd4']);
+      expect(await ids(docs, { due: { $gt: at(1), $lte: at(3) }, state: { $in: ['gone', 'open'] } })).toEqual(['d3']);
+      expect(await ids(docs, { owner: null })).toEqual(['d2', 'd3']);
+    });
+
+    it('counts with a limit, and sorts then limits', async () => {
+      const docs = fresh('count_sort');
+      await docs.insertMany(range(10).map((i) => ({ _id: `d${i}`, app: 'a', score: (i * 7) % 10 })));
+      expect(await docs.countDocuments({ app: 'a' }, { limit: 3 })).toBe(3);
+      expect(await docs.countDocuments({ app: 'a' }, { limit: 20 })).toBe(10);
+      expect(await docs.countDocuments({ app: 'b' }, { limit: 3 })).toBe(0);
+      const top = await docs.find({ app: 'a' }).sort({ score: -1 }).limit(3).toArray();
+      expect(top.map((d) => d.score)).toEqual([9, 8, 7]);
+      const bottom = await docs.find({ app: 'a', score: { $gte: 2 } }).sort({ score: 1, _id: 1 }).limit(2).toArray();
+      expect(bottom.map((d) => d.score)).toEqual([2, 3]);
+    });
+
+    it('answers queries over indexed fields exactly, before and after updates and deletes', async () => {
+      const tasks = fresh('indexed');
+      await tasks.createIndex({ owner: 1, state: 1 });
+      await tasks.createIndex({ due: 1 });
+      const due = (i: number) => new Date(Date.UTC(2026, 0, 1 + (i % 30)));
+      await tasks.insertMany(range(120).map((i) => ({ _id: `t${String(i).padStart(3, '0')}`, owner: `g${i % 4}`, state: i % 3 ? 'open' : 'done', due: due(i) })));
+      // the truth, computed from a full read without a filter
+      const expected = async (keep: (d: Doc) => boolean) => (await tasks.find({}).toArray()).filter(keep).map((d) => d._id).sort();
+      const check = async () => {
+        expect(await ids(tasks, { owner: 'g1', state: 'open' })).toEqual(await expected((d) => d.owner === 'g1' && d.state === 'open'));
+        expect(await ids(tasks, { owner: { $in: ['g2', 'g3'] }, state: 'done' })).toEqual(
+          await expected((d) => (d.owner === 'g2' || d.owner === 'g3') && d.state === 'done'),
+        );
+        expect(await ids(tasks, { due: { $lte: due(5) } })).toEqual(await expected((d) => (d.due as Date) <= due(5)));
+      };
+      await check();
+      await tasks.updateMany({ owner: 'g1', state: 'open' }, { $set: { state: 'done' } });
+      await tasks.updateMany({ owner: 'g2' }, { $set: { owner: 'g1' } });
+      await tasks.deleteMany({ owner: 'g3', state: 'done' });
+      expect(await ids(tasks, { owner: 'g2' })).toEqual([]);
+      await check();
+    });
+  });
+});

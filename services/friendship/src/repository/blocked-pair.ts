@@ -1,0 +1,28 @@
+import type { Model } from 'mongoose';
+import type { BlockState } from '../domain/model.ts';
+import { pairKeyOf } from '../domain/relation-rules.ts';
+import type { BlockDoc, RelationDoc } from './models.ts';
+
+/*
+ * What keeps a blocked pair without a relation. A block record and a relation are two
+ * documents in two collections, so no single-document operation covers both. Blocking
+ * writes its record first and clears the pair's relation after it (clearPair); a new
+ * request is written first and looks for a block after it (blockStateBetween), removing
+ * itself if it finds one. In every interleaving one of the two sees the other's write.
+ */
+
+/** Both directions of blocking between two gamers, in one query. */
+export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: string, caller: string, target: string): Promise<BlockState> {
+  const docs = await blocks
+    .find({ applicationId, $or: [{ blocker: caller, blocked: target }, { blocker: target, blocked: caller }] }, { _id: 0, blocker: 1 })
+    .lean();
+  return {
+    callerBlocksTarget: docs.some((doc) => doc.blocker === caller),
+    targetBlocksCaller: docs.some((doc) => doc.blocker === target),
+  };
+}
+
+/** Deletes whatever relation two gamers have, pending or accepted. */
+export async function clearPair(relations: Model<RelationDoc>, applicationId: string, a: string, b: string): Promise<void> {
+  await relations.deleteOne({ applicationId, pairKey: pairKeyOf(a, b) });
+}

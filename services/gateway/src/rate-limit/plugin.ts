@@ -1,0 +1,72 @@
+import rateLimit from '@fastify/rate-limit';
+import { ErrorCode } from '@gfts/contracts';
+import { AppError } from '@gfts/platform';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter } from 'prom-client';
+import type { GatewayConfig } from '../config.ts';
+import { LocalCounter } from './local-counter.ts';
+import { connectSharedKv } from './nats-kv.ts';
+import { SharedStore } from './store.ts';
+
+/** After a shared-store failure, how long this replica limits on its own before probing again. */
+const PAUSE_AFTER_FAILURE_MS = 1_000;
+
+type Options = { config: GatewayConfig };
+
+/**
+ * The per-gamer budget: RATE_LIMIT_MAX requests per fixed RATE_LIMIT_WINDOW_MS window,
+ * counted across every replica in NATS KV (RATE_LIMIT_STORE=nats) or per replica (local).
+ * Registered after authentication (a preHandler), so the budget is per gamer, not per NAT'd
+ * address.
+ */
+export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config }) => {
+  const local = new LocalCounter();
+  let store: LocalCounter | SharedStore = local;
+  if (config.RATE_LIMIT_STORE === 'nats' && config.NATS_URL) {
+    const fallbacks = new Counter({
+      name: 'gateway_rate_limit_fallback_total',
+      help: 'rate-limit decisions taken by this replica alone because the shared NATS KV store was unavailable, failing or slow',
+      labelNames: ['reason'],
+      registers: [app.metrics],
+    });
+    const timeoutMs = config.RATE_LIMIT_STORE_TIMEOUT_MS;
+    const shared = connectSharedKv({
+      servers: config.NATS_URL,
+      credentials: { user: config.NATS_USER, password: config.NATS_PASSWORD },
+      windowMs: config.RATE_LIMIT_WINDOW_MS,
+      replicas: config.RATE_LIMIT_KV_REPLICAS,
+      timeoutMs,
+      log: app.log,
+    });
+    app.addHook('onClose', () => shared.close());
+    // A healthy stack starts shared from the first request; an unreachable NATS costs one
+    // bounded attempt at start-up, then the gateway serves with local limits and keeps trying.
+    await shared.firstAttempt;
+    store = new SharedStore({
+      kv: () => shared.current(),
+      local,
+      timeoutMs,
+      pauseMs: PAUSE_AFTER_FAILURE_MS,
+      log: app.log,
+      onFallback: (reason) => fallbacks.inc({ reason }),
+    });
+  }
+  const instance = store;
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: config.RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_MS,
+    // The plugin constructs its store; this one is built above with what it needs.
+    store: class {
+      constructor() {
+        return instance;
+      }
+    } as never,
+    keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : `ip:${request.ip}`),
+    allowList: (request) => !request.url.startsWith('/api/'),
+    errorResponseBuilder: (_request, context) =>
+      new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${context.after}`),
+  });
+}, { name: 'rate-limiting' });

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { friendshipRoutes, IDENTITY_HEADER, tasksRoutes } from '@gfts/contracts';
+import { createIdentitySigner } from '@gfts/platform';
+import { client, gamer, TEST_INTERNAL_SECRET, type ApiResponse, type Call } from '@gfts/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceProcesses, type ServiceProcesses } from '../support/processes.ts';
+
+/**
+ * What the client gets for its own mistakes, from the gateway and from each service, all
+ * real processes. No timings are asserted: a body the proxying loses shows up as a 504
+ * (the gateway's upstream timeout, shortened here) instead of the service's 400.
+ */
+const BODY_LIMIT_BYTES = 1024;
+
+/** Every route of the public API that takes a body (from the contracts), its path parameters filled for `app`. */
+function bodyRoutes(app: string): Array<{ method: string; url: string; path: string }> {
+  return Object.values({ ...friendshipRoutes, ...tasksRoutes })
+    .filter((route) => 'body' in route.schema)
+    .map((route) => ({ method: route.method, url: route.url, path: route.url.replace(':applicationId', app).replace(/:\w+/g, () => randomUUID()) }));
+}
+
+/** Raw JSON texts that are no object: the falsy values, an array, broken JSON. */
+const NOT_AN_OBJECT = ['null', 'false', '0', '""', '[]', '{"target":'];
+
+function expectProblem(response: ApiResponse, status: number, code: string): void {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(response.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, code });
+}
+
+describe('answers at the edge (gateway and services as processes)', () => {
+  const player = gamer(randomUUID(), 'Edge');
+  const routes = bodyRoutes(player.app);
+  let processes: ServiceProcesses;
+  let gateway: Call;
+  /** Straight to the service that owns `path`, with the identity assertion the gateway would add. */
+  let service: Call;
+
+  beforeAll(async () => {
+    processes = await startServiceProcesses({
+      gateway: { UPSTREAM_TIMEOUT_MS: '5000', BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
+      services: { BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) },
+    });
+    gateway = client(processes.gatewayUrl);
+    const sign = createIdentitySigner(TEST_INTERNAL_SECRET);
+    const friendship = client(processes.friendshipUrl);
+    const tasks = client(processes.tasksUrl);
+    // Signed per call, as the gateway does: an assertion lives a minute, less than a run of this file.
+    service = (method, path, opts = {}) => {
+      const assertion = sign({ gamerId: player.id, applicationId: player.app, displayName: player.name, roles: [] });
+      return (path.startsWith('/api/v1/friendship') ? friendship : tasks)(method, path, { ...opts, headers: { ...opts.headers, [IDENTITY_HEADER]: assertion } });
+    };
+  });
+  afterAll(async () => {
+    await processes?.close();
+  });
+
+  it('covers the body routes the issue names', () => {
+    const paths = routes.map((route) => `${route.method} ${route.path}`);
+    for (const named of ['POST /api/v1/friendship', 'POST /api/v1/friendship/block', 'POST /api/v1/tasks/assign', 'POST /api/v1/stats', `POST /api/v1/${player.app}/tasks`]) {
+      expect(paths).toContain(named);
+    }
+  });
+
+  for (const [where, call] of [['gateway', () => gateway], ['service', () => service]] as const) {
+    describe(`at the ${where}`, () => {
+      const auth = where === 'gateway' ? player.auth : {};
+
+      describe('a body that is not a JSON object is a 400 problem', () => {
+        for (const { method, url, path } of routes) {
+          for (const raw of NOT_AN_OBJECT) {
+            it(`${method} ${url} ${raw}`, async () => {
+              const response = await call()(method, path, {
+                headers: { ...auth, 'content-type': 'application/json' },
+                rawBody: raw,
+              });
+              expectProblem(response, 400, 'VALIDATION_FAILED');
+            });
+          }
+        }
+      });
+
+      it('a body over the limit is a 413 problem', async () => {
+        const response = await call()('POST', '/api/v1/friendship/block', { headers: auth, body: { target: 'x'.repeat(BODY_LIMIT_BYTES) } });
+        expectProblem(response, 413, 'PAYLOAD_TOO_LARGE');
+      });
+
+      for (const type of ['text/plain', 'application/xml']) {
+        it(`a ${type} body is a 415 problem`, async () => {
+          const response = await call()('POST', '/api/v1/stats', { headers: { ...auth, 'content-type': type }, rawBody: '{}' });
+          expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        });
+      }
+
+      describe('a known path asked with a method it does not take is a 405 with Allow', () => {
+        const cases: Array<[string, string, string]> = [
+          // not DELETE: the router would take /blocked as a :friendshipId, which must be a UUID
+          ['PUT', '/api/v1/friendship/blocked', 'GET, HEAD'],
+          // reaches DELETE /:friendshipId, whose params refuse it, on a path GET takes
+          ['DELETE', '/api/v1/friendship/search', 'GET, HEAD'],
+          // no route takes QUERY; Fastify would answer 400 for its missing Content-Type
+          ['QUERY', '/api/v1/inventory', 'GET, HEAD'],
+          ['PATCH', '/api/v1/inventory', 'GET, HEAD'],
+          ['DELETE', '/api/v1/achievements', 'GET, HEAD'],
+          ['GET', '/api/v1/stats', 'POST'],
+        ];
+        for (const [method, path, allow] of cases) {
+          it(`${method} ${path}`, async () => {
+            const response = await call()(method, path, { headers: auth });
+            expectProblem(response, 405, 'METHOD_NOT_ALLOWED');
+            expect(response.headers.get('allow')).toBe(allow);
+          });
+        }
+      });
+
+      it('an unknown path stays a 404', async () => {
+        const response = await call()('GET', '/api/v1/friendship/requests/sideways/1', { headers: auth });
+        expectProblem(response, 404, 'NOT_FOUND');
+        expect(response.headers.get('allow')).toBeNull();
+      });
+    });
+  }
+
+  it('answers 405 with Allow for its own paths too', async () => {
+    const response = await gateway('POST', '/readyz');
+    expectProblem(response, 405, 'METHOD_NOT_ALLOWED');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+});

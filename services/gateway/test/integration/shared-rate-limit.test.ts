@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { client, infra, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import { startNats } from '@gfts/testkit/containers';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway } from '../../src/app.ts';
+import { readGatewayConfig } from '../../src/config.ts';
+
+const MAX = 5;
+// Windows are aligned to the clock; a day-long one keeps each test clear of a window change.
+const WINDOW_MS = '86400000';
+
+interface Replica {
+  gateway: FastifyInstance;
+  url: string;
+  api: Call;
+}
+
+/** One gateway replica, built in-process as the service builds it, limiting through NATS at `natsUrl`. */
+async function replica(natsUrl: string, upstreamUrl: string, env: Record<string, string> = {}): Promise<Replica> {
+  const gateway = await buildGateway(
+    readGatewayConfig({
+      FRIENDSHIP_URL: upstreamUrl,
+      TASKS_URL: upstreamUrl,
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'silent',
+      NATS_URL: natsUrl,
+      RATE_LIMIT_MAX: String(MAX),
+      RATE_LIMIT_WINDOW_MS: WINDOW_MS,
+      ...env,
+    }),
+  );
+  const url = await listen(gateway);
+  return { gateway, url, api: client(url) };
+}
+
+function bearer(): { authorization: string } {
+  return { authorization: `Bearer ${mintToken({ app: randomUUID() })}` };
+}
+
+/** This replica's count of decisions taken without the shared store, for one reason. */
+async function fallbacks(replica: Replica, reason: string): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', replica.url))).text();
+  const line = text.split('\n').find((l) => l.startsWith('gateway_rate_limit_fallback_total') && l.includes(`reason="${reason}"`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+let upstream: FastifyInstance;
+let upstreamUrl: string;
+
+beforeAll(async () => {
+  upstream = Fastify();
+  upstream.get('/readyz', async () => ({ status: 'ok' }));
+  upstream.all('/*', async () => ({ ok: true }));
+  upstreamUrl = await listen(upstream);
+});
+afterAll(async () => {
+  await upstream?.close();
+});
+
+describe('rate limits across two replicas sharing one NATS', () => {
+  let a: Replica;
+  let b: Replica;
+
+  beforeAll(async () => {
+    // Exactness holds while the store answers in time. A loaded 2-core runner (containers,
+    // parallel test files) can take longer than the production bound of 100 ms, which would
+    // be a fallback, not a failure of the shared count, so these replicas allow the most.
+    const patient = { RATE_LIMIT_STORE_TIMEOUT_MS: '1000' };
+    a = await replica(infra().natsUrl, upstreamUrl, patient);
+    b = await replica(infra().natsUrl, upstreamUrl, patient);
+  });
+  afterAll(async () => {
+    await a?.gateway.close();
+    await b?.gateway.close();
+  });
+
+  it('gives a gamer the limit in total, however the requests are spread, then 429', async () => {
+    const gamer = bearer();
+    const statuses = [];
+    for (let i = 0; i < MAX + 3; i++) statuses.push((await (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })).status);
+    expect(statuses).toEqual([...Array<number>(MAX).fill(200), 429, 429, 429]);
+  });
+
+  it('gives exactly the limit to a burst racing on both replicas', async () => {
+    const gamer = bearer();
+    const burst = await Promise.all(Array.from({ length: 4 * MAX }, (_, i) => (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })));
+    expect(burst.filter((r) => r.status === 200)).toHaveLength(MAX);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(3 * MAX);
+  });
+
+  it('answers 429 as problem+json with Retry-After and the RateLimit headers', async () => {
+    const gamer = bearer();
+    const first = await a.api('GET', '/api/v1/tasks', { headers: gamer });
+    expect(first.headers.get('x-ratelimit-limit')).toBe(String(MAX));
+    expect(first.headers.get('x-ratelimit-remaining')).toBe(String(MAX - 1));
+    for (let i = 1; i < MAX; i++) await b.api('GET', '/api/v1/tasks', { headers: gamer });
+    const limited = await a.api('GET', '/api/v1/tasks', { headers: gamer });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(limited.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(Number(WINDOW_MS) / 1000);
+    expect(limited.headers.get('x-ratelimit-limit')).toBe(String(MAX));
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(limited.headers.get('x-ratelimit-reset')).toBe(String(retryAfter));
+  });
+
+  it('leaves other gamers their own budget', async () => {
+    const spent = bearer();
+    for (let i = 0; i <= MAX; i++) await a.api('GET', '/api/v1/tasks', { headers: spent });
+    expect((await b.api('GET', '/api/v1/tasks', { headers: spent })).status).toBe(429);
+    const other = bearer();
+    for (let i = 0; i < MAX; i++) expect((await (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: other })).status).toBe(200);
+  });
+
+  it('took every decision in the shared store', async () => {
+    for (const r of [a, b]) for (const reason of ['unavailable', 'error', 'timeout']) expect(await fallbacks(r, reason), reason).toBe(0);
+  });
+});
+
+describe('rate limits without NATS', () => {
+  it('limit per replica when NATS cannot be reached at all, and say so in the metrics', async () => {
+    const lonely = await replica('nats://127.0.0.1:1', upstreamUrl);
+    try {
+      const gamer = bearer();
+      const statuses = [];
+      for (let i = 0; i < MAX + 1; i++) statuses.push((await lonely.api('GET', '/api/v1/tasks', { headers: gamer })).status);
+      expect(statuses).toEqual([...Array<number>(MAX).fill(200), 429]);
+      expect(await fallbacks(lonely, 'unavailable')).toBe(MAX + 1);
+      expect((await lonely.api('GET', '/readyz')).status).toBe(200);
+    } finally {
+      await lonely.gateway.close();
+    }
+  });
+
+  it('keep answering when NATS stops under a running pair of replicas', async () => {
+    const nats = await startNats();
+    let stopped = false;
+    const a = await replica(nats.url, upstreamUrl);
+    const b = await replica(nats.url, upstreamUrl);
+    try {
+      const gamer = bearer();
+      expect((await a.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+      expect((await b.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+      await nats.stop();
+      stopped = true;
+      // Each replica now counts alone: the budget it has seen this gamer use is its own.
+      const fresh = bearer();
+      const statuses = [];
+      for (let i = 0; i < MAX + 1; i++) statuses.push((await a.api('GET', '/api/v1/tasks', { headers: fresh })).status);
+      expect(statuses).toEqual([...Array<number>(MAX).fill(200), 429]);
+      expect((await b.api('GET', '/api/v1/tasks', { headers: fresh })).status).toBe(200);
+      expect((await b.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+    } finally {
+      await a.gateway.close();
+      await b.gateway.close();
+      if (!stopped) await nats.stop();
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '@gfts/testkit';
+import type { FastifyInstance } from 'fastify';
+// The services are siblings in the workspace, not dependencies of the gateway: imported by path.
+import { buildFriendshipApp } from '../../../friendship/src/app.ts';
+import { readFriendshipConfig } from '../../../friendship/src/config.ts';
+import { buildTasksApp } from '../../../tasks/src/app.ts';
+import { readTasksConfig } from '../../../tasks/src/config.ts';
+import { buildGateway } from '../../src/app.ts';
+import { readGatewayConfig } from '../../src/config.ts';
+
+export interface InProcessStack {
+  gateway: FastifyInstance;
+  friendship: FastifyInstance;
+  tasks: FastifyInstance;
+  gatewayUrl: string;
+  close(): Promise<void>;
+}
+
+/** Gateway, friendship and tasks in this process, on the containers of the global setup. */
+export async function startInProcessStack(): Promise<InProcessStack> {
+  const { mongoUrl, natsUrl } = infra();
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent' };
+  const friendship = await buildFriendshipApp(readFriendshipConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'friendship') }));
+  const tasks = await buildTasksApp(readTasksConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'tasks') }));
+  const gateway = await buildGateway(
+    readGatewayConfig({
+      FRIENDSHIP_URL: await listen(friendship),
+      TASKS_URL: await listen(tasks),
+      JWT_SECRET: TEST_JWT_SECRET,
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
+      LOG_LEVEL: 'silent',
+    }),
+  );
+  const gatewayUrl = await listen(gateway);
+  return {
+    gateway, friendship, tasks, gatewayUrl,
+    close: async () => {
+      await gateway.close();
+      await Promise.all([friendship.close(), tasks.close()]);
+    },
+  };
+}

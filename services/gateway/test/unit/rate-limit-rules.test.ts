@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { Breaker } from '../../src/rate-limit/breaker.ts';
+import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
+import { bucketName, counterKey, counterTtlMs, decodeCount, encodeCount, grant, windowAt } from '../../src/rate-limit/window.ts';
+
+describe('fixed windows', () => {
+  it('aligns windows to the epoch, so every replica numbers them alike', () => {
+    expect(windowAt(0, 60_000)).toEqual({ index: 0, resetsInMs: 60_000 });
+    expect(windowAt(59_999, 60_000)).toEqual({ index: 0, resetsInMs: 1 });
+    expect(windowAt(60_000, 60_000)).toEqual({ index: 1, resetsInMs: 60_000 });
+    expect(windowAt(1_700_000_012_345, 1_000)).toEqual({ index: 1_700_000_012, resetsInMs: 655 });
+  });
+
+  it('keys a counter by gamer and window, with only characters KV keys accept', () => {
+    const key = counterKey('app:gamer', windowAt(120_000, 60_000));
+    expect(key).toMatch(/^[-_A-Za-z0-9]{43}\.2$/);
+    expect(counterKey('app:gamer', windowAt(179_999, 60_000))).toBe(key);
+    expect(counterKey('app:gamer', windowAt(180_000, 60_000))).not.toBe(key);
+    expect(counterKey('app:other', windowAt(120_000, 60_000))).not.toBe(key);
+    expect(counterKey('weird *.> key with spaces', windowAt(0, 1_000))).toMatch(/^[-_A-Za-z0-9]{43}\.0$/);
+  });
+
+  it('gives each window length its own bucket, whose entries outlive a window', () => {
+    expect(bucketName(60_000)).toBe('gateway_rate_limit_60000');
+    expect(bucketName(60_000)).toMatch(/^[-_A-Za-z0-9]+$/);
+    expect(counterTtlMs(60_000)).toBe(120_000);
+  });
+});
+
+describe('counter values', () => {
+  it('round-trips counts as decimal text', () => {
+    expect(new TextDecoder().decode(encodeCount(42))).toBe('42');
+    expect(decodeCount(encodeCount(42))).toBe(42);
+  });
+
+  it('reads an empty or foreign value as zero', () => {
+    for (const text of ['', 'abc', '-3', '1.5', '1e400']) expect(decodeCount(new TextEncoder().encode(text)), text).toBe(0);
+    expect(decodeCount(undefined)).toBe(0);
+  });
+});
+
+describe('granting requests that arrive together', () => {
+  it('grants all while the budget lasts, and writes the new count', () => {
+    expect(grant(0, 3, 1)).toEqual({ granted: 1, next: 1 });
+    expect(grant(0, 3, 3)).toEqual({ granted: 3, next: 3 });
+  });
+
+  it('grants the first ones up to the budget and refuses the rest', () => {
+    expect(grant(1, 3, 5)).toEqual({ granted: 2, next: 3 });
+  });
+
+  it('grants nothing, and writes nothing new, once the budget is spent', () => {
+    expect(grant(3, 3, 1)).toEqual({ granted: 0, next: 3 });
+    expect(grant(3, 3, 4)).toEqual({ granted: 0, next: 3 });
+  });
+});
+
+describe('the local counter', () => {
+  it('counts per key within a window and starts again in the next', () => {
+    const counter = new LocalCounter();
+    expect(counter.count('a', 1_000, 5_000)).toEqual({ current: 1, ttl: 1_000 });
+    expect(counter.count('a', 1_000, 5_400)).toEqual({ current: 2, ttl: 600 });
+    expect(counter.count('b', 1_000, 5_500)).toEqual({ current: 1, ttl: 500 });
+    expect(counter.count('a', 1_000, 6_000)).toEqual({ current: 1, ttl: 1_000 });
+  });
+
+  it('drops the key whose window began first past its capacity', () => {
+    const counter = new LocalCounter(2);
+    counter.count('a', 1_000, 0);
+    counter.count('b', 1_000, 0);
+    counter.count('a', 1_000, 0);
+    counter.count('c', 1_000, 0);
+    expect(counter.count('a', 1_000, 0).current).toBe(1);
+  });
+});
+
+describe('the breaker', () => {
+  it('pauses the shared store after a failure and reports only the start and end of an outage', () => {
+    const breaker = new Breaker(1_000);
+    expect(breaker.allows(0)).toBe(true);
+    expect(breaker.trip(100)).toBe(true);
+    expect(breaker.allows(500)).toBe(false);
+    expect(breaker.allows(1_100)).toBe(true);
+    expect(breaker.trip(1_100)).toBe(false);
+    expect(breaker.allows(2_000)).toBe(false);
+    expect(breaker.recover()).toBe(true);
+    expect(breaker.allows(2_000)).toBe(true);
+    expect(breaker.recover()).toBe(false);
+  });
+});

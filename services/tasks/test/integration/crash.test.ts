@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { natsNames, type GamerTaskWithChildren, type StatEvent } from '@gfts/contracts';
+import { buildGateway } from '@gfts/gateway/app';
+import { readGatewayConfig } from '@gfts/gateway/config';
+import {
+  client, databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, spawnService,
+  TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type ServiceProcess,
+} from '@gfts/testkit';
+import { jetstream } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { describe, expect, it } from 'vitest';
+
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+const GAMERS = 20;
+const EVENTS_PER_GAMER = 150;
+const KILLS = 3;
+
+const processedSoFar = async (url: string) => {
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  return Number(/gfts_stats_events_processed_total\{[^}]*outcome="processed"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+};
+
+/**
+ * The tasks service as a real process, killed with SIGKILL while it works through a backlog
+ * of stat events in batches (so, almost surely, between a batch's write and its
+ * acknowledgement), again and again: afterwards every gamer's total is exact.
+ */
+describe('tasks process killed mid-batch', () => {
+  it(`counts every event exactly once across ${KILLS} kills`, async () => {
+    const { mongoUrl, natsUrl } = infra();
+    const prefix = natsPrefix();
+    const port = await freePort();
+    const env = {
+      PORT: String(port), HOST: '127.0.0.1', MONGO_URL: databaseUrl(mongoUrl, 'tasks'), NATS_URL: natsUrl, NATS_PREFIX: prefix,
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'info', STATS_ACK_WAIT_MS: '2000', CONSUMER_BATCH: '100',
+    };
+    let tasks: ServiceProcess = spawnService(SERVER, env);
+    const tasksUrl = await tasks.listening();
+    const gateway = await buildGateway(readGatewayConfig({
+      FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000',
+    }));
+    const api = client(await listen(gateway));
+    const nc = await connect({ servers: natsUrl });
+    try {
+      const app = randomUUID();
+      const admin = gamer(app, 'Admin', { roles: ['admin'] });
+      // an achievement nobody can finish: its progress is the exact sum of the values seen
+      const created = await api('POST', `/api/v1/${app}/tasks`, {
+        headers: admin.auth,
+        body: { name: 'Marathon', description: 'play', targetValue: 1_000_000_000, numberOfGames: 0, family: 'lifetime', parentTaskId: null, applicationStatsId: 'points', isAchievement: true, rewards: [] },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+      const players = Array.from({ length: GAMERS }, (_, i) => gamer(app, `P${i}`));
+      const expected = new Map(players.map((p) => [p.id, 0]));
+      const js = jetstream(nc);
+      const subject = natsNames(prefix).statsSubject(app);
+      for (let round = 0; round < EVENTS_PER_GAMER; round++) {
+        await Promise.all(players.map((p) => {
+          const value = 1 + Math.floor(Math.random() * 9);
+          expected.set(p.id, expected.get(p.id)! + value);
+          const e: StatEvent = { eventId: randomUUID(), applicationId: app, gamerId: p.id, gameId: randomUUID(), occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: 'points', value }] };
+          return js.publish(subject, JSON.stringify(e), { msgID: e.eventId });
+        }));
+      }
+
+      for (let kill = 0; kill < KILLS; kill++) {
+        // let it get into the backlog, then kill it where it stands
+        await eventually(async () => (await processedSoFar(tasksUrl)) > 0, 30_000, 10);
+        tasks.child.kill('SIGKILL');
+        await tasks.exited;
+        tasks = spawnService(SERVER, env);
+        await tasks.listening();
+      }
+
+      for (const player of players) {
+        const want = expected.get(player.id)!;
+        const progress = await eventually(async () => {
+          const response = await api<GamerTaskWithChildren[]>('GET', '/api/v1/achievements', { headers: player.auth });
+          const value = response.body[0]?.progress ?? -1;
+          return value >= want ? value : undefined;
+        }, 60_000, 200);
+        // exactly: more would mean an event counted twice across a kill
+        expect(progress).toBe(want);
+      }
+      const games = await api<GamerTaskWithChildren[]>('GET', '/api/v1/achievements', { headers: players[0]!.auth });
+      expect(games.body[0]!.gamesPlayed).toBe(EVENTS_PER_GAMER);
+    } finally {
+      tasks.child.kill('SIGKILL');
+      await nc.close();
+      await gateway.close();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,130 @@
+import { gameServerUser, natsInboxPrefix, natsNames } from '@gfts/contracts';
+import { connectNats } from '@gfts/platform';
+import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureStatsTopology } from '../../src/stats/stream.ts';
+
+/**
+ * The NATS users of deploy/compose (nats.conf and its generated nats-auth.conf, the same
+ * permissions as Kubernetes) against a real server: each credential can do its job and
+ * nothing the contracts do not give it. Its own container, because the shared one runs
+ * without users.
+ */
+const compose = (file: string) => fileURLToPath(new URL(`../../../../deploy/compose/${file}`, import.meta.url));
+// the example application of deploy/compose/nats-game-servers.txt
+const APP = '6f1c2a9e-0d4b-4c8e-9f3a-1b2c3d4e5f60';
+const OTHER_APP = '11111111-2222-4333-8444-555555555555';
+const passwords = {
+  NATS_TASKS_PASSWORD: 'test-tasks-password',
+  NATS_FRIENDSHIP_PASSWORD: 'test-friendship-password',
+  NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD: 'test-game-server-password',
+};
+const names = natsNames('gfts');
+const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Resolves with the server's permission error for `subject`, or rejects after `ms`. */
+function permissionError(nc: NatsConnection, subject: string, ms = 3_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no permissions violation for ${subject}`)), ms);
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === 'error' && String(status.error).includes(`"${subject}"`)) {
+          clearTimeout(timer);
+          resolve(String(status.error));
+          return;
+        }
+      }
+    })();
+  });
+}
+
+async function expectPublishDenied(nc: NatsConnection, subject: string): Promise<void> {
+  const denied = permissionError(nc, subject);
+  nc.publish(subject, '{}');
+  await nc.flush();
+  await expect(denied).resolves.toMatch(/Permissions Violation for Publish/i);
+}
+
+describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
+  let server: ConfiguredNats;
+  let url: string;
+  const open: NatsConnection[] = [];
+  const as = async (user: string, password: string) => {
+    const nc = await connect({ servers: url, user, pass: password, inboxPrefix: natsInboxPrefix(user) });
+    open.push(nc);
+    return nc;
+  };
+  const gameServer = () => as(gameServerUser(APP), passwords.NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD);
+
+  beforeAll(async () => {
+    server = await startConfiguredNats(
+      [
+        { source: compose('nats.conf'), name: 'nats.conf' },
+        { source: compose('nats-auth.conf'), name: 'nats-auth.conf' },
+      ],
+      passwords,
+    );
+    url = server.url;
+  });
+  afterAll(async () => {
+    await Promise.allSettled(open.map((nc) => nc.close()));
+    await server?.stop();
+  });
+
+  it('refuses a connection without credentials', async () => {
+    await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/authoriz/i);
+  });
+
+  it('lets tasks set up its stream and consumer, lets a game server publish its own stats, and tasks consume and ack them', async () => {
+    // the service's own connection code and setup, with its credential
+    const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: passwords.NATS_TASKS_PASSWORD });
+    open.push(tasks);
+    const jsm = await jetstreamManager(tasks);
+    await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
+    // a second run (another replica starting) takes the update path
+    await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
+
+    const eventId = randomUUID();
+    const ack = await jetstream(await gameServer()).publish(names.statsSubject(APP), JSON.stringify({ eventId }), { msgID: eventId });
+    expect(ack).toMatchObject({ stream: names.statsStream, duplicate: false });
+
+    const consumer = await jetstream(tasks).consumers.get(names.statsStream, names.statsConsumer);
+    expect((await consumer.info()).config.ack_policy).toBe(AckPolicy.Explicit);
+    const msg = await consumer.next({ expires: 5_000 });
+    expect(msg?.subject).toBe(names.statsSubject(APP));
+    expect(msg?.json<{ eventId: string }>().eventId).toBe(eventId);
+    // ackAck waits for the server's confirmation: the ack subject is allowed
+    await expect(msg!.ackAck()).resolves.toBe(true);
+
+    // the HTTP stats route and the dead-letter copy publish through JetStream too
+    await expect(jetstream(tasks).publish(names.statsSubject(OTHER_APP), '{}', { msgID: randomUUID() })).resolves.toMatchObject({ stream: names.statsStream });
+    await expect(jetstream(tasks).publish(names.statsDeadLetter, '{}')).resolves.toMatchObject({ stream: names.statsDeadLetterStream });
+  });
+
+  it('keeps a game server to its own stats subject', async () => {
+    const nc = await gameServer();
+    await expectPublishDenied(nc, names.statsSubject(OTHER_APP));
+    await expectPublishDenied(nc, names.taskCompleted);
+    await expectPublishDenied(nc, '$JS.API.STREAM.DELETE.GFTS_STATS');
+  });
+
+  it('keeps a game server out of the tasks service\'s inbox', async () => {
+    const nc = await gameServer();
+    const denied = permissionError(nc, `${natsInboxPrefix('tasks')}.>`);
+    nc.subscribe(`${natsInboxPrefix('tasks')}.>`);
+    await expect(denied).resolves.toMatch(/Permissions Violation for Subscription/i);
+  });
+
+  it('lets friendship publish its events but not task events', async () => {
+    const nc = await connectNats(url, 'friendship', log, { user: 'friendship', password: passwords.NATS_FRIENDSHIP_PASSWORD });
+    open.push(nc);
+    nc.publish(names.friendshipEvent('request-sent'), '{}');
+    await nc.flush();
+    await expectPublishDenied(nc, names.taskCompleted);
+    await expectPublishDenied(nc, names.statsSubject(APP));
+  });
+});
