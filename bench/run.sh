@@ -9,6 +9,9 @@
 #
 #   bench/run.sh --tasks-only [--label before]  # only the tasks pipeline (issue #10 item 6), ~6–8 min
 #
+#   BENCH_STACK_ROOT=/path/to/other/checkout bench/run.sh --tasks-only --label before
+#                             # this bench against the stack of another checkout (older code)
+#
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
 # --help lists them all.
 set -euo pipefail
@@ -41,7 +44,12 @@ writes bench/results/, stops the stack. See bench/README.md.
   BENCH_ONLY_TASKS=1   only the full run's tasks scenarios (ingest, ack-only, claims)
   --tasks-only         only the tasks pipeline (issue #10 item 6): sustained events/s, open-loop
                        rates with event->completion latency, the store's bulk-update ceiling;
-                       its own options follow:
+                       its own options follow the environment variables.
+
+  BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
+  BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git
+                       worktree of older code, for a before/after): its services and images,
+                       this checkout's bench; results name that checkout's commit
 
 HELP
       node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
@@ -55,6 +63,10 @@ if [ "$entry" != "$root/bench/src/main.ts" ]; then BENCH_ARGS_ONLY=1 node "$entr
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
 state="$root/.stack/state.json"
+# the checkout whose services run (default: this one); the bench is always this checkout's
+stack_root="$(cd "${BENCH_STACK_ROOT:-$root}" && pwd)"
+[ -x "$stack_root/scripts/stack.sh" ] || { echo "BENCH_STACK_ROOT=$stack_root has no scripts/stack.sh" >&2; exit 1; }
+export BENCH_STACK_ROOT="$stack_root"
 stack_pid=""
 
 stop_stack() {
@@ -83,8 +95,9 @@ else
   export STACK_NAME="${STACK_NAME:-gfts-bench}"
   export GATEWAY_PORT="${GATEWAY_PORT:-18080}" FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-18081}" TASKS_PORT="${TASKS_PORT:-18082}"
   mkdir -p "$root/.stack"
-  echo "==> bench: starting the stack (log: .stack/bench-stack.log)" >&2
-  scripts/stack.sh >"$root/.stack/bench-stack.log" 2>&1 &
+  echo "==> bench: starting the stack of $stack_root (log: .stack/bench-stack.log)" >&2
+  # its state file and service logs stay in this checkout's .stack/
+  STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
   stack_pid=$!
   for _ in $(seq 1 600); do
     if [ -f "$state" ] && curl -fsS "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).services.gateway.url' "$state")/readyz" >/dev/null 2>&1; then break; fi

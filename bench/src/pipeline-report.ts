@@ -157,7 +157,10 @@ export interface PipelineReport {
   startedAt: string;
   finishedAt: string;
   command: string;
+  /** the code the services ran (BENCH_STACK_ROOT's checkout when set) */
   git: { commit: string; branch: string; dirty: boolean };
+  /** the bench's own code, when the services ran another checkout */
+  benchGit?: { commit: string; branch: string; dirty: boolean };
   machine: { cpu: string; cores: number; memGb: number; node: string; kernel: string };
   load: { start: number[]; end: number[]; uptimeStart: string; uptimeEnd: string };
   stack: { engine: string; mongoImage: string; natsImage: string; db: string; settings: string[] };

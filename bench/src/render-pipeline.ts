@@ -66,7 +66,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   const o = r.options;
   p(`# Tasks pipeline benchmark ${r.date}${r.label ? ` — ${r.label}` : ''}${o.mode === 'quick' ? ' (quick mode)' : ''}`);
   p();
-  p(`Command: \`${r.command}\` — started ${r.startedAt}, took ${minutes.toFixed(1)} min. Code: \`${r.git.branch}\` at \`${r.git.commit.slice(0, 12)}\`${r.git.dirty ? ' (with uncommitted changes)' : ''}.`);
+  p(`Command: \`${r.command}\` — started ${r.startedAt}, took ${minutes.toFixed(1)} min. Code: \`${r.git.branch}\` at \`${r.git.commit.slice(0, 12)}\`${r.git.dirty ? ' (with uncommitted changes)' : ''}${r.benchGit ? `; the bench from \`${r.benchGit.branch}\` at \`${r.benchGit.commit.slice(0, 12)}\`${r.benchGit.dirty ? ' (with uncommitted changes)' : ''}` : ''}.`);
   p();
   p('## Machine, load and stack');
   p();

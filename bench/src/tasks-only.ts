@@ -17,8 +17,8 @@ import { gitInfo, pipelineOptions, runPipeline } from './tasks-pipeline.ts';
 
 export const TASKS_ONLY_HELP = `bench/run.sh --tasks-only [options]   (or: node bench/src/tasks-only.ts [options] against a running stack)
 
-The tasks pipeline under load, on its own: 10k gamers set up through the HTTP API (3 daily
-tasks, 1 weekly composite, 2 tracked achievements each), the store's bulk-update ceiling, a few
+The tasks pipeline under load, on its own: 10k gamers (3 daily tasks, 1 weekly composite,
+2 tracked achievements each), the store's bulk-update ceiling, a few
 single events, a sustained run (events published at once, timed until all are acknowledged)
 and open-loop rates published straight to JetStream, with event→completion latency.
 Writes bench/results/<date>-tasks[-quick][-<label>].md and .json. About 6–8 minutes in full
@@ -35,9 +35,9 @@ mode on this 2-core machine (less when the consumer is slow: every wait is cappe
   --gamers N             gamers (default 10000; quick 2000)
   --ceiling-s S          seconds of the store-ceiling loop (default 15; quick 5)
   --ceiling-batch N      statements per bulkWrite in the ceiling (default 256)
-  --setup direct|http    gamer tasks written straight to the database with the service's own
-                         functions (default; ~1 min) or through POST /tasks/assign (slow: ~15 calls/s
-                         on the current code, i.e. ~30 min for 10k gamers)
+  --setup direct|http    gamer tasks written straight to the database as documents the bench
+                         builds from the catalog API's answer (default; ~1 min), or through
+                         POST /tasks/assign and GET /achievements (slow: ~30k calls for 10k gamers)
   --collection NAME      the gamer-task collection the ceiling copies (default gamer_tasks)
   --state FILE           stack state (default .stack/state.json)
   --out DIR              results directory (default bench/results)
@@ -102,8 +102,10 @@ const uptime = () => {
   }
 };
 const startedAt = new Date();
-// the code the stack started from (run.sh started it just before)
-const git = gitInfo(root);
+// the code the stack started from (run.sh started it just before; BENCH_STACK_ROOT: another checkout's)
+const stackRoot = process.env.BENCH_STACK_ROOT ? resolve(process.env.BENCH_STACK_ROOT) : root;
+const git = gitInfo(stackRoot);
+const benchGit = stackRoot === root ? undefined : gitInfo(root);
 const loadStart = loadAverage();
 const uptimeStart = uptime();
 const state = readStackState(stateFile);
@@ -136,6 +138,7 @@ const report: PipelineReport = {
   finishedAt: finishedAt.toISOString(),
   command: `bench/run.sh ${argv.join(' ')}`.trim(),
   git,
+  ...(benchGit ? { benchGit } : {}),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), node: process.version, kernel: release() },
   load: { start: loadStart, end: loadAverage(), uptimeStart, uptimeEnd: uptime() },
   stack: {

@@ -1,9 +1,10 @@
 /**
  * The tasks pipeline under load (issue #10 item 6), run by `bench/run.sh --tasks-only`:
- *  - setup through the public HTTP API only: a catalog (admin), then per gamer an assign of
- *    3 daily tasks, an assign of 1 weekly composite and a read of its achievements (which
- *    starts tracking the 2 achievements), so nothing here depends on how the tasks service
- *    stores a gamer task;
+ *  - setup: a catalog through the admin API, then per gamer 3 daily tasks, 1 weekly
+ *    composite and the 2 tracked achievements, either written straight to the database as
+ *    documents the bench builds from the catalog API's answer (`--setup direct`, the default;
+ *    datagen/tasks-direct.ts, checked through the gateway) or through the public API (`--setup
+ *    http`: assigns and a read of the achievements, which starts tracking them);
  *  - the store's ceiling: a bare driver loop of bulkWrite($inc by _id) on a copy of the
  *    gamer tasks, same store, same indexes;
  *  - a few single events on an idle consumer;
@@ -15,7 +16,7 @@
  * eventId); completions come from `<prefix>.task.completed`, matched by eventId.
  */
 import { execFileSync } from 'node:child_process';
-import { natsNames, type TaskCompletedEvent } from '@gfts/contracts';
+import { natsNames, type ApplicationTask, type TaskCompletedEvent } from '@gfts/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { MongoClient, type AnyBulkWriteOperation, type Document } from 'mongodb';
@@ -106,12 +107,14 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const r = await call('POST', `${gw}/api/v1/${app}/tasks`, admin, input);
     if (r.status !== 201) throw new Error(`catalog create failed: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
   }
-  const views: CatalogTaskView[] = [];
+  // the top-level entries, as the catalog API lists them (tasks, then achievements)
+  const entries: ApplicationTask[] = [];
   for (const q of ['', '?isAchievement=true']) {
     const r = await call('GET', `${gw}/api/v1/${app}/tasks${q}`, admin);
     if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`catalog read failed: ${r.status}`);
-    for (const e of r.body as (CatalogTaskView & { parentTaskId: string | null })[]) if (e.parentTaskId === null && !views.some((v) => v.id === e.id)) views.push(e);
+    for (const e of r.body as ApplicationTask[]) if (e.parentTaskId === null && !entries.some((v) => v.id === e.id)) entries.push(e);
   }
+  const views: CatalogTaskView[] = entries;
   const model = new MixModel(views);
   const achievements = views.filter((v) => v.isAchievement);
   progress.log(`tasks: application ${app}, catalog of ${views.length} entries (${achievements.length} achievements)`);
@@ -155,6 +158,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       const written = await writeGamerTasks(mongo.db(), {
         collection: ctx.gamerTasksCollection,
         applicationId: app,
+        catalog: entries,
         gamerIds: Array.from({ length: o.gamers }, (_, g) => gamer(g).id),
         seed: o.seed,
         onProgress: (done, n) => progress.report(done / o.gamers, `gamers ${done}/${o.gamers}, ${n} documents`),
@@ -241,15 +245,22 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const info = await jsm.consumers.info(names.statsStream, names.statsConsumer);
     return { pending: info.num_pending, ackPending: info.num_ack_pending, total: info.num_pending + info.num_ack_pending };
   };
-  const counter = async (): Promise<{ handled: number; failed: number }> => {
+  /**
+   * The service's counter of handled events: processed and duplicate ones. `failed` ones are
+   * counted apart, and `stale` ones (newer code: handed back to be applied again on newer
+   * state, so they count again when they are) are left out.
+   */
+  const counter = async (): Promise<{ handled: number; failed: number; stale: number }> => {
     const r = await fetch(`${state.services.tasks.url}/metrics`, { signal: AbortSignal.timeout(10_000) }).then((x) => x.text()).catch(() => '');
     let handled = Number.NaN;
     let failedN = 0;
+    let staleN = 0;
     for (const m of r.matchAll(/^gfts_stats_events_processed_total\{[^}]*outcome="([a-z]+)"[^}]*\} (\d+(?:\.\d+)?(?:e\+\d+)?)/gm)) {
       if (m[1] === 'failed') failedN += Number(m[2]);
+      else if (m[1] === 'stale') staleN += Number(m[2]);
       else handled = (Number.isNaN(handled) ? 0 : handled) + Number(m[2]);
     }
-    return { handled, failed: failedN };
+    return { handled, failed: failedN, stale: staleN };
   };
   /**
    * Waits until the consumer holds none of the bench's events: nothing in the stream and the
@@ -438,6 +449,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     if (b.total > 0) await quiesce(30_000, true);
     await sleep(500); // the last completions
     const c1 = await counter();
+    if (c1.stale > c0.stale) notes.push(`sustained: ${c1.stale - c0.stale} attempts found the gamer's tasks moved meanwhile (outcome "stale") and were redelivered`);
     const handled = finalProcessed(pub.accepted, processed, c1.handled - c0.handled);
     const effect = applyModel(sustainedPlan, handled);
     sustained = {
@@ -507,6 +519,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     if (b.total > 0) await quiesce(30_000, true);
     await sleep(500);
     const c1 = await counter();
+    if (c1.stale > c0.stale) notes.push(`${rate}/s: ${c1.stale - c0.stale} attempts found the gamer's tasks moved meanwhile (outcome "stale") and were redelivered`);
     const handled = finalProcessed(pub.accepted, pub.accepted - b.total, c1.handled - c0.handled);
     const effect = applyModel(events, handled);
     const p: RatePhase = {
