@@ -18,6 +18,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# images named by the caller are kept; those provisioning picks follow this checkout's recipes
+user_mongo_image="${MONGO_IMAGE:-}" user_nats_image="${NATS_IMAGE:-}"
 # shellcheck source=../scripts/provision.sh
 . scripts/provision.sh
 gfts_provision
@@ -49,7 +51,8 @@ writes bench/results/, stops the stack. See bench/README.md.
   BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
   BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git
                        worktree of older code, for a before/after): its services and images,
-                       this checkout's bench; results name that checkout's commit
+                       this checkout's bench; results name that checkout's commit (MONGO_IMAGE/
+                       NATS_IMAGE set in the environment are used as they are: unset them)
 
 HELP
       node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
@@ -67,16 +70,31 @@ state="$root/.stack/state.json"
 stack_root="$(cd "${BENCH_STACK_ROOT:-$root}" && pwd)"
 [ -x "$stack_root/scripts/stack.sh" ] || { echo "BENCH_STACK_ROOT=$stack_root has no scripts/stack.sh" >&2; exit 1; }
 export BENCH_STACK_ROOT="$stack_root"
+if [ "$stack_root" != "$root" ]; then
+  # that checkout's stack.sh provisions the images of its own recipes (its store patches)
+  [ -n "$user_mongo_image" ] || unset MONGO_IMAGE
+  [ -n "$user_nats_image" ] || unset NATS_IMAGE
+fi
 stack_pid=""
 
+bench_pid=""
+# Once only: a second TERM would cut scripts/stack.sh's own cleanup short and leave its
+# containers. The bench runs in the background so that a signal reaches this trap at once.
 stop_stack() {
+  trap - EXIT INT TERM
+  if [ -n "$bench_pid" ] && kill -0 "$bench_pid" 2>/dev/null; then
+    kill -TERM "$bench_pid" 2>/dev/null || true
+    wait "$bench_pid" 2>/dev/null || true
+  fi
   if [ -n "$stack_pid" ] && kill -0 "$stack_pid" 2>/dev/null; then
     echo "==> bench: stopping the stack it started" >&2
     kill -TERM "$stack_pid" 2>/dev/null || true
     wait "$stack_pid" 2>/dev/null || true
   fi
 }
-trap stop_stack EXIT INT TERM
+trap stop_stack EXIT
+trap 'stop_stack; exit 130' INT
+trap 'stop_stack; exit 143' TERM
 
 if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
   [ -f "$state" ] || { echo "BENCH_USE_RUNNING=1 but $state is missing: start scripts/stack.sh first" >&2; exit 1; }
@@ -108,4 +126,9 @@ else
 fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
-node "$entry" "$@"
+node "$entry" "$@" &
+bench_pid=$!
+rc=0
+wait "$bench_pid" || rc=$?
+bench_pid=""
+exit "$rc"

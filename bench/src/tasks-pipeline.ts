@@ -60,6 +60,8 @@ export function pipelineOptions(mode: 'quick' | 'full', overrides: Partial<Pipel
   };
 }
 
+/** the ceiling's small-command variant (see storeCeiling) */
+const SMALL_CEILING_BATCH = 32;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const text = new TextDecoder();
 
@@ -648,7 +650,10 @@ async function storeCeiling(
     const usage = usageOf(u.sampler, u.machine, u.load);
     // what bounds it: one statement per command (round trips), and two commands at once (the collection lock)
     const variants: CeilingResult['variants'] = [];
-    for (const [size, concurrency] of [[1, 1], [o.ceilingBatch, 2]] as const) {
+    // 32 statements at a time: what a store that cannot take large update commands gets
+    // (the image before the rework hangs on one of 100 statements or more, so its run uses 32)
+    const shapes: [number, number][] = [[1, 1], ...(o.ceilingBatch > SMALL_CEILING_BATCH ? [[SMALL_CEILING_BATCH, 1] as [number, number]] : []), [o.ceilingBatch, 2]];
+    for (const [size, concurrency] of shapes) {
       const vu = samplers();
       const v = await measure(size, concurrency, Math.min(4, o.ceilingS));
       const vUsage = usageOf(vu.sampler, vu.machine, vu.load);
