@@ -7,28 +7,97 @@
 #   bench/run.sh --quick      # smaller data and shorter runs, for iteration
 #   BENCH_USE_RUNNING=1 bench/run.sh --quick    # use a stack already started by scripts/stack.sh
 #
+#   bench/run.sh --tasks-only [--label before]  # only the tasks pipeline (issue #10 item 6), ~6–8 min
+#
+#   BENCH_STACK_ROOT=/path/to/other/checkout bench/run.sh --tasks-only --label before
+#                             # this bench against the stack of another checkout (older code)
+#
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
 # --suggestions runs only the friend-suggestion scenario (bench/src/suggestions.ts).
+# --help lists them all.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+
+# images named by the caller are kept; those provisioning picks follow this checkout's recipes
+user_mongo_image="${MONGO_IMAGE:-}" user_nats_image="${NATS_IMAGE:-}"
 # shellcheck source=../scripts/provision.sh
 . scripts/provision.sh
 gfts_provision
 
+entry="$root/bench/src/main.ts"
+for a in "$@"; do
+  case "$a" in
+    --tasks-only) entry="$root/bench/src/tasks-only.ts" ;;
+    --suggestions) entry="$root/bench/src/suggestions.ts" ;;
+  esac
+done
+for a in "$@"; do
+  case "$a" in
+    --help | -h)
+      cat <<'HELP'
+bench/run.sh [options]: provisions the machine, starts its own stack (scripts/stack.sh with
+STACK_NAME=gfts-bench on ports 18080-18083, unless BENCH_USE_RUNNING=1), runs the bench,
+writes bench/results/, stops the stack. See bench/README.md.
+
+  (no option)          full run: friendship data and scenarios, profile, tasks (~22 min)
+  --quick              smaller data and shorter runs
+  --skip-profile       no CPU profile phase            (BENCH_SKIP_PROFILE=1)
+  --skip-tasks         no tasks scenarios              (BENCH_SKIP_TASKS=1)
+  --profile-only LABEL only the gateway-cost scenarios and the profile -> profile-LABEL.json
+  BENCH_ONLY_TASKS=1   only the full run's tasks scenarios (ingest, ack-only, claims)
+  --suggestions        only the friend-suggestion scenario (bench/src/suggestions.ts)
+  --tasks-only         only the tasks pipeline (issue #10 item 6): sustained events/s, open-loop
+                       rates with event->completion latency, the store's bulk-update ceiling;
+                       its own options follow the environment variables.
+
+  BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
+  BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git
+                       worktree of older code, for a before/after): its services and images,
+                       this checkout's bench; results name that checkout's commit (MONGO_IMAGE/
+                       NATS_IMAGE set in the environment are used as they are: unset them)
+
+HELP
+      node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      exit 0
+      ;;
+  esac
+done
+# a mistyped option fails now, not after the stack has started
+if [ "$entry" = "$root/bench/src/tasks-only.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
 state="$root/.stack/state.json"
+# the checkout whose services run (default: this one); the bench is always this checkout's
+stack_root="$(cd "${BENCH_STACK_ROOT:-$root}" && pwd)"
+[ -x "$stack_root/scripts/stack.sh" ] || { echo "BENCH_STACK_ROOT=$stack_root has no scripts/stack.sh" >&2; exit 1; }
+export BENCH_STACK_ROOT="$stack_root"
+if [ "$stack_root" != "$root" ]; then
+  # that checkout's stack.sh provisions the images of its own recipes (its store patches)
+  [ -n "$user_mongo_image" ] || unset MONGO_IMAGE
+  [ -n "$user_nats_image" ] || unset NATS_IMAGE
+fi
 stack_pid=""
 
+bench_pid=""
+# Once only: a second TERM would cut scripts/stack.sh's own cleanup short and leave its
+# containers. The bench runs in the background so that a signal reaches this trap at once.
 stop_stack() {
+  trap - EXIT INT TERM
+  if [ -n "$bench_pid" ] && kill -0 "$bench_pid" 2>/dev/null; then
+    kill -TERM "$bench_pid" 2>/dev/null || true
+    wait "$bench_pid" 2>/dev/null || true
+  fi
   if [ -n "$stack_pid" ] && kill -0 "$stack_pid" 2>/dev/null; then
     echo "==> bench: stopping the stack it started" >&2
     kill -TERM "$stack_pid" 2>/dev/null || true
     wait "$stack_pid" 2>/dev/null || true
   fi
 }
-trap stop_stack EXIT INT TERM
+trap stop_stack EXIT
+trap 'stop_stack; exit 130' INT
+trap 'stop_stack; exit 143' TERM
 
 if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
   [ -f "$state" ] || { echo "BENCH_USE_RUNNING=1 but $state is missing: start scripts/stack.sh first" >&2; exit 1; }
@@ -43,11 +112,13 @@ else
   # On FerretDB/SQLite a friend list over 1M relations takes far longer than the gateway's
   # 10 s upstream timeout: raise it so the bench measures the latency instead of 504s.
   export UPSTREAM_TIMEOUT_MS="${UPSTREAM_TIMEOUT_MS:-900000}"
-  # own container names, so a developer's scripts/stack.sh containers are never replaced
+  # own container names and ports, so a developer's scripts/stack.sh is never replaced or blocked
   export STACK_NAME="${STACK_NAME:-gfts-bench}"
+  export GATEWAY_PORT="${GATEWAY_PORT:-18080}" FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-18081}" TASKS_PORT="${TASKS_PORT:-18082}" NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-18083}"
   mkdir -p "$root/.stack"
-  echo "==> bench: starting the stack (log: .stack/bench-stack.log)" >&2
-  scripts/stack.sh >"$root/.stack/bench-stack.log" 2>&1 &
+  echo "==> bench: starting the stack of $stack_root (log: .stack/bench-stack.log)" >&2
+  # its state file and service logs stay in this checkout's .stack/
+  STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
   stack_pid=$!
   for _ in $(seq 1 600); do
     if [ -f "$state" ] && curl -fsS "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).services.gateway.url' "$state")/readyz" >/dev/null 2>&1; then break; fi
@@ -58,10 +129,11 @@ else
 fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
-if [[ " $* " == *" --suggestions "* ]]; then
-  args=()
-  for a in "$@"; do [ "$a" = --suggestions ] || args+=("$a"); done
-  node "$root/bench/src/suggestions.ts" "${args[@]}"
-else
-  node "$root/bench/src/main.ts" "$@"
-fi
+args=()
+for a in "$@"; do [ "$a" = --suggestions ] || args+=("$a"); done
+node "$entry" "${args[@]}" &
+bench_pid=$!
+rc=0
+wait "$bench_pid" || rc=$?
+bench_pid=""
+exit "$rc"

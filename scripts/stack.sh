@@ -48,9 +48,9 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 
-for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT"; do
+for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT" "$NOTIFICATIONS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT" >&2
+    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT/NOTIFICATIONS_PORT" >&2
     exit 1
   fi
 done

@@ -102,3 +102,36 @@ export function loadAverage(): [number, number, number] {
     return [Number.NaN, Number.NaN, Number.NaN];
   }
 }
+
+/** Busy and total clock ticks of the whole machine from the first line of /proc/stat. */
+export function parseMachineTicks(stat: string): { busy: number; total: number } {
+  const line = stat.split('\n', 1)[0] ?? '';
+  const f = line.trim().split(/\s+/).slice(1, 9).map(Number); // user nice system idle iowait irq softirq steal
+  const total = f.reduce((s, v) => s + (Number.isFinite(v) ? v : 0), 0);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** Percent of one core the whole machine was busy since `since` (200 = both cores of a 2-core machine). */
+export class MachineCpu {
+  private readonly startTicks: { busy: number; total: number } | undefined;
+  private readonly started = performance.now();
+
+  constructor() {
+    this.startTicks = MachineCpu.read();
+  }
+
+  private static read(): { busy: number; total: number } | undefined {
+    try {
+      return parseMachineTicks(readFileSync('/proc/stat', 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  stop(): number {
+    const end = MachineCpu.read();
+    if (!this.startTicks || !end) return Number.NaN;
+    return cpuPercent(end.busy - this.startTicks.busy, CLOCK_TICKS, performance.now() - this.started);
+  }
+}

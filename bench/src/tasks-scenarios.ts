@@ -1,13 +1,9 @@
-import { natsNames, type StatEvent, type TaskCompletedEvent } from '@gfts/contracts';
+import { natsNames, type ApplicationTask, type StatEvent, type TaskCompletedEvent } from '@gfts/contracts';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { MongoClient } from 'mongodb';
-import { uuidv7 } from '../../libs/platform/src/ids.ts';
-import { expiryFor } from '../../services/tasks/src/domain/expiry.ts';
-import { gamerTaskTree } from '../../services/tasks/src/domain/gamer-task.ts';
-import type { CatalogEntry, GamerTaskRecord } from '../../services/tasks/src/domain/model.ts';
-import { fromDoc, toDoc, type CatalogDoc, type GamerTaskDoc } from '../../services/tasks/src/repository/store.ts';
 import { gamerName, seededUuid } from './datagen/ids.ts';
+import { expiryOf, gamerTaskDocs, seededUuidV7, type GamerTaskDocument } from './datagen/tasks-direct.ts';
 import type { Ctx } from './friendship-scenarios.ts';
 import type { ScenarioResult } from './load.ts';
 import { UsageSampler } from './procstat.ts';
@@ -16,8 +12,8 @@ import { checkAim, ratio, summarize, type AimCheck } from './stats.ts';
 
 /*
  * Tasks scenarios: a realistic catalog created through the admin API, 10k gamers with
- * assigned tasks (written with the tasks service's own domain code: gamerTaskTree,
- * expiryFor, toDoc), then
+ * assigned tasks (documents built by the bench from the catalog API's answer and written
+ * straight to the tasks database: datagen/tasks-direct.ts), then
  *  - stat events through POST /api/v1/stats and straight to NATS, with event→completion
  *    latency from gfts.task.completed matched by eventId;
  *  - the consumer's events per second next to a bench-side ack-only consumer on the same
@@ -95,19 +91,21 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
       if (r.status !== 201) return { ...result, skipped: `catalog create failed: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}` };
     }
   }
+  const listed = await call('GET', `${gw}/api/v1/${app}/tasks`, admin);
+  if (listed.status !== 200 || !Array.isArray(listed.body)) return { ...result, skipped: `catalog read failed: ${listed.status}` };
+  const catalogDocs = (listed.body as ApplicationTask[]).filter((e) => e.parentTaskId === null);
   const mongo = new MongoClient(state.services.tasks.mongoUrl);
   await mongo.connect();
   const db = mongo.db();
-  const catalogDocs = (await db.collection<CatalogDoc>('catalog_tasks').find({ applicationId: app }).toArray()).map((d) => fromDoc<CatalogEntry>(d));
   result.catalog = { entries: catalogDocs.length, tasksWithChildren: catalogDocs.reduce((s, e) => s + 1 + e.children.length, 0) };
   progress.log(`tasks: catalog of ${catalogDocs.length} entries`);
 
   // ---- gamer tasks for cfg.tasks.gamers gamers: 3 daily + 2 weekly + 1 monthly each; the
   // first `claims` gamers' first daily task is already completed (for the claim scenario)
-  const gamerTasks = db.collection<GamerTaskDoc>('gamer_tasks');
+  const gamerTasks = db.collection<GamerTaskDocument>('gamer_tasks');
   // this application's assigned tasks (not achievements, which events create): already there on a rerun?
   const already = (await gamerTasks.findOne({ applicationId: app, isAchievement: false }, { projection: { _id: 1 } })) ? 1 : 0;
-  const perFamily: Record<string, CatalogEntry[]> = {};
+  const perFamily: Record<string, ApplicationTask[]> = {};
   for (const e of catalogDocs) if (!e.isAchievement) (perFamily[e.family] ??= []).push(e);
   const now = new Date();
   const claimable: { gamer: Gamer; gamerTaskId: string }[] = [];
@@ -115,17 +113,18 @@ export async function runTasks(ctx: Ctx, o: TasksOptions): Promise<Record<string
   const t0 = performance.now();
   let inserted = 0;
   if (already === 0) {
-    let batch: GamerTaskDoc[] = [];
+    let batch: GamerTaskDocument[] = [];
+    let n = 0;
     for (let g = 0; g < cfg.tasks.gamers; g++) {
       const who = gamer(g);
       const picks = [...pick(perFamily.daily ?? [], 3, g), ...pick(perFamily.weekly ?? [], 2, g), ...pick(perFamily.monthly ?? [], 1, g)];
       picks.forEach((entry, k) => {
-        const tree = gamerTaskTree(entry, { applicationId: app, gamerId: who.id, now, expiredAt: expiryFor(entry.family, now), newId: () => uuidv7() });
-        const parent: GamerTaskRecord = tree.parent;
-        if (k === 0 && g < cfg.tasks.claims && tree.children.length === 0) {
+        const docs = gamerTaskDocs(entry, { applicationId: app, gamerId: who.id, now, expiredAt: expiryOf(entry.family, now), idFor: () => seededUuidV7(now, `${app}:tasks`, n++) });
+        const parent = docs[0]!;
+        if (k === 0 && g < cfg.tasks.claims && docs.length === 1) {
           Object.assign(parent, { progress: parent.targetValue, games: 1, completed: true, completedAt: now, completedByEventId: 'bench-seed' });
         }
-        for (const r of [parent, ...tree.children]) batch.push(toDoc(r) as GamerTaskDoc);
+        batch.push(...docs);
       });
       if (batch.length >= 1000) {
         await gamerTasks.insertMany(batch, { ordered: false });

@@ -1,0 +1,236 @@
+/**
+ * What a tasks-pipeline run (bench/run.sh --tasks-only) records, and the pure arithmetic
+ * that turns its raw counts into the figures the page shows. No I/O here.
+ */
+import type { ProcessUsage } from './procstat.ts';
+import type { AimCheck, LatencySummary } from './stats.ts';
+
+export interface PipelineOptions {
+  mode: 'quick' | 'full';
+  gamers: number;
+  /** open-loop offered rates, events/s */
+  rates: number[];
+  /** how long each rate is offered */
+  phaseS: number;
+  /** how long, after offering, the bench waits for the consumer to catch up before purging what is left */
+  drainCapS: number;
+  /** events published as fast as possible for the sustained figure */
+  sustainedEvents: number;
+  /** longest wait for the sustained events to be processed */
+  sustainedCapS: number;
+  /** events sent one at a time on an idle consumer */
+  singles: number;
+  ceilingS: number;
+  ceilingBatch: number;
+  /** documents copied into the ceiling's collection */
+  ceilingDocs: number;
+  /** how gamer tasks are created: straight into the database with the service's functions, or through the HTTP API */
+  setup: 'direct' | 'http';
+  /** concurrent gamers during an HTTP setup (3 calls each) */
+  setupConcurrency: number;
+  /** most publishes awaiting their JetStream ack */
+  maxInflight: number;
+  seed: number;
+}
+
+export interface TimelinePoint {
+  /** seconds since the phase started */
+  t: number;
+  published: number;
+  /** events in the stream not acknowledged by the tasks consumer (num_pending + num_ack_pending) */
+  backlog: number;
+  /** events of the phase the consumer has acknowledged: accepted by JetStream so far − backlog */
+  processed: number;
+}
+
+export interface PhaseUsage {
+  processes: Record<string, ProcessUsage>;
+  /** the whole machine's busy CPU, percent of one core */
+  machinePercent: number;
+  /** machine busy CPU not accounted to the sampled processes: other engineers' work, the kernel, podman */
+  otherPercent: number;
+  load: { start: number[]; end: number[] };
+}
+
+export interface RatePhase {
+  offeredRate: number;
+  durationS: number;
+  /** events the bench meant to publish (rate × duration) */
+  offered: number;
+  /** JetStream acknowledged (stored) */
+  accepted: number;
+  publishErrors: number;
+  /** seconds the publishing took (≥ durationS when NATS or the bench fell behind) */
+  sendS: number;
+  acceptedRate: number;
+  /** events the consumer acknowledged by the end of the offering window */
+  processedInWindow: number;
+  /** processedInWindow / sendS */
+  processedRateInWindow: number;
+  backlogAtWindowEnd: number;
+  /** age of the oldest event still queued at the end of the window: a lower bound on its latency */
+  queueAgeAtWindowEndMs: number;
+  /** seconds after the window until the backlog was 0, or the cap */
+  drainS: number;
+  drained: boolean;
+  /** events still queued at the cap, then purged from the stream */
+  backlogAtEnd: number;
+  /** events never processed: purged before the consumer took them (the ones it held still finished) */
+  unprocessed: number;
+  /** the service's own gfts_stats_events_processed_total (processed + duplicate) over the phase; NaN if the metric is gone */
+  serviceCounter: number;
+  failedAttempts: number;
+  /** event→completion, first completion per event, events processed within the phase */
+  latency: LatencySummary;
+  completionsSeen: number;
+  /** completions the model expects from the events the consumer processed */
+  completionsExpected: number;
+  usage: PhaseUsage;
+  timeline: TimelinePoint[];
+}
+
+export interface SustainedResult {
+  events: number;
+  /** seconds to publish them all */
+  publishS: number;
+  processed: number;
+  /** seconds from the first publish to the last acknowledgement (or the cap) */
+  processS: number;
+  eventsPerSecond: number;
+  drained: boolean;
+  backlogAtEnd: number;
+  unprocessed: number;
+  serviceCounter: number;
+  failedAttempts: number;
+  /** gamer-task writes per processed event, from the model (each task an event moves, plus composite parents) */
+  updatesPerEvent: number;
+  completionsPerEvent: number;
+  completionsSeen: number;
+  completionsExpected: number;
+  latency: LatencySummary;
+  usage: PhaseUsage;
+  timeline: TimelinePoint[];
+}
+
+export interface CeilingResult {
+  collection: string;
+  copiedDocs: number;
+  indexes: string[];
+  batch: number;
+  batches: number;
+  statements: number;
+  matched: number;
+  modified: number;
+  seconds: number;
+  statementsPerSecond: number;
+  docsUpdatedPerSecond: number;
+  batchLatency: LatencySummary;
+  writeErrors: number;
+  usage: PhaseUsage;
+  /**
+   * What bounds the figure: the same loop with one statement per command, with two commands
+   * at once, and on minimal documents ({_id, progress}, no secondary index)
+   */
+  variants: { batch: number; concurrency: number; documents: 'copy' | 'minimal'; statementsPerSecond: number; batchLatency: LatencySummary; storeCpuPercent: number }[];
+}
+
+export interface SetupResult {
+  app: string;
+  method: 'direct' | 'http';
+  /** documents written straight to the database (direct setup) */
+  documents: number;
+  catalogEntries: number;
+  gamers: number;
+  httpCalls: number;
+  errors: number;
+  ms: number;
+  callsPerSecond: number;
+  /** top-level gamer tasks the model holds per gamer, by kind */
+  perGamer: { daily: number; weekly: number; achievements: number; gamerTasks: number };
+  firstErrors: string[];
+}
+
+export interface PipelineReport {
+  kind: 'tasks-pipeline';
+  label: string;
+  date: string;
+  startedAt: string;
+  finishedAt: string;
+  command: string;
+  /** the code the services ran (BENCH_STACK_ROOT's checkout when set) */
+  git: { commit: string; branch: string; dirty: boolean };
+  /** the bench's own code, when the services ran another checkout */
+  benchGit?: { commit: string; branch: string; dirty: boolean };
+  machine: { cpu: string; cores: number; memGb: number; node: string; kernel: string };
+  load: { start: number[]; end: number[]; uptimeStart: string; uptimeEnd: string };
+  stack: { engine: string; mongoImage: string; natsImage: string; db: string; settings: string[] };
+  options: PipelineOptions;
+  setup: SetupResult;
+  ceiling?: CeilingResult;
+  singles: LatencySummary;
+  sustained?: SustainedResult;
+  rates: RatePhase[];
+  knee: string;
+  checks: AimCheck[];
+  notes: string[];
+}
+
+/** a/b with NaN for missing or zero b */
+const div = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : Number.NaN);
+
+/** A rate kept up when the consumer processed ≥ 95 % of what was accepted within the window and the queue was under a second old. */
+export function keptUp(p: Pick<RatePhase, 'accepted' | 'processedInWindow' | 'queueAgeAtWindowEndMs'>): boolean {
+  return p.accepted > 0 && p.processedInWindow >= 0.95 * p.accepted && !(p.queueAgeAtWindowEndMs > 1000);
+}
+
+/** Where throughput stops following the offered rate, in words, from the rate phases. */
+export function describeKnee(phases: readonly Pick<RatePhase, 'offeredRate' | 'accepted' | 'processedInWindow' | 'processedRateInWindow' | 'queueAgeAtWindowEndMs' | 'latency'>[], sustainedRate: number): string {
+  if (phases.length === 0) return 'no rate phases ran';
+  const sorted = [...phases].sort((a, b) => a.offeredRate - b.offeredRate);
+  const ok = sorted.filter((p) => keptUp(p));
+  const notOk = sorted.filter((p) => !keptUp(p));
+  const best = Math.max(...sorted.map((p) => p.processedRateInWindow).filter(Number.isFinite), 0);
+  const sus = Number.isFinite(sustainedRate) ? `; the sustained run processed ${Math.round(sustainedRate)} events/s` : '';
+  if (notOk.length === 0) return `the consumer kept up at every offered rate (up to ${sorted[sorted.length - 1]!.offeredRate} events/s): the knee is above it${sus}`;
+  if (ok.length === 0)
+    return `the consumer kept up with none of the offered rates (it processed at most ${Math.round(best)} events/s in a window): the knee is below ${sorted[0]!.offeredRate} events/s${sus}`;
+  const lastOk = ok[ok.length - 1]!;
+  const firstBad = notOk.find((p) => p.offeredRate > lastOk.offeredRate) ?? notOk[0]!;
+  return `kept up at ${ok.map((p) => p.offeredRate).join(', ')} events/s, not at ${notOk.map((p) => p.offeredRate).join(', ')}: the knee lies between ${lastOk.offeredRate} and ${firstBad.offeredRate} events/s offered (at ${firstBad.offeredRate}/s it processed ${Math.round(firstBad.processedRateInWindow)} events/s and the queue was ${(firstBad.queueAgeAtWindowEndMs / 1000).toFixed(1)} s old at the end of the window)${sus}`;
+}
+
+/** The figures a reader needs to judge p99: events never processed within the cap make the p99 of all events at least the cap. */
+export function p99OfAllEvents(p: Pick<RatePhase, 'accepted' | 'unprocessed' | 'latency'>, capMs: number): { value: number; lowerBound: boolean; detail: string } {
+  const unprocessed = div(p.unprocessed, p.accepted);
+  if (Number.isFinite(unprocessed) && unprocessed > 0.01) {
+    return { value: Math.max(capMs, Number.isFinite(p.latency.p99) ? p.latency.p99 : 0), lowerBound: true, detail: `${p.unprocessed} of ${p.accepted} events (${(unprocessed * 100).toFixed(1)} %) were not processed within the ${capMs / 1000} s after the window: p99 ≥ ${capMs / 1000} s` };
+  }
+  if (p.latency.n === 0) return { value: Number.NaN, lowerBound: false, detail: 'no completion observed' };
+  return { value: p.latency.p99, lowerBound: false, detail: `${p.latency.n} completing events` };
+}
+
+/**
+ * Where the consumer stood still with work queued: spans between timeline samples in which
+ * nothing was acknowledged while the backlog was not empty, adjacent spans merged. The
+ * longest such stall and their total, in seconds.
+ */
+export function stalls(timeline: readonly TimelinePoint[]): { longestS: number; totalS: number; count: number } {
+  let longest = 0;
+  let total = 0;
+  let count = 0;
+  let current = 0;
+  for (let i = 1; i < timeline.length; i++) {
+    const a = timeline[i - 1]!;
+    const b = timeline[i]!;
+    const still = a.backlog > 0 && b.backlog > 0 && b.processed - a.processed <= 0;
+    if (still) {
+      if (current === 0) count++;
+      current += b.t - a.t;
+      total += b.t - a.t;
+      longest = Math.max(longest, current);
+    } else current = 0;
+  }
+  return { longestS: longest, totalS: total, count };
+}
+
+export { div as ratioOf };
