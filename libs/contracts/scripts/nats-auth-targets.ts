@@ -10,8 +10,7 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
  */
 export const natsAuthTargets = [
   { dir: 'deploy/compose', prefix: 'gfts' },
-  { dir: 'deploy/k8s/overlays/dev', prefix: 'gfts' },
-  { dir: 'deploy/k8s/overlays/prod', prefix: 'gfts' },
+  { dir: 'deploy/helm/gfts/files', prefix: 'gfts' },
 ] as const;
 
 export const authFile = (dir: string) => `${repo}${dir}/nats-auth.conf`;
