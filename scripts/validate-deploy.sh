@@ -20,8 +20,9 @@
 #        nats-server     go install, the version scripts/provision.sh uses
 #   2. helm lint --strict of the chart with its default (trial) values and with
 #      values-production.yaml
-#   3. helm template: default values ("dev"), values-production.yaml ("prod"), and a
-#      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB)
+#   3. helm template: default values ("dev"), values-production.yaml ("prod"), a
+#      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), and one with a service
+#      added by a values entry alone (it must get every object the others have)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
@@ -158,6 +159,8 @@ renderings=(
   "dev="
   "prod=-f $CHART/values-production.yaml"
   "minimal=--set networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
+  # A service added by a values entry alone (the chart has no per-service template).
+  "added-service=--set services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
 )
 for item in "${renderings[@]}"; do
   name="${item%%=*}"
@@ -166,6 +169,19 @@ for item in "${renderings[@]}"; do
   if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >"$out" 2>"$WORK/$name.err"; then
     rendered+=("$name=$out")
     ok "$name: $(grep -c '^kind:' "$out") objects"
+    if [ "$name" = added-service ]; then
+      if "$PY" -c '
+import sys, yaml
+want = {"ServiceAccount", "ConfigMap", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Secret", "StatefulSet"}
+have = {d["kind"] for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["metadata"].get("labels", {}).get("app.kubernetes.io/name") in ("sample", "sample-db")}
+sys.exit(f"missing for the added service: {sorted(want - have)}" if want - have else 0)
+' "$out"; then
+        ok "a values entry alone gives a service all its objects"
+      else
+        bad "an added service lacks objects"
+        record_failure "added service"
+      fi
+    fi
   else
     sed 's/^/    /' "$WORK/$name.err"
     bad "helm template ($name) fails"
