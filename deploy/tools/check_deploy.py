@@ -180,10 +180,19 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
     block = _object_literal(source, m.end())
     settings = _properties(block)
     platform = (repo / "libs" / "platform" / "src" / "config.ts").read_text()
-    for shared in re.findall(r"\.\.\.(\w+Config)\b", block):
+    # shared groups, and the groups they spread in turn
+    spreads = re.findall(r"\.\.\.(\w+Config)\b", block)
+    seen: set[str] = set()
+    while spreads:
+        shared = spreads.pop()
+        if shared in seen:
+            continue
+        seen.add(shared)
         sm = re.search(rf"export const {shared}\s*=\s*", platform)
         if sm:
-            settings.update(_properties(_object_literal(platform, sm.end())))
+            group = _object_literal(platform, sm.end())
+            settings.update(_properties(group))
+            spreads.extend(re.findall(r"\.\.\.(\w+Config)\b", group))
         else:
             fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
     return settings
@@ -616,9 +625,21 @@ def check_nats(env_name: str, docs) -> None:
     auth = (conf or {}).get("data", {}).get("nats-auth.conf", "")
     ok(re.search(r"^include nats-auth\.conf$", text, re.M) is not None and "authorization {" in auth, env_name,
        "nats-config must hold nats-auth.conf and nats.conf must include it")
-    for service in ("tasks", "friendship"):
+    for service, svc in SERVICE_VALUES.items():
+        if not svc.get("nats"):
+            continue
         w = find_generated(docs, "Deployment", service)
-        ok(w is not None and config_value(docs, w, "NATS_USER") == service, env_name, f"{service} must connect to NATS as user {service}")
+        user = config_value(docs, w, "NATS_USER") if w else None
+        # every client authenticates: the server admits no anonymous connection
+        ok(w is not None and user == service, env_name, f"{service} must connect to NATS as user {service}")
+        ok(f'user: "{user}"' in auth, env_name, f"nats-auth.conf has no user {user} for {service}")
+        # the users' subjects carry NATS_PREFIX and the gateway's bucket its window, both fixed in the file
+        prefix = config_value(docs, w, "NATS_PREFIX") if w else None
+        if prefix:
+            ok(f'"{prefix}.' in auth, env_name, f"{service} runs with NATS_PREFIX {prefix}, which nats-auth.conf does not use")
+        if service == "gateway" and w:
+            window = config_value(docs, w, "RATE_LIMIT_WINDOW_MS") or "60000"
+            ok(f"KV_gateway_rate_limit_{window}" in auth, env_name, f"the gateway's RATE_LIMIT_WINDOW_MS {window} names a bucket nats-auth.conf does not allow")
     if env_name == "prod":
         ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
         ok(re.search(r"^\s*sync_interval:\s*\"?always\"?\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")

@@ -79,6 +79,43 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
 }
 
 /**
+ * The gateway's shared rate-limit counters: one NATS KV bucket per window length (a bucket
+ * keeps the max age it was created with). Its name is part of the gateway user's
+ * permissions, so it lives here rather than in the gateway.
+ */
+export const rateLimitBucket = (windowMs: number) => `gateway_rate_limit_${windowMs}`;
+
+/**
+ * The gateway: the KV bucket of its rate-limit window, nothing else. NATS wildcards match
+ * whole tokens only (`KV_gateway_rate_limit_*` would match no stream), so the bucket is
+ * named exactly; a gateway running another RATE_LIMIT_WINDOW_MS is refused and limits per
+ * replica (deploy/tools/check_deploy.py compares the two).
+ */
+export function gatewayPermissions(rateLimitWindowMs: number): NatsUserPermissions {
+  if (!Number.isSafeInteger(rateLimitWindowMs) || rateLimitWindowMs <= 0) throw new Error(`not a rate-limit window: ${rateLimitWindowMs}`);
+  const api = '$JS.API';
+  const bucket = rateLimitBucket(rateLimitWindowMs);
+  const stream = `KV_${bucket}`;
+  return {
+    user: 'gateway',
+    passwordEnv: passwordEnv('gateway'),
+    publish: [
+      // Kvm.create: jetstreamManager() checks the account, then the bucket's stream is
+      // looked up and created when missing (an existing one is never updated)
+      `${api}.INFO`,
+      `${api}.STREAM.INFO.${stream}`,
+      `${api}.STREAM.CREATE.${stream}`,
+      // get: a direct get of the key's last message (the bucket allows direct gets)
+      `${api}.DIRECT.GET.${stream}.>`,
+      // create and update: JetStream publishes with an expected last subject sequence
+      `$KV.${bucket}.>`,
+    ],
+    subscribe: [`${natsInboxPrefix('gateway')}.>`],
+    allowResponses: false,
+  };
+}
+
+/**
  * A game server of one studio application: its own stats subject only. The inbox
  * receives JetStream's publish acknowledgements.
  */
@@ -111,15 +148,20 @@ function renderUser(u: NatsUserPermissions): string {
 }
 
 /**
- * The `authorization` block of nats.conf: the two services and one user per game-server
+ * The `authorization` block of nats.conf: the two services, the gateway and one user per game-server
  * application. Passwords are environment references: the server refuses to start when
  * one is missing, and no password is written into a file.
  */
-export function renderNatsAuthorization(prefix: string, gameServerApplicationIds: readonly string[]): string {
+export function renderNatsAuthorization(prefix: string, gameServerApplicationIds: readonly string[], rateLimitWindowMs: number): string {
   for (const id of gameServerApplicationIds) {
     if (!APPLICATION_ID.test(id)) throw new Error(`not an application id: ${JSON.stringify(id)}`);
   }
-  const users = [tasksPermissions(prefix), friendshipPermissions(prefix), ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id))];
+  const users = [
+    tasksPermissions(prefix),
+    friendshipPermissions(prefix),
+    gatewayPermissions(rateLimitWindowMs),
+    ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id)),
+  ];
   return [
     '# Generated from libs/contracts (nats-permissions.ts) by',
     '#   node libs/contracts/scripts/write-nats-auth.ts',

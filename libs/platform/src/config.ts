@@ -19,13 +19,23 @@ export const BaseConfig = {
   INTERNAL_TOKEN_SECRET: Type.String({ minLength: 32, description: 'HMAC secret of the gateway-signed identity assertion' }),
 };
 
+/** The NATS user a process connects as (libs/contracts nats-permissions.ts); both or neither. */
+export const NatsCredentialsConfig = {
+  NATS_USER: Type.Optional(Type.String({ minLength: 1, description: 'NATS user of this service; unset = connect without authentication (tests, a server without users)' })),
+  NATS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'password of NATS_USER (a Secret)' })),
+};
+
+/** The problem with a NATS_USER set without NATS_PASSWORD or the reverse, if any. */
+export function natsCredentialProblems(config: { NATS_USER?: string | undefined; NATS_PASSWORD?: string | undefined }): string[] {
+  return (config.NATS_USER === undefined) === (config.NATS_PASSWORD === undefined) ? [] : ['NATS_USER and NATS_PASSWORD must be set together'];
+}
+
 /** Settings of a service that owns a MongoDB database and talks to NATS. */
 export const StoreConfig = {
   MONGO_URL: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string of this service\'s own database' }),
   NATS_URL: Type.String({ minLength: 1, description: 'comma-separated NATS server URLs' }),
   NATS_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'gfts', description: 'prefix of every NATS subject and stream' }),
-  NATS_USER: Type.Optional(Type.String({ minLength: 1, description: 'NATS user of this service; unset = connect without authentication (tests, a server without users)' })),
-  NATS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'password of NATS_USER (a Secret)' })),
+  ...NatsCredentialsConfig,
 };
 
 /**

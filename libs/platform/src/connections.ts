@@ -1,5 +1,5 @@
 import { natsInboxPrefix } from '@gfts/contracts';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import mongoose, { type Connection } from 'mongoose';
 import type { FastifyBaseLogger } from 'fastify';
 
@@ -9,6 +9,10 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 export async function connectMongo(url: string, log: Logger): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     serverSelectionTimeoutMS: 10_000,
+    // a connection cut off without a reset (the store's container stopped behind a port
+    // proxy) would hold its operation, and its pool slot, for ever: after this long without an
+    // answer the operation fails and the connection is replaced. None of ours runs that long.
+    socketTimeoutMS: 30_000,
     maxPoolSize: 50,
     autoIndex: true,
   });
@@ -29,21 +33,26 @@ export interface NatsCredentials {
 }
 
 /**
- * NATS keeps reconnecting for ever: a bus outage degrades readiness, it does not crash us.
- * With a user, the server's permissions for it apply (libs/contracts nats-permissions.ts);
- * replies then arrive on the service's own inbox prefix, the only inbox it may read.
+ * How every process connects: to comma-separated servers, reconnecting for ever. With a
+ * user, the server's permissions for it apply (libs/contracts nats-permissions.ts); replies
+ * then arrive on the user's own inbox prefix, the only inbox it may read.
  */
-export async function connectNats(servers: string, name: string, log: Logger, credentials: NatsCredentials = {}): Promise<NatsConnection> {
+export function natsConnectionOptions(servers: string, name: string, credentials: NatsCredentials = {}): NodeConnectionOptions {
   const { user, password } = credentials;
   if ((user === undefined) !== (password === undefined)) throw new Error('NATS_USER and NATS_PASSWORD must be set together');
-  const nc = await connect({
+  return {
     servers: servers.split(',').map((s) => s.trim()),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
     inboxPrefix: natsInboxPrefix(user ?? name),
     ...(user !== undefined && password !== undefined ? { user, pass: password } : {}),
-  });
+  };
+}
+
+/** NATS keeps reconnecting for ever: a bus outage degrades readiness, it does not crash us. */
+export async function connectNats(servers: string, name: string, log: Logger, credentials: NatsCredentials = {}): Promise<NatsConnection> {
+  const nc = await connect(natsConnectionOptions(servers, name, credentials));
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') log.warn({ nats: status.type }, 'nats status');

@@ -3,6 +3,9 @@ import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestCont
 
 const START_ATTEMPTS = 3;
 
+export const mongoImage = (): string => process.env.MONGO_IMAGE ?? 'mongo:7';
+export const natsImage = (): string => process.env.NATS_IMAGE ?? 'nats:2.11';
+
 /**
  * Podman 4.3 sometimes reports a fresh container's ports unbound when other containers start
  * at the same moment (another test run, a stack); a second try then works.
@@ -31,18 +34,40 @@ async function removeAttempt(attemptId: string): Promise<void> {
   }
 }
 
-/** The NATS image the integration run uses: the official one, or provision.sh's local build. */
-export function natsImage(): string {
-  return process.env.NATS_IMAGE ?? 'nats:2.11';
+/** Which host port to publish on: random (0) unless a test needs the address to survive a restart. */
+const port = (container: number, host?: number) => (host ? { container, host } : container);
+
+/** A MongoDB-compatible server (mongo, or FerretDB keeping its SQLite files in the container). */
+export function mongoContainer(hostPort?: number): GenericContainer {
+  return new GenericContainer(mongoImage())
+    .withExposedPorts(port(27017, hostPort))
+    // mongo says "Waiting for connections", FerretDB "Listening on"
+    .withWaitStrategy(Wait.forLogMessage(/Waiting for connections|Listening on/))
+    .withStartupTimeout(120_000);
 }
 
-/** A NATS server with JetStream, as the stack runs it. */
-export function natsContainer(): GenericContainer {
+/** A NATS server with JetStream, its store in the container's /data. */
+export function natsContainer(hostPort?: number): GenericContainer {
   return new GenericContainer(natsImage())
     .withCommand(['-js', '-sd', '/data'])
-    .withExposedPorts(4222)
+    .withExposedPorts(port(4222, hostPort))
     .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
     .withStartupTimeout(60_000);
+}
+
+/**
+ * Stops a container (SIGTERM, its filesystem kept) and starts it again `downMs` later, on the
+ * same fixed host ports: an outage of a dependency whose data survives. `whileDown` runs
+ * once the container is stopped.
+ */
+export async function outage(container: StartedTestContainer, downMs: number, whileDown?: () => Promise<void>): Promise<void> {
+  const client = await getContainerRuntimeClient();
+  const handle = client.container.getById(container.getId());
+  await client.container.stop(handle, { timeout: 10_000 });
+  const up = Date.now() + downMs;
+  await whileDown?.();
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, up - Date.now())));
+  await client.container.start(handle);
 }
 
 /**
@@ -50,7 +75,7 @@ export function natsContainer(): GenericContainer {
  * shared one from every other test file.
  */
 export async function startNats(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const started = await startWithRetry(natsContainer, 'NATS');
+  const started = await startWithRetry(() => natsContainer(), 'NATS');
   return { url: `nats://${started.getHost()}:${started.getMappedPort(4222)}`, stop: async () => void (await started.stop({ timeout: 5_000 })) };
 }
 
@@ -85,3 +110,5 @@ export async function startConfiguredNats(files: { source: string; name: string 
     },
   };
 }
+
+export type { StartedTestContainer } from 'testcontainers';

@@ -1,6 +1,6 @@
-import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { StartedTestContainer } from 'testcontainers';
 import type { TestProject } from 'vitest/node';
-import { natsContainer, startWithRetry } from './containers.ts';
+import { mongoContainer, natsContainer, startWithRetry } from './containers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,25 +16,16 @@ declare module 'vitest' {
  * scripts/provision.sh set MONGO_IMAGE and NATS_IMAGE.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const mongoImage = process.env.MONGO_IMAGE ?? 'mongo:7';
   const started: StartedTestContainer[] = [];
   const stopAll = async () => {
     // Ryuk is disabled where its image cannot be pulled, so the containers are ours to stop.
     await Promise.allSettled(started.map((c) => c.stop({ timeout: 5_000 })));
   };
   try {
-    // One after the other: parallel starts make the Podman port race above likelier.
-    const mongo = await startWithRetry(
-      () =>
-        new GenericContainer(mongoImage)
-          .withExposedPorts(27017)
-          // mongo says "Waiting for connections", FerretDB "Listening on"
-          .withWaitStrategy(Wait.forLogMessage(/Waiting for connections|Listening on/))
-          .withStartupTimeout(120_000),
-      'database',
-    );
+    // One after the other: parallel starts make the Podman port race (see startWithRetry) likelier.
+    const mongo = await startWithRetry(() => mongoContainer(), 'database');
     started.push(mongo);
-    const nats = await startWithRetry(natsContainer, 'NATS');
+    const nats = await startWithRetry(() => natsContainer(), 'NATS');
     started.push(nats);
     project.provide('mongoUrl', `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}`);
     project.provide('natsUrl', `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`);

@@ -1,4 +1,4 @@
-import { BaseConfig, ConfigError, loadConfig } from '@gfts/platform';
+import { BaseConfig, ConfigError, loadConfig, natsCredentialProblems, NatsCredentialsConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 import { keyFromPem } from './verification-keys.ts';
 
@@ -20,6 +20,8 @@ const GatewaySettings = {
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
   RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
   NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),
+  // the NATS user `gateway` may use the rate-limit bucket and nothing else
+  ...NatsCredentialsConfig,
   RATE_LIMIT_STORE_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 1000, default: 100, description: 'bound on one shared-counter check; beyond it the replica limits locally' }),
   RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
@@ -29,7 +31,7 @@ export type GatewayConfig = Omit<Settings, 'RATE_LIMIT_STORE'> & { RATE_LIMIT_ST
 
 export function readGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(GatewaySettings, env);
-  const problems = keySettingProblems(config);
+  const problems = [...keySettingProblems(config), ...natsCredentialProblems(config)];
   if (config.RATE_LIMIT_STORE === 'nats' && !config.NATS_URL) problems.push('RATE_LIMIT_STORE=nats needs NATS_URL');
   if (problems.length > 0) throw new ConfigError(problems);
   // Shared when the gateway can reach NATS: per-replica limits multiply with the replica count.

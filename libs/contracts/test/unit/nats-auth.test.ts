@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { authFile, expectedNatsAuth, natsAuthTargets } from '../../scripts/nats-auth-targets.ts';
-import { gameServerPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
+import { gameServerPermissions, gatewayPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
 import { natsNames } from '../../src/subjects.ts';
 
 describe('NATS users and permissions', () => {
@@ -27,9 +27,20 @@ describe('NATS users and permissions', () => {
     expect(api.some((s) => s.endsWith('.>') && !s.includes(names.statsConsumer))).toBe(false);
   });
 
+  it('gives the gateway its rate-limit bucket of one window length, by exact name', () => {
+    const p = gatewayPermissions(60_000);
+    for (const subject of p.publish) {
+      expect(subject === '$JS.API.INFO' || subject.includes('gateway_rate_limit_60000'), subject).toBe(true);
+      // a wildcard inside a token is a literal to NATS: it would silently match nothing
+      expect(subject.split('.').every((token) => token === '>' || token === '*' || !/[*>]/.test(token)), subject).toBe(true);
+    }
+    expect(p.subscribe).toEqual(['_INBOX_gateway.>']);
+    expect(() => gatewayPermissions(0)).toThrow(/not a rate-limit window/);
+  });
+
   it('refuses an application id that would widen a subject', () => {
-    expect(() => renderNatsAuthorization('gfts', ['*'])).toThrow(/not an application id/);
-    expect(() => renderNatsAuthorization('gfts', ['a.b'])).toThrow(/not an application id/);
+    expect(() => renderNatsAuthorization('gfts', ['*'], 60_000)).toThrow(/not an application id/);
+    expect(() => renderNatsAuthorization('gfts', ['a.b'], 60_000)).toThrow(/not an application id/);
   });
 
   it('reads one application id a line, ignoring comments and blank lines', () => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { natsConnectionOptions, type NatsCredentials } from '@gfts/platform';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import { bucketName, counterTtlMs } from './window.ts';
@@ -9,6 +10,8 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 export interface SharedKvOptions {
   servers: string;
+  /** the NATS user `gateway` (NATS_USER, NATS_PASSWORD); replies then use its own inbox */
+  credentials: NatsCredentials;
   windowMs: number;
   /** servers holding the bucket: 1 is cheapest, 3 survives a NATS server restart */
   replicas: number;
@@ -50,13 +53,7 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
     let warned = false;
     while (!stop.signal.aborted) {
       try {
-        const conn = await connect({
-          servers: opts.servers.split(',').map((s) => s.trim()),
-          name: 'gateway-rate-limit',
-          maxReconnectAttempts: -1,
-          reconnectTimeWait: 1_000,
-          timeout: SETUP_TIMEOUT_MS,
-        });
+        const conn = await connect({ ...natsConnectionOptions(opts.servers, 'gateway-rate-limit', opts.credentials), timeout: SETUP_TIMEOUT_MS });
         if (stop.signal.aborted) return void (await conn.close());
         nc = conn;
         watch(conn);

@@ -33,6 +33,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
     const timeoutMs = config.RATE_LIMIT_STORE_TIMEOUT_MS;
     const shared = connectSharedKv({
       servers: config.NATS_URL,
+      credentials: { user: config.NATS_USER, password: config.NATS_PASSWORD },
       windowMs: config.RATE_LIMIT_WINDOW_MS,
       replicas: config.RATE_LIMIT_KV_REPLICAS,
       timeoutMs,

@@ -1,3 +1,4 @@
+import { rateLimitBucket } from '@gfts/contracts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -53,7 +54,8 @@ export function grant(count: number, max: number, requests: number): { granted: 
  * changed RATE_LIMIT_WINDOW_MS gets a bucket of its own rather than counters that expire early.
  */
 export function bucketName(windowMs: number): string {
-  return `gateway_rate_limit_${windowMs}`;
+  // named in libs/contracts, whose NATS permissions give the gateway this bucket only
+  return rateLimitBucket(windowMs);
 }
 
 /**

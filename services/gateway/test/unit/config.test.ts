@@ -81,6 +81,13 @@ describe('gateway configuration', () => {
     expect(problemsOf({ ...secret, RATE_LIMIT_STORE: 'redis' }).join()).toMatch(/RATE_LIMIT_STORE/);
   });
 
+  it('connects to NATS as a user only with both NATS_USER and NATS_PASSWORD', () => {
+    const nats = { ...base, JWT_SECRET: 's'.repeat(32), NATS_URL: 'nats://nats:4222' };
+    expect(readGatewayConfig({ ...nats, NATS_USER: 'gateway', NATS_PASSWORD: 'p' })).toMatchObject({ NATS_USER: 'gateway', NATS_PASSWORD: 'p' });
+    expect(problemsOf({ ...nats, NATS_USER: 'gateway' })).toEqual(['NATS_USER and NATS_PASSWORD must be set together']);
+    expect(problemsOf({ ...nats, NATS_PASSWORD: 'p' })).toEqual(['NATS_USER and NATS_PASSWORD must be set together']);
+  });
+
   it('refuses algorithms outside the known list, such as none', () => {
     expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), JWT_ALGORITHMS: 'none' }).join()).toMatch(/JWT_ALGORITHMS/);
   });

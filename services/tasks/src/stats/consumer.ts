@@ -14,6 +14,8 @@ export interface ConsumerSettings {
   batchWaitMs: number;
   maxDeliver: number;
   retryBaseMs: number;
+  /** the consumer's ack_wait: events held longer are kept alive with in-progress acks */
+  ackWaitMs: number;
 }
 
 interface Deps {
@@ -58,6 +60,7 @@ export class StatsConsumer {
   private pending: JsMsg[] = [];
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
+  private madeRoom: (() => void) | undefined;
   private readonly letters = new Set<Promise<void>>();
 
   constructor(deps: Deps) {
@@ -84,14 +87,17 @@ export class StatsConsumer {
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
-        const messages = await consumer.consume({ max_messages: settings.batch * 2 });
+        // Pulled messages wait in the client's buffer, where nothing keeps them alive, until
+        // the loop below takes them: one batch at most (the library pulls again only as the
+        // loop iterates), and the loop takes them as soon as a batch leaves `pending`.
+        const messages = await consumer.consume({ max_messages: settings.batch });
         this.messages = messages;
         if (this.stopping) await messages.close();
         void this.watchHeartbeats(messages);
         for await (const msg of messages) {
           this.pending.push(msg);
           // a full batch waits for the one in flight: the pull stops while the store is behind
-          if (this.pending.length >= settings.batch) await this.drain();
+          if (this.pending.length >= settings.batch) await this.room();
           else this.timer ??= setTimeout(() => void this.drain(), settings.batchWaitMs);
         }
       } catch (error) {
@@ -108,12 +114,28 @@ export class StatsConsumer {
     this.timer = undefined;
     this.draining ??= (async () => {
       try {
-        while (this.pending.length > 0) await this.apply(this.pending.splice(0, this.deps.settings.batch));
+        while (this.pending.length > 0) {
+          const batch = this.pending.splice(0, this.deps.settings.batch);
+          this.madeRoom?.();
+          await this.apply(batch);
+        }
       } finally {
         this.draining = undefined;
+        this.madeRoom?.();
       }
     })();
     return this.draining;
+  }
+
+  /**
+   * Resolves when the next batch has left `pending` (its write starts), not when every pending
+   * event is written: the messages behind it in the client's buffer get into `pending`, where
+   * they are kept in progress, one batch write later at most.
+   */
+  private room(): Promise<void> {
+    const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
+    void this.drain();
+    return made.finally(() => (this.madeRoom = undefined));
   }
 
   private async watchHeartbeats(messages: ConsumerMessages): Promise<void> {
@@ -126,7 +148,7 @@ export class StatsConsumer {
   }
 
   private async apply(msgs: JsMsg[]): Promise<void> {
-    const { metrics, processor, log } = this.deps;
+    const { metrics, processor, log, settings } = this.deps;
     const batch: Parsed[] = [];
     for (const msg of msgs) {
       const parsed = parseStatMessage(msg.subject, msg.data);
@@ -141,15 +163,33 @@ export class StatsConsumer {
     }
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
-    let outcomes: EventOutcome[];
+    // while the batch is written (or waits for the store), its events and those queued behind
+    // it are kept in progress, so JetStream does not redeliver them meanwhile
+    const keepAlive = setInterval(() => {
+      for (const msg of [...msgs, ...this.pending]) msg.working();
+    }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
+    let outcomes: EventOutcome[] | undefined;
     try {
-      outcomes = await processor.process(batch.map((p) => p.delivered));
-    } catch (error) {
-      // the batch as a whole failed (the store is away): every event is tried again later
-      log.warn({ err: error, events: batch.length }, 'stat batch failed; its events will be redelivered');
-      outcomes = batch.map(() => ({ kind: 'failed', error }));
+      for (let attempt = 1; !outcomes; attempt++) {
+        try {
+          outcomes = await processor.process(batch.map((p) => p.delivered));
+        } catch (error) {
+          // the batch as a whole failed (the store is away): no fault of its events, so it must
+          // not use up their deliveries (a long outage would dead-letter them all): the batch is
+          // tried again here, until it goes through or the replica stops
+          if (this.stopping) {
+            log.warn({ err: error, events: batch.length }, 'stat batch failed while stopping; its events will be redelivered');
+            outcomes = batch.map(() => ({ kind: 'failed', error }));
+          } else {
+            log.warn({ err: error, events: batch.length, attempt }, 'stat batch failed; trying it again');
+            await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, settings.retryBaseMs)));
+          }
+        }
+      }
+    } finally {
+      clearInterval(keepAlive);
     }
-    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes[i]!));
+    batch.forEach(({ msg, delivered }, i) => this.settle(msg, delivered, outcomes![i]!));
   }
 
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {
