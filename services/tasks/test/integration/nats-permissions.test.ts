@@ -21,6 +21,8 @@ const OTHER_APP = '11111111-2222-4333-8444-555555555555';
 const passwords = {
   NATS_TASKS_PASSWORD: 'test-tasks-password',
   NATS_FRIENDSHIP_PASSWORD: 'test-friendship-password',
+  // the server refuses to start without every user's password, the gateway's included
+  NATS_GATEWAY_PASSWORD: 'test-gateway-password',
   NATS_GS_6F1C2A9E_0D4B_4C8E_9F3A_1B2C3D4E5F60_PASSWORD: 'test-game-server-password',
 };
 const names = natsNames('gfts');
