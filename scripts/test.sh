@@ -23,7 +23,7 @@ pnpm -s typecheck || failed=1
 step "lint"
 pnpm -s lint || failed=1
 if [ -f scripts/validate-deploy.sh ]; then
-  step "validate compose and Kubernetes manifests"
+  step "validate the Helm chart, compose, NATS and monitoring files"
   bash scripts/validate-deploy.sh || failed=1
 fi
 

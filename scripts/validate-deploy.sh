@@ -1,45 +1,56 @@
 #!/usr/bin/env bash
-# Validates the deployment files offline: Kubernetes (kustomize), Compose, NATS
-# configuration, Dockerfiles and the cross-file policy checks. No cluster, no Docker
-# engine and no network beyond the package registries (PyPI, the Go module proxy).
+# Validates the deployment files offline: the Helm chart (deploy/helm/gfts), Compose,
+# NATS configuration, the monitoring files, Dockerfiles and the cross-file policy checks.
+# No cluster, no Docker engine and no network beyond the package registries (PyPI, the Go
+# module proxy).
 #
 #   bash scripts/validate-deploy.sh
 #
 # Steps:
-#   1. tools, installed once into $GFTS_CACHE (default ~/.cache/gamer-services):
-#        kustomize       go install sigs.k8s.io/kustomize/kustomize/v5 (pinned below;
-#                        `kubectl kustomize` when Go is missing)
+#   1. tools, installed once per version into $GFTS_CACHE (default ~/.cache/gamer-services):
+#        helm            go install helm.sh/helm/v3/cmd/helm (pinned below; a few minutes
+#                        on a new machine, then cached)
 #        kubernetes-validate  from PyPI, in a venv; ships the Kubernetes JSON schemas
 #        composecheck    deploy/tools/composecheck, built on compose-spec/compose-go
 #                        (the library `docker compose` uses; it embeds the Compose
 #                        Specification JSON schema)
+#        monitorcheck    deploy/tools/monitorcheck, built on Prometheus's rulefmt and
+#                        PromQL parser (what `promtool check rules` runs) and the
+#                        Prometheus Operator's monitoring.coreos.com/v1 types
 #        nats-server     go install, the version scripts/provision.sh uses
-#   2. kustomize build of base, overlays/dev and overlays/prod
-#   3. every rendered object against the Kubernetes schemas, strict (unknown fields
-#      fail), for the oldest and the newest Kubernetes version we support
-#   4. docker-compose.yml: schema, interpolation and model consistency
-#   5. nats-server -t on each overlay's nats.conf and compose's (with nats-auth.conf)
-#   6. deploy/tools/check_deploy.py: security context, probes, grace periods,
+#   2. helm lint --strict of the chart with its default (trial) values and with
+#      values-production.yaml
+#   3. helm template: default values ("dev"), values-production.yaml ("prod"), a
+#      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), and one with a service
+#      added by a values entry alone (it must get every object the others have)
+#   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
+#      fields fail), for the oldest and the newest Kubernetes version we support
+#   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
+#      PrometheusRule (monitorcheck)
+#   6. docker-compose.yml: schema, interpolation and model consistency
+#   7. nats-server -t on compose's nats.conf and the chart's (dev and prod renderings)
+#   8. deploy/tools/check_deploy.py: security context, probes, grace periods,
 #      references, NetworkPolicy reachability, env vars against the services' config.ts,
 #      Dockerfile consistency (see that file)
 #
 # Exit status 0 only when every step passed; the last line is a one-line summary.
-# Environment: GFTS_CACHE, K8S_VERSIONS ("1.30.0 1.37.0"), KEEP_RENDERED=1 to keep the
-# rendered manifests (their directory is printed).
+# Environment: GFTS_CACHE, K8S_VERSIONS ("1.30.0 1.37.0"), HELM_VERSION, KEEP_RENDERED=1
+# to keep the rendered manifests (their directory is printed).
+case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
 BIN="$GFTS_CACHE/bin"
-# v5.8.2 is the newest kustomize v5 that builds with Go 1.26 (v5.8.3 requires Go 1.27).
-KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
+CHART="$ROOT/deploy/helm/gfts"
+# v3.22.0 builds with Go 1.26 (the machines' Go); Helm 4 changes the CLI and chart API.
+HELM_VERSION="${HELM_VERSION:-v3.22.0}"
 KUBERNETES_VALIDATE_VERSION="${KUBERNETES_VALIDATE_VERSION:-1.37.0}"
 NATS_VERSION="${GFTS_NATS_VERSION:-v2.11.17}"
 # 1.30: the oldest version we support (lifecycle.preStop.sleep); 1.37: the newest the
 # schema package ships, which catches APIs removed since.
 K8S_VERSIONS="${K8S_VERSIONS:-1.30.0 1.37.0}"
-OVERLAYS=(base overlays/dev overlays/prod)
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-buildvcs=false"
 
@@ -71,23 +82,15 @@ fi
 # ------------------------------------------------------------------------------ tools
 step "tools (cached in $GFTS_CACHE)"
 
-KUSTOMIZE=()
-kustomize_bin="$BIN/kustomize-$KUSTOMIZE_VERSION"
-if [ -x "$kustomize_bin" ]; then
-  KUSTOMIZE=("$kustomize_bin" build)
-elif command -v go >/dev/null 2>&1; then
-  printf '    building kustomize %s with go install (once) ...\n' "$KUSTOMIZE_VERSION"
-  if GOBIN="$WORK/gobin" go install "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION" >"$WORK/kustomize-install.log" 2>&1; then
-    mv "$WORK/gobin/kustomize" "$kustomize_bin" && KUSTOMIZE=("$kustomize_bin" build)
-  else
-    tail -5 "$WORK/kustomize-install.log"
-  fi
+HELM="$BIN/helm-$HELM_VERSION"
+if [ ! -x "$HELM" ]; then
+  command -v go >/dev/null 2>&1 || die "building helm needs Go (go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION)"
+  printf '    building helm %s with go install (once; a few minutes on a new machine) ...\n' "$HELM_VERSION"
+  GOBIN="$WORK/gobin" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >"$WORK/helm-install.log" 2>&1 ||
+    { tail -20 "$WORK/helm-install.log"; die "could not build helm $HELM_VERSION"; }
+  mv "$WORK/gobin/helm" "$HELM"
 fi
-if [ ${#KUSTOMIZE[@]} -eq 0 ] && command -v kubectl >/dev/null 2>&1 && kubectl kustomize --help >/dev/null 2>&1; then
-  KUSTOMIZE=(kubectl kustomize)
-fi
-[ ${#KUSTOMIZE[@]} -gt 0 ] || die "no kustomize: install Go (go install sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION) or kubectl"
-ok "kustomize: ${KUSTOMIZE[*]}"
+ok "helm $HELM_VERSION"
 
 venv="$GFTS_CACHE/validate-venv"
 stamp="$venv/.gfts-kubernetes-validate-$KUBERNETES_VALIDATE_VERSION"
@@ -113,6 +116,17 @@ if [ ! -x "$COMPOSECHECK" ]; then
 fi
 ok "composecheck ($(grep -m1 'compose-spec/compose-go' "$composecheck_src/go.mod" | awk '{print $NF}'))"
 
+monitorcheck_src="$ROOT/deploy/tools/monitorcheck"
+monitorcheck_key="$(cat "$monitorcheck_src/go.mod" "$monitorcheck_src/go.sum" "$monitorcheck_src"/*.go | cksum | cut -d' ' -f1)"
+MONITORCHECK="$BIN/monitorcheck-$monitorcheck_key"
+if [ ! -x "$MONITORCHECK" ]; then
+  command -v go >/dev/null 2>&1 || die "building monitorcheck needs Go"
+  printf '    building monitorcheck (Prometheus rulefmt and PromQL parser) with go build (once; a minute or two) ...\n'
+  (cd "$monitorcheck_src" && go build -trimpath -o "$MONITORCHECK" .) >"$WORK/monitorcheck-build.log" 2>&1 ||
+    { tail -20 "$WORK/monitorcheck-build.log"; die "could not build deploy/tools/monitorcheck"; }
+fi
+ok "monitorcheck ($(grep -m1 'prometheus/prometheus ' "$monitorcheck_src/go.mod" | awk '{print $NF}'))"
+
 # Same file name as scripts/provision.sh, so either one's build serves both.
 NATS_SERVER="$BIN/nats-server-$NATS_VERSION"
 if [ ! -x "$NATS_SERVER" ]; then
@@ -124,19 +138,54 @@ if [ ! -x "$NATS_SERVER" ]; then
 fi
 ok "nats-server $("$NATS_SERVER" --version 2>&1 | awk '{print $NF}')"
 
-# ---------------------------------------------------------------------------- kustomize
-step "kustomize build"
-rendered=()
-for overlay in "${OVERLAYS[@]}"; do
-  name="$(basename "$overlay")"
-  out="$WORK/$name.yaml"
-  if "${KUSTOMIZE[@]}" "$ROOT/deploy/k8s/$overlay" >"$out" 2>"$WORK/$name.err"; then
-    rendered+=("$name=$out")
-    ok "deploy/k8s/$overlay: $(grep -c '^kind:' "$out") objects"
+# ------------------------------------------------------------------------------- helm
+step "helm lint --strict (default and production values)"
+for values in default production; do
+  args=()
+  [ "$values" = production ] && args=(-f "$CHART/values-production.yaml")
+  if "$HELM" lint --strict "$CHART" "${args[@]}" >"$WORK/lint.out" 2>&1; then
+    ok "$values values"
   else
-    cat "$WORK/$name.err"
-    bad "deploy/k8s/$overlay does not build"
-    record_failure "kustomize $overlay"
+    sed 's/^/    /' "$WORK/lint.out"
+    bad "helm lint, $values values"
+    record_failure "lint $values"
+  fi
+done
+
+step "helm template"
+rendered=()
+# name=extra helm arguments
+renderings=(
+  "dev="
+  "prod=-f $CHART/values-production.yaml"
+  "minimal=--set networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
+  # A service added by a values entry alone (the chart has no per-service template).
+  "added-service=--set services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
+)
+for item in "${renderings[@]}"; do
+  name="${item%%=*}"
+  read -r -a extra <<<"${item#*=}"
+  out="$WORK/$name.yaml"
+  if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >"$out" 2>"$WORK/$name.err"; then
+    rendered+=("$name=$out")
+    ok "$name: $(grep -c '^kind:' "$out") objects"
+    if [ "$name" = added-service ]; then
+      if "$PY" -c '
+import sys, yaml
+want = {"ServiceAccount", "ConfigMap", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy", "Secret", "StatefulSet"}
+have = {d["kind"] for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["metadata"].get("labels", {}).get("app.kubernetes.io/name") in ("sample", "sample-db")}
+sys.exit(f"missing for the added service: {sorted(want - have)}" if want - have else 0)
+' "$out"; then
+        ok "a values entry alone gives a service all its objects"
+      else
+        bad "an added service lacks objects"
+        record_failure "added service"
+      fi
+    fi
+  else
+    sed 's/^/    /' "$WORK/$name.err"
+    bad "helm template ($name) fails"
+    record_failure "template $name"
   fi
 done
 
@@ -145,10 +194,16 @@ step "Kubernetes schemas, strict (kubernetes-validate; versions $K8S_VERSIONS)"
 for item in "${rendered[@]}"; do
   name="${item%%=*}"
   file="${item#*=}"
+  # The Prometheus Operator's kinds have no schema here; monitorcheck checks them (step 5).
+  "$PY" -c '
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("apiVersion") != "monitoring.coreos.com/v1"]
+yaml.safe_dump_all(docs, open(sys.argv[2], "w"), sort_keys=False)
+' "$file" "$WORK/$name.core.yaml" || { bad "cannot split $name"; record_failure "split $name"; continue; }
   for version in $K8S_VERSIONS; do
     # Strict: unknown fields fail. A kind without a schema is only a warning in
     # kubernetes-validate; here it fails too (a typo'd apiVersion, a removed API).
-    if "$KV" --kubernetes-version "$version" --strict "$file" >"$WORK/kv.out" 2>&1 &&
+    if "$KV" --kubernetes-version "$version" --strict "$WORK/$name.core.yaml" >"$WORK/kv.out" 2>&1 &&
       ! grep -qE '^(WARN|ERROR|FATAL)' "$WORK/kv.out"; then
       ok "$name against $version: $(grep -c '^INFO' "$WORK/kv.out") objects valid"
     else
@@ -158,6 +213,24 @@ for item in "${rendered[@]}"; do
     fi
   done
 done
+
+# ---------------------------------------------------------------------------- monitoring
+step "Prometheus rules, Grafana dashboard, ServiceMonitor and PrometheusRule (monitorcheck)"
+monitor_files=()
+for item in "${rendered[@]}"; do monitor_files+=("${item#*=}"); done
+if "$MONITORCHECK" -rules "$CHART/files/prometheus-rules.yaml" -dashboard "$CHART/files/grafana-dashboard.json" "${monitor_files[@]}" >"$WORK/monitor.out" 2>&1; then
+  ok "$(sed "s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out")"
+else
+  sed "s/^/    /; s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out"
+  bad "monitoring files"
+  record_failure "monitoring"
+fi
+if grep -q 'kind: PrometheusRule' "$WORK/prod.yaml" 2>/dev/null && grep -q 'kind: ServiceMonitor' "$WORK/prod.yaml"; then
+  ok "prod renders the ServiceMonitor and the PrometheusRule"
+else
+  bad "prod must render the ServiceMonitor and the PrometheusRule"
+  record_failure "monitoring objects"
+fi
 
 # ---------------------------------------------------------------------------- compose
 step "docker-compose.yml (Compose Specification schema and model consistency)"
@@ -173,8 +246,31 @@ fi
 
 # ------------------------------------------------------------------------------- NATS
 step "NATS server configuration (nats-server -t)"
-for conf in "$ROOT"/deploy/k8s/overlays/*/nats.conf "$ROOT"/deploy/compose/nats.conf; do
+# compose's files as they are; the chart's as rendered (its ConfigMap's two keys).
+confs=("$ROOT/deploy/compose/nats.conf")
+for item in "${rendered[@]}"; do
+  case "$item" in dev=* | prod=*) ;; *) continue ;; esac
+  name="${item%%=*}"
+  mkdir -p "$WORK/nats-$name"
+  if "$PY" -c '
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "ConfigMap" and "nats.conf" in (d.get("data") or {}):
+        for key, text in d["data"].items():
+            open(f"{sys.argv[2]}/{key}", "w").write(text)
+        break
+else:
+    sys.exit("no NATS ConfigMap")
+' "${item#*=}" "$WORK/nats-$name"; then
+    confs+=("$WORK/nats-$name/nats.conf")
+  else
+    bad "chart ($name) renders no NATS configuration"
+    record_failure "nats $name"
+  fi
+done
+for conf in "${confs[@]}"; do
   rel="${conf#"$ROOT"/}"
+  rel="${rel#"$WORK"/}"
   # $POD_NAME is set by the StatefulSet from the pod name; the users' passwords
   # ($NATS_*_PASSWORD in the included nats-auth.conf) come from a Secret: placeholders.
   password_env=()
@@ -196,7 +292,7 @@ policy_args=()
 for item in "${rendered[@]}"; do
   case "$item" in dev=* | prod=*) policy_args+=(--rendered "$item") ;; esac
 done
-if "$PY" "$ROOT/deploy/tools/check_deploy.py" --repo "$ROOT" --compose "$ROOT/docker-compose.yml" "${policy_args[@]}"; then
+if "$PY" "$ROOT/deploy/tools/check_deploy.py" --repo "$ROOT" --compose "$ROOT/docker-compose.yml" --chart "$CHART" "${policy_args[@]}"; then
   ok "policy"
 else
   bad "policy and consistency checks"
@@ -206,7 +302,7 @@ fi
 # ----------------------------------------------------------------------------- summary
 elapsed=$((SECONDS - started))
 if [ ${#failed_steps[@]} -eq 0 ]; then
-  printf 'validate-deploy: OK: %d overlays rendered, schema-valid for Kubernetes %s, compose, NATS config and policy checks passed in %ss\n' \
+  printf 'validate-deploy: OK: chart linted, %d renderings schema-valid for Kubernetes %s, monitoring files, compose, NATS config and policy checks passed in %ss\n' \
     "${#rendered[@]}" "${K8S_VERSIONS// /, }" "$elapsed"
   exit 0
 fi

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Consistency and policy checks of the deployment files, beyond schema validity.
 
-Run by scripts/validate-deploy.sh after the schemas passed:
+Run by scripts/validate-deploy.sh after the schemas passed, on the Helm chart rendered
+with its default (trial) values as "dev" and with values-production.yaml as "prod":
 
-    check_deploy.py --repo . --compose docker-compose.yml \
+    check_deploy.py --repo . --compose docker-compose.yml --chart deploy/helm/gfts \
         --rendered dev=/tmp/dev.yaml --rendered prod=/tmp/prod.yaml
+
+The services are the entries of the chart's values.yaml `services` map (name, port,
+calls, nats, natsUser, mongodb), so a new service is checked as soon as it has an entry.
 
 What it checks (each failure names the file/resource and the rule):
   * configuration: every environment variable that compose or Kubernetes gives a
@@ -25,10 +29,12 @@ What it checks (each failure names the file/resource and the rule):
   * references: every ConfigMap named by a pod exists in the rendering; every Secret
     exists in dev, none is rendered in prod (they come from the secret store), and the
     ones prod needs are exactly the documented set;
+  * YAML: no mapping repeats a key (most parsers keep the last one silently);
   * network: evaluating the NetworkPolicies for every pair of workloads in the
-    namespace gives exactly the intended connections (gateway -> friendship, tasks,
-    notifications, and NATS for the shared rate-limit counters; each service -> its own database and NATS; NATS <-> NATS), plus DNS for all and
-    ingress only from the labelled ingress-controller and monitoring namespaces;
+    namespace gives exactly the intended connections (each service -> the services it
+    calls; gateway -> NATS for the shared rate-limit counters; each service -> its own
+    database and NATS; NATS <-> NATS), plus DNS for all and ingress only from the
+    labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
 """
 
@@ -43,32 +49,15 @@ from typing import Any, Iterable
 
 import yaml
 
-SERVICES = {"gateway": 8080, "friendship": 8081, "tasks": 8082, "notifications": 8083}
-# Secrets the base references and prod expects from the secret store, with their keys.
-EXTERNAL_SECRETS = {
-    "gfts-internal": {"INTERNAL_TOKEN_SECRET"},
-    "gateway-secrets": {"JWT_PUBLIC_KEY", "NATS_PASSWORD"},
-    "friendship-secrets": {"MONGO_URL", "NATS_PASSWORD"},
-    "tasks-secrets": {"MONGO_URL", "NATS_PASSWORD"},
-    "notifications-secrets": {"MONGO_URL", "NATS_PASSWORD"},
-    # read by the NATS server (nats-auth.conf), not by a service
-    "nats-users": {"NATS_TASKS_PASSWORD", "NATS_FRIENDSHIP_PASSWORD", "NATS_NOTIFICATIONS_PASSWORD", "NATS_GATEWAY_PASSWORD"},
-}
-# The intended in-namespace connections: (from, to, port).
-INTENDED = {
-    "common": {
-        ("gateway", "friendship", 8081),
-        ("gateway", "tasks", 8082),
-        ("gateway", "notifications", 8083),
-        ("gateway", "nats", 4222),
-        ("friendship", "nats", 4222),
-        ("tasks", "nats", 4222),
-        ("notifications", "nats", 4222),
-        ("nats", "nats", 6222),
-    },
-    "dev": {("friendship", "friendship-db", 27017), ("tasks", "tasks-db", 27017), ("notifications", "notifications-db", 27017)},
-    "prod": set(),
-}
+# Filled from the chart's values (load_services): name -> port, and each entry as merged
+# over serviceDefaults.
+SERVICES: dict[str, int] = {}
+SERVICE_VALUES: dict[str, dict[str, Any]] = {}
+# Secrets prod expects from the secret store, with their keys (values-production.yaml
+# names them; docs/operations.md documents them).
+EXTERNAL_SECRETS: dict[str, set[str]] = {}
+# The intended in-namespace connections: (from, to, port), by component name.
+INTENDED: dict[str, set[tuple[str, str, int]]] = {"common": set(), "dev": set(), "prod": set()}
 
 failures: list[str] = []
 passes = 0
@@ -85,6 +74,66 @@ def ok(condition: bool, where: str, message: str) -> bool:
     else:
         fail(where, message)
     return condition
+
+
+# --------------------------------------------------------------------------- the chart
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in (over or {}).items():
+        out[key] = deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def load_services(chart: Path) -> None:
+    """The services, the intended connections and prod's Secrets, from the chart's values."""
+    values = yaml.safe_load((chart / "values.yaml").read_text())
+    prod = deep_merge(values, yaml.safe_load((chart / "values-production.yaml").read_text()))
+    for name, entry in values["services"].items():
+        svc = deep_merge(values["serviceDefaults"], entry)
+        if not svc.get("enabled", True):
+            continue
+        SERVICES[name] = int(svc["port"])
+        SERVICE_VALUES[name] = svc
+    for name, svc in SERVICE_VALUES.items():
+        for callee in svc.get("calls") or []:
+            INTENDED["common"].add((name, callee, SERVICES[callee]))
+        if svc.get("nats"):
+            INTENDED["common"].add((name, "nats", 4222))
+        if svc.get("mongodb"):
+            INTENDED["dev"].add((name, f"{name}-db", 27017))
+    INTENDED["common"].add(("nats", "nats", 6222))
+    EXTERNAL_SECRETS[prod["internalSecret"]["name"]] = {prod["internalSecret"]["key"]}
+    for name in SERVICE_VALUES:
+        svc = deep_merge(prod["serviceDefaults"], prod["services"][name])
+        keys = {"MONGO_URL"} if svc.get("mongodb") else set()
+        if svc.get("natsUser"):
+            keys.add("NATS_PASSWORD")
+        if name == "gateway":
+            keys.add("JWT_PUBLIC_KEY")
+        EXTERNAL_SECRETS[svc["secretName"]] = keys
+    # read by the NATS server (nats-auth.conf), not by a service
+    EXTERNAL_SECRETS[prod["nats"]["inCluster"]["usersSecret"]] = {
+        "NATS_" + re.sub(r"[^A-Z0-9]", "_", svc["natsUser"].upper()) + "_PASSWORD" for svc in SERVICE_VALUES.values() if svc.get("natsUser")
+    }
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a mapping with a repeated key."""
+
+
+def _unique_mapping(loader: UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"repeated key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
 
 
 # --------------------------------------------------------------------------- config.ts
@@ -226,9 +275,9 @@ def check_dockerfiles(repo: Path) -> None:
             for item in (f"{directory}/package.json", f"{directory}/src"):
                 ok(item in copies, where, f"does not COPY {item}, which {service} needs at run time")
         ok(f'--filter "@gfts/{service}..."' in text, where, f'pnpm install must be filtered to "@gfts/{service}..."')
-    if len(normalised) == len(SERVICES):
+    if "gateway" in normalised:
         first = normalised["gateway"]
-        for service in ("friendship", "tasks", "notifications"):
+        for service in sorted(set(normalised) - {"gateway"}):
             ok(normalised[service] == first, f"services/{service}/Dockerfile",
                "differs from services/gateway/Dockerfile beyond the service name, role and port")
 
@@ -266,27 +315,28 @@ def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, 
 
 
 def load_rendered(path: Path) -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+    try:
+        return [d for d in yaml.load_all(path.read_text(), Loader=UniqueKeyLoader) if d]
+    except yaml.YAMLError as error:
+        fail(str(path), f"not loadable YAML: {error}")
+        return [d for d in yaml.safe_load_all(path.read_text()) if d]
 
 
 def index(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(d["kind"], d["metadata"]["name"]): d for d in docs}
 
 
-def base_name(generated: str, wanted: str) -> bool:
-    """kustomize appends -<hash> to generated ConfigMap/Secret names."""
-    return generated == wanted or re.fullmatch(rf"{re.escape(wanted)}-[a-z0-9]{{10}}", generated) is not None
+def component(d: dict[str, Any]) -> str:
+    """The component an object belongs to: its app.kubernetes.io/name label (gateway, nats, tasks-db)."""
+    return ((d.get("metadata") or {}).get("labels") or {}).get("app.kubernetes.io/name", d["metadata"]["name"])
 
 
 def find_generated(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any] | None:
+    """The first object of a kind that belongs to a component."""
     for d in docs:
-        if d["kind"] == kind and base_name(d["metadata"]["name"], name):
+        if d["kind"] == kind and component(d) == name:
             return d
     return None
-
-
-def strip_hash(name: str) -> str:
-    return re.sub(r"-[a-z0-9]{10}$", "", name)
 
 
 def selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
@@ -331,7 +381,7 @@ def pod_env_keys(env_name: str, docs, workload) -> tuple[set[str], list[str]]:
                 keys |= set(secret.get("data", {})) | set(secret.get("stringData", {}))
             else:
                 external.append(name)
-                keys |= EXTERNAL_SECRETS.get(strip_hash(name), set())
+                keys |= EXTERNAL_SECRETS.get(name, set())
     return keys, external
 
 
@@ -374,11 +424,13 @@ def check_workload_security(env_name: str, w: dict[str, Any]) -> None:
 
 
 def check_service_workload(env_name: str, docs, w: dict[str, Any], settings: dict[str, bool] | None) -> None:
-    name = w["metadata"]["name"]
-    where = f"{env_name} Deployment/{name}"
+    name = component(w)
+    resource = w["metadata"]["name"]
+    where = f"{env_name} Deployment/{resource}"
     pod = w["spec"]["template"]["spec"]
     c = pod["containers"][0]
-    ok("replicas" not in w["spec"], where, "must not set replicas: the HorizontalPodAutoscaler owns the count")
+    has_hpa = any(d["kind"] == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == resource for d in docs)
+    ok(("replicas" in w["spec"]) != has_hpa, where, "sets replicas exactly when no HorizontalPodAutoscaler owns the count")
     ok(c["livenessProbe"].get("httpGet", {}).get("path") == "/healthz", where, "liveness probe must be GET /healthz")
     ready = c["readinessProbe"].get("httpGet", {}).get("path")
     ok(ready in ("/readyz", "/healthz"), where, "readiness probe must be GET /readyz (or /healthz for the gateway)")
@@ -399,12 +451,12 @@ def check_service_workload(env_name: str, docs, w: dict[str, Any], settings: dic
     labels = w["spec"]["template"]["metadata"]["labels"]
     for kind, label in (("HorizontalPodAutoscaler", "HPA"), ("PodDisruptionBudget", "PDB"), ("Service", "Service"), ("NetworkPolicy", "NetworkPolicy")):
         found = [d for d in docs if d["kind"] == kind and (
-            (kind == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == name)
+            (kind == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == resource)
             or (kind == "PodDisruptionBudget" and selector_matches(d["spec"]["selector"], labels))
             or (kind == "Service" and d["spec"].get("selector") and all(labels.get(k) == v for k, v in d["spec"]["selector"].items()))
             or (kind == "NetworkPolicy" and d["spec"]["podSelector"] and selector_matches(d["spec"]["podSelector"], labels)))]
         ok(len(found) >= 1, where, f"no {label} for it")
-    hpa = next((d for d in docs if d["kind"] == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == name), None)
+    hpa = next((d for d in docs if d["kind"] == "HorizontalPodAutoscaler" and d["spec"]["scaleTargetRef"]["name"] == resource), None)
     if hpa:
         ok(hpa["apiVersion"] == "autoscaling/v2", where, "HPA must be autoscaling/v2")
         ok(hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"], where, "HPA minReplicas > maxReplicas")
@@ -443,7 +495,7 @@ def check_references(env_name: str, docs) -> None:
     rendered_secrets = {d["metadata"]["name"] for d in docs if d["kind"] == "Secret"}
     if env_name == "prod":
         ok(not rendered_secrets, "prod", f"must render no Secret (they come from the secret store), renders {sorted(rendered_secrets)}")
-        ok({strip_hash(s) for s in secrets_needed} == set(EXTERNAL_SECRETS), "prod",
+        ok(secrets_needed == set(EXTERNAL_SECRETS), "prod",
            f"needs Secrets {sorted(secrets_needed)}, documented are {sorted(EXTERNAL_SECRETS)}")
     else:
         for s in secrets_needed:
@@ -508,13 +560,14 @@ def rules_allow(policies, subject, other, port: int, direction: str, namespace_l
 
 def check_network(env_name: str, docs) -> None:
     policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
-    deny = [p for p in policies if p["spec"]["podSelector"] == {} and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
+    every_workload = lambda selector: all(selector_matches(selector, w["spec"]["template"]["metadata"]["labels"]) for w in workloads(docs))  # noqa: E731
+    deny = [p for p in policies if every_workload(p["spec"]["podSelector"]) and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
             and not p["spec"].get("ingress") and not p["spec"].get("egress")]
-    ok(bool(deny), env_name, "needs a default-deny NetworkPolicy (podSelector {}, Ingress and Egress, no rules)")
+    ok(bool(deny), env_name, "needs a default-deny NetworkPolicy (selecting every workload, Ingress and Egress, no rules)")
     ns = next((d for d in docs if d["kind"] == "Namespace"), None)
     ns_name = ns["metadata"]["name"] if ns else "default"
     ns_labels = {**((ns or {}).get("metadata", {}).get("labels") or {}), "kubernetes.io/metadata.name": ns_name}
-    pods = {w["metadata"]["name"]: w for w in workloads(docs)}
+    pods = {component(w): w for w in workloads(docs)}
     intended = INTENDED["common"] | INTENDED[env_name]
     ports = sorted({p for _, _, p in INTENDED["common"] | INTENDED["dev"]} | {8222})
     allowed = set()
@@ -534,7 +587,7 @@ def check_network(env_name: str, docs) -> None:
     global passes
     passes += 1
     # Out of the namespace: DNS for everyone, nothing else but prod's database rule.
-    dns = [p for p in policies if p["spec"]["podSelector"] == {} and any(
+    dns = [p for p in policies if every_workload(p["spec"]["podSelector"]) and any(
         any(pp.get("port") == 53 for pp in r.get("ports") or []) for r in p["spec"].get("egress") or [])]
     ok(bool(dns), env_name, "needs a DNS egress NetworkPolicy for all pods")
     # In from outside the namespace: only the labelled ingress-controller and monitoring namespaces.
@@ -546,7 +599,8 @@ def check_network(env_name: str, docs) -> None:
                     keys |= {e["key"] for e in peer["namespaceSelector"].get("matchExpressions") or []}
                     ok(bool(keys) and keys <= {"gfts.io/ingress-controller", "gfts.io/monitoring"}, f"{env_name} NetworkPolicy/{p['metadata']['name']}",
                        f"ingress from namespaces selected by {sorted(keys)}; only gfts.io/ingress-controller or gfts.io/monitoring are intended")
-    gateway_from_outside = [r for p in policies if selector_matches(p["spec"]["podSelector"], {"app.kubernetes.io/name": "gateway"})
+    gateway_labels = pods["gateway"]["spec"]["template"]["metadata"]["labels"] if "gateway" in pods else {}
+    gateway_from_outside = [r for p in policies if selector_matches(p["spec"]["podSelector"], gateway_labels)
                             for r in p["spec"].get("ingress") or [] for peer in r.get("from") or []
                             if (peer.get("namespaceSelector") or {}).get("matchLabels", {}).get("gfts.io/ingress-controller") == "true"]
     ok(bool(gateway_from_outside), env_name, "the ingress controller namespace must reach the gateway")
@@ -558,7 +612,8 @@ def check_ingress(env_name: str, docs) -> None:
     for ing in ingresses:
         for rule in ing["spec"].get("rules") or []:
             for path in rule["http"]["paths"]:
-                ok(path["backend"]["service"]["name"] == "gateway", env_name, "the Ingress may route to the gateway only")
+                gateway = find_generated(docs, "Service", "gateway")
+                ok(gateway is not None and path["backend"]["service"]["name"] == gateway["metadata"]["name"], env_name, "the Ingress may route to the gateway only")
                 ok(path["path"].startswith("/api"), env_name, f"Ingress path {path['path']} exposes more than /api")
     if env_name == "prod":
         ok(all(i["spec"].get("tls") for i in ingresses), env_name, "prod Ingress needs TLS")
@@ -572,21 +627,33 @@ def check_nats(env_name: str, docs) -> None:
     replicas = nats["spec"].get("replicas", 1)
     stream_replicas = int(config_value(docs, tasks, "STATS_STREAM_REPLICAS") or 1)
     ok(stream_replicas <= replicas, env_name, f"STATS_STREAM_REPLICAS {stream_replicas} exceeds the {replicas} NATS servers")
-    conf = find_generated(docs, "ConfigMap", "nats-config")
+    conf = next((d for d in docs if d["kind"] == "ConfigMap" and component(d) == "nats" and "nats.conf" in (d.get("data") or {})), None)
     text = (conf or {}).get("data", {}).get("nats.conf", "")
     ok("store_dir: /data" in text, env_name, "nats.conf must keep the JetStream store on the /data volume")
     # least privilege: the server must load the generated users (no anonymous access)
     auth = (conf or {}).get("data", {}).get("nats-auth.conf", "")
     ok(re.search(r"^include nats-auth\.conf$", text, re.M) is not None and "authorization {" in auth, env_name,
        "nats-config must hold nats-auth.conf and nats.conf must include it")
-    for service in ("tasks", "friendship", "notifications", "gateway"):
+    for service, svc in SERVICE_VALUES.items():
+        if not svc.get("nats"):
+            continue
         w = find_generated(docs, "Deployment", service)
-        ok(w is not None and config_value(docs, w, "NATS_USER") == service, env_name, f"{service} must connect to NATS as user {service}")
+        user = config_value(docs, w, "NATS_USER") if w else None
+        # every client authenticates: the server admits no anonymous connection
+        ok(w is not None and user == service, env_name, f"{service} must connect to NATS as user {service}")
+        ok(f'user: "{user}"' in auth, env_name, f"nats-auth.conf has no user {user} for {service}")
+        # the users' subjects carry NATS_PREFIX and the gateway's bucket its window, both fixed in the file
+        prefix = config_value(docs, w, "NATS_PREFIX") if w else None
+        if prefix:
+            ok(f'"{prefix}.' in auth, env_name, f"{service} runs with NATS_PREFIX {prefix}, which nats-auth.conf does not use")
+        if service == "gateway" and w:
+            window = config_value(docs, w, "RATE_LIMIT_WINDOW_MS") or "60000"
+            ok(f"KV_gateway_rate_limit_{window}" in auth, env_name, f"the gateway's RATE_LIMIT_WINDOW_MS {window} names a bucket nats-auth.conf does not allow")
     if env_name == "prod":
         ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
-        ok(re.search(r"^\s*sync_interval:\s*always\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")
+        ok(re.search(r"^\s*sync_interval:\s*\"?always\"?\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")
         for i in range(replicas):
-            ok(f"nats-{i}.nats-headless:6222" in text, env_name, f"prod nats.conf must route to nats-{i}")
+            ok(re.search(rf"nats-{i}\.\S*nats-headless:6222", text) is not None, env_name, f"prod nats.conf must route to nats-{i}")
         zone = [c for c in nats["spec"]["template"]["spec"].get("topologySpreadConstraints") or [] if c["topologyKey"] == "topology.kubernetes.io/zone"]
         ok(bool(zone) and zone[0]["whenUnsatisfiable"] == "DoNotSchedule", env_name, "prod NATS servers must be spread over zones as a hard rule")
 
@@ -598,9 +665,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", type=Path, required=True)
     parser.add_argument("--compose", type=Path, required=True)
+    parser.add_argument("--chart", type=Path, required=True, help="the Helm chart (its values name the services)")
     parser.add_argument("--rendered", action="append", default=[], help="ENV=FILE (dev or prod)")
     args = parser.parse_args()
     repo = args.repo.resolve()
+    load_services(args.chart.resolve())
 
     settings = {s: service_settings(repo, s) for s in SERVICES}
     for s, found in settings.items():

@@ -12,8 +12,7 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
  */
 export const natsAuthTargets = [
   { dir: 'deploy/compose', prefix: 'gfts', rateLimitWindowMs: 60_000 },
-  { dir: 'deploy/k8s/overlays/dev', prefix: 'gfts', rateLimitWindowMs: 60_000 },
-  { dir: 'deploy/k8s/overlays/prod', prefix: 'gfts', rateLimitWindowMs: 60_000 },
+  { dir: 'deploy/helm/gfts/files', prefix: 'gfts', rateLimitWindowMs: 60_000 },
 ] as const;
 
 export const authFile = (dir: string) => `${repo}${dir}/nats-auth.conf`;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { Counter, Gauge } from 'prom-client';
 
 export type ReadinessCheck = () => Promise<unknown>;
 
@@ -36,11 +37,33 @@ export async function readiness(checks: Record<string, ReadinessCheck>): Promise
   return { status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(entries) };
 }
 
-/** GET /healthz: the process answers. GET /readyz: every dependency answers too. */
+/**
+ * GET /healthz: the process answers. GET /readyz: every dependency answers too.
+ * Each /readyz answer also sets `gfts_readiness_check{check}` (1 ok, 0 failed) and counts
+ * a change of the overall answer in `gfts_readiness_changes_total`, so that readiness
+ * flapping (a dependency that comes and goes) shows on the dashboard and in an alert,
+ * not only as pods leaving and rejoining the Service endpoints.
+ */
 export const healthPlugin = fp<{ checks: Record<string, ReadinessCheck> }>(async (app: FastifyInstance, opts) => {
+  const checkGauge = new Gauge({
+    name: 'gfts_readiness_check',
+    help: 'result of each readiness check at the last GET /readyz (1 ok, 0 failed)',
+    labelNames: ['check'],
+    registers: [app.metrics],
+  });
+  const changes = new Counter({
+    name: 'gfts_readiness_changes_total',
+    help: 'changes of the GET /readyz answer between ready and unready',
+    registers: [app.metrics],
+  });
+  let lastReady: boolean | undefined;
   app.get('/healthz', { config: { auth: false }, logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { auth: false }, logLevel: 'warn' }, async (_request, reply) => {
     const result = await readiness(opts.checks);
-    return reply.code(result.status === 'ok' ? 200 : 503).send(result);
+    const ready = result.status === 'ok';
+    for (const [name, outcome] of Object.entries(result.checks)) checkGauge.set({ check: name }, outcome === 'ok' ? 1 : 0);
+    if (lastReady !== undefined && lastReady !== ready) changes.inc();
+    lastReady = ready;
+    return reply.code(ready ? 200 : 503).send(result);
   });
-}, { name: 'health' });
+}, { name: 'health', dependencies: ['metrics'] });

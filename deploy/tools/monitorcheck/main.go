@@ -1,0 +1,249 @@
+// monitorcheck validates the monitoring files offline, with the libraries Prometheus and
+// the Prometheus Operator themselves use:
+//
+//   - a Prometheus rule file: model/rulefmt, what `promtool check rules` runs (strict
+//     YAML, PromQL of every expression, alert templates, label names, durations);
+//   - a Grafana dashboard: JSON, unique panel ids, and the PromQL of every target and
+//     query variable (Grafana's $variables replaced by sample values first);
+//   - rendered Kubernetes manifests: every ServiceMonitor and PrometheusRule decoded
+//     strictly into the operator's monitoring.coreos.com/v1 types (an unknown or
+//     misspelt field fails, as a kind without a schema would in kubernetes-validate),
+//     and each PrometheusRule's groups through rulefmt too.
+//
+//	monitorcheck -rules FILE -dashboard FILE [RENDERED.yaml ...]
+//
+// Exit status 1 on any problem; one line per problem, then a summary.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql/parser"
+	yamlv3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
+)
+
+var (
+	problems []string
+	promql   = parser.NewParser(parser.Options{})
+	logger   = slog.New(slog.NewTextHandler(io.Discard, nil))
+)
+
+func fail(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+func checkRules(where string, content []byte) int {
+	groups, errs := rulefmt.Parse(content, false, model.UTF8Validation, promql, logger)
+	for _, err := range errs {
+		fail("%s: %v", where, err)
+	}
+	if groups == nil {
+		return 0
+	}
+	rules := 0
+	for _, g := range groups.Groups {
+		for _, r := range g.Rules {
+			rules++
+			if r.Alert != "" {
+				if r.Labels["severity"] == "" {
+					fail("%s: alert %s has no severity label", where, r.Alert)
+				}
+				if r.Annotations["summary"] == "" || r.Annotations["runbook"] == "" {
+					fail("%s: alert %s needs summary and runbook annotations", where, r.Alert)
+				}
+			}
+		}
+	}
+	if rules == 0 {
+		fail("%s: no rules", where)
+	}
+	return rules
+}
+
+// Grafana's variables, replaced by values of the same kind before parsing.
+var grafanaVariable = regexp.MustCompile(`\$\{?(\w+)(?::\w+)?\}?`)
+
+func sampleValue(name string) string {
+	switch name {
+	case "__rate_interval", "__interval", "__range", "__range_s":
+		return "5m"
+	}
+	return "sample"
+}
+
+type panel struct {
+	ID      int     `json:"id"`
+	Type    string  `json:"type"`
+	Title   string  `json:"title"`
+	Panels  []panel `json:"panels"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+}
+
+func checkDashboard(path string) int {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		fail("%v", err)
+		return 0
+	}
+	var dashboard struct {
+		UID        string  `json:"uid"`
+		Title      string  `json:"title"`
+		Panels     []panel `json:"panels"`
+		Templating struct {
+			List []struct {
+				Name  string `json:"name"`
+				Type  string `json:"type"`
+				Query any    `json:"query"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	// Grafana's model has many more fields than these: the decoding checks the JSON and
+	// the structure the checks below need.
+	if err := json.Unmarshal(raw, &dashboard); err != nil {
+		fail("%s: not valid JSON: %v", path, err)
+		return 0
+	}
+	if dashboard.UID == "" || dashboard.Title == "" {
+		fail("%s: needs uid and title", path)
+	}
+	expressions := 0
+	ids := map[int]bool{}
+	parse := func(where, expr string) {
+		expressions++
+		filled := grafanaVariable.ReplaceAllStringFunc(expr, func(v string) string {
+			return sampleValue(grafanaVariable.FindStringSubmatch(v)[1])
+		})
+		if _, err := promql.ParseExpr(filled); err != nil {
+			fail("%s: %s: %v\n      %s", path, where, err, expr)
+		}
+	}
+	var walk func([]panel)
+	walk = func(panels []panel) {
+		for _, p := range panels {
+			if ids[p.ID] {
+				fail("%s: panel id %d used twice", path, p.ID)
+			}
+			ids[p.ID] = true
+			if p.Type != "row" && len(p.Targets) == 0 {
+				fail("%s: panel %q has no query", path, p.Title)
+			}
+			for _, t := range p.Targets {
+				parse(fmt.Sprintf("panel %q", p.Title), t.Expr)
+			}
+			walk(p.Panels)
+		}
+	}
+	walk(dashboard.Panels)
+	for _, v := range dashboard.Templating.List {
+		if v.Type != "query" {
+			continue
+		}
+		query := fmt.Sprint(v.Query)
+		if m, ok := v.Query.(map[string]any); ok {
+			query = fmt.Sprint(m["query"])
+		}
+		// label_values(<selector>, <label>): the selector is PromQL.
+		if inner := regexp.MustCompile(`^label_values\((.*),\s*\w+\)$`).FindStringSubmatch(query); inner != nil {
+			parse("variable "+v.Name, inner[1])
+		} else {
+			fail("%s: variable %s: only label_values(...) queries are expected, got %q", path, v.Name, query)
+		}
+	}
+	return expressions
+}
+
+func checkManifests(path string) (int, int) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		fail("%v", err)
+		return 0, 0
+	}
+	objects, rules := 0, 0
+	decoder := yamlv3.NewDecoder(bytes.NewReader(raw))
+	for {
+		var node map[string]any
+		if err := decoder.Decode(&node); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			fail("%s: %v", path, err)
+			break
+		}
+		kind, _ := node["kind"].(string)
+		if kind != "ServiceMonitor" && kind != "PrometheusRule" {
+			continue
+		}
+		objects++
+		doc, _ := json.Marshal(node)
+		name := fmt.Sprint(node["metadata"].(map[string]any)["name"])
+		where := fmt.Sprintf("%s: %s/%s", path, kind, name)
+		if node["apiVersion"] != "monitoring.coreos.com/v1" {
+			fail("%s: apiVersion must be monitoring.coreos.com/v1", where)
+		}
+		switch kind {
+		case "ServiceMonitor":
+			var sm monitoringv1.ServiceMonitor
+			if err := yaml.UnmarshalStrict(doc, &sm); err != nil {
+				fail("%s: %v", where, err)
+			} else if len(sm.Spec.Endpoints) == 0 {
+				fail("%s: no endpoints", where)
+			}
+		case "PrometheusRule":
+			var pr monitoringv1.PrometheusRule
+			if err := yaml.UnmarshalStrict(doc, &pr); err != nil {
+				fail("%s: %v", where, err)
+				continue
+			}
+			spec, _ := yaml.Marshal(node["spec"])
+			rules += checkRules(where, spec)
+		}
+	}
+	return objects, rules
+}
+
+func main() {
+	rules := flag.String("rules", "", "Prometheus rule file")
+	dashboard := flag.String("dashboard", "", "Grafana dashboard JSON")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: monitorcheck -rules FILE -dashboard FILE [RENDERED.yaml ...]")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	var summary []string
+	if *rules != "" {
+		raw, err := os.ReadFile(*rules)
+		if err != nil {
+			fail("%v", err)
+		} else {
+			summary = append(summary, fmt.Sprintf("%d rules", checkRules(*rules, raw)))
+		}
+	}
+	if *dashboard != "" {
+		summary = append(summary, fmt.Sprintf("%d dashboard queries", checkDashboard(*dashboard)))
+	}
+	for _, path := range flag.Args() {
+		objects, n := checkManifests(path)
+		summary = append(summary, fmt.Sprintf("%s: %d operator objects (%d rules)", path, objects, n))
+	}
+	for _, p := range problems {
+		fmt.Println("FAIL", p)
+	}
+	if len(problems) > 0 {
+		fmt.Printf("%d problems\n", len(problems))
+		os.Exit(1)
+	}
+	fmt.Println("valid:", strings.Join(summary, "; "))
+}
