@@ -29,14 +29,17 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
 	"github.com/FerretDB/FerretDB/internal/handler/sjson"
 	"github.com/FerretDB/FerretDB/internal/types"
 	"github.com/FerretDB/FerretDB/internal/util/fsql"
+	"github.com/FerretDB/FerretDB/internal/util/iterator"
 	"github.com/FerretDB/FerretDB/internal/util/must"
 )
 
@@ -246,30 +249,154 @@ func (f pushedField) arrayConds() []string {
 	}
 }
 
-// branch is one conjunction: the fields whose bit is set in arrays are arrays.
-func branch(selectClause string, fields []pushedField, arrays uint, jsonOnly bool) (string, []any) {
-	conds := make([]string, 0, len(fields)+2)
-	var args []any
-	bit := uint(0)
+// table is what a statement reads: its SQL table and the indexes built on it.
+type table struct {
+	name    string
+	indexes []metadata.IndexInfo
+}
 
-	for _, f := range fields {
-		asArray := false
-		if !f.isID {
-			asArray = arrays&(1<<bit) != 0
-			bit++
+// term is one field's part of a conjunction: its scalar condition ('s'), its array condition
+// ('a'), or conditions written by the caller (custom, on `->>`, a range for the index).
+type term struct {
+	f      pushedField
+	kind   byte
+	custom []string
+}
+
+func (t term) conds(jsonOnly bool) ([]string, []any) {
+	switch {
+	case t.custom != nil:
+		return t.custom, nil
+	case t.kind == 'a':
+		return t.f.arrayConds(), nil
+	default:
+		return t.f.scalarConds(jsonOnly)
+	}
+}
+
+// seek tells whether an index column on the field can seek on the term, and how: as one
+// or a few points ('e': equality, $in) or as a range ('r'); 0 when it cannot. Unique
+// indexes are built on `->`, which only equalities and array conditions name (and not the
+// `->>` forms jsonOnly leaves out); other indexes on `->>`.
+func (t term) seek(unique, jsonOnly bool) byte {
+	switch {
+	case t.custom != nil:
+		if unique {
+			return 0
 		}
 
-		if asArray {
-			conds = append(conds, f.arrayConds()...)
+		return 'r'
+	case t.kind == 'a':
+		return 'r'
+	case !t.f.isRange():
+		if !unique && (t.f.textValues == nil || jsonOnly) {
+			return 0
+		}
+
+		return 'e'
+	case unique:
+		return 0
+	default:
+		return 'r'
+	}
+}
+
+// indexHint names the index SQLite must read for a conjunction of terms: the one whose
+// leading columns the terms pin to the most points, then a range on the next column, then
+// the sort's keys following them. SQLite has no statistics here (FerretDB never runs
+// ANALYZE), so left to itself it rates an equality on the first column of any index as
+// selective: measured, {applicationId, requester: {$in: 100 ids}, status} read the unique
+// (applicationId, pairKey) index over the whole application (110k entries, ~8 s) instead of
+// 100 seeks of (applicationId, requester, status, _id). Empty when no index can seek.
+func indexHint(t table, terms []term, jsonOnly bool, sortKeys []string) string {
+	byKey := make(map[string]term, len(terms))
+	for _, tm := range terms {
+		byKey[tm.f.key] = tm
+	}
+
+	best, bestScore := "", 0
+
+	for _, index := range t.indexes {
+		points, ranged := 0, 0
+
+		for _, k := range index.Key {
+			tm, ok := byKey[k.Field]
+			if !ok {
+				break
+			}
+
+			how := tm.seek(index.Unique, jsonOnly)
+			if how == 'e' {
+				points++
+				continue
+			}
+
+			if how == 'r' {
+				ranged = 1
+			}
+
+			break
+		}
+
+		if points == 0 && ranged == 0 {
 			continue
 		}
 
-		c, a := f.scalarConds(jsonOnly)
+		follows := 0
+		if len(sortKeys) > 0 && points+len(sortKeys) <= len(index.Key) {
+			follows = 1
+			for i, k := range sortKeys {
+				if index.Key[points+i].Field != k {
+					follows = 0
+				}
+			}
+		}
+
+		if score := points*4 + ranged*2 + follows; score > bestScore {
+			best, bestScore = index.Name, score
+		}
+	}
+
+	if best == "" {
+		return ""
+	}
+
+	return fmt.Sprintf(" INDEXED BY %q", t.name+"_"+best)
+}
+
+// conjunction is selectClause (which ends with its FROM) reading the index indexHint picks,
+// where every term holds.
+func conjunction(selectClause string, t table, terms []term, jsonOnly bool, sortKeys []string) (string, []any) {
+	conds := make([]string, 0, len(terms)+2)
+	var args []any
+
+	for _, tm := range terms {
+		c, a := tm.conds(jsonOnly)
 		conds = append(conds, c...)
 		args = append(args, a...)
 	}
 
-	return selectClause + " WHERE " + strings.Join(conds, " AND "), args
+	return selectClause + indexHint(t, terms, jsonOnly, sortKeys) + " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// branch is one conjunction: the fields whose bit is set in arrays are arrays.
+func branch(selectClause string, t table, fields []pushedField, arrays uint, jsonOnly bool, sortKeys []string) (string, []any) {
+	terms := make([]term, 0, len(fields))
+	bit := uint(0)
+
+	for _, f := range fields {
+		kind := byte('s')
+		if !f.isID {
+			if arrays&(1<<bit) != 0 {
+				kind = 'a'
+			}
+			bit++
+		}
+
+		terms = append(terms, term{f: f, kind: kind})
+	}
+
+	return conjunction(selectClause, t, terms, jsonOnly, sortKeys)
 }
 
 // uniqueKeyCovered tells whether the equalities cover every key of a unique index. Then
@@ -319,19 +446,20 @@ func arrayableCount(fields []pushedField) int {
 
 // pushdownQuery returns the query selecting with selectClause the rows that may match
 // filter, in no particular order, its arguments, and whether anything was pushed down.
-func pushdownQuery(selectClause string, filter *types.Document, indexes []metadata.IndexInfo) (string, []any, bool) {
+func pushdownQuery(selectClause string, filter *types.Document, tableName string, indexes []metadata.IndexInfo) (string, []any, bool) {
 	fields := pushdownFields(filter)
 	if len(fields) == 0 {
 		return selectClause, nil, false
 	}
 
 	jsonOnly := uniqueKeyCovered(fields, indexes)
+	t := table{name: tableName, indexes: indexes}
 
 	var qs []string
 	var args []any
 
 	for mask := uint(0); mask < 1<<arrayableCount(fields); mask++ {
-		q, a := branch(selectClause, fields, mask, jsonOnly)
+		q, a := branch(selectClause, t, fields, mask, jsonOnly, nil)
 		qs = append(qs, q)
 		args = append(args, a...)
 	}
@@ -341,17 +469,28 @@ func pushdownQuery(selectClause string, filter *types.Document, indexes []metada
 
 // orderedPlan is how to return the rows of filter in the order of sort, when every sort
 // key is a field the filter constrains to strings (then SQL's byte order of `->>` values is
-// MongoDB's order). The rows of the scalar branch come out of an index in that order; the
-// rows where some field is an array would not, so the caller first checks there are none
+// MongoDB's order), or the last key is an ascending one it does not constrain (see
+// stringKey). The rows of the scalar branch come out of an index in that order; the rows
+// where some field is an array would not, so the caller first checks there are none
 // (probe), and otherwise falls back to pushdownQuery and the handler's sort.
 type orderedPlan struct {
 	query     string
 	args      []any
 	probe     string // empty: no field can be an array (see arrayProbe)
 	probeArgs []any
+
+	// stringKey is the last sort key when the filter does not constrain it (a page by _id:
+	// {applicationId, requester, status} sorted by _id). The read then orders by its `->>`
+	// value from `''` up, which is every text, and the probe also asks for a row where it is
+	// missing, null or a number (SQL sorts those first, MongoDB's bools and dates last).
+	// Among texts, MongoDB sorts strings first, then objects, ObjectIDs, binary data and
+	// regexes, which sjson also stores as JSON strings or text: the caller's iterator
+	// (stringsFirst) returns the strings as they come and holds the others back to the end.
+	// Every earlier sort key is pinned to one value, so that "the end" is right.
+	stringKey string
 }
 
-func orderedQuery(selectClause string, filter, sort *types.Document, indexes []metadata.IndexInfo) (*orderedPlan, bool) {
+func orderedQuery(selectClause string, filter, sort *types.Document, tableName string, indexes []metadata.IndexInfo) (*orderedPlan, bool) {
 	if sort.Len() == 0 {
 		return nil, false
 	}
@@ -369,13 +508,9 @@ func orderedQuery(selectClause string, filter, sort *types.Document, indexes []m
 	}
 
 	order := make([]string, 0, sort.Len())
+	var stringKey string
 
-	for _, key := range sort.Keys() {
-		f, ok := byKey[key]
-		if !ok || (!f.isRange() && f.textValues == nil) {
-			return nil, false
-		}
-
+	for i, key := range sort.Keys() {
 		var dir int64
 
 		switch v := must.NotFail(sort.Get(key)).(type) {
@@ -391,6 +526,19 @@ func orderedQuery(selectClause string, filter, sort *types.Document, indexes []m
 			return nil, false
 		}
 
+		f, ok := byKey[key]
+		if !ok && i == sort.Len()-1 && dir == 1 && pushableKey.MatchString(key) && pinned(byKey, sort.Keys()[:i]) &&
+			(key == "_id" || arrayableCount(fields) < maxArrayFields) {
+			empty := ""
+			f, ok = pushedField{key: key, isID: key == "_id", lower: &empty, lowerIncl: true}, true
+			fields = append(fields, f)
+			stringKey = key
+		}
+
+		if !ok || (!f.isRange() && f.textValues == nil) {
+			return nil, false
+		}
+
 		expr := textExpr(key)
 		if dir == -1 {
 			expr += " DESC"
@@ -399,12 +547,51 @@ func orderedQuery(selectClause string, filter, sort *types.Document, indexes []m
 		order = append(order, expr)
 	}
 
-	q, args := branch(selectClause, fields, 0, false)
-	plan := &orderedPlan{query: q + " ORDER BY " + strings.Join(order, ", "), args: args}
+	t := table{name: tableName, indexes: indexes}
+	q, args := branch(selectClause, t, fields, 0, false, sort.Keys())
+	plan := &orderedPlan{query: q + " ORDER BY " + strings.Join(order, ", "), args: args, stringKey: stringKey}
 
-	plan.probe, plan.probeArgs = arrayProbe(selectClause, fields)
+	plan.probe, plan.probeArgs = arrayProbe(selectClause, t, fields)
+
+	if stringKey != "" {
+		q, a := nonTextProbe(selectClause, t, fields, stringKey)
+		plan.probe, plan.probeArgs = joinUnion(plan.probe, q), append(plan.probeArgs, a...)
+	}
 
 	return plan, true
+}
+
+// pinned tells whether the filter constrains every one of keys to a single string.
+func pinned(byKey map[string]pushedField, keys []string) bool {
+	for _, k := range keys {
+		f, ok := byKey[k]
+		if !ok || f.isRange() || len(f.textValues) != 1 {
+			return false
+		}
+	}
+
+	return true
+}
+
+func joinUnion(a, b string) string {
+	if a == "" {
+		return b
+	}
+
+	return a + " UNION ALL " + b
+}
+
+// equalityTerms are the scalar conditions of the equality fields other than skip.
+func equalityTerms(fields []pushedField, skip string) []term {
+	var terms []term
+
+	for _, g := range fields {
+		if g.key != skip && !g.isRange() {
+			terms = append(terms, term{f: g, kind: 's'})
+		}
+	}
+
+	return terms
 }
 
 // arrayProbe asks, one field at a time, whether a row that might match holds an array in
@@ -412,31 +599,102 @@ func orderedQuery(selectClause string, filter, sort *types.Document, indexes []m
 // part is a seek on an index that starts with them (with the range fields as well, a probe
 // for an array in a later index column would read the whole range). Extra rows only make
 // the caller fall back to the handler's sort.
-func arrayProbe(selectClause string, fields []pushedField) (string, []any) {
+func arrayProbe(selectClause string, t table, fields []pushedField) (string, []any) {
 	var qs []string
 	var args []any
 
-	for i, f := range fields {
+	for _, f := range fields {
 		if f.isID {
 			continue
 		}
 
-		conds := f.arrayConds()
-
-		for j, g := range fields {
-			if j == i || g.isRange() {
-				continue
-			}
-
-			c, a := g.scalarConds(false)
-			conds = append(conds, c...)
-			args = append(args, a...)
-		}
-
-		qs = append(qs, selectClause+" WHERE "+strings.Join(conds, " AND "))
+		q, a := conjunction(selectClause, t, append(equalityTerms(fields, f.key), term{f: f, kind: 'a'}), false, nil)
+		qs = append(qs, q)
+		args = append(args, a...)
 	}
 
 	return strings.Join(qs, " UNION ALL "), args
+}
+
+// nonTextProbe asks whether a row that might match has key missing, null or a number (SQL
+// values below any text): two seeks on an index that has key after the equality fields.
+func nonTextProbe(selectClause string, t table, fields []pushedField, key string) (string, []any) {
+	var qs []string
+	var args []any
+
+	for _, cond := range []string{textExpr(key) + " IS NULL", textExpr(key) + " < ''"} {
+		q, a := conjunction(selectClause, t, append(equalityTerms(fields, key), term{f: pushedField{key: key}, custom: []string{cond}}), false, nil)
+		qs = append(qs, q)
+		args = append(args, a...)
+	}
+
+	return strings.Join(qs, " UNION ALL "), args
+}
+
+// stringsFirst returns the documents of iter, read in the `->>` order of key, in MongoDB's
+// order (see orderedPlan.stringKey): strings as they come, then the others, sorted.
+func stringsFirst(iter types.DocumentsIterator, key string) types.DocumentsIterator {
+	if key == "" {
+		return iter
+	}
+
+	return &stringsFirstIterator{iter: iter, key: key}
+}
+
+type stringsFirstIterator struct {
+	iter     types.DocumentsIterator
+	key      string
+	held     []*types.Document
+	draining bool
+}
+
+func (it *stringsFirstIterator) value(doc *types.Document) any {
+	if v, err := doc.Get(it.key); err == nil {
+		return v
+	}
+
+	return types.Null
+}
+
+// Next implements iterator.Interface.
+func (it *stringsFirstIterator) Next() (struct{}, *types.Document, error) {
+	var unused struct{}
+
+	for !it.draining {
+		_, doc, err := it.iter.Next()
+		if err != nil {
+			if !errors.Is(err, iterator.ErrIteratorDone) {
+				return unused, nil, err
+			}
+
+			it.draining = true
+			sort.SliceStable(it.held, func(i, j int) bool {
+				return types.CompareOrder(it.value(it.held[i]), it.value(it.held[j]), types.Ascending) == types.Less
+			})
+
+			break
+		}
+
+		if _, ok := it.value(doc).(string); ok {
+			return unused, doc, nil
+		}
+
+		it.held = append(it.held, doc)
+	}
+
+	if len(it.held) == 0 {
+		return unused, nil, iterator.ErrIteratorDone
+	}
+
+	doc := it.held[0]
+	it.held = it.held[1:]
+
+	return unused, doc, nil
+}
+
+// Close implements iterator.Interface.
+func (it *stringsFirstIterator) Close() {
+	it.iter.Close()
 }
 
 // hasRows tells whether q returns at least one row.

@@ -101,6 +101,29 @@ describe('store query semantics the services rely on', () => {
     expect(found.map((d) => d._id)).toEqual(['t2', 't1', 't3']);
   });
 
+  it('pages by a sort key the filter does not constrain in MongoDB order, whatever its types', async () => {
+    // The friend list's shape: equalities, sorted by _id, limited. The local store reads it
+    // in the index's order; ids of other types must still land where MongoDB puts them.
+    const mixed = conn.db!.collection<{ _id: unknown; app: string; owner: string }>('mixed');
+    await mixed.createIndex({ app: 1, owner: 1, _id: 1 });
+    const oid = new mongoose.mongo.ObjectId('000000000000000000000001');
+    await mixed.insertMany([
+      ...['b', 'a', 'c', 'ab'].map((_id) => ({ _id, app: 'a1', owner: 'strings' })),
+      // ObjectIDs (stored as hex text by the local store) and documents sort after every string
+      ...[oid, 'z', '0', { k: 1 }, 'y'].map((_id) => ({ _id, app: 'a1', owner: 'objects' })),
+      // numbers sort before every string
+      ...['nb', 7, 'na', 2.5].map((_id) => ({ _id, app: 'a1', owner: 'numbers' })),
+      { _id: 'other-app', app: 'a2', owner: 'strings' },
+    ]);
+    const page = async (owner: string, limit: number) =>
+      (await mixed.find({ app: 'a1', owner }).sort({ _id: 1 }).limit(limit).toArray()).map((d) => d._id);
+    expect(await page('strings', 3)).toEqual(['a', 'ab', 'b']);
+    expect(await page('strings', 10)).toEqual(['a', 'ab', 'b', 'c']);
+    expect(await page('objects', 2)).toEqual(['0', 'y']);
+    expect(await page('objects', 10)).toEqual(['0', 'y', 'z', { k: 1 }, oid]);
+    expect(await page('numbers', 3)).toEqual([2.5, 7, 'na']);
+  });
+
   it('deletes and updates exactly the documents an equality filter matches', async () => {
     expect((await items.updateMany({ app: 'a2', owner: 'g1' }, { $set: { touched: true } })).modifiedCount).toBe(1);
     expect((await items.deleteMany({ app: 'a1', state: 'off' })).deletedCount).toBe(2);

@@ -1,0 +1,134 @@
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseUrl, infra } from '../../src/index.ts';
+
+/*
+ * The query shapes the friendship service issues, pinned by the store's own query plan:
+ * each must seek the index made for it and, for a page, read no more than the page. The
+ * collection mirrors `relations` (services/friendship/src/repository/models.ts): a unique
+ * (app, pairKey) index beside the outgoing and incoming list indexes, which is what misled
+ * the local store's SQLite planner (scripts/images/ferretdb/README.md, "Index choice").
+ *
+ * Plans differ by store, so the checks branch on what `explain` answers: MongoDB's
+ * winningPlan and executionStats (keys examined), or FerretDB's SQLite plan (which index
+ * each branch of the statement searches, and whether a sort step follows).
+ */
+type Explain = Record<string, unknown>;
+type Stage = { stage?: string; indexName?: string; inputStage?: Stage; inputStages?: Stage[] };
+
+const OUTGOING = 'app_1_requester_1_status_1__id_1';
+const INCOMING = 'app_1_addressee_1_status_1__id_1';
+
+/** Every stage of MongoDB's winning plan, outermost first. */
+function stagesOf(plan: Stage | undefined): Stage[] {
+  if (!plan) return [];
+  return [plan, ...stagesOf(plan.inputStage), ...(plan.inputStages ?? []).flatMap(stagesOf)];
+}
+
+/** FerretDB's SQLite plan lines, without their ids. */
+function sqlitePlan(explain: Explain): string[] {
+  const lines = ((explain.queryPlanner as { Plan?: string[] } | undefined)?.Plan ?? []);
+  return lines.map((l) => l.replace(/^id=\d+ parent=\d+ notused=\d+ detail=/, ''));
+}
+
+const isMongoPlan = (explain: Explain) => 'winningPlan' in ((explain.queryPlanner as object | undefined) ?? {});
+
+describe('store query plans of the friendship reads', () => {
+  let conn: mongoose.Connection;
+  type Edge = { _id: string; app: string; pairKey: string; requester: string; addressee: string; status: string };
+  let edges: mongoose.mongo.Collection<Edge>;
+  const app = 'app-1';
+  const center = 'g-center';
+  const friends = Array.from({ length: 30 }, (_, i) => `g-friend-${String(i).padStart(3, '0')}`);
+  const edgeId = (n: number) => `e-${String(n).padStart(6, '0')}`;
+
+  beforeAll(async () => {
+    conn = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'plans')).asPromise();
+    edges = conn.db!.collection<Edge>('edges');
+    await edges.createIndex({ app: 1, pairKey: 1 }, { unique: true });
+    await edges.createIndex({ app: 1, addressee: 1, status: 1, _id: 1 }, { name: INCOMING });
+    await edges.createIndex({ app: 1, requester: 1, status: 1, _id: 1 }, { name: OUTGOING });
+    let n = 0;
+    const edge = (requester: string, addressee: string, status = 'accepted'): Edge => ({ _id: edgeId(n++), app, pairKey: `${requester}:${addressee}`, requester, addressee, status });
+    // the center's 30 friendships, each friend's 20 others, and a crowd in the same app so
+    // that reading the whole application would show in the keys examined
+    const docs = [
+      ...friends.map((f) => edge(center, f)),
+      ...friends.flatMap((f) => Array.from({ length: 20 }, (_, k) => edge(f, `g-other-${k}`))),
+      ...friends.slice(0, 5).map((f) => edge(f, center, 'pending')),
+      ...Array.from({ length: 400 }, (_, k) => edge(`g-crowd-${k}`, `g-crowd-${k + 1}`)),
+    ];
+    await edges.insertMany(docs);
+  });
+
+  afterAll(async () => {
+    await conn.dropDatabase();
+    await conn.close();
+  });
+
+  it('reads the friends of many gamers ($in beside equalities) with seeks of the index made for it', async () => {
+    const filter = { app, requester: { $in: friends }, status: 'accepted' };
+    const projection = { _id: 0, requester: 1, addressee: 1 };
+    const found = await edges.find(filter, { projection }).toArray();
+    expect(found).toHaveLength(friends.length * 20);
+    const explain = (await edges.find(filter, { projection }).explain('executionStats')) as Explain;
+    if (isMongoPlan(explain)) {
+      const scans = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan).filter((s) => s.stage === 'IXSCAN');
+      expect(scans.map((s) => s.indexName)).toEqual([OUTGOING]);
+      // one seek per listed gamer, then its entries: never the application's other relations
+      const stats = explain.executionStats as { totalKeysExamined: number };
+      expect(stats.totalKeysExamined).toBeLessThanOrEqual(found.length + friends.length + 1);
+      return;
+    }
+    const plan = sqlitePlan(explain);
+    const searches = plan.filter((l) => /^(SEARCH|SCAN) /.test(l));
+    expect(searches.length).toBeGreaterThan(0);
+    // No table scans; every part that seeks by equality (the scalar branch, and the ones
+    // where a later field may be an array) uses the outgoing index, and the scalar branch
+    // pins all three leading columns. Before the fix, SQLite took the unique (app, pairKey)
+    // index on `app =` alone: every relation of the application.
+    for (const line of searches) expect(line).toMatch(/^SEARCH .* USING INDEX /);
+    for (const line of searches.filter((l) => l.includes('=?'))) expect(line).toContain(OUTGOING);
+    expect(searches[0]).toContain(`${OUTGOING} (<expr>=? AND <expr>=? AND <expr>=?)`);
+  });
+
+  it('reads a first page of a friend list sorted by _id as an ordered range of limit entries', async () => {
+    const limit = 11;
+    const filter = { app, requester: center, status: 'accepted' };
+    const page = await edges.find(filter).sort({ _id: 1 }).limit(limit).toArray();
+    expect(page.map((e) => e._id)).toEqual(Array.from({ length: limit }, (_, i) => edgeId(i)));
+    const explain = (await edges.find(filter).sort({ _id: 1 }).limit(limit).explain('executionStats')) as Explain;
+    if (isMongoPlan(explain)) {
+      const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
+      expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual([OUTGOING]);
+      expect(stages.some((s) => s.stage === 'SORT')).toBe(false);
+      const stats = explain.executionStats as { totalKeysExamined: number; totalDocsExamined: number };
+      expect(stats.totalKeysExamined).toBeLessThanOrEqual(limit + 1);
+      expect(stats.totalDocsExamined).toBeLessThanOrEqual(limit + 1);
+      return;
+    }
+    // One ordered index range, no sort step: rows come out in _id order and the read stops
+    // when the handler has its page (it does not fetch the range to sort it).
+    const plan = sqlitePlan(explain);
+    expect(plan).toEqual([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX \\S*${OUTGOING} \\(<expr>=\\? AND <expr>=\\? AND <expr>=\\? AND <expr>>\\?\\)$`))]);
+    expect(explain.sortPushdown).toBe(true);
+  });
+
+  it('reads a later page the same way, from the cursor', async () => {
+    const limit = 5;
+    const filter = { app, addressee: center, status: 'pending', _id: { $gt: edgeId(30 + friends.length * 20) } };
+    const page = await edges.find(filter).sort({ _id: 1 }).limit(limit).toArray();
+    expect(page.map((e) => e._id)).toEqual(Array.from({ length: 4 }, (_, i) => edgeId(30 + friends.length * 20 + 1 + i)));
+    const explain = (await edges.find(filter).sort({ _id: 1 }).limit(limit).explain('executionStats')) as Explain;
+    if (isMongoPlan(explain)) {
+      const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
+      expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual([INCOMING]);
+      expect(stages.some((s) => s.stage === 'SORT')).toBe(false);
+      expect((explain.executionStats as { totalKeysExamined: number }).totalKeysExamined).toBeLessThanOrEqual(limit + 1);
+      return;
+    }
+    const plan = sqlitePlan(explain);
+    expect(plan).toEqual([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX \\S*${INCOMING} \\(<expr>=\\? AND <expr>=\\? AND <expr>=\\? AND <expr>>\\?\\)$`))]);
+    expect(explain.sortPushdown).toBe(true);
+  });
+});
