@@ -7,6 +7,9 @@
 #
 #   scripts/stack.sh            # gateway on http://localhost:8080, console on /console
 #   GATEWAY_PORT=9090 scripts/stack.sh
+#   FRIENDSHIP_DB_STATE=/path/dir scripts/stack.sh
+#                               # the friendship database keeps its files in that host directory
+#                               # (a dataset loaded once, reused by several runs: bench/README.md)
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -euo pipefail
@@ -58,10 +61,14 @@ done
 # Starts a container on a random loopback port and prints that port. It runs in a
 # command substitution (a subshell), so the caller registers the name for cleanup.
 start_container() {
-  local name="$1" image="$2" port="$3"
+  local name="$1" image="$2" port="$3" mount=()
   shift 3
+  # DB_STATE: a host directory for the database's files (the local FerretDB keeps them in /state)
+  if [ -n "${DB_STATE:-}" ]; then
+    case "$image" in localhost/gfts/ferretdb:*) mount=(-v "$DB_STATE:/state") ;; *) mount=(-v "$DB_STATE:/data/db") ;; esac
+  fi
   "$engine" rm -f "$name" >/dev/null 2>&1 || true
-  "$engine" run -d --name "$name" -p "127.0.0.1::$port" "$image" "$@" >/dev/null
+  "$engine" run -d --name "$name" -p "127.0.0.1::$port" "${mount[@]}" "$image" "$@" >/dev/null
   "$engine" port "$name" "$port/tcp" | head -n 1 | sed 's/.*://'
 }
 
@@ -81,7 +88,7 @@ pnpm -s build >"$LOG_DIR/console-build.log" 2>&1 || { echo "the console did not 
 
 containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-notifications-db" "$STACK_NAME-nats")
 say "starting databases ($MONGO_IMAGE) and NATS ($NATS_IMAGE) with $engine"
-friendship_db_port="$(start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
+friendship_db_port="$(DB_STATE="${FRIENDSHIP_DB_STATE:-}" start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
 tasks_db_port="$(start_container "$STACK_NAME-tasks-db" "$MONGO_IMAGE" 27017)"
 notifications_db_port="$(start_container "$STACK_NAME-notifications-db" "$MONGO_IMAGE" 27017)"
 nats_port="$(start_container "$STACK_NAME-nats" "$NATS_IMAGE" 4222 -js -sd /data)"

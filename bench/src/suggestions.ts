@@ -7,7 +7,8 @@
  *
  *   bench/run.sh --suggestions            # starts the stack, or BENCH_USE_RUNNING=1
  *   node bench/src/suggestions.ts [--state .stack/state.json] [--out bench/results]
- *        [--app <uuid>] [--samples 300] [--concurrency 8] [--measure-only]
+ *        [--app <uuid>] [--samples 300] [--concurrency 8] [--warmup 20]
+ *        [--scenarios suggestions-20-seq,friends-100-seq] [--measure-only]
  *
  * `--app` defaults to the application of the full bench's main dataset (100k gamers, 1M
  * relations), so when that dataset is loaded the neighbourhood lives among its relations.
@@ -17,13 +18,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchConfig } from './config.ts';
-import { seededUuid } from './datagen/ids.ts';
+import { center, FRIENDS, FRIENDS_OF_EACH, friends, neighbourhoodPairs, pool, POOL } from './datagen/suggestions-neighbourhood.ts';
 import { loadAverage, UsageSampler, type ProcessUsage } from './procstat.ts';
 import { call, containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, readStackState, type Gamer } from './stack.ts';
 import { summarize, type LatencySummary } from './stats.ts';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log('usage: node bench/src/suggestions.ts [--state FILE] [--out DIR] [--app UUID] [--samples N] [--concurrency N] [--measure-only]\n(see the header of this file and bench/README.md)');
+  console.log('usage: node bench/src/suggestions.ts [--state FILE] [--out DIR] [--app UUID] [--samples N] [--concurrency N] [--warmup N] [--scenarios ID,ID] [--measure-only]\n(see the header of this file and bench/README.md)');
   process.exit(0);
 }
 
@@ -38,17 +39,13 @@ const outDir = arg('--out') ?? join(root, 'bench/results');
 const app = arg('--app') ?? benchConfig('full').main.app;
 const samples = Number(arg('--samples') ?? 300);
 const concurrency = Number(arg('--concurrency') ?? 8);
-const FRIENDS = 100;
-const FRIENDS_OF_EACH = 100;
-const POOL = 2_000;
+const warmup = Number(arg('--warmup') ?? 20);
+// --scenarios a,b: only these (a slow store cannot afford the whole set)
+const only = arg('--scenarios')?.split(',');
 const AIM_P99_MS = 50;
 
 const creds = new Credentials(process.env.JWT_SECRET ?? DEV_JWT_SECRET, process.env.INTERNAL_TOKEN_SECRET ?? DEV_INTERNAL_SECRET);
 const base = `${state.services.gateway.url}/api/v1/friendship`;
-const gamerOf = (seed: string, i: number): Gamer => ({ id: seededUuid(seed, i), name: `Suggest${seed.slice(-4)}${i}`, avatar: '' });
-const center = gamerOf('suggest-center', 0);
-const friends = Array.from({ length: FRIENDS }, (_, i) => gamerOf('suggest-friend', i));
-const pool = Array.from({ length: POOL }, (_, i) => gamerOf('suggest-pool', i));
 const auth = (g: Gamer) => ({ authorization: creds.bearerFor(app, g) });
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
@@ -79,12 +76,7 @@ async function befriend([a, b]: [Gamer, Gamer]): Promise<void> {
   if (accepted.status !== 200) throw new Error(`accept ${id}: ${accepted.status} ${JSON.stringify(accepted.body)}`);
 }
 
-// each friend: the center plus 99 gamers of the pool (53 is prime to the pool size, so distinct)
-const pairs: Array<[Gamer, Gamer]> = [];
-friends.forEach((f, i) => {
-  pairs.push([center, f]);
-  for (let k = 0; k < FRIENDS_OF_EACH - 1; k++) pairs.push([f, pool[(i * 37 + k * 53) % POOL]!]);
-});
+const pairs = neighbourhoodPairs();
 
 log(`application ${app}; load average ${loadAverage().join(' ')}`);
 // --measure-only: the neighbourhood is there from an earlier run (ids are seeded)
@@ -119,7 +111,7 @@ interface Measured {
 
 /** `total` GETs of `path` by the center, `parallel` at a time; latency per request. */
 async function measure(id: string, path: string, total: number, parallel: number, check: (body: unknown) => boolean): Promise<Measured> {
-  for (let i = 0; i < 20; i++) await call('GET', `${base}${path}`, auth(center)); // warm-up
+  for (let i = 0; i < warmup; i++) await call('GET', `${base}${path}`, auth(center));
   const latencies: number[] = [];
   let errors = 0;
   const sampler = new UsageSampler(pids);
@@ -145,13 +137,15 @@ const isSuggestions = (body: unknown) => Array.isArray(body) && body.length === 
 const isMutual = (body: unknown) => Array.isArray(body) && body.length === top.mutualFriends;
 const isFriendPage = (body: unknown) => Array.isArray(body) && body.length === 100;
 const loadBefore = loadAverage();
-const results = [
-  await measure('suggestions-20-seq', '/suggestions?limit=20', samples, 1, isSuggestions),
-  await measure('suggestions-100-seq', '/suggestions?limit=100', samples, 1, (b) => Array.isArray(b) && b.length === 100),
-  await measure(`suggestions-20-c${concurrency}`, '/suggestions?limit=20', samples * 2, concurrency, isSuggestions),
-  await measure('mutual-seq', `/mutual/${top.user.id}`, samples, 1, isMutual),
-  await measure('friends-100-seq', '?limit=100', samples, 1, isFriendPage),
+const scenarios: Array<[string, string, number, number, (body: unknown) => boolean]> = [
+  ['suggestions-20-seq', '/suggestions?limit=20', samples, 1, isSuggestions],
+  ['suggestions-100-seq', '/suggestions?limit=100', samples, 1, (b) => Array.isArray(b) && b.length === 100],
+  [`suggestions-20-c${concurrency}`, '/suggestions?limit=20', samples * 2, concurrency, isSuggestions],
+  ['mutual-seq', `/mutual/${top.user.id}`, samples, 1, isMutual],
+  ['friends-100-seq', '?limit=100', samples, 1, isFriendPage],
 ];
+const results: Measured[] = [];
+for (const [id, path, total, parallel, check] of scenarios) if (!only || only.includes(id)) results.push(await measure(id, path, total, parallel, check));
 const loadAfter = loadAverage();
 
 const date = new Date().toISOString().slice(0, 10);

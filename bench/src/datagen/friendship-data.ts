@@ -202,7 +202,8 @@ export class FriendshipWriter {
   }
 }
 
-function ignoreDuplicates(error: unknown): void {
+/** Swallows the duplicate-key errors of an unordered insert into a partly filled database. */
+export function ignoreDuplicates(error: unknown): void {
   const e = error as { code?: number; writeErrors?: { code?: number; err?: { code?: number } }[] };
   if (e.code === 11000) return;
   if (Array.isArray(e.writeErrors) && e.writeErrors.every((w) => (w.code ?? w.err?.code) === 11000)) return;
