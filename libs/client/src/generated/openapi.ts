@@ -8914,14 +8914,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Response */
+            /** @description Permanent Redirect */
             308: {
                 headers: {
+                    Location?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": null;
-                };
+                content?: never;
             };
             /** @description Method not allowed on this path (see Allow) */
             405: {
