@@ -1062,6 +1062,29 @@ export interface components {
             id: string;
             /** @constant */
             type: "inventory.granted";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description to each friend with a live connection when userId goes online or offline (settled: docs/notifications.md); live only, never in the inbox */
+            data: {
+                lastSeenAt: string | null;
+                status: "online" | "offline";
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                userId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "presence.changed";
         };
         Problem: {
             /** @description stable UPPER_SNAKE error code */
@@ -7650,6 +7673,29 @@ export interface operations {
                         id: string;
                         /** @constant */
                         type: "inventory.granted";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description to each friend with a live connection when userId goes online or offline (settled: docs/notifications.md); live only, never in the inbox */
+                        data: {
+                            lastSeenAt: string | null;
+                            status: "online" | "offline";
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            userId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "presence.changed";
                     })[];
                 };
             };
