@@ -72,7 +72,9 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
       await expect(writer.destroy()).rejects.toThrow();
       await expect((await jetstreamManager(notifications, { timeout: 2_000 })).streams.purge(names.presenceStream)).rejects.toThrow();
       // the gateway no longer writes presence (docs/friendship.md, Presence)
-      await expect(new Kvm(jetstream(gateway, { timeout: 2_000 })).open(names.presenceBucket)).rejects.toThrow();
+      const bound = await new Kvm(jetstream(gateway, { timeout: 2_000 })).open(names.presenceBucket);
+      await expect(bound.status()).rejects.toThrow();
+      await expect(bound.put('app-1.gamer-1.gateway', '1700000000000')).rejects.toThrow();
     } finally {
       await Promise.allSettled([gateway.close(), notifications.close(), friendship.close()]);
     }
