@@ -92,7 +92,9 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
   async function settle(key: string): Promise<void> {
     const offlineAt = settling.get(key)?.offlineAt;
     settling.delete(key);
-    if (!kv || stop.signal.aborted) return;
+    if (stop.signal.aborted) return;
+    // the bucket is still being created or bound: try again shortly
+    if (!kv) return schedule(key, RETRY_MS, offlineAt);
     const now = Date.now();
     const since = opts.board.onlineSince(key, now);
     const current = since !== undefined ? { status: 'online' as const, since } : { status: 'offline' as const, since: offlineAt ?? now };
