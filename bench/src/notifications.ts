@@ -191,7 +191,7 @@ interface Client {
 const gamers: Gamer[] = Array.from({ length: options.sockets }, (_, i) => ({ id: randomUUID(), name: `Notif${i}`, avatar: '' }));
 const clients: Client[] = [];
 /** when the storm cut the sockets; a client's first open after it is "back" */
-const storming: { cutAt: number | undefined } = { cutAt: undefined };
+const storming: { cutAt: number | undefined; disconnects: Map<number, number> } = { cutAt: undefined, disconnects: new Map() };
 const byToken = new Map<string, Client>();
 const addresses = sourceAddresses(options.sourceAddresses);
 const gatewayBase = state.services.gateway.url;
@@ -261,6 +261,10 @@ for (let i = 0; i < options.sockets; i++) {
     if (storming.cutAt !== undefined && c.backAt === undefined) c.backAt = performance.now();
   });
   c.client.on('notification', (n) => onNotification(c, n));
+  c.client.on('disconnect', ({ code }) => {
+    if (storming.cutAt === undefined) return;
+    storming.disconnects.set(code, (storming.disconnects.get(code) ?? 0) + 1);
+  });
   c.client.on('stop', ({ reason, code }) => {
     c.stopped = `${reason}${code ? ` ${code}` : ''}`;
   });
@@ -467,6 +471,8 @@ const storm = {
   withoutLastId,
   times,
   reconnectAttempts: clients.reduce((s, c) => s + c.opens, 0) - opensBefore,
+  /** close codes the clients saw after the cut, the cut itself included: 1006 beyond `cut` are failed attempts */
+  disconnectCodes: Object.fromEntries(storming.disconnects),
   published: stormPublished.published,
   publishRate: options.stormRate,
   drainMs: stormDrainMs,

@@ -57,6 +57,7 @@ export interface NotificationsReport {
     withoutLastId: number;
     times: ReturnType<typeof stormTimes>;
     reconnectAttempts: number;
+    disconnectCodes: Record<string, number>;
     published: number;
     publishRate: number;
     drainMs: number;
@@ -115,7 +116,7 @@ export function renderNotifications(r: NotificationsReport): string {
     '',
     '## Reconnect storm',
     '',
-    `${r.storm.cut} sockets cut at once (${r.storm.withoutLastId} clients had no last id yet) while ${r.storm.publishRate} notifications/s were published; ${r.storm.times.back} back, first after ${f(r.storm.times.first, 0)} ms, p50 ${f(r.storm.times.p50, 0)} ms, p99 ${f(r.storm.times.p99, 0)} ms, last ${f(r.storm.times.last, 0)} ms; ${r.storm.reconnectAttempts} successful opens; ${r.storm.stopped} clients stopped.`,
+    `${r.storm.cut} sockets cut at once (${r.storm.withoutLastId} clients had no last id yet) while ${r.storm.publishRate} notifications/s were published; ${r.storm.times.back} back, first after ${f(r.storm.times.first, 0)} ms, p50 ${f(r.storm.times.p50, 0)} ms, p99 ${f(r.storm.times.p99, 0)} ms, last ${f(r.storm.times.last, 0)} ms; ${r.storm.reconnectAttempts} successful opens; ${r.storm.stopped} clients stopped; disconnects seen by the clients by close code (the cut included) ${JSON.stringify(r.storm.disconnectCodes)}.`,
     '',
     `Events of the storm: ${r.storm.published} published, ${r.storm.audit.received} received, missing ${r.storm.audit.missing}, duplicates ${r.storm.audit.duplicates}, misrouted ${r.storm.audit.misrouted}; delivery p50 ${f(r.storm.delivery.p50)} ms, p99 ${f(r.storm.delivery.p99)} ms, max ${f(r.storm.delivery.max)} ms (live or replayed).`,
     '',
