@@ -14,6 +14,7 @@
 #
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
 # --suggestions runs only the friend-suggestion scenario (bench/src/suggestions.ts).
+# --notifications runs only the notifications bench (issue #12 item 6: 10k sockets, fan-out, storm).
 # --help lists them all.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +31,7 @@ for a in "$@"; do
   case "$a" in
     --tasks-only) entry="$root/bench/src/tasks-only.ts" ;;
     --suggestions) entry="$root/bench/src/suggestions.ts" ;;
+    --notifications) entry="$root/bench/src/notifications.ts" ;;
   esac
 done
 for a in "$@"; do
@@ -47,6 +49,9 @@ writes bench/results/, stops the stack. See bench/README.md.
   --profile-only LABEL only the gateway-cost scenarios and the profile -> profile-LABEL.json
   BENCH_ONLY_TASKS=1   only the full run's tasks scenarios (ingest, ack-only, claims)
   --suggestions        only the friend-suggestion scenario (bench/src/suggestions.ts)
+  --notifications      only the notifications bench (issue #12 item 6): 10k WebSockets on one
+                       replica (RSS per idle socket, CPU at idle), event->socket latency at
+                       offered rates, a reconnect storm with resume; ~6 min. Raises ulimit -n.
   --tasks-only         only the tasks pipeline (issue #10 item 6): sustained events/s, open-loop
                        rates with event->completion latency, the store's bulk-update ceiling;
                        its own options follow the environment variables.
@@ -58,13 +63,23 @@ writes bench/results/, stops the stack. See bench/README.md.
                        NATS_IMAGE set in the environment are used as they are: unset them)
 
 HELP
-      node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      if [ "$entry" = "$root/bench/src/notifications.ts" ]; then
+        node "$entry" --help | sed -n '/^  --quick/,$p'
+      else
+        node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      fi
       exit 0
       ;;
   esac
 done
 # a mistyped option fails now, not after the stack has started
-if [ "$entry" = "$root/bench/src/tasks-only.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+if [ "$entry" = "$root/bench/src/tasks-only.ts" ] || [ "$entry" = "$root/bench/src/notifications.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+if [ "$entry" = "$root/bench/src/notifications.ts" ]; then
+  # 10k sockets: the load client holds one descriptor per socket, the service one, and the
+  # gateway two per piped socket; everything started from here inherits the raised limit.
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  echo "==> bench: open-file limit $(ulimit -n) (hard $(ulimit -Hn))" >&2
+fi
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
