@@ -14,6 +14,7 @@
 #
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
 # --suggestions runs only the friend-suggestion scenario (bench/src/suggestions.ts).
+# --peer runs only the peer-shaped scenario of issue #16 (bench/src/peer.ts).
 # --help lists them all.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +31,7 @@ for a in "$@"; do
   case "$a" in
     --tasks-only) entry="$root/bench/src/tasks-only.ts" ;;
     --suggestions) entry="$root/bench/src/suggestions.ts" ;;
+    --peer) entry="$root/bench/src/peer.ts" ;;
   esac
 done
 for a in "$@"; do
@@ -47,6 +49,10 @@ writes bench/results/, stops the stack. See bench/README.md.
   --profile-only LABEL only the gateway-cost scenarios and the profile -> profile-LABEL.json
   BENCH_ONLY_TASKS=1   only the full run's tasks scenarios (ingest, ack-only, claims)
   --suggestions        only the friend-suggestion scenario (bench/src/suggestions.ts)
+  --peer               only the peer-shaped scenario of issue #16 (bench/src/peer.ts, ~3 min):
+                       friend list of 20 gamers x 100 friends (8 connections, 20 s), 500
+                       add-friend pairs at concurrency 4, GET /blocked via gateway vs direct;
+                       CPU ms per request of every process; --label NAME, --before FILE.json
   --tasks-only         only the tasks pipeline (issue #10 item 6): sustained events/s, open-loop
                        rates with event->completion latency, the store's bulk-update ceiling;
                        its own options follow the environment variables.
@@ -59,12 +65,16 @@ writes bench/results/, stops the stack. See bench/README.md.
 
 HELP
       node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      echo
+      echo "--peer options:"
+      node "$root/bench/src/peer.ts" --help | sed -n '/^  --/,$p'
       exit 0
       ;;
   esac
 done
 # a mistyped option fails now, not after the stack has started
 if [ "$entry" = "$root/bench/src/tasks-only.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+if [ "$entry" = "$root/bench/src/peer.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
@@ -130,7 +140,7 @@ fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
 args=()
-for a in "$@"; do [ "$a" = --suggestions ] || args+=("$a"); done
+for a in "$@"; do [ "$a" = --suggestions ] || [ "$a" = --peer ] || args+=("$a"); done
 node "$entry" "${args[@]}" &
 bench_pid=$!
 rc=0
