@@ -70,7 +70,10 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
     /** Summaries of many gamers in one query, keyed by gamerId. */
     async profiles(applicationId: string, gamerIds: string[]): Promise<Map<string, GamerProfile>> {
       if (gamerIds.length === 0) return new Map();
-      const docs = await gamers.find({ applicationId, gamerId: { $in: [...new Set(gamerIds)] } }, PROFILE_FIELDS).lean();
+      // the driver's collection: read on every list call, used as stored (see relations.list)
+      const docs = await gamers.collection
+        .find<Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>>({ applicationId, gamerId: { $in: [...new Set(gamerIds)] } }, { projection: PROFILE_FIELDS })
+        .toArray();
       return new Map(docs.map((doc) => [doc.gamerId, toProfile(doc)]));
     },
 

@@ -255,12 +255,12 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     async list(applicationId: string, gamerId: string, which: RelationList, afterId: string | undefined, limit: number, filter: FriendListFilter = {}): Promise<Relation[]> {
       // the favorite mark is not in the index: it filters the gamer's friend range (at most MAX_FRIENDS)
       const favorite: RelationFilter = which === 'friends' && filter.favoriteOnly ? { [`notes.${gamerId}.favorite`]: true } : {};
+      // The driver's collection, not the model: a page is read on every list call, and the
+      // documents are used as stored (no casting of the filter, no mongoose query object).
       const page = (filter: RelationFilter) =>
-        relations
-          .find({ ...filter, ...favorite, ...(afterId ? { _id: { $gt: afterId } } : {}) })
-          .sort({ _id: 1 })
-          .limit(limit)
-          .lean();
+        relations.collection
+          .find<RelationDoc>({ ...filter, ...favorite, ...(afterId ? { _id: { $gt: afterId } } : {}) } as never, { sort: { _id: 1 }, limit })
+          .toArray();
       if (which === 'incoming') return (await page({ applicationId, addressee: gamerId, status: FriendshipStatus.PENDING })).map(toRelation);
       if (which === 'outgoing') return (await page({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING })).map(toRelation);
       // Friends: the two sides are two index ranges already in _id order; merge, keep `limit`.
