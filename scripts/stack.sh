@@ -167,7 +167,7 @@ cat <<INFO
   Call it (from $root):
     TOKEN=\$(node scripts/mint-token.mjs --name Ann)
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
-    scripts/demo.sh     # a tour: catalog, assign, stats, completion, claim, inventory, friends
+    scripts/demo.sh $gateway     # a tour: catalog, assign, stats, completion, claim, inventory, friends
 
   Press Ctrl-C to stop everything.
 INFO

@@ -292,7 +292,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     async mutualFriends(caller: Caller, rawGamerId: string): Promise<UserSummary[]> {
       const { applicationId, gamerId } = caller;
       const other = rawGamerId.toLowerCase();
-      assertNotSelf(gamerId, other, 'ask for mutual friends with');
+      // documented as 404, like any gamer the caller cannot compare with (no 400 for a valid id)
+      if (other === gamerId) throw unknownGamer();
       await assertVisible(caller, other);
       const [mine, theirs] = await Promise.all([repo.relations.friendIds(applicationId, gamerId), repo.relations.friendIds(applicationId, other)]);
       const common = commonFriends(mine, theirs);

@@ -44,6 +44,58 @@ function People({ title, people }: { title: string; people: { key: string; user:
   );
 }
 
+const RESET_SCOPES = [
+  { scope: 'tasks', label: 'Tasks', what: 'progress and unclaimed completions of assigned tasks; claimed ones and rewards stay' },
+  { scope: 'achievements', label: 'Achievements', what: 'progress and unclaimed completions of achievements; claimed ones and rewards stay' },
+  { scope: 'all', label: 'Everything', what: 'all tasks and achievements, claimed ones too, and the inventory' },
+] as const;
+type ResetScope = (typeof RESET_SCOPES)[number]['scope'];
+
+/** Reset the gamer's progress (support cases): pick a scope, then confirm it; the API's answer is shown. */
+function ResetProgress({ session, gamerId }: { session: Session; gamerId: string }) {
+  const [scope, setScope] = useState<ResetScope>('tasks');
+  const [confirming, setConfirming] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const chosen = RESET_SCOPES.find((s) => s.scope === scope)!;
+  const reset = async () => {
+    setError(null);
+    try {
+      const done = await ok(session.api.POST('/api/v1/{applicationId}/gamers/{gamerId}/progress/reset', {
+        params: { path: { applicationId: session.claims.app, gamerId } }, body: { scope },
+      }));
+      setResult(`Reset (${done.scope}): ${done.tasksRemoved} tasks and ${done.inventoryItemsRemoved} inventory items removed.`);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setConfirming(false);
+    }
+  };
+  return (
+    <section aria-labelledby="reset-heading" class="card">
+      <h2 id="reset-heading">Reset progress</h2>
+      <ProblemView error={error} />
+      <form class="inline" onSubmit={(e) => { e.preventDefault(); setResult(null); setConfirming(true); }}>
+        <label>Scope{' '}
+          <select value={scope} onChange={(e) => { setScope(e.currentTarget.value as ResetScope); setConfirming(false); }}>
+            {RESET_SCOPES.map((s) => <option key={s.scope} value={s.scope}>{s.label}</option>)}
+          </select>
+        </label>
+        {!confirming && <button type="submit">Reset…</button>}
+      </form>
+      <p class="muted">Removes {chosen.what}.</p>
+      {confirming && (
+        <p role="alert">
+          Reset {chosen.label.toLowerCase()} of this gamer? This cannot be undone.{' '}
+          <button type="button" class="danger" onClick={() => void reset()}>Confirm reset</button>{' '}
+          <button type="button" onClick={() => setConfirming(false)}>Cancel</button>
+        </p>
+      )}
+      {result && <p role="status">{result}</p>}
+    </section>
+  );
+}
+
 function GamerView({ session, gamerId }: { session: Session; gamerId: string }) {
   const { api } = session;
   const [relations, setRelations] = useState<GamerRelations | null | undefined>(undefined);
@@ -119,6 +171,7 @@ function GamerView({ session, gamerId }: { session: Session; gamerId: string }) 
               </table>
             )}
           </section>
+          <ResetProgress session={session} gamerId={gamerId} />
         </>
       )}
     </div>

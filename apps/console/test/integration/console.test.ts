@@ -182,12 +182,26 @@ describe('the admin console in Chromium, against the real stack', () => {
     await shot('06-progress-after-replay');
   });
 
+  it('resets the gamer\'s task progress after a confirmation, and shows what was removed', async () => {
+    const reset = page.getByRole('region', { name: 'Reset progress' });
+    await reset.getByLabel('Scope').selectOption('tasks');
+    await reset.getByRole('button', { name: 'Reset…' }).click();
+    // nothing happens before the confirmation
+    expect((await api<unknown[]>('GET', '/api/v1/tasks', { headers: player.auth })).body).toHaveLength(1);
+    await reset.getByRole('button', { name: 'Confirm reset' }).click();
+    await expect.poll(() => reset.getByRole('status').textContent()).toMatch(/^Reset \(tasks\): [1-9]\d* tasks and 0 inventory items removed\.$/);
+    await expect.poll(() => page.getByRole('region', { name: 'Current tasks' }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain('No tasks.');
+    expect((await api<unknown[]>('GET', '/api/v1/tasks', { headers: player.auth })).body).toEqual([]);
+    await shot('07-reset-progress');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('shows each service ready and the stat consumer\'s lag', async () => {
     await page.getByRole('link', { name: 'Health' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'tasks readiness' }).textContent()).toContain('ready');
     expect(await page.getByRole('region', { name: 'friendship readiness' }).textContent()).toMatch(/readymongodb: ok/);
     await expect.poll(() => page.getByTestId('lag').textContent()).toMatch(/^\d+$/);
-    await shot('07-health');
+    await shot('08-health');
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);

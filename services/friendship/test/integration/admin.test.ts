@@ -3,7 +3,7 @@ import { gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, expectProblem, world } from '../support/world.ts';
+import { expectOk, expectProblem, expectRequested, world } from '../support/world.ts';
 
 const ADMIN = '/api/v1/friendship/admin';
 
@@ -19,8 +19,8 @@ describe('friendship admin routes (the console\'s gamer look-up)', () => {
     const app = randomUUID();
     const [ann, bob, cat, dan, eve] = await Promise.all(['Ann', 'Bob', 'Cat', 'Dan', 'Eve'].map((name) => w.join(app, name)));
     await w.befriend(ann!, bob!);
-    expectOk(await w.request(ann!, cat!.id));
-    expectOk(await w.request(dan!, ann!.id));
+    expectRequested(await w.request(ann!, cat!.id), 'pending');
+    expectRequested(await w.request(dan!, ann!.id), 'pending');
     expectOk(await w.block(ann!, eve!.id));
     expectOk(await w.block(cat!, ann!.id));
     const admin = gamer(app, 'Support', { roles: ['admin'] });

@@ -99,7 +99,7 @@ describe('friend suggestions and mutual friends', () => {
     const [other] = await w.gamers(1, randomUUID());
     expectProblem(await w.mutual(n.me, other!.id), 404, 'NOT_FOUND');
     expectProblem(await w.mutual(await w.elsewhere(n.me), n.x.id), 404, 'NOT_FOUND');
-    expectProblem(await w.mutual(n.me, n.me.id), 400, 'CANNOT_TARGET_SELF');
+    expectProblem(await w.mutual(n.me, n.me.id), 404, 'NOT_FOUND');
     expectProblem(await w.mutual(n.me, 'not-a-uuid'), 400, 'VALIDATION_FAILED');
   });
 });

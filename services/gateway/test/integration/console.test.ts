@@ -44,6 +44,10 @@ describe('the gateway serves the console at /console', () => {
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.headers.get('cache-control')).toBe('no-store');
 
+    // the trailing slash leads to the same page
+    const slash = await fetch(`${url}/console/`, { redirect: 'manual' });
+    expect({ status: slash.status, location: slash.headers.get('location') }).toEqual({ status: 308, location: '/console' });
+
     const script = await fetch(`${url}/console/assets/app-1.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { listen, mintToken, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '@gfts/testkit';
+import { eventually, listen, mintToken, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '@gfts/testkit';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 
@@ -19,8 +19,10 @@ describe('gateway process', () => {
   it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
     // A slow upstream keeps requests in flight while the signal arrives.
     const upstream = Fastify();
+    let arrived = 0;
     upstream.all('/*', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      arrived++;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       return { ok: true };
     });
     const upstreamUrl = await listen(upstream);
@@ -32,7 +34,9 @@ describe('gateway process', () => {
       const url = await gateway.listening();
       const auth = { authorization: `Bearer ${mintToken()}` };
       const inFlight = Array.from({ length: 25 }, () => fetch(`${url}/api/v1/tasks`, { headers: auth }));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // the signal comes once every request is in flight (reached the upstream through the
+      // gateway); a request still in the accept queue at SIGTERM is not in flight
+      await eventually(async () => arrived === 25, 20_000);
       gateway.child.kill('SIGTERM');
       const statuses = await Promise.all(inFlight.map(async (request) => (await request).status));
       expect(statuses).toEqual(Array(25).fill(200));
