@@ -45,3 +45,16 @@ describe('peer report', () => {
     expect(md).toContain('| friend list req/s | 40.0 | 140.0 | ×3.50 |');
   });
 });
+
+describe('CPU per unit in the main bench page', () => {
+  it('divides each process\'s CPU over the scenario by the units it served', async () => {
+    const { cpuPerUnitTable } = await import('../../src/report.ts');
+    const scenario = {
+      id: 'pairs-main', title: 'request + accept pairs', mode: 'custom' as const, connections: 2, wallS: 10, requests: 300, rate: 25, unit: 'pairs/s',
+      latency: { n: 250, mean: 1, p50: 1, p99: 1, p999: 1, max: 1 }, errors: 0, non2xx: 0, timeouts: 0, statusCodes: {},
+      usage: { gateway: { cpuPercent: 10, rssMbPeak: 1, rssMbMean: 1 }, friendship: { cpuPercent: 50, rssMbPeak: 1, rssMbMean: 1 } }, notes: [],
+    };
+    // 250 pairs in 10 s; gateway 10 % of a core = 1,000 ms -> 4 ms a pair; friendship 20 ms
+    expect(cpuPerUnitTable([scenario], ['gateway', 'friendship', 'friendship-db'])).toContain('| request + accept pairs | pair | 4.00 | 20.00 | – |');
+  });
+});
