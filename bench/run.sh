@@ -57,6 +57,8 @@ writes bench/results/, stops the stack. See bench/README.md.
                        rates with event->completion latency, the store's bulk-update ceiling;
                        its own options follow the environment variables.
 
+  BENCH_CPU_PROF=1     the stack's node processes run under --cpu-prof (.stack/cpuprof); then
+                       node bench/src/peer-profile.ts <peer json> .stack/cpuprof summarises them
   BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
   BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git
                        worktree of older code, for a before/after): its services and images,
@@ -127,8 +129,16 @@ else
   export GATEWAY_PORT="${GATEWAY_PORT:-18080}" FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-18081}" TASKS_PORT="${TASKS_PORT:-18082}" NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-18083}"
   mkdir -p "$root/.stack"
   echo "==> bench: starting the stack of $stack_root (log: .stack/bench-stack.log)" >&2
+  # BENCH_CPU_PROF=1: the stack's node processes run under --cpu-prof and write their
+  # profiles to .stack/cpuprof when they stop (bench/src/peer-profile.ts summarises them)
+  prof_env=()
+  if [ "${BENCH_CPU_PROF:-0}" = 1 ]; then
+    rm -rf "$root/.stack/cpuprof" && mkdir -p "$root/.stack/cpuprof"
+    prof_env=(NODE_OPTIONS="${NODE_OPTIONS:-} --cpu-prof --cpu-prof-dir=$root/.stack/cpuprof")
+    echo "==> bench: CPU profiles of the stack go to .stack/cpuprof (figures of this run include the profiler's cost)" >&2
+  fi
   # its state file and service logs stay in this checkout's .stack/
-  STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
+  env "${prof_env[@]}" STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
   stack_pid=$!
   for _ in $(seq 1 600); do
     if [ -f "$state" ] && curl -fsS "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).services.gateway.url' "$state")/readyz" >/dev/null 2>&1; then break; fi

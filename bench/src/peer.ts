@@ -21,7 +21,7 @@ import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { FriendshipWriter, planFriendDataset } from './datagen/friendship-data.ts';
 import { seededUuid } from './datagen/ids.ts';
-import { loadAverage, MachineCpu, UsageSampler, type ProcessUsage } from './procstat.ts';
+import { loadAverage, MachineCpu, processStartEpochMs, UsageSampler, type ProcessUsage } from './procstat.ts';
 import { Progress } from './progress.ts';
 import { call, containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, readStackState, type Gamer } from './stack.ts';
 import { cpuMsPerUnit, summarize, type LatencySummary } from './stats.ts';
@@ -148,11 +148,15 @@ interface PhaseResult {
   cpuMsPer: Record<string, number>;
   machineCpuPercent: number;
   notes: string[];
+  /** the phase's wall-clock window (ms since the epoch), to cut a CPU profile to it */
+  startEpochMs: number;
+  endEpochMs: number;
 }
 
 function phaseResult(id: string, title: string, count: number, unit: string, seconds: number, latency: LatencySummary, errors: number, usage: Record<string, ProcessUsage>, machine: number, notes: string[] = []): PhaseResult {
   const cpuMsPer = Object.fromEntries(Object.entries(usage).map(([name, u]) => [name, cpuMsPerUnit(u.cpuPercent, seconds, count)]));
-  const result = { id, title, count, unit, seconds, rate: count / seconds, latency, errors, usage, cpuMsPer, machineCpuPercent: machine, notes };
+  const endEpochMs = Date.now();
+  const result = { id, title, count, unit, seconds, rate: count / seconds, latency, errors, usage, cpuMsPer, machineCpuPercent: machine, notes, startEpochMs: endEpochMs - seconds * 1000, endEpochMs };
   progress.log(`${id}: ${result.rate.toFixed(1)} ${unit}/s, p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, errors ${errors}; CPU ms/${unit}: ${Object.entries(cpuMsPer).map(([n, v]) => `${n} ${v.toFixed(2)}`).join(', ')}`);
   return result;
 }
@@ -272,7 +276,8 @@ const stackRoot = process.env.BENCH_STACK_ROOT ?? root;
 const report = {
   kind: 'peer', date: startedAt.toISOString().slice(0, 10), startedAt: startedAt.toISOString(), label: label ?? null,
   benchCommit: commitOf(root), stackCommit: commitOf(stackRoot), stackRoot,
-  app, loadBefore, loadAfter, setup: { gamers: plan.spec.gamers, friendships: LISTERS * FRIENDS, seconds: setupS, registered: callers.length }, nakama: NAKAMA, aims: AIMS, ratios, phases,
+  app, loadBefore, loadAfter,
+  processes: Object.fromEntries([...pids].map(([name, pid]) => [name, { pid, startEpochMs: processStartEpochMs(pid) ?? null }])), setup: { gamers: plan.spec.gamers, friendships: LISTERS * FRIENDS, seconds: setupS, registered: callers.length }, nakama: NAKAMA, aims: AIMS, ratios, phases,
 };
 const name = `${report.date}-peer${label ? `-${label}` : ''}`;
 mkdirSync(outDir, { recursive: true });
