@@ -64,7 +64,8 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
     },
 
     async exists(applicationId: string, gamerId: string): Promise<boolean> {
-      return (await gamers.exists({ applicationId, gamerId })) !== null;
+      // the driver's collection: asked on every friend request (see relations.ts)
+      return (await gamers.collection.findOne({ applicationId, gamerId }, { projection: { _id: 1 } })) !== null;
     },
 
     /** Summaries of many gamers in one query, keyed by gamerId. */
