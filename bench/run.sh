@@ -15,6 +15,7 @@
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
 # --suggestions runs only the friend-suggestion scenario (bench/src/suggestions.ts).
 # --peer runs only the peer-shaped scenario of issue #16 (bench/src/peer.ts).
+# --notifications runs only the notifications bench (issue #12 item 6: 10k sockets, fan-out, storm).
 # --help lists them all.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +33,7 @@ for a in "$@"; do
     --tasks-only) entry="$root/bench/src/tasks-only.ts" ;;
     --suggestions) entry="$root/bench/src/suggestions.ts" ;;
     --peer) entry="$root/bench/src/peer.ts" ;;
+    --notifications) entry="$root/bench/src/notifications.ts" ;;
   esac
 done
 for a in "$@"; do
@@ -53,6 +55,9 @@ writes bench/results/, stops the stack. See bench/README.md.
                        friend list of 20 gamers x 100 friends (8 connections, 20 s), 500
                        add-friend pairs at concurrency 4, GET /blocked via gateway vs direct;
                        CPU ms per request of every process; --label NAME, --before FILE.json
+  --notifications      only the notifications bench (issue #12 item 6): 10k WebSockets on one
+                       replica (RSS per idle socket, CPU at idle), event->socket latency at
+                       offered rates, a reconnect storm with resume; ~6 min. Raises ulimit -n.
   --tasks-only         only the tasks pipeline (issue #10 item 6): sustained events/s, open-loop
                        rates with event->completion latency, the store's bulk-update ceiling;
                        its own options follow the environment variables.
@@ -66,7 +71,11 @@ writes bench/results/, stops the stack. See bench/README.md.
                        NATS_IMAGE set in the environment are used as they are: unset them)
 
 HELP
-      node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      if [ "$entry" = "$root/bench/src/notifications.ts" ]; then
+        node "$entry" --help | sed -n '/^  --quick/,$p'
+      else
+        node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
+      fi
       echo
       echo "--peer options:"
       node "$root/bench/src/peer.ts" --help | sed -n '/^  --/,$p'
@@ -75,7 +84,13 @@ HELP
   esac
 done
 # a mistyped option fails now, not after the stack has started
-if [ "$entry" = "$root/bench/src/tasks-only.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+if [ "$entry" = "$root/bench/src/tasks-only.ts" ] || [ "$entry" = "$root/bench/src/notifications.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+if [ "$entry" = "$root/bench/src/notifications.ts" ]; then
+  # 10k sockets: the load client holds one descriptor per socket, the service one, and the
+  # gateway two per piped socket; everything started from here inherits the raised limit.
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  echo "==> bench: open-file limit $(ulimit -n) (hard $(ulimit -Hn))" >&2
+fi
 if [ "$entry" = "$root/bench/src/peer.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"

@@ -136,11 +136,13 @@ _gfts_go_binary() {
       # Our index-using pushdown for the SQLite backend, and atomic read-modify-write in the
       # handler (see scripts/images/ferretdb/README.md).
       local recipe="$_gfts_root/scripts/images/ferretdb"
-      (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch") >&2 || return 1
+      (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch" &&
+        git apply -p1 "$recipe/sjson-fast.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
       cp "$recipe/in_set.go" "$src/internal/handler/common/gfts_in_set.go"
+      cp "$recipe/sjson_fast.go" "$src/internal/handler/sjson/gfts_sjson_fast.go"
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;

@@ -10,5 +10,5 @@ export { backoffCeiling, backoffDelay, backoffOptions, DEFAULT_BACKOFF, type Bac
 export { liveUrl, LIVE_PATH, TICKET_PATH } from './notifications/live-url.ts';
 export {
   NOTIFICATION_TYPES, parseFrame,
-  type GrantedItem, type Notification, type NotificationData, type NotificationType, type ParsedFrame, type UnknownNotification, type UserSummary,
+  type GrantedItem, type Notification, type NotificationData, type NotificationType, type ParsedFrame, type PresenceChange, type UnknownNotification, type UserSummary,
 } from './notifications/messages.ts';

@@ -38,9 +38,9 @@ export const FriendshipEntry = Type.Object(
 export type FriendshipEntry = Static<typeof FriendshipEntry>;
 
 /**
- * Whether a friend is online: while they made an authenticated call within the online
- * window (PRESENCE_ONLINE_WINDOW_MS, 60 s by default; docs/friendship.md, Presence).
- * `lastSeenAt` is null when the service never saw them.
+ * Whether a friend is online: while they hold a live notifications connection
+ * (GET /api/v1/notifications/live; docs/friendship.md, Presence). `lastSeenAt` is when
+ * they were last connected (now-ish while online); null when the service never saw them.
  */
 export const Presence = Type.Object(
   {
@@ -263,6 +263,22 @@ export const FriendshipEvent = Type.Object({
   ),
 });
 export type FriendshipEvent = Static<typeof FriendshipEvent>;
+
+/**
+ * A gamer's presence changed and the change settled (docs/friendship.md, Presence): published
+ * once per change by the friendship replica that claimed it, with the friends to tell
+ * (friends who are online, never a gamer blocking or blocked by the gamer). The
+ * notifications service turns it into one live-only `presence.changed` per recipient.
+ */
+export const PresenceChangedEvent = Type.Object({
+  applicationId: Uuid,
+  gamerId: Uuid,
+  status: Presence.properties.status,
+  lastSeenAt: Type.Union([DateTime, Type.Null()]),
+  occurredAt: Type.String({ format: 'date-time' }),
+  recipients: Type.Array(Uuid, { maxItems: 100_000 }),
+});
+export type PresenceChangedEvent = Static<typeof PresenceChangedEvent>;
 
 /** Request-reply: "may `from` message `to`?" Answered false while `to` blocks `from`. */
 export const CanMessageRequest = Type.Object(

@@ -99,19 +99,22 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
 
 /**
  * The friendship service: its notifications, answers to the can-message requests, its part of
- * gamer erasure, and the presence bucket it creates and watches (an ordered consumer delivering
- * to its inbox; flow-control replies go out as responses).
+ * gamer erasure, the presence bucket it creates and watches (an ordered consumer delivering
+ * to its inbox; flow-control replies go out as responses), and the announced-presence bucket
+ * it creates and claims presence changes in (read, create and compare-and-set keys).
  */
 export function friendshipPermissions(prefix: string): NatsUserPermissions {
   const n = natsNames(prefix);
   const api = '$JS.API';
   const stream = n.presenceStream;
+  const announced = n.presenceAnnouncedStream;
   return {
     user: 'friendship',
     passwordEnv: passwordEnv('friendship'),
     // a set: gamer erasure needs `$JS.API.INFO` too
     publish: [...new Set([
       n.friendshipEvents,
+      n.presenceChanged,
       ...gamerErasurePermissions(prefix, 'friendship'),
       `${api}.INFO`,
       `${api}.STREAM.INFO.${stream}`,
@@ -120,6 +123,11 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
       `${api}.CONSUMER.CREATE.${stream}.>`,
       `${api}.CONSUMER.INFO.${stream}.>`,
       `${api}.CONSUMER.DELETE.${stream}.>`,
+      // presence announcements: the bucket looked up or created, a key read (direct get), created or updated with its revision
+      `${api}.STREAM.INFO.${announced}`,
+      `${api}.STREAM.CREATE.${announced}`,
+      `${api}.DIRECT.GET.${announced}.>`,
+      `$KV.${n.presenceAnnouncedBucket}.>`,
     ])],
     subscribe: [n.canMessage, `${natsInboxPrefix('friendship')}.>`],
     allowResponses: true,
@@ -128,23 +136,25 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
 
 /**
  * The notifications service: reads the domain events the friendship and tasks services
- * publish, and carries ready notifications to the replicas holding the gamers' sockets.
+ * publish (and settled presence changes), carries ready notifications to the replicas
+ * holding the gamers' sockets, writes the presence of the gamers connected to it, and
+ * takes part in gamer erasure. Its JetStream answers come to its own inbox.
  */
 export function notificationsPermissions(prefix: string): NatsUserPermissions {
   const n = natsNames(prefix);
   return {
     user: 'notifications',
     passwordEnv: passwordEnv('notifications'),
-    publish: [n.notifyAll],
-    subscribe: [n.friendshipEvents, n.taskCompleted, n.taskProgress, n.inventoryGranted, n.notifyAll],
+    publish: [n.notifyAll, ...presenceWriterPublish(prefix), ...gamerErasurePermissions(prefix, 'notifications')],
+    subscribe: [n.friendshipEvents, n.taskCompleted, n.taskProgress, n.inventoryGranted, n.presenceChanged, n.notifyAll, `${natsInboxPrefix('notifications')}.>`],
     allowResponses: false,
   };
 }
 
 /**
- * What writing presence sightings takes (the gateway; later a live-connection service):
- * binding the bucket, and putting `<applicationId>.<gamerId>` keys, acknowledged on the
- * writer's inbox. Neither may create, purge or delete the bucket.
+ * What writing presence takes (the notifications service, for the gamers whose sockets it
+ * holds): binding the bucket, and putting and deleting `<applicationId>.<gamerId>.<holder>`
+ * keys, acknowledged on the writer's inbox. It may not create, purge or delete the bucket.
  */
 export function presenceWriterPublish(prefix: string): string[] {
   const n = natsNames(prefix);
@@ -159,13 +169,13 @@ export function presenceWriterPublish(prefix: string): string[] {
 export const rateLimitBucket = (windowMs: number) => `gateway_rate_limit_${windowMs}`;
 
 /**
- * The gateway: the KV bucket of its rate-limit window, and writing presence sightings
- * into the presence bucket of `prefix`; nothing else. NATS wildcards match whole tokens
+ * The gateway: the KV bucket of its rate-limit window; nothing else (presence comes from
+ * the live connections, which the notifications service records). NATS wildcards match whole tokens
  * only (`KV_gateway_rate_limit_*` would match no stream), so the bucket is named exactly;
  * a gateway running another RATE_LIMIT_WINDOW_MS is refused and limits per replica
  * (deploy/tools/check_deploy.py compares the two).
  */
-export function gatewayPermissions(rateLimitWindowMs: number, prefix: string): NatsUserPermissions {
+export function gatewayPermissions(rateLimitWindowMs: number): NatsUserPermissions {
   if (!Number.isSafeInteger(rateLimitWindowMs) || rateLimitWindowMs <= 0) throw new Error(`not a rate-limit window: ${rateLimitWindowMs}`);
   const api = '$JS.API';
   const bucket = rateLimitBucket(rateLimitWindowMs);
@@ -183,8 +193,6 @@ export function gatewayPermissions(rateLimitWindowMs: number, prefix: string): N
       `${api}.DIRECT.GET.${stream}.>`,
       // create and update: JetStream publishes with an expected last subject sequence
       `$KV.${bucket}.>`,
-      // presence: bind the friendship service's bucket, put sightings
-      ...presenceWriterPublish(prefix),
     ],
     subscribe: [`${natsInboxPrefix('gateway')}.>`],
     allowResponses: false,
@@ -236,7 +244,7 @@ export function renderNatsAuthorization(prefix: string, gameServerApplicationIds
     tasksPermissions(prefix),
     friendshipPermissions(prefix),
     notificationsPermissions(prefix),
-    gatewayPermissions(rateLimitWindowMs, prefix),
+    gatewayPermissions(rateLimitWindowMs),
     ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id)),
   ];
   return [

@@ -1,7 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { DateTime, OkResponse, PageQuery, Uuid } from './common.ts';
 import { Problem } from './errors.ts';
-import { UserSummary } from './friendship.ts';
+import { Presence, UserSummary } from './friendship.ts';
 import { RewardItem } from './tasks.ts';
 
 /**
@@ -17,6 +17,7 @@ export const NotificationType = {
   TASK_COMPLETED: 'task.completed',
   ACHIEVEMENT_COMPLETED: 'achievement.completed',
   INVENTORY_GRANTED: 'inventory.granted',
+  PRESENCE_CHANGED: 'presence.changed',
 } as const;
 export type NotificationType = (typeof NotificationType)[keyof typeof NotificationType];
 
@@ -40,6 +41,10 @@ export const InventoryGrantedData = Type.Object(
   { items: Type.Array(RewardItem), gamerTaskId: Uuid },
   { additionalProperties: false, description: 'items put into the inventory by a claim of gamerTaskId' },
 );
+export const PresenceChangedData = Type.Object(
+  { userId: Uuid, status: Presence.properties.status, lastSeenAt: Presence.properties.lastSeenAt },
+  { additionalProperties: false, description: 'to each friend with a live connection when userId goes online or offline (settled: docs/notifications.md); live only, never in the inbox' },
+);
 
 export type FriendRequestReceivedData = Static<typeof FriendRequestReceivedData>;
 export type FriendRequestAcceptedData = Static<typeof FriendRequestAcceptedData>;
@@ -48,6 +53,7 @@ export type FriendRemovedData = Static<typeof FriendRemovedData>;
 export type TaskProgressData = Static<typeof TaskProgressData>;
 export type TaskCompletedData = Static<typeof TaskCompletedData>;
 export type InventoryGrantedData = Static<typeof InventoryGrantedData>;
+export type PresenceChangedData = Static<typeof PresenceChangedData>;
 
 /** What `data` holds for each type. */
 export interface NotificationDataOf {
@@ -59,6 +65,7 @@ export interface NotificationDataOf {
   'task.completed': TaskCompletedData;
   'achievement.completed': TaskCompletedData;
   'inventory.granted': InventoryGrantedData;
+  'presence.changed': PresenceChangedData;
 }
 
 const frame = <T extends NotificationType, D extends TSchema>(type: T, data: D) =>
@@ -78,12 +85,13 @@ export const Notification = Type.Union(
     frame(NotificationType.TASK_COMPLETED, TaskCompletedData),
     frame(NotificationType.ACHIEVEMENT_COMPLETED, TaskCompletedData),
     frame(NotificationType.INVENTORY_GRANTED, InventoryGrantedData),
+    frame(NotificationType.PRESENCE_CHANGED, PresenceChangedData),
   ],
 );
 export type Notification = { [T in NotificationType]: { id: string; type: T; at: string; data: NotificationDataOf[T] } }[NotificationType];
 
-/** Types kept in the inbox and replayed on resume: all but task.progress. */
-export const isStoredNotificationType = (type: NotificationType): boolean => type !== NotificationType.TASK_PROGRESS;
+/** Types kept in the inbox and replayed on resume: all but task.progress and presence.changed (live only). */
+export const isStoredNotificationType = (type: NotificationType): boolean => type !== NotificationType.TASK_PROGRESS && type !== NotificationType.PRESENCE_CHANGED;
 
 /**
  * WebSocket close codes the service sends (docs/notifications.md, "Close codes"). 1001 and
@@ -100,6 +108,8 @@ export const NotificationCloseCode = {
   SLOW_CONSUMER: 4008,
   /** the gamer opened more than NOTIFY_MAX_SOCKETS_PER_GAMER sockets on one replica: the oldest is closed */
   TOO_MANY_SOCKETS: 4029,
+  /** the gamer was erased (DELETE /api/v1/{applicationId}/gamers/{gamerId}): their data is gone; do not reconnect with this identity */
+  GAMER_ERASED: 4410,
 } as const;
 
 export const NotificationIdParams = Type.Object({ id: NotificationId }, { additionalProperties: false });
@@ -134,7 +144,7 @@ const LIVE_DESCRIPTION =
   'Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; ' +
   'without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema ' +
   '(components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md ' +
-  '(1001 going away, 4008 slow consumer, 4029 too many sockets). `?since=<id>` first replays the stored notifications after ' +
+  '(1001 going away, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). `?since=<id>` first replays the stored notifications after ' +
   'that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.';
 
 /** The notifications endpoints. The ticket and the live upgrade are answered by the gateway in front of the service. */
@@ -142,7 +152,7 @@ export const notificationsRoutes = {
   list: {
     method: 'GET', url: BASE,
     schema: {
-      operationId: 'listNotifications', summary: 'The caller\'s notification inbox, newest first (30 days; task.progress is never kept)', tags: ['notifications'],
+      operationId: 'listNotifications', summary: 'The caller\'s notification inbox, newest first (30 days; task.progress and presence.changed are never kept)', tags: ['notifications'],
       querystring: PageQuery, response: { 200: Type.Array(Notification), ...errors },
     },
   },

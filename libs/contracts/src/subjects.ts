@@ -42,12 +42,22 @@ export function natsNames(prefix = 'gfts') {
     /** the tasks service's durable consumer of the completion reports (it keeps the jobs) */
     erasureProgressConsumer: `${prefix}-tasks-erasure-progress`,
     /**
-     * Presence: a NATS KV bucket of `<applicationId>.<gamerId>` -> epoch ms of the gamer's
-     * latest authenticated call, written by the gateway (at most every
-     * PRESENCE_RECORD_INTERVAL_MS per gamer) and watched by every friendship replica.
+     * Presence: a NATS KV bucket of `<applicationId>.<gamerId>.<holder>` -> epoch ms, one key
+     * per notifications replica holding live sockets of the gamer (put on the first socket,
+     * refreshed every PRESENCE_RECORD_INTERVAL_MS, deleted with the last). Its max age is
+     * the online window; every friendship replica watches it.
      */
     presenceBucket: `${prefix}_presence`,
     presenceStream: `KV_${prefix}_presence`,
+    /**
+     * The last presence change announced per gamer (`<applicationId>.<gamerId>` -> status
+     * and time): friendship replicas claim a change here with a compare-and-set, so each
+     * change is announced once, whatever the number of replicas.
+     */
+    presenceAnnouncedBucket: `${prefix}_presence_announced`,
+    presenceAnnouncedStream: `KV_${prefix}_presence_announced`,
+    /** a settled presence change with the friends to tell (friendship -> notifications) */
+    presenceChanged: `${prefix}.presence.changed`,
     /** tasks-internal: a replica changed an application's catalog, the others drop their cached copy */
     tasksCatalogChanged: `${prefix}.internal.tasks.catalog-changed`,
   };

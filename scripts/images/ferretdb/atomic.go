@@ -20,6 +20,8 @@ import (
 	"github.com/FerretDB/FerretDB/internal/handler/common"
 	"github.com/FerretDB/FerretDB/internal/handler/handlererrors"
 	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/iterator"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
 	"github.com/FerretDB/FerretDB/internal/util/must"
 )
 
@@ -80,6 +82,10 @@ type deferredWrites struct {
 	docs []*types.Document
 	ids  map[string]struct{}
 
+	// fetched holds documents read ahead for the deferred statements (see read), by _id
+	// key; nil for an _id that was looked up and is absent.
+	fetched map[string]*types.Document
+
 	// uniqueFields holds the top-level fields of the collection's unique indexes (besides
 	// _id), read once per command: a statement that changes none of them cannot make the
 	// deferred write fail on a unique key, so its error could not belong to it.
@@ -87,7 +93,98 @@ type deferredWrites struct {
 }
 
 func newDeferredWrites() *deferredWrites {
-	return &deferredWrites{ids: map[string]struct{}{}}
+	return &deferredWrites{ids: map[string]struct{}{}, fetched: map[string]*types.Document{}}
+}
+
+// prefetchMax is how many documents one read-ahead asks for (the `_id` $in pushdown takes
+// at most 1,000 values).
+const prefetchMax = 500
+
+// read returns the document a deferred statement may change: its _id's document, read
+// together with those of the deferrable statements that follow it in one query (one
+// `_id IN (...)` seek per batch instead of a query per statement: the query's preparation
+// and iterator cost as much as its decoding), under the collection lock, so nothing else
+// changes them meanwhile. Each document is handed out once; a statement that is not
+// deferred may change any document, so it drops what was read ahead (forget).
+func (d *deferredWrites) read(ctx context.Context, c backends.Collection, updates []common.Update, i int, key string) (types.DocumentsIterator, error) {
+	if _, ok := d.fetched[key]; !ok {
+		if err := d.readAhead(ctx, c, updates, i); err != nil {
+			return nil, err
+		}
+	}
+
+	doc := d.fetched[key]
+	delete(d.fetched, key)
+
+	docs := []*types.Document{}
+	if doc != nil {
+		docs = append(docs, doc)
+	}
+
+	return iterator.Values(iterator.ForSlice(docs)), nil
+}
+
+// readAhead reads the documents of statement i and of the deferrable statements after it.
+func (d *deferredWrites) readAhead(ctx context.Context, c backends.Collection, updates []common.Update, i int) error {
+	clear(d.fetched)
+
+	ids := types.MakeArray(prefetchMax)
+	keys := map[string]struct{}{}
+
+	for j := i; j < len(updates) && ids.Len() < prefetchMax; j++ {
+		key, ok := deferrableID(&updates[j])
+		if !ok {
+			if j == i {
+				return lazyerrors.New("read ahead for a statement that is not deferrable")
+			}
+
+			continue
+		}
+
+		if _, dup := keys[key]; dup {
+			continue
+		}
+
+		keys[key] = struct{}{}
+		ids.Append(must.NotFail(updates[j].Filter.Get("_id")))
+	}
+
+	filter := must.NotFail(types.NewDocument("_id", must.NotFail(types.NewDocument("$in", ids))))
+
+	res, err := c.Query(ctx, &backends.QueryParams{Filter: filter})
+	if err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	defer res.Iter.Close()
+
+	for key := range keys {
+		d.fetched[key] = nil
+	}
+
+	for {
+		_, doc, err := res.Iter.Next()
+		if errors.Is(err, iterator.ErrIteratorDone) {
+			return nil
+		}
+
+		if err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		id, _ := doc.Get("_id")
+		key := fmt.Sprintf("%T:%v", id, id)
+
+		// the pushdown is a pre-filter: keep exactly the asked-for _ids
+		if _, asked := keys[key]; asked {
+			d.fetched[key] = doc
+		}
+	}
+}
+
+// forget drops the documents read ahead (a statement that is not deferred is about to run).
+func (d *deferredWrites) forget() {
+	clear(d.fetched)
 }
 
 // UpdateAll implements backends.Collection by remembering the documents.

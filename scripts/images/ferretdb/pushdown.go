@@ -6,7 +6,7 @@
 // other query reads the whole table and filters in Go, so the indexes the application
 // creates are never used for reads. This file turns, for top-level fields:
 //   - equality ($eq, plain value) and $in on strings and ObjectIDs, and
-//   - ranges ($gt, $gte, $lt, $lte) with string bounds
+//   - ranges ($gt, $gte, $lt, $lte) with string bounds, or with date bounds
 // into SQL over the expressions the indexes are built on, so SQLite can seek an index, and
 // when a find sorts only by fields so constrained, it returns the rows in the sort's order
 // so the handler can stop reading after the limit instead of sorting everything.
@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
 	"github.com/FerretDB/FerretDB/internal/handler/sjson"
@@ -60,9 +61,12 @@ type pushedField struct {
 	jsonValues []string
 	textValues []string
 
-	// range (when jsonValues is nil): string bounds for `->>`
-	lower, upper         *string
+	// range (when jsonValues is nil): bounds for `->>`, both strings or both dates (as the
+	// milliseconds since the epoch sjson stores a date as: a JSON number, so `->>` is an
+	// SQL integer and compares by value)
+	lower, upper         any
 	lowerIncl, upperIncl bool
+	dateRange            bool
 }
 
 func (f pushedField) isRange() bool { return f.jsonValues == nil }
@@ -135,26 +139,47 @@ func pushField(key string, v any) (pushedField, bool) {
 		return f, f.setValues(values)
 	}
 
-	// A range: string bounds only (other types compare by other rules).
+	// A range: string bounds, or date bounds (other types compare by other rules). The
+	// first bound's type decides; bounds of the other type stay in Go.
 	for _, op := range doc.Keys() {
-		s, ok := must.NotFail(doc.Get(op)).(string)
-		if !ok {
+		var bound any
+
+		switch v := must.NotFail(doc.Get(op)).(type) {
+		case string:
+			if f.dateRange {
+				continue
+			}
+
+			bound = v
+		case time.Time:
+			if (f.lower != nil || f.upper != nil) && !f.dateRange {
+				continue
+			}
+
+			f.dateRange = true
+			bound = v.UnixMilli()
+		default:
 			continue
 		}
 
 		switch op {
 		case "$gt", "$gte":
 			if f.lower == nil {
-				f.lower, f.lowerIncl = &s, op == "$gte"
+				f.lower, f.lowerIncl = bound, op == "$gte"
 			}
 		case "$lt", "$lte":
 			if f.upper == nil {
-				f.upper, f.upperIncl = &s, op == "$lte"
+				f.upper, f.upperIncl = bound, op == "$lte"
 			}
 		}
 	}
 
-	return f, f.lower != nil || f.upper != nil
+	if f.lower == nil && f.upper == nil {
+		f.dateRange = false
+		return f, false
+	}
+
+	return f, true
 }
 
 // setValues records equality values; false when one of them cannot be pushed down.
@@ -214,7 +239,7 @@ func (f pushedField) scalarConds(jsonOnly bool) ([]string, []any) {
 		}
 
 		conds = append(conds, textExpr(f.key)+" "+op+" ?")
-		args = append(args, *f.lower)
+		args = append(args, f.lower)
 	}
 
 	if f.upper != nil {
@@ -224,7 +249,7 @@ func (f pushedField) scalarConds(jsonOnly bool) ([]string, []any) {
 		}
 
 		conds = append(conds, textExpr(f.key)+" "+op+" ?")
-		args = append(args, *f.upper)
+		args = append(args, f.upper)
 	}
 
 	if !f.isID {
@@ -372,7 +397,7 @@ func orderedQuery(selectClause string, filter, sort *types.Document, indexes []m
 
 	for _, key := range sort.Keys() {
 		f, ok := byKey[key]
-		if !ok || (!f.isRange() && f.textValues == nil) {
+		if !ok || f.dateRange || (!f.isRange() && f.textValues == nil) {
 			return nil, false
 		}
 

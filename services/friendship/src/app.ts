@@ -5,6 +5,8 @@ import type { FriendshipConfig } from './config.ts';
 import { natsEventPublisher, startCanMessageResponder } from './events.ts';
 import { friendshipService } from './friendship-service.ts';
 import { startFriendshipErasure } from './gamer-erasure.ts';
+import { startPresenceAnnouncer } from './presence/announcer.ts';
+import { presenceAudience } from './presence/audience.ts';
 import { presenceBoard } from './presence/board.ts';
 import { startPresenceWatch } from './presence/watch.ts';
 import { registrationCache } from './registration-cache.ts';
@@ -20,10 +22,15 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const repositories = await createRepositories(mongo);
   const onlineWindowMs = config.PRESENCE_ONLINE_WINDOW_MS;
   const board = presenceBoard({ onlineWindowMs, maxEntries: config.PRESENCE_MAX_TRACKED });
+  const announcer = startPresenceAnnouncer({
+    nc: nats, prefix: config.NATS_PREFIX, board, settleMs: config.PRESENCE_CHANGE_SETTLE_MS, replicas: config.PRESENCE_KV_REPLICAS,
+    recipients: presenceAudience(repositories, board), log: app.log,
+  });
   const presence = startPresenceWatch({
     nc: nats, prefix: config.NATS_PREFIX, board, onlineWindowMs, replicas: config.PRESENCE_KV_REPLICAS,
     sweepMs: Math.min(5_000, Math.floor(onlineWindowMs / 4)),
     persist: (ended) => repositories.gamers.recordLastSeen(ended),
+    changed: (change) => announcer.changed(change),
     log: app.log,
   });
   const service = friendshipService({
@@ -43,6 +50,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
     await canMessage.stop();
     await erasure.stop();
     await presence.close();
+    await announcer.close();
     await nats.drain();
     await mongo.close();
   });

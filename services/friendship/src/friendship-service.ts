@@ -20,7 +20,7 @@ export interface FriendshipLimits {
   maxBlocks: number;
 }
 
-/** What the friend list needs of presence: the latest live sighting this replica holds. */
+/** What the friend list needs of presence: the latest refresh of a live connection this replica's board holds. */
 export interface PresenceSource {
   lastSeen(applicationId: string, gamerId: string): number | undefined;
 }

@@ -4,7 +4,6 @@ import { createHttpServer, healthPlugin } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import { authentication } from './authentication.ts';
 import type { GatewayConfig } from './config.ts';
-import { presenceRecording } from './presence/plugin.ts';
 import { consolePlugin } from './console.ts';
 import { rateLimiting } from './rate-limit/plugin.ts';
 import { registerRoutes } from './routing.ts';
@@ -34,7 +33,6 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
   const tickets = ticketSealer(config.INTERNAL_TOKEN_SECRET, config.NOTIFY_TICKET_TTL_MS);
   await app.register(authentication, { config, tickets });
   await app.register(rateLimiting, { config });
-  await app.register(presenceRecording, { config });
   // Generated from the contracts once, at start: the same document as docs/openapi.json.
   const document = openApiDocument();
   app.route({ ...operationsRoutes.openapi, logLevel: 'warn', handler: async () => document });

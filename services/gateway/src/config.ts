@@ -27,8 +27,6 @@ const GatewaySettings = {
   ...NatsCredentialsConfig,
   RATE_LIMIT_STORE_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 1000, default: 100, description: 'bound on one shared-counter check; beyond it the replica limits locally' }),
   RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
-  NATS_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$', default: 'gfts', description: 'prefix of NATS names, as in the services (the presence bucket is <prefix>_presence)' }),
-  PRESENCE_RECORD_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: 60_000, default: 15_000, description: 'least time between two presence sightings of one gamer written by one replica' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
   UPSTREAM_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 4096, default: 128, description: 'keep-alive connections the gateway holds open to each upstream service, at most' }),
   CONSOLE_ENABLED: Type.Boolean({ default: true, description: 'serve the admin console at /console (false: /console answers 404)' }),

@@ -1,14 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import { notificationsRoutes } from '@gfts/contracts';
 import { connectMongo, connectNats, createHttpServer, healthPlugin, identityPlugin, pingMongo, pingNats } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import type { NotificationsConfig } from './config.ts';
 import { monotonicUuidv7 } from './domain/ids.ts';
+import { startNotificationsErasure } from './gamer-erasure.ts';
 import { inboxService } from './inbox-service.ts';
 import { startIngest } from './ingest.ts';
 import { liveChannel } from './live/channel.ts';
 import { Hub } from './live/hub.ts';
 import { liveMetrics } from './live/metrics.ts';
+import { presenceHolder } from './presence/holder.ts';
 import { inboxRepository } from './repository/inbox.ts';
 import { ensureIndexes, openStore } from './repository/store.ts';
 import { ticketLedger } from './repository/tickets.ts';
@@ -35,7 +38,14 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const tickets = ticketLedger(store);
   const sweep = ttl ? undefined : startSweep([inbox, tickets], config.NOTIFY_SWEEP_INTERVAL_MS, app.log);
   const ingest = startIngest({ nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log });
-  const hub = new Hub({ nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, log: app.log });
+  // presence: this replica's keys carry a token of its own, so replicas never overwrite each other
+  const presence = presenceHolder({ nc: nats, prefix: config.NATS_PREFIX, holderId: randomUUID(), refreshMs: config.PRESENCE_RECORD_INTERVAL_MS, log: app.log });
+  const hub = new Hub({
+    nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, log: app.log, presence,
+  });
+  const erasure = await startNotificationsErasure(nats, { inbox, hub }, {
+    prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
+  }, app.log);
   // Before the HTTP server stops: sockets get 1001 and a moment to close, so clients move on.
   await app.register(websocket, {
     options: { maxPayload: CLIENT_FRAME_MAX_BYTES },
@@ -48,7 +58,10 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   // Then the events taken are stored and published, and the connections close.
   app.addHook('onClose', async () => {
     sweep?.stop();
+    await erasure.stop();
     await ingest.stop();
+    // the drain released every gamer held here: their keys are deleted before NATS closes
+    await presence.close();
     await nats.drain();
     await mongo.close();
   });

@@ -14,6 +14,10 @@ const NotificationsSettings = {
   NOTIFY_MAX_SOCKETS_PER_GAMER: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'sockets one gamer may hold on one replica; one more closes the oldest (4029)' }),
   NOTIFY_REPLAY_PAGE: Type.Integer({ minimum: 1, maximum: 1_000, default: 200, description: 'notifications read per inbox query while replaying a resume' }),
   NOTIFY_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000, description: 'on shutdown, time the sockets get to finish their close handshake (1001) before they are cut' }),
+  PRESENCE_RECORD_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: 600_000, default: 15_000, description: 'how often this replica refreshes the presence of the gamers it holds sockets of; keep it well below the online window (PRESENCE_ONLINE_WINDOW_MS of friendship)' }),
+  GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),
+  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
+  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
   NOTIFY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: DAY_MS, default: 3_600_000, description: 'period of the expired-notification sweep, where the store has no TTL index' }),
 };
 export type NotificationsConfig = Static<TObject<typeof NotificationsSettings>>;

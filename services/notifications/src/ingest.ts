@@ -4,6 +4,7 @@ import {
   InventoryGrantedEvent,
   isStoredNotificationType,
   natsNames,
+  PresenceChangedEvent,
   TaskCompletedEvent,
   TaskProgressEvent,
   type Notification,
@@ -13,6 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import {
   friendshipNotifications,
   inventoryGrantedNotification,
+  presenceChangedNotifications,
   taskCompletedNotification,
   taskProgressNotification,
   type Draft,
@@ -33,6 +35,7 @@ function translators(prefix: string): { subject: string; translate: (payload: un
     { subject: n.taskCompleted, translate: checked<TaskCompletedEvent>(TaskCompletedEvent, (e) => [taskCompletedNotification(e)]) },
     { subject: n.taskProgress, translate: checked<TaskProgressEvent>(TaskProgressEvent, (e) => [taskProgressNotification(e)]) },
     { subject: n.inventoryGranted, translate: checked<InventoryGrantedEvent>(InventoryGrantedEvent, (e) => [inventoryGrantedNotification(e)]) },
+    { subject: n.presenceChanged, translate: checked<PresenceChangedEvent>(PresenceChangedEvent, presenceChangedNotifications) },
   ];
 }
 

@@ -24,7 +24,7 @@ const TasksSettings = {
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
-  ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship', description: 'comma-separated services an erasure job waits for (add notifications once it is deployed)' }),
+  ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
   GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),

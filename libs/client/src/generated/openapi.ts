@@ -588,7 +588,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's notification inbox, newest first (30 days; task.progress is never kept) */
+        /** The caller's notification inbox, newest first (30 days; task.progress and presence.changed are never kept) */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -624,7 +624,7 @@ export interface paths {
         };
         /**
          * The live notification channel (WebSocket)
-         * @description A WebSocket (RFC 6455): send `Connection: Upgrade`, `Upgrade: websocket`; the answer is 101 Switching Protocols. Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema (components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md (1001 going away, 4008 slow consumer, 4029 too many sockets). `?since=<id>` first replays the stored notifications after that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.
+         * @description A WebSocket (RFC 6455): send `Connection: Upgrade`, `Upgrade: websocket`; the answer is 101 Switching Protocols. Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema (components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md (1001 going away, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). `?since=<id>` first replays the stored notifications after that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.
          */
         get: operations["openNotificationChannel"];
         put?: never;
@@ -1079,6 +1079,29 @@ export interface components {
             id: string;
             /** @constant */
             type: "inventory.granted";
+        } | {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @description to each friend with a live connection when userId goes online or offline (settled: docs/notifications.md); live only, never in the inbox */
+            data: {
+                lastSeenAt: string | null;
+                status: "online" | "offline";
+                /**
+                 * Format: uuid
+                 * @description UUID
+                 */
+                userId: string;
+            };
+            /**
+             * Format: uuid
+             * @description notification id (UUIDv7: sorts by creation time)
+             */
+            id: string;
+            /** @constant */
+            type: "presence.changed";
         };
         Problem: {
             /** @description stable UPPER_SNAKE error code */
@@ -7667,6 +7690,29 @@ export interface operations {
                         id: string;
                         /** @constant */
                         type: "inventory.granted";
+                    } | {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 date-time, UTC
+                         */
+                        at: string;
+                        /** @description to each friend with a live connection when userId goes online or offline (settled: docs/notifications.md); live only, never in the inbox */
+                        data: {
+                            lastSeenAt: string | null;
+                            status: "online" | "offline";
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            userId: string;
+                        };
+                        /**
+                         * Format: uuid
+                         * @description notification id (UUIDv7: sorts by creation time)
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "presence.changed";
                     })[];
                 };
             };

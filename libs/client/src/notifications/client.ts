@@ -36,7 +36,7 @@ export interface NotificationsClientOptions {
   since?: string;
   /** reconnect schedule; see DEFAULT_BACKOFF */
   backoff?: Partial<BackoffOptions>;
-  /** close codes after which the client stops instead of reconnecting (default: 4029) */
+  /** close codes after which the client stops instead of reconnecting (default: 4029, 4410) */
   stopOnCloseCodes?: readonly number[];
   /** overrides for other runtimes and tests */
   WebSocket?: WebSocketConstructor;
@@ -82,8 +82,10 @@ export const CloseCode = {
    * close the newest in turn, so the client stops by default.
    */
   TOO_MANY_SOCKETS: 4029,
+  /** the gamer was erased: nothing of them is left to notify, so the client stops */
+  GAMER_ERASED: 4410,
 } as const;
-const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS];
+const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS, CloseCode.GAMER_ERASED];
 
 export class NotificationsClient {
   readonly #options: NotificationsClientOptions;

@@ -12,13 +12,15 @@ export type NotificationType = Notification['type'];
 export type NotificationData = { [T in NotificationType]: Extract<Notification, { type: T }>['data'] };
 /** A gamer as lists show them: `{ id, displayName, avatar }`. */
 export type UserSummary = NotificationData['friend.request.received']['user'];
+/** A friend went online or offline: `{ userId, status, lastSeenAt }` (live only, never in the inbox). */
+export type PresenceChange = NotificationData['presence.changed'];
 /** An item put into the inventory: `{ inventoryItemId, quantity }`. */
 export type GrantedItem = NotificationData['inventory.granted']['items'][number];
 
 /** Every type of the protocol (issue #12), checked against the document's union below. */
 export const NOTIFICATION_TYPES = [
   'friend.request.received', 'friend.request.accepted', 'friend.request.cancelled', 'friend.removed',
-  'task.progress', 'task.completed', 'achievement.completed', 'inventory.granted',
+  'task.progress', 'task.completed', 'achievement.completed', 'inventory.granted', 'presence.changed',
 ] as const satisfies readonly NotificationType[];
 // Fails to compile when the document gains a type this list lacks.
 const _everyType: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;

@@ -16,6 +16,7 @@ describe('notification frames', () => {
       { id: '06', type: 'task.completed', at, data: { gamerTaskId: 'g1', taskId: 't1' } },
       { id: '07', type: 'achievement.completed', at, data: { gamerTaskId: 'g2', taskId: 't2' } },
       { id: '08', type: 'inventory.granted', at, data: { gamerTaskId: 'g1', items: [{ inventoryItemId: 'i1', quantity: 5 }] } },
+      { id: '09', type: 'presence.changed', at, data: { userId: user.id, status: 'offline', lastSeenAt: at } },
     ];
     expect(frames.map((f) => f.type)).toEqual([...NOTIFICATION_TYPES]);
     for (const frame of frames) expect(parseFrame(JSON.stringify(frame))).toEqual({ kind: 'notification', notification: frame });
@@ -29,7 +30,7 @@ describe('notification frames', () => {
   });
 
   it('keeps frames of types it does not know apart, so a newer service breaks nothing', () => {
-    const frame = { id: '9', type: 'presence.changed', at, data: { userId: 'u', online: true } };
+    const frame = { id: '9', type: 'party.invited', at, data: { partyId: 'p' } };
     expect(parseFrame(JSON.stringify(frame))).toEqual({ kind: 'unknown', notification: frame });
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { authFile, expectedNatsAuth, natsAuthTargets } from '../../scripts/nats-auth-targets.ts';
-import { friendshipPermissions, gameServerPermissions, gatewayPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
+import { friendshipPermissions, gameServerPermissions, gatewayPermissions, notificationsPermissions, parseGameServerList, renderNatsAuthorization, tasksPermissions } from '../../src/nats-permissions.ts';
 import { natsNames } from '../../src/subjects.ts';
 
 describe('NATS users and permissions', () => {
@@ -36,21 +36,40 @@ describe('NATS users and permissions', () => {
     // its consumers: its own durable on the GAMERS stream, and the presence watch's ordered consumer
     const foreign = p.publish.filter((s) => s.includes('CONSUMER') && !s.includes(names.gamerErasedConsumer('friendship')) && !s.includes(`.${names.presenceStream}.`));
     expect(foreign).toEqual([]);
+    // presence announcements: its own bucket's keys and the settled-change subject; it writes no presence itself
+    expect(p.publish).toContain(names.presenceChanged);
+    expect(p.publish.filter((s) => s.startsWith('$KV.'))).toEqual([`$KV.${names.presenceAnnouncedBucket}.>`]);
+    expect(p.publish.filter((s) => s.includes('DIRECT.GET'))).toEqual([`$JS.API.DIRECT.GET.${names.presenceAnnouncedStream}.>`]);
     expect(p.publish.some((s) => s.includes(names.statsStream) || s.includes(names.erasureProgressConsumer))).toBe(false);
     expect(p.subscribe).toContain('_INBOX_friendship.>');
   });
 
-  it('gives the gateway its rate-limit bucket of one window length, by exact name, and presence writes only', () => {
-    const p = gatewayPermissions(60_000, 'gfts');
-    // presence: look the bucket up and put keys; never create, consume, purge or delete it
-    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence', '$KV.gfts_presence.>']);
-    for (const subject of p.publish.filter((s) => !s.includes('presence'))) {
+  it('gives the gateway its rate-limit bucket of one window length, by exact name, and nothing of presence', () => {
+    const p = gatewayPermissions(60_000);
+    expect(p.publish.filter((s) => s.includes('presence'))).toEqual([]);
+    for (const subject of p.publish) {
       expect(subject === '$JS.API.INFO' || subject.includes('gateway_rate_limit_60000'), subject).toBe(true);
       // a wildcard inside a token is a literal to NATS: it would silently match nothing
       expect(subject.split('.').every((token) => token === '>' || token === '*' || !/[*>]/.test(token)), subject).toBe(true);
     }
     expect(p.subscribe).toEqual(['_INBOX_gateway.>']);
-    expect(() => gatewayPermissions(0, 'gfts')).toThrow(/not a rate-limit window/);
+    expect(() => gatewayPermissions(0)).toThrow(/not a rate-limit window/);
+  });
+
+  it('gives notifications presence writes, its own consumer of gamer.erased, and the events it turns into notifications', () => {
+    const names = natsNames('gfts');
+    const p = notificationsPermissions('gfts');
+    // presence: look the bucket up and put or delete keys; never create, consume, purge or delete the bucket
+    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence', '$KV.gfts_presence.>']);
+    // erasure: its own durable and its completion report, never the request itself or another service's consumer
+    expect(p.publish).toContain(names.gamerErasureCompleted);
+    expect(p.publish).not.toContain(names.gamerErased);
+    expect(p.publish.filter((s) => s.includes('CONSUMER') && !s.includes(`.${names.gamerErasedConsumer('notifications')}`))).toEqual([]);
+    expect(p.publish.filter((s) => s.includes('STREAM.') && !s.endsWith(`.${names.gamersStream}`) && !s.endsWith(`.${names.presenceStream}`))).toEqual([]);
+    expect(p.publish.filter((s) => !s.startsWith('$') && s !== names.notifyAll && s !== names.gamerErasureCompleted)).toEqual([]);
+    expect(p.subscribe.sort()).toEqual([
+      names.friendshipEvents, names.taskCompleted, names.taskProgress, names.inventoryGranted, names.presenceChanged, names.notifyAll, '_INBOX_notifications.>',
+    ].sort());
   });
 
   it('refuses an application id that would widen a subject', () => {

@@ -285,6 +285,45 @@ describe('store conformance: the guarantees the services rely on', () => {
       ]);
     });
 
+    it('lets each statement of a bulkWrite see what the statements before it wrote', async () => {
+      // The local store reads the documents of a command's by-_id statements ahead, in one
+      // query: a multi update, an upsert, a replacement or an earlier statement on the same
+      // _id must still be seen by the statements after it.
+      const items = fresh('bulk_sequence');
+      await items.insertMany([
+        { _id: 'a', group: 'g', state: 'open', n: 0 },
+        { _id: 'b', group: 'g', n: 0 },
+        { _id: 'c', group: 'g', n: 0 },
+        { _id: 'd', n: 0 },
+      ]);
+      const result = await items.bulkWrite(
+        [
+          { updateOne: { filter: { _id: 'a', state: 'open' }, update: { $set: { state: 'taken' } } } },
+          { updateOne: { filter: { _id: 'b', n: { $lt: 5 } }, update: { $inc: { n: 1 } } } },
+          { updateMany: { filter: { group: 'g' }, update: { $inc: { n: 10 } } } },
+          { updateOne: { filter: { _id: 'c', n: 10 }, update: { $inc: { n: 1 } } } },
+          { updateOne: { filter: { _id: 'b', n: 11 }, update: { $inc: { n: 1 } } } },
+          { updateOne: { filter: { _id: 'new' }, update: { $set: { n: 1 } }, upsert: true } },
+          { updateOne: { filter: { _id: 'new', n: 1 }, update: { $inc: { n: 1 } } } },
+          { updateOne: { filter: { _id: 'a', state: 'open' }, update: { $set: { state: 'again' } } } },
+          { replaceOne: { filter: { _id: 'd' }, replacement: { n: 100 } } },
+          { updateOne: { filter: { _id: 'd', n: 100 }, update: { $inc: { n: 1 } } } },
+          { updateOne: { filter: { _id: 'a', state: 'taken' }, update: { $inc: { n: 1 } } } },
+        ],
+        { ordered: true },
+      );
+      expect(result.matchedCount).toBe(11);
+      expect(result.modifiedCount).toBe(11);
+      expect(result.upsertedIds).toEqual({ 5: 'new' });
+      expect(await items.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'a', group: 'g', state: 'taken', n: 11 },
+        { _id: 'b', group: 'g', n: 12 },
+        { _id: 'c', group: 'g', n: 11 },
+        { _id: 'd', n: 101 },
+        { _id: 'new', n: 2 },
+      ]);
+    });
+
     it('applies a bulkWrite of hundreds of updates in one command', async () => {
       // FerretDB before f8b6def kept every statement's read open until the end of the
       // command, and with its 100 SQLite connections a command of 100 updates never returned.

@@ -101,6 +101,38 @@ describe('store query semantics the services rely on', () => {
     expect(found.map((d) => d._id)).toEqual(['t2', 't1', 't3']);
   });
 
+  it('matches date ranges on an indexed field exactly: arrays, nulls, other types, bounds', async () => {
+    const due = conn.db!.collection<Item>('due');
+    await due.createIndex({ at: 1 });
+    await due.createIndex({ state: 1, at: 1 });
+    const t = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
+    await due.insertMany([
+      { _id: 'before', at: t(-1), state: 'on' },
+      { _id: 'edge', at: t(0), state: 'on' },
+      { _id: 'after', at: t(1), state: 'on' },
+      { _id: 'later-state-off', at: t(-5), state: 'off' },
+      { _id: 'array', at: [t(10_000), t(-10_000)], state: 'on' },
+      { _id: 'null', at: null, state: 'on' },
+      { _id: 'missing', state: 'on' },
+      { _id: 'number', at: t(-1).getTime(), state: 'on' },
+      { _id: 'string', at: 'x', state: 'on' },
+      { _id: 'bool', at: true, state: 'on' },
+    ]);
+    const dueIds = async (filter: mongoose.mongo.Filter<Item>) => (await due.find(filter, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)).sort();
+    expect(await dueIds({ at: { $lte: t(0) } })).toEqual(['array', 'before', 'edge', 'later-state-off']);
+    expect(await dueIds({ at: { $lt: t(0) } })).toEqual(['array', 'before', 'later-state-off']);
+    expect(await dueIds({ at: { $gt: t(0) } })).toEqual(['after', 'array']);
+    // an array matches when each bound holds for some element, not necessarily the same one
+    expect(await dueIds({ at: { $gte: t(0), $lt: t(1) } })).toEqual(['array', 'edge']);
+    // a null expiry is not due (the sweep's filter), and a sibling on another field is kept
+    expect(await dueIds({ at: { $ne: null, $lte: t(0) }, state: { $ne: 'off' } })).toEqual(['array', 'before', 'edge']);
+    expect(await dueIds({ state: 'on', at: { $lte: t(-1) } })).toEqual(['array', 'before']);
+    // the MongoDB idiom for "no expiry or one still ahead"
+    expect(await dueIds({ at: { $not: { $lte: t(0) } } })).toEqual(['after', 'bool', 'missing', 'null', 'number', 'string']);
+    expect((await due.deleteMany({ at: { $ne: null, $lte: t(0) }, state: { $ne: 'off' } })).deletedCount).toBe(3);
+    expect(await dueIds({})).toEqual(['after', 'bool', 'later-state-off', 'missing', 'null', 'number', 'string']);
+  });
+
   it('deletes and updates exactly the documents an equality filter matches', async () => {
     expect((await items.updateMany({ app: 'a2', owner: 'g1' }, { $set: { touched: true } })).modifiedCount).toBe(1);
     expect((await items.deleteMany({ app: 'a1', state: 'off' })).deletedCount).toBe(2);

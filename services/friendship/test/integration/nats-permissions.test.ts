@@ -1,10 +1,12 @@
-import { natsNames } from '@gfts/contracts';
+import { randomUUID } from 'node:crypto';
+import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
 import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { presenceBoard } from '../../src/presence/board.ts';
+import { startPresenceAnnouncer } from '../../src/presence/announcer.ts';
+import { gamerKey, presenceBoard } from '../../src/presence/board.ts';
 import { startPresenceWatch } from '../../src/presence/watch.ts';
 
 /**
@@ -50,5 +52,36 @@ describe('presence watch under the friendship NATS user', () => {
     expect((await jsm.streams.info(names.presenceStream)).state.consumer_count).toBe(1);
     expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
     await watch.close();
+  });
+
+  it('creates the announced bucket, claims changes in it and publishes them, under the same user', async () => {
+    const names = natsNames('gfts');
+    // the notifications user is the one that reads settled changes
+    const reader = await connectNats(server.url, 'notifications', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
+    const received: PresenceChangedEvent[] = [];
+    reader.subscribe(names.presenceChanged, { callback: (_e, msg) => void received.push(msg.json<PresenceChangedEvent>()) });
+    await reader.flush();
+    const log = { info: () => undefined, warn: (o: unknown) => errors.push(JSON.stringify(o)) };
+    const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const announcer = startPresenceAnnouncer({ nc, prefix: 'gfts', board, settleMs: 0, replicas: 1, recipients: async () => [bob], log });
+    try {
+      const key = gamerKey(app, ann);
+      announcer.changed(board.hold(key, 'r1', Date.now()).change!);
+      // the bucket may still be being created: announce again until the claim went through
+      for (let i = 0; i < 100 && received.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (i % 10 === 9) announcer.changed({ key, status: 'online', at: Date.now() });
+      }
+      expect(received.map((e) => [e.gamerId, e.status, e.recipients])).toEqual([[ann, 'online', [bob]]]);
+      // going offline: the claim is an update at the revision read
+      announcer.changed(board.release(key, 'r1', Date.now()).change!);
+      for (let i = 0; i < 100 && received.length === 1; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(received.map((e) => e.status)).toEqual(['online', 'offline']);
+      expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
+    } finally {
+      await announcer.close();
+      await reader.close();
+    }
   });
 });

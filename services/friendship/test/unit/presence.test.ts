@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { presenceOf } from '../../src/domain/presence.ts';
-import { presenceBoard, sightingKey } from '../../src/presence/board.ts';
+import { presenceOf, presenceRecipients, settledAnnouncement } from '../../src/domain/presence.ts';
+import { gamerKey, presenceBoard } from '../../src/presence/board.ts';
 
 const WINDOW = 60_000;
 const T = Date.parse('2026-11-23T12:00:00.000Z');
@@ -25,36 +25,99 @@ describe('presenceOf', () => {
 });
 
 describe('presenceBoard', () => {
-  const key = (n: number) => sightingKey('app', `gamer-${n}`);
+  const key = (n: number) => gamerKey('app', `gamer-${n}`);
+  const ended = (n: number, at: number) => ({ applicationId: 'app', gamerId: `gamer-${n}`, at: new Date(at) });
 
-  it('keeps the latest sighting per gamer; an older one changes nothing', () => {
+  it('puts a gamer online with their first hold; refreshes and other replicas\' holds change nothing else', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
-    board.record(key(1), T);
-    board.record(key(1), T - 5);
-    expect(board.lastSeen('app', 'gamer-1')).toBe(T);
-    board.record(key(1), T + 5);
+    expect(board.hold(key(1), 'r1', T)).toEqual({ change: { key: key(1), status: 'online', at: T }, ended: [] });
+    expect(board.hold(key(1), 'r2', T + 5)).toEqual({ ended: [] });
+    expect(board.hold(key(1), 'r1', T - 5)).toEqual({ ended: [] });
     expect(board.lastSeen('app', 'gamer-1')).toBe(T + 5);
-    expect(board.lastSeen('other-app', 'gamer-1')).toBeUndefined();
+    expect(board.onlineSince(key(1), T + 10)).toBe(T);
+    expect(board.isOnline('app', 'gamer-1', T + 10)).toBe(true);
+    expect(board.isOnline('other-app', 'gamer-1', T + 10)).toBe(false);
   });
 
-  it('sweeps the sessions that left the window and answers them as ended', () => {
+  it('puts a gamer offline when the last replica holding them releases them, at the release time', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
-    board.record(key(1), T);
-    board.record(key(2), T + 30_000);
-    board.record(key(1), T + 40_000);
+    board.hold(key(1), 'r1', T);
+    board.hold(key(1), 'r2', T + 1);
+    expect(board.release(key(1), 'r1', T + 2)).toEqual({ ended: [] });
+    expect(board.isOnline('app', 'gamer-1', T + 3)).toBe(true);
+    expect(board.release(key(1), 'r2', T + 3)).toEqual({ change: { key: key(1), status: 'offline', at: T + 3 }, ended: [ended(1, T + 3)] });
+    expect(board.isOnline('app', 'gamer-1', T + 4)).toBe(false);
+    expect(board.lastSeen('app', 'gamer-1')).toBeUndefined();
+    // a release of a gamer not held (a watch replaying the bucket's delete markers) changes nothing
+    expect(board.release(key(1), 'r2', T + 5)).toEqual({ ended: [] });
+  });
+
+  it('does not keep a gamer online through the stale hold of a replica that died', () => {
+    const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
+    board.hold(key(1), 'dead', T);
+    board.hold(key(1), 'live', T + 50_000);
+    expect(board.release(key(1), 'live', T + 70_000).change).toEqual({ key: key(1), status: 'offline', at: T + 70_000 });
+  });
+
+  it('sweeps the gamers whose holds all left the window (their replica stopped refreshing): offline at their latest write', () => {
+    const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
+    board.hold(key(1), 'r1', T);
+    board.hold(key(2), 'r1', T + 30_000);
+    board.hold(key(1), 'r1', T + 40_000);
     expect(board.sweep(T + 60_000)).toEqual([]);
-    expect(board.sweep(T + 90_000)).toEqual([{ applicationId: 'app', gamerId: 'gamer-2', at: new Date(T + 30_000) }]);
+    expect(board.sweep(T + 90_000)).toEqual([{ change: { key: key(2), status: 'offline', at: T + 30_000 }, ended: [ended(2, T + 30_000)] }]);
     expect(board.size).toBe(1);
-    expect(board.sweep(T + 100_000)).toEqual([{ applicationId: 'app', gamerId: 'gamer-1', at: new Date(T + 40_000) }]);
+    expect(board.sweep(T + 100_000)).toEqual([{ change: { key: key(1), status: 'offline', at: T + 40_000 }, ended: [ended(1, T + 40_000)] }]);
     expect(board.size).toBe(0);
   });
 
-  it('holds at most maxEntries, dropping the least recently seen (answered as ended)', () => {
+  it('holds at most maxEntries, dropping the least recently refreshed (answered as ended)', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 2 });
-    board.record(key(1), T);
-    board.record(key(2), T + 1);
-    expect(board.record(key(3), T + 2)).toEqual([{ applicationId: 'app', gamerId: 'gamer-1', at: new Date(T) }]);
+    board.hold(key(1), 'r', T);
+    board.hold(key(2), 'r', T + 1);
+    expect(board.hold(key(3), 'r', T + 2).ended).toEqual([ended(1, T)]);
     expect(board.size).toBe(2);
     expect(board.lastSeen('app', 'gamer-1')).toBeUndefined();
+  });
+});
+
+describe('settledAnnouncement (the damping rule)', () => {
+  const SETTLE = 10_000;
+
+  it('announces a new status once it has held for the settle time', () => {
+    expect(settledAnnouncement('offline', { status: 'online', since: T }, T + 3_000, SETTLE)).toEqual({ kind: 'wait', ms: 7_000 });
+    expect(settledAnnouncement('offline', { status: 'online', since: T }, T + 10_000, SETTLE)).toEqual({ kind: 'announce' });
+    expect(settledAnnouncement('online', { status: 'offline', since: T }, T + 10_001, SETTLE)).toEqual({ kind: 'announce' });
+  });
+
+  it('announces nothing when the status is the one last announced: a change undone within the settle time is never sent', () => {
+    // online announced, a disconnect and a reconnect 2 s later: at the settle time the gamer is online again
+    expect(settledAnnouncement('online', { status: 'online', since: T + 2_000 }, T + 10_000, SETTLE)).toEqual({ kind: 'none' });
+    expect(settledAnnouncement('offline', { status: 'offline', since: T }, T + 60_000, SETTLE)).toEqual({ kind: 'none' });
+  });
+
+  it('counts a gamer never announced as offline: a first connect is announced, a brief visit never', () => {
+    expect(settledAnnouncement(undefined, { status: 'online', since: T }, T + SETTLE, SETTLE)).toEqual({ kind: 'announce' });
+    expect(settledAnnouncement(undefined, { status: 'offline', since: T }, T + SETTLE, SETTLE)).toEqual({ kind: 'none' });
+  });
+
+  it('with no settle time announces every change at once', () => {
+    expect(settledAnnouncement('offline', { status: 'online', since: T }, T, 0)).toEqual({ kind: 'announce' });
+  });
+});
+
+describe('presenceRecipients (who is told)', () => {
+  const online = (ids: string[]) => (id: string) => ids.includes(id);
+
+  it('tells the online friends only', () => {
+    expect(presenceRecipients('me', ['a', 'b', 'c'], new Set(), online(['a', 'c']))).toEqual(['a', 'c']);
+  });
+
+  it('never tells a gamer blocked either way, even one a stale read still lists as a friend', () => {
+    expect(presenceRecipients('me', ['a', 'b'], new Set(['b']), online(['a', 'b']))).toEqual(['a']);
+  });
+
+  it('never tells the gamer themself, and each friend once', () => {
+    expect(presenceRecipients('me', ['me', 'a', 'a'], new Set(), online(['me', 'a']))).toEqual(['a']);
   });
 });

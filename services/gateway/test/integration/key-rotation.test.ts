@@ -196,7 +196,7 @@ describe('gateway key rotation (JWKS)', () => {
 
   it('keeps the last good key set while the JWKS URL fails, times out or serves a broken set', async () => {
     endpoint.document = jwks(oldKey);
-    const api = await gatewayWith({ JWT_JWKS_URL: jwksUrl, JWT_JWKS_REFRESH_MS: '100', JWT_JWKS_TIMEOUT_MS: '200' });
+    const api = await gatewayWith({ JWT_JWKS_URL: jwksUrl, JWT_JWKS_REFRESH_MS: '100', JWT_JWKS_TIMEOUT_MS: '1000' });
     const token = tokenOf(oldKey);
 
     endpoint.mode = 'fail';

@@ -48,29 +48,35 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
     expect((await shared(WINDOW_MS, 'not-the-password')).current()).toBeUndefined();
   });
 
-  it('puts presence sightings into the bucket the friendship user created, and cannot create, purge or delete it', async () => {
+  it('writes no presence: the notifications user puts and deletes keys in the bucket the friendship user created, and cannot create, purge or delete it', async () => {
     const names = natsNames('gfts');
-    const friendship = await connect({ servers: server.url, user: 'friendship', pass: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD'), inboxPrefix: natsInboxPrefix('friendship') });
-    const gateway = await connect({ servers: server.url, user: 'gateway', pass: composeNatsPassword('NATS_GATEWAY_PASSWORD'), inboxPrefix: natsInboxPrefix('gateway') });
+    const user = (name: string) => connect({ servers: server.url, user: name, pass: composeNatsPassword(`NATS_${name.toUpperCase()}_PASSWORD`), inboxPrefix: natsInboxPrefix(name) });
+    const [friendship, notifications, gateway] = await Promise.all([user('friendship'), user('notifications'), user('gateway')]);
     try {
-      // as the gateway's presence plugin: bind, then put; the friendship service owns the bucket
-      await expect(new Kvm(jetstream(gateway, { timeout: 2_000 })).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory })).rejects.toThrow();
+      // as the notifications service's presence holder: bind, then put and delete; the friendship service owns the bucket
+      await expect(new Kvm(jetstream(notifications, { timeout: 2_000 })).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory })).rejects.toThrow();
       const owned = await new Kvm(jetstream(friendship)).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory });
       // the friendship side reads the bucket only through its watch, as the service does
       const updates = await owned.watch();
-      const writer = await new Kvm(jetstream(gateway, { timeout: 2_000 })).open(names.presenceBucket);
+      const writer = await new Kvm(jetstream(notifications, { timeout: 2_000 })).open(names.presenceBucket);
       await writer.status();
-      await writer.put('app-1.gamer-1', '1700000000000');
+      await writer.put('app-1.gamer-1.holder-1', '1700000000000');
+      await writer.delete('app-1.gamer-1.holder-1');
+      const seen: string[] = [];
       for await (const entry of updates) {
-        expect([entry.key, entry.string()]).toEqual(['app-1.gamer-1', '1700000000000']);
-        break;
+        seen.push(`${entry.operation} ${entry.key} ${entry.string()}`);
+        if (seen.length === 2) break;
       }
+      expect(seen).toEqual(['PUT app-1.gamer-1.holder-1 1700000000000', 'DEL app-1.gamer-1.holder-1 ']);
       updates.stop();
       await expect(writer.destroy()).rejects.toThrow();
-      await expect((await jetstreamManager(gateway, { timeout: 2_000 })).streams.purge(names.presenceStream)).rejects.toThrow();
+      await expect((await jetstreamManager(notifications, { timeout: 2_000 })).streams.purge(names.presenceStream)).rejects.toThrow();
+      // the gateway no longer writes presence (docs/friendship.md, Presence)
+      const bound = await new Kvm(jetstream(gateway, { timeout: 2_000 })).open(names.presenceBucket);
+      await expect(bound.status()).rejects.toThrow();
+      await expect(bound.put('app-1.gamer-1.gateway', '1700000000000')).rejects.toThrow();
     } finally {
-      await gateway.close();
-      await friendship.close();
+      await Promise.allSettled([gateway.close(), notifications.close(), friendship.close()]);
     }
   });
 

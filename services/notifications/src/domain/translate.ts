@@ -4,6 +4,7 @@ import {
   type FriendshipEvent,
   type InventoryGrantedEvent,
   type NotificationDataOf,
+  type PresenceChangedEvent,
   type TaskCompletedEvent,
   type TaskProgressEvent,
   type UserSummary,
@@ -71,4 +72,16 @@ export function taskProgressNotification(event: TaskProgressEvent): Draft {
 
 export function inventoryGrantedNotification(event: InventoryGrantedEvent): Draft {
   return to(event.applicationId, event.gamerId, NotificationType.INVENTORY_GRANTED, event.grantedAt, { items: event.items, gamerTaskId: event.gamerTaskId });
+}
+
+/**
+ * A settled presence change: one live-only `presence.changed` to each recipient the
+ * friendship service chose (friends online, never across a block). The gamer is never
+ * told of their own presence.
+ */
+export function presenceChangedNotifications(event: PresenceChangedEvent): Draft[] {
+  const { applicationId, gamerId, status, lastSeenAt, occurredAt } = event;
+  const recipients = new Set(event.recipients);
+  recipients.delete(gamerId);
+  return [...recipients].map((friend) => to(applicationId, friend, NotificationType.PRESENCE_CHANGED, occurredAt, { userId: gamerId, status, lastSeenAt }));
 }

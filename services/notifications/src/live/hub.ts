@@ -1,9 +1,13 @@
 import { natsNames, NotificationCloseCode, type Notification } from '@gfts/contracts';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { headers, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
+import type { GamerRef } from '../repository/inbox.ts';
 import type { Session } from './session.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'warn' | 'info'>;
+
+/** A message on a gamer's subject with this header closes their sockets with its code (not a notification). */
+const CLOSE_HEADER = 'Gfts-Close';
 
 interface GamerSockets {
   sessions: Set<Session>;
@@ -16,6 +20,8 @@ export interface HubOptions {
   heartbeatMs: number;
   maxSocketsPerGamer: number;
   log: Logger;
+  /** the gamer's first socket on this replica opened, and their last one closed (presence) */
+  presence?: { held(gamer: GamerRef): void; released(gamer: GamerRef): void };
 }
 
 /**
@@ -52,6 +58,11 @@ export class Hub {
       const subject = natsNames(this.opts.prefix).notifyGamer(session.gamer.applicationId, session.gamer.gamerId);
       const entry: GamerSockets = { sessions: new Set(), subscription: this.opts.nc.subscribe(subject, { callback: (error, msg) => {
         if (error) return this.opts.log.warn({ err: error }, 'gamer subscription error');
+        const control = Number(msg.headers?.get(CLOSE_HEADER));
+        if (control) {
+          for (const s of [...entry.sessions]) s.close(control, 'closed by the service');
+          return;
+        }
         const text = msg.string();
         let notification: Notification;
         try {
@@ -63,6 +74,7 @@ export class Hub {
       } }) };
       gamer = entry;
       this.gamers.set(key, gamer);
+      this.opts.presence?.held(session.gamer);
     }
     gamer.sessions.add(session);
     session.socket.once('close', () => this.detach(key, session));
@@ -89,8 +101,23 @@ export class Hub {
     await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const s of sessions) s.terminate();
-    for (const { subscription } of this.gamers.values()) subscription.unsubscribe();
+    for (const [key, { subscription }] of this.gamers) {
+      subscription.unsubscribe();
+      this.release(key);
+    }
     this.gamers.clear();
+  }
+
+  /**
+   * Closes every socket of the gamer on every replica with `code` (gamer erasure: 4410): a
+   * control message on the gamer's subject, which exactly the replicas holding the gamer's
+   * sockets receive. Resolves once NATS has it.
+   */
+  async closeEverywhere(gamer: GamerRef, code: number): Promise<void> {
+    const h = headers();
+    h.set(CLOSE_HEADER, String(code));
+    this.opts.nc.publish(natsNames(this.opts.prefix).notifyGamer(gamer.applicationId, gamer.gamerId), '', { headers: h });
+    await this.opts.nc.flush();
   }
 
   /** A socket that did not answer the previous ping is dead: cut it (no close handshake with a dead peer). */
@@ -114,6 +141,12 @@ export class Hub {
     if (gamer.sessions.size === 0) {
       gamer.subscription.unsubscribe();
       this.gamers.delete(key);
+      this.release(key);
     }
+  }
+
+  private release(key: string): void {
+    const dot = key.indexOf('.');
+    this.opts.presence?.released({ applicationId: key.slice(0, dot), gamerId: key.slice(dot + 1) });
   }
 }

@@ -13,6 +13,7 @@ const REASONS: Record<number, string> = {
   [NotificationCloseCode.INTERNAL_ERROR]: 'internal_error',
   [NotificationCloseCode.SLOW_CONSUMER]: 'slow_consumer',
   [NotificationCloseCode.TOO_MANY_SOCKETS]: 'too_many_sockets',
+  [NotificationCloseCode.GAMER_ERASED]: 'gamer_erased',
   1006: 'heartbeat_missed',
 };
 

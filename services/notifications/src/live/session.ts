@@ -28,6 +28,8 @@ export class Session {
   readonly openedAt = Date.now();
   alive = true;
   private held: Outgoing[] | undefined;
+  /** after a replay: its ids, until a live notification newer than the last of them arrives */
+  private replayed: { ids: Set<string>; last: string } | undefined;
   private closed = false;
   private readonly limits: SessionLimits;
   private readonly metrics: LiveMetrics;
@@ -64,10 +66,10 @@ export class Session {
     }
     const held = this.held ?? [];
     this.held = undefined;
-    for (const outgoing of held) {
-      if (isStoredNotificationType(outgoing.notification.type) && replayed.has(outgoing.notification.id)) continue;
-      this.deliver(outgoing);
-    }
+    // A notification stored before the inbox read but published after the replay ended
+    // arrives live once more: the replayed ids stay until a newer one arrives (bench, storm).
+    this.replayed = replayed.size > 0 ? { ids: replayed, last: [...replayed].reduce((a, b) => (a > b ? a : b)) } : undefined;
+    for (const outgoing of held) this.deliver(outgoing);
   }
 
   deliver(outgoing: Outgoing): void {
@@ -77,6 +79,11 @@ export class Session {
       return;
     }
     const { notification, text } = outgoing;
+    if (this.replayed && isStoredNotificationType(notification.type)) {
+      if (this.replayed.ids.has(notification.id)) return;
+      // one replica publishes in id order: past the last replayed id nothing replayed can follow
+      if (notification.id > this.replayed.last) this.replayed = undefined;
+    }
     if (notification.type === NotificationType.TASK_PROGRESS) {
       this.throttle.offer(notification.data.gamerTaskId, text);
       return;
@@ -118,6 +125,7 @@ export class Session {
   private stop(): void {
     this.closed = true;
     this.held = undefined;
+    this.replayed = undefined;
     this.throttle.stop();
   }
 }

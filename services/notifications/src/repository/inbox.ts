@@ -51,6 +51,16 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
       return result.deletedCount === 1 ? { kind: 'removed' } : { kind: 'notFound' };
     },
 
+    /**
+     * Gamer erasure: the gamer's own inbox, and what other gamers' inboxes say of them (the
+     * notifications naming them as `user` or `userId`). Idempotent: a repeat finds nothing.
+     */
+    async eraseGamer(applicationId: string, gamerId: string): Promise<{ own: number; mentions: number }> {
+      const own = await notifications.deleteMany({ applicationId, gamerId });
+      const mentions = await notifications.deleteMany({ applicationId, $or: [{ 'data.user.id': gamerId }, { 'data.userId': gamerId }] });
+      return { own: own.deletedCount, mentions: mentions.deletedCount };
+    },
+
     /** Deletes what has expired (only needed where the store has no TTL index). */
     async sweep(): Promise<number> {
       const result = await notifications.deleteMany({ expiresAt: { $lte: clock() } });

@@ -1,8 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
 import { AppError, unauthorized } from '@gfts/platform';
-import type { FastifyInstance } from 'fastify';
+import { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { LiveChannel } from '../live/channel.ts';
+
+/**
+ * After the upgrade the TCP socket still points at the upgrade's HTTP response
+ * (`socket._httpMessage`), and through it at the request, its headers, Fastify's request,
+ * reply and child logger, for its whole life (bench heap profile: the largest per-socket cost
+ * besides the connection itself). The response is never sent (ws answered 101 on the
+ * socket), so it is detached, as Node does when a response finishes.
+ */
+function releaseUpgradeRequest(request: FastifyRequest): void {
+  const response = request.raw.socket && (request.raw.socket as { _httpMessage?: unknown })._httpMessage;
+  if (response instanceof ServerResponse) response.detachSocket(request.raw.socket);
+}
 
 /** How long a used ticket id is remembered: past any ticket's life and its assertion's. */
 const USED_TICKET_MEMORY_MS = 5 * 60_000;
@@ -28,7 +41,17 @@ export function liveRoute(fastify: FastifyInstance, channel: LiveChannel): void 
       throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
     },
     wsHandler: (socket, request) => {
-      channel.open(socket, request.identity, request.query.since);
+      const { identity } = request;
+      const { since } = request.query;
+      releaseUpgradeRequest(request);
+      // @fastify/websocket's own 'error' listener closes over the upgrade's request and reply
+      // and so keeps them reachable as well: this one does the same (log, cut) without them.
+      socket.removeAllListeners('error');
+      socket.on('error', (error) => {
+        fastify.log.warn({ err: error }, 'live socket error');
+        socket.terminate();
+      });
+      channel.open(socket, identity, since);
     },
   });
 }

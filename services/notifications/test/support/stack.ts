@@ -32,6 +32,8 @@ export interface NotificationsStack {
   names: NatsNames;
   /** starts one more notifications replica (same database and NATS prefix) behind a gateway of its own */
   addReplica(env?: Record<string, string>): Promise<Replica>;
+  /** starts one more friendship replica (same database and NATS prefix), not behind any gateway */
+  addFriendshipReplica(): Promise<FastifyInstance>;
   db(): Promise<mongo.Db>;
   nats(): Promise<NatsConnection>;
   close(): Promise<void>;
@@ -42,11 +44,14 @@ export interface NotificationsStack {
  * tasks (the event producers), notifications replicas on one database and NATS prefix, and
  * a real gateway in front of each replica.
  */
-export async function startNotificationsStack(env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}): Promise<NotificationsStack> {
+export async function startNotificationsStack(env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}, friendshipEnv: Record<string, string> = {}): Promise<NotificationsStack> {
   const { mongoUrl, natsUrl } = infra();
   const prefix = natsPrefix();
-  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent' };
-  const friendship = await buildFriendshipApp(readFriendshipConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'friendship') }));
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ERASURE_RETRY_BASE_MS: '100' };
+  const friendshipDb = databaseUrl(mongoUrl, 'friendship');
+  const friendshipConfig = () => readFriendshipConfig({ ...common, MONGO_URL: friendshipDb, ...friendshipEnv });
+  const friendship = await buildFriendshipApp(friendshipConfig());
+  const moreFriendship: FastifyInstance[] = [];
   const tasks = await buildTasksApp(readTasksConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'tasks'), STATS_RETRY_BASE_MS: '100' }));
   const [friendshipUrl, tasksUrl] = [await listen(friendship), await listen(tasks)];
   const notificationsDb = databaseUrl(mongoUrl, 'notifications');
@@ -84,6 +89,11 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     replicas,
     names: natsNames(prefix),
     addReplica,
+    async addFriendshipReplica() {
+      const app = await buildFriendshipApp(friendshipConfig());
+      moreFriendship.push(app);
+      return app;
+    },
     async db() {
       connection ??= await mongoose.createConnection(notificationsDb).asPromise();
       return connection.db as unknown as mongo.Db;
@@ -94,7 +104,7 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     },
     async close() {
       await Promise.allSettled(replicas.map((r) => r.close()));
-      await Promise.allSettled([friendship.close(), tasks.close()]);
+      await Promise.allSettled([friendship.close(), tasks.close(), ...moreFriendship.map((f) => f.close())]);
       await connection?.close();
       await nc?.drain();
     },

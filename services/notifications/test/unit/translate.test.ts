@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { FriendshipEvent } from '@gfts/contracts';
+import type { FriendshipEvent, PresenceChangedEvent } from '@gfts/contracts';
 import { describe, expect, it } from 'vitest';
-import { friendshipNotifications, taskCompletedNotification } from '../../src/domain/translate.ts';
+import { friendshipNotifications, presenceChangedNotifications, taskCompletedNotification } from '../../src/domain/translate.ts';
 
 const app = randomUUID();
 const ann = randomUUID();
@@ -47,5 +47,22 @@ describe('task events as notifications', () => {
     expect(taskCompletedNotification({ ...base, isAchievement: false })).toEqual({
       applicationId: app, gamerId: ann, type: 'task.completed', at, data: { gamerTaskId: base.gamerTaskId, taskId: base.taskId },
     });
+  });
+});
+
+describe('presence changes as notifications', () => {
+  const cat = randomUUID();
+  const change = (recipients: string[]): PresenceChangedEvent =>
+    ({ applicationId: app, gamerId: ann, status: 'offline', lastSeenAt: at, occurredAt: at, recipients });
+
+  it('tells each recipient once, with the contract\'s fields, and never the gamer themself', () => {
+    expect(presenceChangedNotifications(change([bob, cat, bob, ann]))).toEqual([
+      { applicationId: app, gamerId: bob, type: 'presence.changed', at, data: { userId: ann, status: 'offline', lastSeenAt: at } },
+      { applicationId: app, gamerId: cat, type: 'presence.changed', at, data: { userId: ann, status: 'offline', lastSeenAt: at } },
+    ]);
+  });
+
+  it('tells nobody when there is nobody to tell', () => {
+    expect(presenceChangedNotifications(change([]))).toEqual([]);
   });
 });

@@ -139,12 +139,12 @@ describe('gamer admin: progress reset and erasure', () => {
     const response = await erase(w, g.ann.id);
     expect(response.status, JSON.stringify(response.body)).toBe(202);
     expect(response.body).toMatchObject({ applicationId: w.app, gamerId: g.ann.id, status: 'pending', completedAt: null });
-    expect(response.body.services.map((s) => s.service)).toEqual(['tasks', 'friendship']);
+    expect(response.body.services.map((s) => s.service)).toEqual(['tasks', 'friendship', 'notifications']);
     const done = await eventually(async () => {
       const current = await job(w, response.body.jobId);
       return current.body.status === 'completed' ? current.body : undefined;
     }, 20_000);
-    expect(done.services.map((s) => [s.service, s.status])).toEqual([['tasks', 'completed'], ['friendship', 'completed']]);
+    expect(done.services.map((s) => [s.service, s.status])).toEqual([['tasks', 'completed'], ['friendship', 'completed'], ['notifications', 'completed']]);
     expect(done.completedAt).not.toBeNull();
 
     // friendship: in no one's lists, not searchable, no block either way

@@ -7,6 +7,8 @@ import mongoose, { type mongo } from 'mongoose';
 // A sibling service, not a dependency of tasks: imported by path, as the gateway's tests do.
 import { buildFriendshipApp } from '../../../friendship/src/app.ts';
 import { readFriendshipConfig } from '../../../friendship/src/config.ts';
+import { buildNotificationsApp } from '../../../notifications/src/app.ts';
+import { readNotificationsConfig } from '../../../notifications/src/config.ts';
 import { buildTasksApp } from '../../src/app.ts';
 import { readTasksConfig } from '../../src/config.ts';
 import type { TasksStack } from './stack.ts';
@@ -22,7 +24,7 @@ export interface FullStack {
   close(): Promise<void>;
 }
 
-/** Gateway, friendship and tasks on one NATS prefix (cross-service flows: gamer erasure). */
+/** Gateway, friendship, tasks and notifications on one NATS prefix (cross-service flows: gamer erasure). */
 export async function startFullStack(): Promise<FullStack> {
   const { mongoUrl, natsUrl } = infra();
   const prefix = natsPrefix();
@@ -31,10 +33,13 @@ export async function startFullStack(): Promise<FullStack> {
   const tasksUrl = databaseUrl(mongoUrl, 'tasks');
   const friendship: FastifyInstance = await buildFriendshipApp(readFriendshipConfig({ ...common, MONGO_URL: friendshipUrl }));
   const tasks: FastifyInstance = await buildTasksApp(readTasksConfig({ ...common, MONGO_URL: tasksUrl, STATS_RETRY_BASE_MS: '100' }));
+  // erasure jobs wait for notifications too (ERASURE_SERVICES' default)
+  const notifications: FastifyInstance = await buildNotificationsApp(readNotificationsConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'notifications') }));
   const gateway = await buildGateway(
     readGatewayConfig({
       FRIENDSHIP_URL: await listen(friendship),
       TASKS_URL: await listen(tasks),
+      NOTIFICATIONS_URL: await listen(notifications),
       JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
       LOG_LEVEL: 'silent',
@@ -60,7 +65,7 @@ export async function startFullStack(): Promise<FullStack> {
     asTasksStack: () => ({ api, names, nats: async () => nc }) as unknown as TasksStack,
     async close() {
       await gateway.close();
-      await Promise.allSettled([friendship.close(), tasks.close()]);
+      await Promise.allSettled([friendship.close(), tasks.close(), notifications.close()]);
       await Promise.allSettled(connections.map((c) => c.close()));
       await nc.drain();
     },

@@ -1,0 +1,138 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
+import { jetstream, StorageType } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { FastifyBaseLogger } from 'fastify';
+import { settledAnnouncement, type PresenceStatus } from '../domain/presence.ts';
+import type { PresenceBoard, PresenceChange } from './board.ts';
+
+type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
+
+const RETRY_MS = 2_000;
+/** How long the announced status of a gamer is remembered; longer than any session. */
+const ANNOUNCED_TTL_MS = 30 * 86_400_000;
+
+export interface PresenceAnnouncerOptions {
+  nc: NatsConnection;
+  prefix: string;
+  board: PresenceBoard;
+  /** PRESENCE_CHANGE_SETTLE_MS: how long a new status must hold before it is announced */
+  settleMs: number;
+  /** servers holding the announced bucket, when this service creates it */
+  replicas: number;
+  /** the friends to tell of `gamerId`'s change (presenceRecipients over the repositories) */
+  recipients: (applicationId: string, gamerId: string) => Promise<string[]>;
+  log: Logger;
+}
+
+export interface PresenceAnnouncer {
+  changed(change: PresenceChange): void;
+  close(): Promise<void>;
+}
+
+interface Announced {
+  status: PresenceStatus;
+  lastSeenAt: string | null;
+  at: string;
+}
+
+const parseAnnounced = (value: string): Announced | undefined => {
+  try {
+    const v = JSON.parse(value) as Announced;
+    return v.status === 'online' || v.status === 'offline' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * `presence.changed`, once per settled change. Every friendship replica sees every change
+ * on its board and waits PRESENCE_CHANGE_SETTLE_MS (domain/presence.ts, settledAnnouncement);
+ * then the replicas race to record the new status in the announced bucket with a
+ * compare-and-set on the gamer's key (create, or update at the revision read). One wins and
+ * alone reads the gamer's friends and blocks (one query each, on the change, never on a
+ * read) and publishes one `presence.changed` event with the recipients; the others find
+ * the status already announced. If NATS is away, changes are not announced (friend lists
+ * still show presence).
+ */
+export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): PresenceAnnouncer {
+  const names = natsNames(opts.prefix);
+  const stop = new AbortController();
+  /** gamers whose change is settling: their timer, and when they went offline (the board forgets offline gamers) */
+  const settling = new Map<string, { timer: NodeJS.Timeout; offlineAt?: number }>();
+  const running = new Set<Promise<void>>();
+  let kv: KV | undefined;
+
+  const opening = (async () => {
+    while (!stop.signal.aborted) {
+      try {
+        const kvm = new Kvm(jetstream(opts.nc));
+        const limits = { history: 1, ttl: ANNOUNCED_TTL_MS, storage: StorageType.File, replicas: opts.replicas, allow_direct: true };
+        kv = await kvm.create(names.presenceAnnouncedBucket, limits).catch(() => kvm.open(names.presenceAnnouncedBucket, { allow_direct: true }));
+        return;
+      } catch (error) {
+        opts.log.warn({ err: error }, 'presence announcements unavailable; retrying');
+        await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
+      }
+    }
+  })();
+
+  function schedule(key: string, ms: number, offlineAt?: number): void {
+    const held = settling.get(key);
+    if (held) clearTimeout(held.timer);
+    const timer = setTimeout(() => {
+      const p = settle(key).catch((error: unknown) => opts.log.warn({ err: error, key }, 'presence change not announced')).finally(() => running.delete(p));
+      running.add(p);
+    }, ms);
+    timer.unref();
+    settling.set(key, { timer, offlineAt: offlineAt ?? held?.offlineAt });
+  }
+
+  async function settle(key: string): Promise<void> {
+    const offlineAt = settling.get(key)?.offlineAt;
+    settling.delete(key);
+    if (stop.signal.aborted) return;
+    // the bucket is still being created or bound: try again shortly
+    if (!kv) return schedule(key, RETRY_MS, offlineAt);
+    const now = Date.now();
+    const since = opts.board.onlineSince(key, now);
+    const current = since !== undefined ? { status: 'online' as const, since } : { status: 'offline' as const, since: offlineAt ?? now };
+    const entry = await kv.get(key);
+    const last = entry && entry.operation === 'PUT' ? parseAnnounced(entry.string()) : undefined;
+    const decision = settledAnnouncement(last?.status, current, now, opts.settleMs);
+    if (decision.kind === 'wait') return schedule(key, decision.ms, offlineAt);
+    if (decision.kind === 'none') return;
+    const dot = key.indexOf('.');
+    const [applicationId, gamerId] = [key.slice(0, dot), key.slice(dot + 1)];
+    const lastSeenAt = current.status === 'online' ? new Date(opts.board.lastSeen(applicationId, gamerId) ?? now).toISOString() : new Date(current.since).toISOString();
+    const record: Announced = { status: current.status, lastSeenAt, at: new Date(now).toISOString() };
+    try {
+      // the claim: exactly one replica moves the announced status from what it read
+      if (entry) await kv.update(key, JSON.stringify(record), entry.revision);
+      else await kv.create(key, JSON.stringify(record));
+    } catch {
+      return; // another replica announced first
+    }
+    const event: PresenceChangedEvent = {
+      applicationId, gamerId, status: current.status, lastSeenAt, occurredAt: record.at,
+      recipients: await opts.recipients(applicationId, gamerId),
+    };
+    if (event.recipients.length > 0) opts.nc.publish(names.presenceChanged, JSON.stringify(event));
+  }
+
+  return {
+    changed(change) {
+      if (stop.signal.aborted) return;
+      const wait = Math.max(0, change.at + opts.settleMs - Date.now());
+      schedule(change.key, wait, change.status === 'offline' ? change.at : undefined);
+    },
+    async close() {
+      stop.abort();
+      for (const { timer } of settling.values()) clearTimeout(timer);
+      settling.clear();
+      await opening;
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { NotificationCloseCode, type ErasureJob, type Notification } from '@gfts/contracts';
+import { eventually, gamer, type Gamer } from '@gfts/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveClient } from '../support/live-client.ts';
+import { startNotificationsStack, type NotificationsStack } from '../support/stack.ts';
+
+const LIVE = '/api/v1/notifications/live';
+
+/**
+ * Gamer erasure reaches notifications (docs/gamer-erasure.md): the tasks service's job
+ * waits for this service too; the gamer's inbox, and what other inboxes said of them, is
+ * deleted; their sockets on every replica are closed with 4410.
+ */
+describe('gamer erasure in the notifications service', () => {
+  let stack: NotificationsStack;
+  const app = randomUUID();
+  const admin = gamer(app, 'Admin', { roles: ['admin'] });
+  beforeAll(async () => {
+    stack = await startNotificationsStack();
+    await stack.addReplica();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const join = async (name: string) => {
+    const who = gamer(app, name);
+    expect((await stack.api('GET', '/api/v1/friendship', { headers: who.auth })).status).toBe(200);
+    return who;
+  };
+  const request = async (from: Gamer, to: Gamer) =>
+    expect((await stack.api('POST', '/api/v1/friendship', { headers: from.auth, body: { target: to.id } })).status).toBe(200);
+  const inbox = async (who: Gamer) => (await stack.api<Notification[]>('GET', '/api/v1/notifications?limit=200', { headers: who.auth })).body;
+  const erase = async (who: Gamer) => {
+    const response = await stack.api<ErasureJob>('DELETE', `/api/v1/${app}/gamers/${who.id}`, { headers: admin.auth });
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+    expect(response.body.services.map((s) => s.service)).toContain('notifications');
+    return eventually(async () => {
+      const job = (await stack.api<ErasureJob>('GET', `/api/v1/${app}/gamers/erasures/${response.body.jobId}`, { headers: admin.auth })).body;
+      return job.status === 'completed' ? job : undefined;
+    }, 30_000);
+  };
+
+  it('empties the gamer\'s inbox and what others were told of them, closes their sockets on every replica, and completes the job', async () => {
+    const [ann, bob, cat] = [await join('Ann'), await join('Bob'), await join('Cat')];
+    // Ann's inbox: a request from Bob; Cat's inbox: a request from Ann (it names her)
+    await request(bob, ann);
+    await request(ann, cat);
+    await eventually(async () => (await inbox(ann)).length === 1 && (await inbox(cat)).length === 1);
+    const [onA, onB] = await Promise.all(stack.replicas.map((r) => LiveClient.open(`${r.wsUrl}${LIVE}`, { headers: ann.auth })));
+
+    const job = await erase(ann);
+    expect(job.services.find((s) => s.service === 'notifications')?.status).toBe('completed');
+    for (const live of [onA!, onB!]) expect((await live.closed).code).toBe(NotificationCloseCode.GAMER_ERASED);
+    const db = await stack.db();
+    expect(await db.collection('notifications').countDocuments({ applicationId: app, gamerId: ann.id })).toBe(0);
+    expect(await inbox(cat)).toEqual([]);
+    expect(JSON.stringify(await db.collection('notifications').find({ applicationId: app }).toArray())).not.toContain(ann.id);
+    // both stored notifications were Ann's or about her: none is left in the application
+    expect(await db.collection('notifications').countDocuments({ applicationId: app })).toBe(0);
+
+    // idempotent: erasing again is a new job that finds nothing and completes
+    const again = await erase(ann);
+    expect(again.services.map((s) => [s.service, s.status])).toContainEqual(['notifications', 'completed']);
+  });
+
+  it('leaves other gamers\' inboxes alone', async () => {
+    const [dan, eve, fay] = [await join('Dan'), await join('Eve'), await join('Fay')];
+    await request(eve, fay);
+    await request(dan, fay);
+    await eventually(async () => (await inbox(fay)).length === 2);
+    await erase(dan);
+    const left = await inbox(fay);
+    expect(left.map((n) => n.type === 'friend.request.received' && n.data.user.id)).toEqual([eve.id]);
+  });
+});

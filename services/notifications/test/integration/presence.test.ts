@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FriendEntry, Notification } from '@gfts/contracts';
+import { eventually, gamer, type Gamer } from '@gfts/testkit';
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveClient } from '../support/live-client.ts';
+import { startNotificationsStack, type NotificationsStack, type Replica } from '../support/stack.ts';
+
+const LIVE = '/api/v1/notifications/live';
+/** Short presence settings so a test sees a gamer go offline: a 5 s window, refreshed every second, changes settled after 300 ms. */
+const WINDOW_MS = 5_000;
+const SETTLE_MS = 300;
+
+type PresenceNote = Extract<Notification, { type: 'presence.changed' }>;
+
+/**
+ * Presence on the real path: a gamer's live sockets (on either of two notifications
+ * replicas) hold their presence in the NATS KV bucket, two friendship replicas watch it,
+ * the friend list reads it, and friends with a live connection get presence.changed, once
+ * per change.
+ */
+describe('presence from the live connection', () => {
+  let stack: NotificationsStack;
+  let a: Replica;
+  let b: Replica;
+  const app = randomUUID();
+  beforeAll(async () => {
+    stack = await startNotificationsStack({ PRESENCE_RECORD_INTERVAL_MS: '1000' }, {}, { PRESENCE_ONLINE_WINDOW_MS: String(WINDOW_MS), PRESENCE_CHANGE_SETTLE_MS: String(SETTLE_MS) });
+    a = stack.replicas[0]!;
+    b = await stack.addReplica();
+    // a second friendship replica sees every change too: each must still be announced once
+    await stack.addFriendshipReplica();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const open = (replica: Replica, who: Gamer) => LiveClient.open(`${replica.wsUrl}${LIVE}`, { headers: who.auth });
+  const call = async (method: string, path: string, who: Gamer, body?: unknown) => {
+    const response = await stack.api(method, `/api/v1/friendship${path}`, { headers: who.auth, ...(body ? { body } : {}) });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body;
+  };
+  const join = async (name: string) => {
+    const who = gamer(app, name);
+    await call('GET', '', who);
+    return who;
+  };
+  const befriend = async (x: Gamer, y: Gamer) => {
+    const { id } = (await call('POST', '', x, { target: y.id })) as { id: string };
+    await call('POST', `/${id}/accept`, y);
+  };
+  const entryOf = async (viewer: Gamer, friend: Gamer) =>
+    ((await stack.api<FriendEntry[]>('GET', '/api/v1/friendship', { headers: viewer.auth })).body).find((e) => e.user.id === friend.id);
+  const about = (live: LiveClient, who: Gamer) => live.ofType('presence.changed').filter((n) => n.data.userId === who.id);
+  const next = (live: LiveClient, who: Gamer, status: 'online' | 'offline') =>
+    live.next('presence.changed', (n) => n.data.userId === who.id && n.data.status === status);
+
+  it('tells a connected friend once that a gamer came online and once that they left; the friend list follows at once', async () => {
+    const [ann, bob] = [await join('Ann'), await join('Bob')];
+    await befriend(ann, bob);
+    expect((await entryOf(bob, ann))?.presence).toEqual({ status: 'offline', lastSeenAt: null });
+
+    const bobLive = await open(a, bob);
+    const annLive = await open(b, ann);
+    const online: PresenceNote = await next(bobLive, ann, 'online');
+    expect(online.data).toEqual({ userId: ann.id, status: 'online', lastSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect((await entryOf(bob, ann))?.presence.status).toBe('online');
+
+    const closedAt = Date.now();
+    annLive.close();
+    const offline = await next(bobLive, ann, 'offline');
+    expect(Date.parse(offline.data.lastSeenAt!)).toBeGreaterThanOrEqual(closedAt - 1_000);
+    // offline in the list as soon as the last socket closed (not a window later), with the same last-seen time
+    const entry = await eventually(async () => {
+      const e = await entryOf(bob, ann);
+      return e?.presence.status === 'offline' && e.presence.lastSeenAt === offline.data.lastSeenAt && e;
+    });
+    expect(entry.presence.lastSeenAt).toBe(offline.data.lastSeenAt);
+    // once each, though two friendship replicas saw both changes; never to Ann about herself
+    expect(about(bobLive, ann).map((n) => n.data.status)).toEqual(['online', 'offline']);
+    expect(about(annLive, ann)).toEqual([]);
+    // live only: nothing of it in the inbox
+    const inbox = (await stack.api<Notification[]>('GET', '/api/v1/notifications', { headers: bob.auth })).body;
+    expect(inbox.filter((n) => n.type === 'presence.changed')).toEqual([]);
+    bobLive.close();
+  });
+
+  it('keeps a gamer online while any socket on any replica is open', async () => {
+    const [ann, bob] = [await join('Ann'), await join('Bob')];
+    await befriend(ann, bob);
+    const bobLive = await open(a, bob);
+    const [onA, onB] = [await open(a, ann), await open(b, ann)];
+    await next(bobLive, ann, 'online');
+
+    onA.close();
+    await onA.closed;
+    // longer than the settle time and the refresh interval: a wrong offline would have been announced by now
+    await sleep(1_500);
+    expect((await entryOf(bob, ann))?.presence.status).toBe('online');
+
+    const closedAt = Date.now();
+    onB.close();
+    const offline = await next(bobLive, ann, 'offline');
+    expect(Date.parse(offline.data.lastSeenAt!)).toBeGreaterThanOrEqual(closedAt - 1_000);
+    expect(about(bobLive, ann).map((n) => n.data.status)).toEqual(['online', 'offline']);
+    bobLive.close();
+  });
+
+  it('turns a gamer offline a window after their replica stopped refreshing (a crashed replica)', async () => {
+    const [cat, bob] = [await join('Cat'), await join('Bob')];
+    await befriend(cat, bob);
+    const bobLive = await open(a, bob);
+    // what a notifications replica writes for a socket, from a replica that then dies
+    const kv = await new Kvm(jetstream(await stack.nats())).open(stack.names.presenceBucket);
+    const heldAt = Date.now();
+    await kv.put(`${app}.${cat.id}.crashed-replica`, String(heldAt));
+    await next(bobLive, cat, 'online');
+    const offline = await next(bobLive, cat, 'offline');
+    expect(offline.data.lastSeenAt).toBe(new Date(heldAt).toISOString());
+    expect((await entryOf(bob, cat))?.presence.status).toBe('offline');
+    bobLive.close();
+  }, 30_000);
+
+  it('tells nothing across a block, either way, while common friends hear of both', async () => {
+    const [ann, bob, dan] = [await join('Ann'), await join('Bob'), await join('Dan')];
+    await befriend(ann, bob);
+    await befriend(ann, dan);
+    await befriend(bob, dan);
+    await call('POST', '/block', bob, { target: ann.id });
+
+    const danLive = await open(a, dan);
+    const annLive = await open(a, ann);
+    const bobLive = await open(b, bob);
+    await next(danLive, ann, 'online');
+    await next(danLive, bob, 'online');
+    // Dan leaves: Ann and Bob both hear of it, well after anything their own arrivals caused
+    danLive.close();
+    await next(annLive, dan, 'offline');
+    await next(bobLive, dan, 'offline');
+    annLive.close();
+    await next(bobLive, dan, 'offline');
+
+    expect(about(annLive, bob)).toEqual([]);
+    expect(about(bobLive, ann)).toEqual([]);
+    // (Ann may still get the block's friend.removed live, if its event was slower than her connect: that one is meant)
+    expect(JSON.stringify(bobLive.ofType('presence.changed'))).not.toContain(ann.id);
+    expect(JSON.stringify(annLive.ofType('presence.changed'))).not.toContain(bob.id);
+    expect(await entryOf(bob, ann)).toBeUndefined();
+    bobLive.close();
+  });
+});

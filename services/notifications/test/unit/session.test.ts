@@ -1,0 +1,87 @@
+import { EventEmitter } from 'node:events';
+import { NotificationType, type Notification } from '@gfts/contracts';
+import type { WebSocket } from 'ws';
+import { describe, expect, it } from 'vitest';
+import type { LiveMetrics } from '../../src/live/metrics.ts';
+import { Session } from '../../src/live/session.ts';
+
+/** The part of a ws socket a Session uses: what it sent, nothing buffered. */
+class FakeSocket extends EventEmitter {
+  readonly sent: string[] = [];
+  readonly bufferedAmount = 0;
+  readonly CLOSED = 3;
+  readyState = 1;
+  send(text: string): void {
+    this.sent.push(text);
+  }
+  close(): void {
+    this.readyState = this.CLOSED;
+    this.emit('close');
+  }
+  terminate(): void {
+    this.close();
+  }
+}
+
+const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
+const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 2 };
+const gamer = { applicationId: 'app', gamerId: 'g' };
+const completed = (id: string): Notification => ({ id, type: NotificationType.TASK_COMPLETED, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId: `t-${id}`, taskId: 'x' } });
+const outgoing = (n: Notification) => ({ notification: n, text: JSON.stringify(n) });
+const ids = (socket: FakeSocket) => socket.sent.map((t) => (JSON.parse(t) as Notification).id);
+
+/** An inbox holding `stored` (ids ascending) that answers the pages after an id. */
+const inboxOf = (stored: Notification[], onRead?: () => void) => ({
+  after: async (_gamer: unknown, after: string, limit: number) => {
+    onRead?.();
+    return stored.filter((n) => n.id > after).slice(0, limit);
+  },
+});
+
+function resumingSession() {
+  const socket = new FakeSocket();
+  const session = new Session(socket as unknown as WebSocket, gamer, limits, metrics, true);
+  return { socket, session };
+}
+
+describe('Session resume', () => {
+  it('replays what was missed, then what came live meanwhile, each once', async () => {
+    const { socket, session } = resumingSession();
+    const stored = [completed('01'), completed('02'), completed('03')];
+    // 03 is stored and also arrives live during the replay; 04 only arrives live
+    let reads = 0;
+    await session.replay(inboxOf(stored, () => {
+      if (reads++ > 0) return;
+      session.deliver(outgoing(completed('03')));
+      session.deliver(outgoing(completed('04')));
+    }), '00');
+    expect(ids(socket)).toEqual(['01', '02', '03', '04']);
+  });
+
+  it('drops a replayed notification whose live copy arrives after the replay ended', async () => {
+    const { socket, session } = resumingSession();
+    // stored before the inbox read, published by the ingest only after the replay finished
+    await session.replay(inboxOf([completed('01'), completed('02')]), '00');
+    session.deliver(outgoing(completed('02')));
+    session.deliver(outgoing(completed('03')));
+    expect(ids(socket)).toEqual(['01', '02', '03']);
+  });
+
+  it('forgets the replayed ids once a newer notification arrived', async () => {
+    const { socket, session } = resumingSession();
+    await session.replay(inboxOf([completed('01')]), '00');
+    session.deliver(outgoing(completed('02')));
+    // not a case one replica produces (it publishes in id order): shows the set is gone
+    session.deliver(outgoing(completed('01')));
+    expect(ids(socket)).toEqual(['01', '02', '01']);
+  });
+
+  it('sends live task.progress whatever was replayed (it is never stored)', async () => {
+    const { socket, session } = resumingSession();
+    await session.replay(inboxOf([completed('05')]), '00');
+    const progress: Notification = { id: '03', type: NotificationType.TASK_PROGRESS, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId: 'p', taskId: 'x', progress: 1, targetValue: 5 } };
+    session.deliver(outgoing(progress));
+    expect(ids(socket)).toEqual(['05', '03']);
+    session.close(1000, 'done');
+  });
+});
