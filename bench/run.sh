@@ -14,6 +14,7 @@
 #
 # Other switches: --skip-profile, --skip-tasks (or BENCH_SKIP_PROFILE=1 / BENCH_SKIP_TASKS=1).
 # --suggestions runs only the friend-suggestion scenario (bench/src/suggestions.ts).
+# --peer runs only the peer-shaped scenario of issue #16 (bench/src/peer.ts).
 # --notifications runs only the notifications bench (issue #12 item 6: 10k sockets, fan-out, storm).
 # --help lists them all.
 set -euo pipefail
@@ -31,6 +32,7 @@ for a in "$@"; do
   case "$a" in
     --tasks-only) entry="$root/bench/src/tasks-only.ts" ;;
     --suggestions) entry="$root/bench/src/suggestions.ts" ;;
+    --peer) entry="$root/bench/src/peer.ts" ;;
     --notifications) entry="$root/bench/src/notifications.ts" ;;
   esac
 done
@@ -49,6 +51,10 @@ writes bench/results/, stops the stack. See bench/README.md.
   --profile-only LABEL only the gateway-cost scenarios and the profile -> profile-LABEL.json
   BENCH_ONLY_TASKS=1   only the full run's tasks scenarios (ingest, ack-only, claims)
   --suggestions        only the friend-suggestion scenario (bench/src/suggestions.ts)
+  --peer               only the peer-shaped scenario of issue #16 (bench/src/peer.ts, ~3 min):
+                       friend list of 20 gamers x 100 friends (8 connections, 20 s), 500
+                       add-friend pairs at concurrency 4, GET /blocked via gateway vs direct;
+                       CPU ms per request of every process; --label NAME, --before FILE.json
   --notifications      only the notifications bench (issue #12 item 6): 10k WebSockets on one
                        replica (RSS per idle socket, CPU at idle), event->socket latency at
                        offered rates, a reconnect storm with resume; ~6 min. Raises ulimit -n.
@@ -56,6 +62,8 @@ writes bench/results/, stops the stack. See bench/README.md.
                        rates with event->completion latency, the store's bulk-update ceiling;
                        its own options follow the environment variables.
 
+  BENCH_CPU_PROF=1     the stack's node processes run under --cpu-prof (.stack/cpuprof); then
+                       node bench/src/peer-profile.ts <peer json> .stack/cpuprof summarises them
   BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
   BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git
                        worktree of older code, for a before/after): its services and images,
@@ -68,6 +76,9 @@ HELP
       else
         node "$root/bench/src/tasks-only.ts" --help | sed -n '/^  --quick/,$p'
       fi
+      echo
+      echo "--peer options:"
+      node "$root/bench/src/peer.ts" --help | sed -n '/^  --/,$p'
       exit 0
       ;;
   esac
@@ -80,6 +91,7 @@ if [ "$entry" = "$root/bench/src/notifications.ts" ]; then
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
   echo "==> bench: open-file limit $(ulimit -n) (hard $(ulimit -Hn))" >&2
 fi
+if [ "$entry" = "$root/bench/src/peer.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
@@ -132,8 +144,16 @@ else
   export GATEWAY_PORT="${GATEWAY_PORT:-18080}" FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-18081}" TASKS_PORT="${TASKS_PORT:-18082}" NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-18083}"
   mkdir -p "$root/.stack"
   echo "==> bench: starting the stack of $stack_root (log: .stack/bench-stack.log)" >&2
+  # BENCH_CPU_PROF=1: the stack's node processes run under --cpu-prof and write their
+  # profiles to .stack/cpuprof when they stop (bench/src/peer-profile.ts summarises them)
+  prof_env=()
+  if [ "${BENCH_CPU_PROF:-0}" = 1 ]; then
+    rm -rf "$root/.stack/cpuprof" && mkdir -p "$root/.stack/cpuprof"
+    prof_env=(NODE_OPTIONS="${NODE_OPTIONS:-} --cpu-prof --cpu-prof-dir=$root/.stack/cpuprof")
+    echo "==> bench: CPU profiles of the stack go to .stack/cpuprof (figures of this run include the profiler's cost)" >&2
+  fi
   # its state file and service logs stay in this checkout's .stack/
-  STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
+  env "${prof_env[@]}" STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
   stack_pid=$!
   for _ in $(seq 1 600); do
     if [ -f "$state" ] && curl -fsS "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).services.gateway.url' "$state")/readyz" >/dev/null 2>&1; then break; fi
@@ -145,7 +165,7 @@ fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
 args=()
-for a in "$@"; do [ "$a" = --suggestions ] || args+=("$a"); done
+for a in "$@"; do [ "$a" = --suggestions ] || [ "$a" = --peer ] || args+=("$a"); done
 node "$entry" "${args[@]}" &
 bench_pid=$!
 rc=0

@@ -14,7 +14,7 @@ declare module 'autocannon' {
       duration?: number;
       amount?: number;
       timeout?: number;
-      requests?: { setupRequest?: (req: Request, context: Record<string, unknown>) => Request }[];
+      requests?: { setupRequest?: (req: Request, context: Record<string, unknown>) => Request; onResponse?: (status: number, body: string) => void }[];
     }
     interface Histogram {
       average: number;
@@ -33,6 +33,7 @@ declare module 'autocannon' {
       errors: number;
       timeouts: number;
       non2xx: number;
+      '2xx': number;
       latency: Histogram;
       requests: Histogram & { total: number; sent: number };
       statusCodeStats?: Record<string, { count: number }>;

@@ -65,7 +65,7 @@ function shortUrl(url: string): string {
  * Self time of every node in microseconds, from samples + timeDeltas (or hitCount × mean
  * interval). Samples in the first `fromMs` of the profile (start-up) are left out.
  */
-function selfTimesUs(profile: CpuProfile, fromMs: number): Map<number, number> {
+function selfTimesUs(profile: CpuProfile, fromMs: number, toMs = Number.POSITIVE_INFINITY): Map<number, number> {
   const self = new Map<number, number>();
   const { samples, timeDeltas } = profile;
   if (samples && timeDeltas && samples.length === timeDeltas.length && samples.length > 0) {
@@ -73,7 +73,7 @@ function selfTimesUs(profile: CpuProfile, fromMs: number): Map<number, number> {
     let at = 0;
     for (let i = 0; i < samples.length; i++) {
       at += timeDeltas[i]!;
-      if (at < fromMs * 1000) continue;
+      if (at < fromMs * 1000 || at >= toMs * 1000) continue;
       const next = timeDeltas[i + 1] ?? 0;
       self.set(samples[i]!, (self.get(samples[i]!) ?? 0) + Math.max(0, next));
     }
@@ -85,8 +85,9 @@ function selfTimesUs(profile: CpuProfile, fromMs: number): Map<number, number> {
   return self;
 }
 
-export function summarizeProfile(profile: CpuProfile, topN = 15, fromMs = 0): ProfileSummary {
-  const self = selfTimesUs(profile, fromMs);
+/** `fromMs`..`toMs`: the window of the profile (ms from its start) whose samples count. */
+export function summarizeProfile(profile: CpuProfile, topN = 15, fromMs = 0, toMs = Number.POSITIVE_INFINITY): ProfileSummary {
+  const self = selfTimesUs(profile, fromMs, toMs);
   const byFrame = new Map<string, { area: string; us: number }>();
   const byArea = new Map<string, number>();
   let idle = 0;

@@ -135,3 +135,18 @@ export class MachineCpu {
     return cpuPercent(end.busy - this.startTicks.busy, CLOCK_TICKS, performance.now() - this.started);
   }
 }
+
+/**
+ * When a process started, in ms since the epoch: field 22 of /proc/<pid>/stat (clock ticks
+ * after boot) plus the boot time (`btime` of /proc/stat). Resolution 10 ms.
+ */
+export function processStartEpochMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(startTicks) && Number.isFinite(btime) ? btime * 1000 + (startTicks / CLOCK_TICKS) * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,5 @@
 import { deriveFindings } from './findings.ts';
-import { checksTable, fmt, growthTable, PROCESS_ORDER, profileTable, scenarioTable, type BenchReport } from './report.ts';
+import { checksTable, cpuPerUnitTable, fmt, growthTable, PROCESS_ORDER, profileTable, scenarioTable, type BenchReport } from './report.ts';
 
 const FRIENDSHIP_PROCS = ['gateway', 'friendship', 'friendship-db', 'ceiling', 'loadgen'];
 const TASKS_PROCS = ['gateway', 'tasks', 'tasks-db', 'nats', 'loadgen'];
@@ -49,6 +49,10 @@ export function renderMarkdown(r: BenchReport): string {
   p();
   p(scenarioTable(friendship, FRIENDSHIP_PROCS.filter((n) => friendship.some((s) => s.usage[n]))));
   p();
+  p('CPU ms per request (per pair for request + accept), per process: its CPU time over the scenario ÷ the successful requests.');
+  p();
+  p(cpuPerUnitTable(friendship, FRIENDSHIP_PROCS.filter((n) => friendship.some((s) => s.usage[n]))));
+  p();
   for (const s of friendship) if (s.notes.length) p(`- \`${s.id}\`: ${s.notes.join('; ')}`);
   const pairs = r.scenarios.filter((s) => s.id.startsWith('pairs-') && s.extra);
   for (const s of pairs) {
@@ -61,6 +65,8 @@ export function renderMarkdown(r: BenchReport): string {
   p();
   if (tasks.length) {
     p(scenarioTable(tasks, TASKS_PROCS.filter((n) => tasks.some((s) => s.usage[n]))));
+    p();
+    p(cpuPerUnitTable(tasks, TASKS_PROCS.filter((n) => tasks.some((s) => s.usage[n]))));
     p();
     for (const s of tasks) if (s.notes.length) p(`- \`${s.id}\`: ${s.notes.join('; ')}`);
   }

@@ -1,4 +1,4 @@
-import type { AimCheck, LatencySummary } from './stats.ts';
+import { cpuMsPerUnit, type AimCheck, type LatencySummary } from './stats.ts';
 import type { ScenarioResult } from './load.ts';
 import type { PlanReport } from './friendship-scenarios.ts';
 import type { InsertStats } from './datagen/friendship-data.ts';
@@ -83,6 +83,27 @@ export function scenarioTable(rows: ScenarioResult[], names: string[]): string {
     (s) =>
       `| ${s.title} | ${s.mode} | ${s.connections} | ${fmt(s.rate, 2)} ${s.unit} | ${s.latency.n} | ${fmt(s.latency.p50)} | ${fmt(s.latency.p99)} | ${fmt(s.latency.p999)} | ${s.errors}${s.timeouts ? ` (${s.timeouts} t/o)` : ''} | ${usageCells(s, names)} |`,
   );
+  return [head, sep, ...body].join('\n');
+}
+
+/** The unit of one scenario's rate ("req/s" -> "req", "pairs/s" -> "pair", "events/s in" -> "event"). */
+function unitOf(s: ScenarioResult): string {
+  const u = s.unit.split('/')[0]!.trim();
+  return u.endsWith('s') ? u.slice(0, -1) : u;
+}
+
+/**
+ * CPU milliseconds per unit of work (request, pair, event), per process: what a scenario
+ * costs each process, comparable across scenarios and runs whatever the rate was.
+ */
+export function cpuPerUnitTable(rows: ScenarioResult[], names: string[]): string {
+  const head = `| scenario | per | ${names.join(' | ')} |`;
+  const sep = `|${'---|'.repeat(2 + names.length)}`;
+  const body = rows.map((s) => {
+    const units = s.rate * s.wallS;
+    const cells = names.map((n) => (s.usage[n] ? fmt(cpuMsPerUnit(s.usage[n]!.cpuPercent, s.wallS, units), 2) : '–'));
+    return `| ${s.title} | ${unitOf(s)} | ${cells.join(' | ')} |`;
+  });
   return [head, sep, ...body].join('\n');
 }
 

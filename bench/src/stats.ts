@@ -96,3 +96,12 @@ export function etaMs(done: number, elapsedMs: number): number {
   if (!(done > 0) || done > 1) return done >= 1 ? 0 : Number.NaN;
   return (elapsedMs * (1 - done)) / done;
 }
+
+/**
+ * CPU milliseconds one process spent per unit of work (a request, a pair) over a phase:
+ * its CPU percent of one core × the phase's seconds ÷ the units done. NaN without data.
+ */
+export function cpuMsPerUnit(cpuPercentOfCore: number, seconds: number, units: number): number {
+  if (!Number.isFinite(cpuPercentOfCore) || !Number.isFinite(seconds) || !(units > 0)) return Number.NaN;
+  return ((cpuPercentOfCore / 100) * seconds * 1000) / units;
+}

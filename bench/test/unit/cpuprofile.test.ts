@@ -50,6 +50,13 @@ describe('summarizeProfile', () => {
     expect(s.top.map((t) => t.selfMs)).toEqual([2, 1, 1]);
   });
 
+  it('keeps only a window of the profile (one phase of a run)', () => {
+    // samples at 0, 4, 6, 7, 8, 10 ms: in [5, 8) sign (6→7) and gc (7→8)
+    const s = summarizeProfile(profile, 15, 5, 8);
+    expect(s.totalMs).toBeCloseTo(2);
+    expect(s.top.map((t) => t.frame)).toEqual(['sign fast-jwt/src/signer.js:10', '(garbage collector)']);
+  });
+
   it('falls back to hit counts without samples', () => {
     const s = summarizeProfile({
       nodes: [

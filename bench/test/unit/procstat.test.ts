@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRssBytes, parseStatTicks } from '../../src/procstat.ts';
+import { parseRssBytes, parseStatTicks, processStartEpochMs } from '../../src/procstat.ts';
 
 describe('/proc parsing', () => {
   it('reads utime + stime even when the command has spaces and parentheses', () => {
@@ -10,5 +10,16 @@ describe('/proc parsing', () => {
   it('reads VmRSS in bytes', () => {
     expect(parseRssBytes('Name:\tnode\nVmRSS:\t  123456 kB\nThreads:\t11\n')).toBe(123456 * 1024);
     expect(parseRssBytes('Name:\tkthread\n')).toBeNaN();
+  });
+});
+
+describe('process start time', () => {
+  it('places this process\'s start within its own lifetime', () => {
+    const started = processStartEpochMs(process.pid)!;
+    expect(started).toBeLessThanOrEqual(Date.now() + 1_000);
+    expect(started).toBeGreaterThan(Date.now() - process.uptime() * 1000 - 5_000);
+  });
+  it('has no start time for a process that does not exist', () => {
+    expect(processStartEpochMs(2 ** 30)).toBeUndefined();
   });
 });

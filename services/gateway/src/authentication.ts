@@ -1,11 +1,11 @@
 import fastifyJwt, { type TokenOrHeader } from '@fastify/jwt';
 import { check, knownRoles, notificationsRoutes, TokenClaims, type Identity } from '@gfts/contracts';
-import { ConfigError, unauthorized } from '@gfts/platform';
+import { ConfigError, ExpiringCache, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { acceptedAlgorithms, type GatewayConfig } from './config.ts';
 import { startJwksRefresh } from './jwks-refresh.ts';
-import { selectKey, type Keyring } from './key-selection.ts';
+import { keyringFingerprint, selectKey, type Keyring } from './key-selection.ts';
 import type { TicketSealer } from './tickets.ts';
 import { keyFromPem, keyFromSecret } from './verification-keys.ts';
 
@@ -105,6 +105,21 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
     },
   });
   app.decorateRequest('gamer', undefined);
+  // Verified bearer tokens, by their exact header, until their exp (JWT_CACHE_MAX; 0 = off).
+  // A change of the key set drops them all: a token of a withdrawn key must fail at once.
+  const verified = new ExpiringCache<Identity>(config.JWT_CACHE_MAX);
+  let keysSeen: Keyring = keyring();
+  let keysPrint = keyringFingerprint(keysSeen);
+  const currentKeys = () => {
+    const keys = keyring();
+    // the key set's array is replaced on every reload; compare contents only then
+    if (keys.jwks !== keysSeen.jwks || keys.single !== keysSeen.single) {
+      const print = keyringFingerprint(keys);
+      if (print !== keysPrint) verified.clear();
+      keysSeen = keys;
+      keysPrint = print;
+    }
+  };
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (!request.url.startsWith('/api/')) return;
     const ticket = liveTicket(request);
@@ -112,6 +127,14 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
       const identity = typeof ticket === 'string' ? tickets.open(ticket) : undefined;
       if (!identity) throw unauthorized('invalid or expired ticket');
       request.gamer = identity;
+      return;
+    }
+    const header = request.headers.authorization;
+    currentKeys();
+    const now = Date.now();
+    const known = header === undefined ? undefined : verified.get(header, now);
+    if (known) {
+      request.gamer = known;
       return;
     }
     let payload: unknown;
@@ -123,5 +146,7 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
     const identity = identityFromClaims(payload);
     if (!identity) throw unauthorized('token claims sub and app must be UUIDs');
     request.gamer = identity;
+    // exp is required and checked by the verification above
+    if (header !== undefined) verified.set(header, identity, (payload as { exp: number }).exp * 1000);
   });
 }, { name: 'authentication' });

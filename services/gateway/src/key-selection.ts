@@ -44,3 +44,9 @@ function chooseByKid(kid: unknown, { single, jwks }: Keyring): Selection {
   if (jwks.length === 1) return { key: jwks[0]! };
   return { refused: 'token has no kid and several signing keys are configured' };
 }
+
+/** What a keyring verifies with, as one string: equal strings, equal keys (kids, algorithms, material). */
+export function keyringFingerprint({ single, jwks }: Keyring): string {
+  const one = (key: VerificationKey | undefined) => (key ? [key.kid ?? null, key.algorithms, key.material] : null);
+  return JSON.stringify([one(single), jwks?.map(one) ?? null]);
+}

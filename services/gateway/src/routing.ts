@@ -46,7 +46,9 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       config: { forwards: true },
       // reply-from's two lines per call ("fetching", "received"); the access line says it all.
       disableRequestLogging: true,
-      http: { requestOptions: { timeout: config.UPSTREAM_TIMEOUT_MS } },
+      // undici's pool of keep-alive connections per upstream (reply-from's default client)
+      // rather than node:http's agent: about half the client CPU per forwarded request.
+      undici: { connections: config.UPSTREAM_CONNECTIONS, pipelining: 1, headersTimeout: config.UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPSTREAM_TIMEOUT_MS },
       // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
       // (and size-limited, and rejected when malformed) here, not streamed through unseen.
       preValidation: async () => {},

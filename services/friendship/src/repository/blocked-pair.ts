@@ -13,9 +13,10 @@ import type { BlockDoc, RelationDoc } from './models.ts';
 
 /** Both directions of blocking between two gamers, in one query. */
 export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: string, caller: string, target: string): Promise<BlockState> {
-  const docs = await blocks
-    .find({ applicationId, $or: [{ blocker: caller, blocked: target }, { blocker: target, blocked: caller }] }, { _id: 0, blocker: 1 })
-    .lean();
+  // the driver's collection: read twice per friend request, used as stored (relations.list)
+  const docs = await blocks.collection
+    .find<Pick<BlockDoc, 'blocker'>>({ applicationId, $or: [{ blocker: caller, blocked: target }, { blocker: target, blocked: caller }] }, { projection: { _id: 0, blocker: 1 } })
+    .toArray();
   return {
     callerBlocksTarget: docs.some((doc) => doc.blocker === caller),
     targetBlocksCaller: docs.some((doc) => doc.blocker === target),

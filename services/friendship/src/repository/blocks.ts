@@ -74,11 +74,10 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
     },
 
     async list(applicationId: string, blocker: string, afterId: string | undefined, limit: number): Promise<Block[]> {
-      const docs = await blocks
-        .find({ applicationId, blocker, ...(afterId ? { _id: { $gt: afterId } } : {}) })
-        .sort({ _id: 1 })
-        .limit(limit)
-        .lean();
+      // the driver's collection: a read of every GET /blocked, used as stored (see relations.list)
+      const docs = await blocks.collection
+        .find<BlockDoc>({ applicationId, blocker, ...(afterId ? { _id: { $gt: afterId } } : {}) } as never, { sort: { _id: 1 }, limit })
+        .toArray();
       return docs.map(toBlock);
     },
   };

@@ -64,13 +64,17 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
     },
 
     async exists(applicationId: string, gamerId: string): Promise<boolean> {
-      return (await gamers.exists({ applicationId, gamerId })) !== null;
+      // the driver's collection: asked on every friend request (see relations.ts)
+      return (await gamers.collection.findOne({ applicationId, gamerId }, { projection: { _id: 1 } })) !== null;
     },
 
     /** Summaries of many gamers in one query, keyed by gamerId. */
     async profiles(applicationId: string, gamerIds: string[]): Promise<Map<string, GamerProfile>> {
       if (gamerIds.length === 0) return new Map();
-      const docs = await gamers.find({ applicationId, gamerId: { $in: [...new Set(gamerIds)] } }, PROFILE_FIELDS).lean();
+      // the driver's collection: read on every list call, used as stored (see relations.list)
+      const docs = await gamers.collection
+        .find<Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>>({ applicationId, gamerId: { $in: [...new Set(gamerIds)] } }, { projection: PROFILE_FIELDS })
+        .toArray();
       return new Map(docs.map((doc) => [doc.gamerId, toProfile(doc)]));
     },
 

@@ -76,6 +76,11 @@ export type AcceptOutcome =
 export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'notFound' };
 
 /**
+ * The reads of every request and accept (counts, the pair's relation, the pending request)
+ * and of every list page go through the driver's collection: the same filters and
+ * documents, without mongoose building and casting a query object per call (issue #16,
+ * docs/operations.md "Request cost"). Writes stay on the model.
+ *
  * Relations between gamers. Every state change is one single-document operation that is
  * atomic on MongoDB (and on the patched local store, which serializes them per
  * collection): an upsert for a request, a conditional findOneAndUpdate for accept, a
@@ -88,12 +93,12 @@ export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'n
 export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>) {
   /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */
   async function countFriends(applicationId: string, gamerId: string, cap: number): Promise<number> {
-    const counts = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.countDocuments(side, { limit: cap })));
+    const counts = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.collection.countDocuments(side as never, { limit: cap })));
     return Math.min(cap, counts[0]! + counts[1]!);
   }
 
   async function countPendingOutgoing(applicationId: string, gamerId: string, cap: number): Promise<number> {
-    return relations.countDocuments({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, { limit: cap });
+    return relations.collection.countDocuments({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, { limit: cap });
   }
 
   /** The friend quota of both gamers of a request; `after` counts the friendship already written. */
@@ -113,7 +118,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
 
   return {
     async findByPair(applicationId: string, a: string, b: string): Promise<Relation | null> {
-      const doc = await relations.findOne({ applicationId, pairKey: pairKeyOf(a, b) }).lean();
+      const doc = await relations.collection.findOne<RelationDoc>({ applicationId, pairKey: pairKeyOf(a, b) });
       return doc ? toRelation(doc) : null;
     },
 
@@ -168,7 +173,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      */
     async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
       const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
-      const request = await relations.findOne(pending).lean();
+      const request = await relations.collection.findOne<RelationDoc>(pending as never);
       if (!request) return { kind: 'notFound' };
       const full = await friendQuota(request, maxFriends, 'before');
       if (full) return { kind: 'friendLimit', whose: full };
@@ -255,12 +260,12 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     async list(applicationId: string, gamerId: string, which: RelationList, afterId: string | undefined, limit: number, filter: FriendListFilter = {}): Promise<Relation[]> {
       // the favorite mark is not in the index: it filters the gamer's friend range (at most MAX_FRIENDS)
       const favorite: RelationFilter = which === 'friends' && filter.favoriteOnly ? { [`notes.${gamerId}.favorite`]: true } : {};
+      // The driver's collection, not the model: a page is read on every list call, and the
+      // documents are used as stored (no casting of the filter, no mongoose query object).
       const page = (filter: RelationFilter) =>
-        relations
-          .find({ ...filter, ...favorite, ...(afterId ? { _id: { $gt: afterId } } : {}) })
-          .sort({ _id: 1 })
-          .limit(limit)
-          .lean();
+        relations.collection
+          .find<RelationDoc>({ ...filter, ...favorite, ...(afterId ? { _id: { $gt: afterId } } : {}) } as never, { sort: { _id: 1 }, limit })
+          .toArray();
       if (which === 'incoming') return (await page({ applicationId, addressee: gamerId, status: FriendshipStatus.PENDING })).map(toRelation);
       if (which === 'outgoing') return (await page({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING })).map(toRelation);
       // Friends: the two sides are two index ranges already in _id order; merge, keep `limit`.

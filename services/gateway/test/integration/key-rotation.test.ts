@@ -170,6 +170,30 @@ describe('gateway key rotation (JWKS)', () => {
     expect(await statusOf(api, tokenOf(newKey))).toBe(200);
   });
 
+  it('refuses a token it has verified (and cached) before, once its key leaves the set', async () => {
+    endpoint.document = jwks(oldKey, newKey);
+    const api = await gatewayWith({ JWT_JWKS_URL: jwksUrl, JWT_JWKS_REFRESH_MS: '200' });
+    const token = tokenOf(oldKey);
+    expect(await statusOf(api, token)).toBe(200);
+    expect(await statusOf(api, token)).toBe(200);
+    endpoint.document = jwks(newKey);
+    await eventually(async () => (await statusOf(api, token)) === 401);
+    const refused = await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.body).toMatchObject({ status: 401, detail: 'unknown signing key (kid)' });
+    expect(await statusOf(api, tokenOf(newKey))).toBe(200);
+  });
+
+  it('refuses a token it has verified (and cached) before, once the token has expired', async () => {
+    endpoint.document = jwks(oldKey);
+    const api = await gatewayWith({ JWT_JWKS_URL: jwksUrl });
+    const token = tokenOf(oldKey, { payload: claims({ exp: Math.floor(Date.now() / 1000) + 2 }) });
+    expect(await statusOf(api, token)).toBe(200);
+    expect(await statusOf(api, token)).toBe(200);
+    await eventually(async () => (await statusOf(api, token)) === 401);
+    const refused = await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.body).toMatchObject({ status: 401, detail: 'token expired' });
+  });
+
   it('keeps the last good key set while the JWKS URL fails, times out or serves a broken set', async () => {
     endpoint.document = jwks(oldKey);
     const api = await gatewayWith({ JWT_JWKS_URL: jwksUrl, JWT_JWKS_REFRESH_MS: '100', JWT_JWKS_TIMEOUT_MS: '1000' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectKey, type Keyring } from '../../src/key-selection.ts';
+import { keyringFingerprint, selectKey, type Keyring } from '../../src/key-selection.ts';
 import type { VerificationKey } from '../../src/verification-keys.ts';
 
 const oldKey: VerificationKey = { kid: 'old', material: 'old-pem', algorithms: ['RS256'] };
@@ -48,5 +48,20 @@ describe('key selection by kid', () => {
     expect(chosen({ kid: 'old' }, keyring)).toMatch(/refused: algorithm undefined/);
     expect(chosen({ alg: 'HS256' }, { single: pemKey })).toMatch(/refused: algorithm "HS256"/);
     expect(chosen({ alg: 'none' }, { single: secretKey })).toMatch(/refused: algorithm "none"/);
+  });
+});
+
+describe('keyring fingerprint (drops the verified-token cache when it changes)', () => {
+  it('is the same for the same keys reloaded as new objects', () => {
+    expect(keyringFingerprint({ jwks: [oldKey, newKey] })).toBe(keyringFingerprint({ jwks: [{ ...oldKey }, { ...newKey }] }));
+    expect(keyringFingerprint({ single: secretKey })).toBe(keyringFingerprint({ single: { ...secretKey } }));
+  });
+  it('changes when a key is withdrawn, added, or its material or algorithms change', () => {
+    const before = keyringFingerprint({ jwks: [oldKey, newKey] });
+    expect(keyringFingerprint({ jwks: [newKey] })).not.toBe(before);
+    expect(keyringFingerprint({ jwks: [oldKey, newKey, pemKey] })).not.toBe(before);
+    expect(keyringFingerprint({ jwks: [{ ...oldKey, material: 'other-pem' }, newKey] })).not.toBe(before);
+    expect(keyringFingerprint({ jwks: [{ ...oldKey, algorithms: ['PS256'] }, newKey] })).not.toBe(before);
+    expect(keyringFingerprint({ single: pemKey, jwks: [oldKey, newKey] })).not.toBe(before);
   });
 });
