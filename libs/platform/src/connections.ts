@@ -22,9 +22,15 @@ export async function connectMongo(url: string, log: Logger): Promise<Connection
   return connection;
 }
 
+/** Longest a readiness ping may take (the health check's own bound is 2 s). */
+const PING_TIMEOUT_MS = 2_000;
+
 export async function pingMongo(connection: Connection): Promise<void> {
   if (!connection.db) throw new Error('mongodb not connected');
-  await connection.db.command({ ping: 1 });
+  // a client-side operation timeout: when it expires the driver gives the pooled connection
+  // up instead of holding it until socketTimeoutMS, so pings after a store outage cannot pile
+  // up on connections that died with the old server and keep /readyz failing after it is back
+  await connection.db.command({ ping: 1 }, { timeoutMS: PING_TIMEOUT_MS });
 }
 
 export interface NatsCredentials {
