@@ -105,27 +105,25 @@ PY="$venv/bin/python"
 KV="$venv/bin/kubernetes-validate"
 ok "kubernetes-validate $("$KV" --version 2>/dev/null | awk '{print $NF}')"
 
-composecheck_src="$ROOT/deploy/tools/composecheck"
-composecheck_key="$(cat "$composecheck_src/go.mod" "$composecheck_src/go.sum" "$composecheck_src"/*.go | cksum | cut -d' ' -f1)"
-COMPOSECHECK="$BIN/composecheck-$composecheck_key"
-if [ ! -x "$COMPOSECHECK" ]; then
-  command -v go >/dev/null 2>&1 || die "building composecheck needs Go"
-  printf '    building composecheck (compose-spec/compose-go) with go build (once) ...\n'
-  (cd "$composecheck_src" && go build -trimpath -o "$COMPOSECHECK" .) >"$WORK/composecheck-build.log" 2>&1 ||
-    { tail -20 "$WORK/composecheck-build.log"; die "could not build deploy/tools/composecheck"; }
-fi
-ok "composecheck ($(grep -m1 'compose-spec/compose-go' "$composecheck_src/go.mod" | awk '{print $NF}'))"
+# A Go tool of deploy/tools, built once per version of its sources into $BIN/<name>-<key>;
+# prints the binary's path (everything else to stderr: callers capture stdout).
+go_tool() {
+  local name="$1" what="$2" src="$ROOT/deploy/tools/$1" key bin
+  key="$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go | cksum | cut -d' ' -f1)"
+  bin="$BIN/$name-$key"
+  if [ ! -x "$bin" ]; then
+    command -v go >/dev/null 2>&1 || die "building $name needs Go" >&2
+    printf '    building %s (%s) with go build (once) ...\n' "$name" "$what" >&2
+    (cd "$src" && go build -trimpath -o "$bin" .) >"$WORK/$name-build.log" 2>&1 ||
+      { tail -20 "$WORK/$name-build.log" >&2; die "could not build deploy/tools/$name" >&2; }
+  fi
+  printf '%s\n' "$bin"
+}
 
-monitorcheck_src="$ROOT/deploy/tools/monitorcheck"
-monitorcheck_key="$(cat "$monitorcheck_src/go.mod" "$monitorcheck_src/go.sum" "$monitorcheck_src"/*.go | cksum | cut -d' ' -f1)"
-MONITORCHECK="$BIN/monitorcheck-$monitorcheck_key"
-if [ ! -x "$MONITORCHECK" ]; then
-  command -v go >/dev/null 2>&1 || die "building monitorcheck needs Go"
-  printf '    building monitorcheck (Prometheus rulefmt and PromQL parser) with go build (once; a minute or two) ...\n'
-  (cd "$monitorcheck_src" && go build -trimpath -o "$MONITORCHECK" .) >"$WORK/monitorcheck-build.log" 2>&1 ||
-    { tail -20 "$WORK/monitorcheck-build.log"; die "could not build deploy/tools/monitorcheck"; }
-fi
-ok "monitorcheck ($(grep -m1 'prometheus/prometheus ' "$monitorcheck_src/go.mod" | awk '{print $NF}'))"
+COMPOSECHECK="$(go_tool composecheck 'compose-spec/compose-go')" || exit 1
+ok "composecheck ($(grep -m1 'compose-spec/compose-go' "$ROOT/deploy/tools/composecheck/go.mod" | awk '{print $NF}'))"
+MONITORCHECK="$(go_tool monitorcheck 'Prometheus rulefmt and PromQL parser; a minute or two')" || exit 1
+ok "monitorcheck ($(grep -m1 'prometheus/prometheus ' "$ROOT/deploy/tools/monitorcheck/go.mod" | awk '{print $NF}'))"
 
 # Same file name as scripts/provision.sh, so either one's build serves both.
 NATS_SERVER="$BIN/nats-server-$NATS_VERSION"
