@@ -412,6 +412,28 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
   progress.end();
 
   // ---- sustained: everything at once, timed until acknowledged
+  /** The backlog once a second, from tStart until stop(): a phase's per-second timeline. */
+  const recordTimeline = (tStart: number, accepted0: number) => {
+    let stopped = false;
+    const watch = {
+      points: [] as TimelinePoint[],
+      /** events published so far in the phase, written by the publisher */
+      published: 0,
+      stop: async () => {
+        stopped = true;
+        await sampling;
+      },
+    };
+    const sampling = (async () => {
+      while (!stopped) {
+        const b = await backlog().catch(() => undefined);
+        if (b) watch.points.push({ t: (performance.now() - tStart) / 1000, published: watch.published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total });
+        await sleep(1000);
+      }
+    })();
+    return watch;
+  };
+
   progress.begin('tasks: sustained');
   await quiesce(30_000, false);
   const sustainedPlan = plan(o.sustainedEvents);
@@ -421,20 +443,12 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const c0 = await counter();
     const tStart = performance.now();
     const accepted0 = acceptedTotal;
-    const timeline: TimelinePoint[] = [];
-    let published = 0;
-    let stop = false;
-    const watch = (async () => {
-      while (!stop) {
-        const b = await backlog().catch(() => undefined);
-        if (b) timeline.push({ t: (performance.now() - tStart) / 1000, published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total });
-        await sleep(1000);
-      }
-    })();
+    const watch = recordTimeline(tStart, accepted0);
+    const timeline = watch.points;
     const pub = await publish('sustained', sustainedPlan, Number.POSITIVE_INFINITY, 0, (n) => {
-      published = n;
+      watch.published = n;
     });
-    published = sustainedPlan.length;
+    watch.published = sustainedPlan.length;
     progress.log(`tasks: sustained: ${pub.accepted} events published in ${pub.sendS.toFixed(1)} s (${pub.errors} errors)`);
     let b = await backlog();
     while (b.total > 0 && performance.now() - tStart < o.sustainedCapS * 1000) {
@@ -443,8 +457,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       progress.report(1 - b.total / Math.max(1, pub.accepted), `backlog ${b.total}`);
     }
     const processS = (performance.now() - tStart) / 1000;
-    stop = true;
-    await watch;
+    await watch.stop();
     const usage = usageOf(u.sampler, u.machine, u.load);
     const processed = pub.accepted - b.total;
     // what is left is purged; events the consumer already held still finish
@@ -488,21 +501,13 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const c0 = await counter();
     const tStart = performance.now();
     const accepted0 = acceptedTotal;
-    const timeline: TimelinePoint[] = [];
-    let published = 0;
-    let stop = false;
-    const watch = (async () => {
-      while (!stop) {
-        const b = await backlog().catch(() => undefined);
-        if (b) timeline.push({ t: (performance.now() - tStart) / 1000, published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total });
-        await sleep(1000);
-      }
-    })();
+    const watch = recordTimeline(tStart, accepted0);
+    const timeline = watch.points;
     const pub = await publish(phase, events, rate, 0, (n) => {
-      published = n;
+      watch.published = n;
       progress.report((k + Math.min(1, n / events.length) * 0.5) / o.rates.length, `${rate}/s: published ${n}/${events.length}`);
     });
-    published = events.length;
+    watch.published = events.length;
     const bEnd = await backlog();
     const windowEnd = performance.now();
     const processedInWindow = pub.accepted - bEnd.total;
@@ -515,8 +520,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       progress.report((k + 0.5 + 0.5 * (1 - b.total / Math.max(1, bEnd.total))) / o.rates.length, `${rate}/s: draining, backlog ${b.total}`);
     }
     const drainS = (performance.now() - windowEnd) / 1000;
-    stop = true;
-    await watch;
+    await watch.stop();
     const usage = usageOf(u.sampler, u.machine, u.load);
     if (b.total > 0) await quiesce(30_000, true);
     await sleep(500);
