@@ -12,7 +12,7 @@ import type { FriendListDoc, RelationDoc } from './models.ts';
  * change of a friendship. What keeps a list right:
  * - every change is one idempotent single-document update ($addToSet / $pull) that also
  *   counts the list's `version`; on a gamer without a list it creates one marked not built
- *   (`builtAt: null`), never a list that looks complete;
+ *   (no `builtAt`), never a list that looks complete;
  * - a list that is missing, not built, or built longer ago than `maxAgeMs` is rebuilt from
  *   the relations when it is read, and the rebuild writes only if no change counted on the
  *   list since it was read (`version` in the filter), so a rebuild never undoes a change
@@ -51,7 +51,7 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
       update: {
         ...('add' in change ? { $addToSet: { friends: { $each: change.add } } } : { $pull: { friends: change.remove } }),
         $inc: { version: 1 },
-        $setOnInsert: { applicationId, gamerId, builtAt: null },
+        $setOnInsert: { applicationId, gamerId },
       },
       upsert: true,
     },

@@ -69,8 +69,8 @@ export interface FriendListDoc {
   friends: string[];
   /** changes applied since the document was created; a rebuild writes only if it is unchanged */
   version: number;
-  /** when the list was last rebuilt from the relations; null when changes created it (not complete) */
-  builtAt: Date | null;
+  /** when the list was last rebuilt from the relations; absent when changes created it (not complete) */
+  builtAt?: Date;
 }
 
 const options = { versionKey: false, strict: 'throw', autoIndex: true } as const;
@@ -137,7 +137,7 @@ const friendListSchema = new Schema<FriendListDoc>(
     gamerId: { type: String, required: true },
     friends: { type: [String], default: [] },
     version: { type: Number, default: 0 },
-    builtAt: { type: Date, default: null },
+    builtAt: { type: Date },
   },
   { ...options, collection: 'friendlists' },
 );
