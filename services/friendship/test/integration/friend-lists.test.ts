@@ -1,7 +1,9 @@
 import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { friendListRepository } from '../../src/repository/friend-lists.ts';
 import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
+import { createModels, type RelationDoc } from '../../src/repository/models.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, world } from '../support/world.ts';
 
@@ -127,6 +129,61 @@ describe('friend-id lists', () => {
     expect(await suggested(n.me)).toEqual({ [n.x.id]: 3 });
     expect(await friendsInList(n.f3)).toEqual(ids(n.me, n.x));
     expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x));
+  });
+
+  it('a rebuild never overwrites a change that raced it', async () => {
+    const models = await createModels(db);
+    // The rebuild's relation read, with a friendship accepted right after it and before
+    // the rebuild writes: that accept's relation is not in what the rebuild read, but its
+    // list update lands before the rebuild's write.
+    // friendEdgesIn makes two relation reads at once; the race runs when both have answered
+    let race: (() => Promise<void>) | undefined;
+    let answered = 0;
+    const raceAfterTheReads = (run: () => Promise<unknown>) => {
+      answered = 0;
+      race = async () => void (await run());
+    };
+    const relations = new Proxy(models.relations, {
+      get(target, prop, receiver) {
+        if (prop !== 'find') return Reflect.get(target, prop, receiver) as unknown;
+        return (...args: Parameters<typeof target.find>) => {
+          const query = target.find(...args);
+          if (!race) return query;
+          return {
+            lean: async () => {
+              const rows = await query.lean();
+              const run = race;
+              if (run && ++answered === 2) {
+                race = undefined;
+                await run();
+              }
+              return rows;
+            },
+          };
+        };
+      },
+    }) as typeof models.relations & { find: (...args: unknown[]) => { lean<T = RelationDoc[]>(): Promise<T> } };
+    const racingLists = friendListRepository(models.friendLists, relations, { maxAgeMs: 3600_000 });
+
+    const n = await neighbourhood();
+    const [z1, z2] = await w.gamers(2, n.me.app, 'Racer');
+    // an old list: the read rebuilds it, and a racing accept adds z1
+    await w.suggestions(n.me);
+    await lists().updateOne({ _id: `${n.f1.app}:${n.f1.id}` }, { $set: { builtAt: new Date(Date.now() - 2 * 3600_000) } });
+    raceAfterTheReads(() => w.befriend(n.f1, z1!));
+    expect((await racingLists.friendsOf(n.me.app, [n.f1.id])).get(n.f1.id)!.sort()).toEqual(ids(n.me, n.x, n.y));
+    expect(race).toBeUndefined();
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x, n.y, z1!));
+    // no list at all: the racing accept creates a not-built one, which the rebuild leaves
+    await lists().deleteOne({ _id: `${n.f2.app}:${n.f2.id}` });
+    raceAfterTheReads(() => w.befriend(z2!, n.f2));
+    await racingLists.friendsOf(n.me.app, [n.f2.id]);
+    expect(race).toBeUndefined();
+    expect(await listOf(n.f2)).toMatchObject({ friends: [z2!.id] });
+    expect(await listOf(n.f2)).not.toHaveProperty('builtAt');
+    // and the next read rebuilds both from the relations
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1, [z1!.id]: 1, [z2!.id]: 1 });
+    expect(await friendsInList(n.f2)).toEqual(ids(n.me, n.x, z2!));
   });
 
   it('never leak another application, nor across a block', async () => {
