@@ -29,6 +29,12 @@ export const friendListId = (applicationId: string, gamerId: string) => `${appli
 export interface FriendListSettings {
   /** a list built longer ago than this is rebuilt from the relations when read */
   maxAgeMs: number;
+  /**
+   * Told when a list update after a friendship change failed. The change itself stands and
+   * is answered (and announced) as usual: a failed list update is what a crash between the
+   * two writes leaves, and heals the same way (rebuild by age).
+   */
+  onChangeFailed?: (error: unknown) => void;
   clock?: () => Date;
 }
 
@@ -61,6 +67,15 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
     if (ops.length > 0) await lists.bulkWrite(ops, { ordered: false });
   }
 
+  /** The list side of a friendship change, after its relation write: never fails the change. */
+  async function follow(ops: AnyBulkWriteOperation<FriendListDoc>[]): Promise<void> {
+    try {
+      await apply(ops);
+    } catch (error) {
+      settings.onChangeFailed?.(error);
+    }
+  }
+
   /** The friends of each gamer by the relations (the rebuild's read): two `$in` reads over the list indexes. */
   async function friendsByRelations(applicationId: string, gamerIds: string[]): Promise<Map<string, Set<string>>> {
     const byGamer = new Map(gamerIds.map((id) => [id, new Set<string>()]));
@@ -74,14 +89,14 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
   return {
     /** A friendship was accepted (its relation is written): each is in the other's list. */
     linked: (applicationId: string, a: string, b: string) =>
-      apply([listOp(applicationId, a, { add: [b] }), listOp(applicationId, b, { add: [a] })]),
+      follow([listOp(applicationId, a, { add: [b] }), listOp(applicationId, b, { add: [a] })]),
 
     /** A friendship ended (its relation is gone): neither is in the other's list. Harmless when they were not friends. */
     unlinked: (applicationId: string, a: string, b: string) =>
-      apply([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]),
+      follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]),
 
     /**
-     * Gamer erasure, before the relations go: the gamer's own list holds at least the
+     * Gamer erasure (which fails and is retried when a write fails), before the relations go: the gamer's own list holds at least the
      * friends the relations name, so that `forget` (after them) still finds every list to
      * clean, also when an erasure interrupted after deleting the relations is retried.
      */

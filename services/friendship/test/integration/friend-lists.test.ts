@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
 import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
 import { createModels, type RelationDoc } from '../../src/repository/models.ts';
+import { relationRepository } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, world } from '../support/world.ts';
 
@@ -11,7 +12,8 @@ import { expectOk, world } from '../support/world.ts';
  * The per-gamer friend-id lists behind suggestions and mutual friends (docs/friendship.md,
  * "Friend-id lists"): they follow every change of a friendship, are rebuilt from the
  * relations when missing, not built, or old, and what a crash between a relation write and
- * its list update leaves wrong (simulated by editing the list documents directly) heals.
+ * its list update leaves wrong (simulated by editing the list documents directly, or by a
+ * list model that refuses writes) heals.
  */
 describe('friend-id lists', () => {
   let stack: FriendshipStack;
@@ -184,6 +186,29 @@ describe('friend-id lists', () => {
     // and the next read rebuilds both from the relations
     expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1, [z1!.id]: 1, [z2!.id]: 1 });
     expect(await friendsInList(n.f2)).toEqual(ids(n.me, n.x, z2!));
+  });
+
+  it('a failed list update does not fail the friendship change; the list is rebuilt later', async () => {
+    const models = await createModels(db);
+    const failures: unknown[] = [];
+    const listsDown = new Proxy(models.friendLists, {
+      get: (target, prop, receiver) => (prop === 'bulkWrite' ? () => Promise.reject(new Error('store unavailable')) : Reflect.get(target, prop, receiver) as unknown),
+    });
+    const failingLists = friendListRepository(listsDown, models.relations, { maxAgeMs: 3600_000, onChangeFailed: (error) => failures.push(error) });
+    const relations = relationRepository(models.relations, models.blocks, failingLists);
+
+    const [a, b, c] = await w.gamers(3);
+    await w.befriend(b!, c!);
+    const requested = await w.request(a!, b!.id);
+    const outcome = await relations.accept(a!.app, requested.body.id, b!.id, new Date(), 1000);
+    expect(outcome.kind).toBe('accepted');
+    expect(failures).toHaveLength(1);
+    // the friendship stands; b's list (made by the b-c accept) misses a, as after a crash
+    expect((await w.friends(a!)).body.map((f) => f.user.id)).toEqual([b!.id]);
+    expect(await friendsInList(b!)).toEqual(ids(c!));
+    // b's list was never built from the relations, so the next read rebuilds it
+    expect(await suggested(a!)).toEqual({ [c!.id]: 1 });
+    expect(await friendsInList(b!)).toEqual(ids(a!, c!));
   });
 
   it('never leak another application, nor across a block', async () => {
