@@ -38,7 +38,6 @@ export interface FriendListSettings {
   clock?: () => Date;
 }
 
-
 const isDuplicateKeyOnly = (error: unknown) => {
   const writeErrors = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
   return Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((e) => (e.code ?? e.err?.code) === 11000);
@@ -96,9 +95,10 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
       follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]),
 
     /**
-     * Gamer erasure (which fails and is retried when a write fails), before the relations go: the gamer's own list holds at least the
+     * Gamer erasure, before the relations go: the gamer's own list holds at least the
      * friends the relations name, so that `forget` (after them) still finds every list to
      * clean, also when an erasure interrupted after deleting the relations is retried.
+     * Unlike a change's list update, a failure here fails the erasure, which is retried.
      */
     remember: (applicationId: string, gamerId: string, friends: string[]) =>
       apply([listOp(applicationId, gamerId, { add: friends })]),
