@@ -13,7 +13,9 @@ import { describe, expect, it } from 'vitest';
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 /** The issue's figure (docs/operations.md, "How to run the chaos tests"). */
 const PAIRS = Number(process.env.CHAOS_PAIRS ?? 1000);
-/** pairs in flight at once */
+/** pairs in flight at once during the storm the kill hits: all of them, as the issue asks */
+const STORM_CONCURRENCY = Number(process.env.CHAOS_STORM_CONCURRENCY ?? PAIRS);
+/** calls in flight at once while setting up and while checking (bounded: no retry storm) */
 const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? 100);
 const BASE = '/api/v1/friendship';
 
@@ -35,7 +37,7 @@ async function pool<T>(items: T[], limit: number, work: (item: T, index: number)
  * every pair friends exactly once.
  */
 describe('friendship under fire', () => {
-  it(`a kill -9 during ${PAIRS} concurrent request/accept pairs leaves no half-made relation`, async () => {
+  it(`a kill -9 during ${PAIRS} request/accept pairs, ${STORM_CONCURRENCY} at once, leaves no half-made relation`, async () => {
     const { mongoUrl, natsUrl } = infra();
     const port = await freePort();
     const database = databaseUrl(mongoUrl, 'friendship');
@@ -70,7 +72,7 @@ describe('friendship under fire', () => {
       // dies with SIGKILL a third of the way through and comes back on the same port
       let done = 0;
       const answers = { request: new Map<number, number>(), accept: new Map<number, number>() };
-      const storm = pool(pairs, CONCURRENCY, async ({ a, b }, i) => {
+      const storm = pool(pairs, STORM_CONCURRENCY, async ({ a, b }, i) => {
         try {
           const request = await api('POST', BASE, { ...as(a), body: { target: b.id } });
           answers.request.set(i, request.status);
@@ -141,5 +143,5 @@ describe('friendship under fire', () => {
       await db.close();
       await gateway.close();
     }
-  }, Math.max(240_000, PAIRS * 600));
+  }, Math.max(240_000, PAIRS * 900));
 });
