@@ -165,6 +165,8 @@ const app = randomUUID();
 const pids = new Map<string, number>([
   ['notifications', state.services.notifications.pid],
   ['gateway', state.services.gateway.pid],
+  // presence: the friendship service watches what the notifications replica writes
+  ['friendship', state.services.friendship.pid],
   ['loadgen', process.pid],
 ]);
 for (const [name, container] of [['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats]] as const) {
@@ -276,7 +278,7 @@ for (let i = 0; i < options.sockets; i++) {
 const notificationsPid = state.services.notifications.pid;
 const gatewayPid = state.services.gateway.pid;
 await sleep(2_000);
-const rssBase = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), loadgen: rssOf(process.pid) };
+const rssBase = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), friendship: rssOf(state.services.friendship.pid), loadgen: rssOf(process.pid) };
 progress.begin('notifications: connect');
 const connectStarted = performance.now();
 const connectSampler = new UsageSampler(pids);
@@ -322,7 +324,7 @@ while (performance.now() - idleStarted < options.idleS * 1000) {
 }
 const idleUsage = idleSampler.stop();
 const idleMachineCpu = idleMachine.stop();
-const rssIdle = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), loadgen: rssOf(process.pid) };
+const rssIdle = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), friendship: rssOf(state.services.friendship.pid), loadgen: rssOf(process.pid) };
 const stillOpen = clients.filter((c) => c.client.state === 'open').length;
 progress.end(`notifications RSS ${((rssIdle.notifications - rssBase.notifications) / 2 ** 20).toFixed(0)} MiB over ${openCount} sockets; ${stillOpen} still open`);
 const directCount = openCount - Math.min(options.viaGateway, openCount);
