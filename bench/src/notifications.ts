@@ -94,7 +94,7 @@ const DRAIN_CAP_MS = 10_000;
 
 const state = readStackState(arg('--state') ?? join(root, '.stack/state.json')) as ReturnType<typeof readStackState> & {
   services: { notifications: { pid: number; url: string } };
-  containers: { notificationsDb: string };
+  containers: { notificationsDb: string; friendshipDb: string };
 };
 const outDir = arg('--out') ?? join(root, 'bench/results');
 const creds = new Credentials(process.env.JWT_SECRET ?? DEV_JWT_SECRET, process.env.INTERNAL_TOKEN_SECRET ?? DEV_INTERNAL_SECRET);
@@ -169,7 +169,7 @@ const pids = new Map<string, number>([
   ['friendship', state.services.friendship.pid],
   ['loadgen', process.pid],
 ]);
-for (const [name, container] of [['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats]] as const) {
+for (const [name, container] of [['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats], ['friendship-db', state.containers.friendshipDb]] as const) {
   const pid = containerPid(state.engine, container);
   if (pid) pids.set(name, pid);
   else progress.log(`no pid for container ${container}: its CPU is not reported`);

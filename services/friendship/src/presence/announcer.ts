@@ -12,8 +12,12 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 const RETRY_MS = 2_000;
 /** How long the announced status of a gamer is remembered; longer than any session. */
 const ANNOUNCED_TTL_MS = 30 * 86_400_000;
-/** Most changes being claimed and announced at once (each: a KV read, a compare-and-set, three queries). */
-const SETTLING_AT_ONCE = 32;
+/**
+ * Most changes being claimed and announced at once (each: a KV read, a compare-and-set,
+ * three queries). Low on purpose: a replica's crash or a reconnect storm settles thousands
+ * of changes at once, and their queries must not take the cores from the sockets coming back.
+ */
+const SETTLING_AT_ONCE = 4;
 
 export interface PresenceAnnouncerOptions {
   nc: NatsConnection;
