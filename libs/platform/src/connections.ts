@@ -18,8 +18,19 @@ export async function connectMongo(url: string, log: Logger): Promise<Connection
   });
   connection.on('disconnected', () => log.warn('mongodb disconnected'));
   connection.on('reconnected', () => log.info('mongodb reconnected'));
-  await connection.asPromise();
+  try {
+    await connection.asPromise();
+  } catch (error) {
+    throw new Error(`mongodb unreachable: ${serverErrors(error) || String(error)}`, { cause: error });
+  }
   return connection;
+}
+
+/** What each server last failed with: a selection timeout alone does not say why. */
+function serverErrors(error: unknown): string {
+  const servers = (error as { reason?: { servers?: Map<string, { error?: { message?: string } | null }> } }).reason?.servers;
+  if (!servers) return '';
+  return [...servers].map(([address, server]) => `${address}: ${server.error?.message ?? 'no answer'}`).join('; ');
 }
 
 /** Longest a readiness ping may take (the health check's own bound is 2 s). */
