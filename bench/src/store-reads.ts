@@ -17,8 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMongo } from '../../libs/platform/src/connections.ts';
-import { createModels } from '../../services/friendship/src/repository/models.ts';
-import { relationRepository } from '../../services/friendship/src/repository/relations.ts';
+import { createRepositories } from '../../services/friendship/src/repository/index.ts';
 import { benchConfig } from './config.ts';
 import { planFriendDataset } from './datagen/friendship-data.ts';
 import { center } from './datagen/suggestions-neighbourhood.ts';
@@ -69,12 +68,13 @@ async function measureImage(label: string, image: string) {
   const quiet = { info: () => {}, warn: () => {}, error: (o: unknown, m?: string) => console.error('mongodb:', m ?? o) };
   const connection = await connectMongo(url, quiet as never);
   try {
-    const models = await createModels(connection);
-    const repo = relationRepository(models.relations, models.blocks);
+    const repos = await createRepositories(connection, { maxAgeMs: 24 * 3600_000 });
+    const repo = repos.relations;
     const pid = containerPid(engine, name);
     const friendsOfCenter = await repo.friendIds(app, center.id);
     const reads: Array<[string, string, () => Promise<unknown[]>]> = [
       ['suggestion-edges', `friendEdgesOf: 2 × {applicationId, requester|addressee: {$in: ${friendsOfCenter.length} ids}, status} (the suggestions' friends of friends)`, () => repo.friendEdgesOf(app, friendsOfCenter)],
+      ['friend-lists', `friendLists.friendsOf: {_id: {$in: ${friendsOfCenter.length} list ids}} (the suggestions' friends of friends since the friend-id lists; the first call builds them)`, async () => [...(await repos.friendLists.friendsOf(app, friendsOfCenter)).values()].flat()],
       ['friend-ids', "friendIds of the center (suggestions' first read, mutual friends)", () => repo.friendIds(app, center.id)],
       ['friend-page-100', 'friend list page of 100 (limit 101 per side), gamer with 100 friends', () => repo.list(app, probe100, 'friends', undefined, 101)],
       ['friend-page-1000', 'friend list page of 100 (limit 101 per side), gamer with 1,000 friends', () => repo.list(app, probe1000, 'friends', undefined, 101)],

@@ -19,7 +19,10 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const app = createHttpServer({ service: 'friendship', logLevel: config.LOG_LEVEL, bodyLimit: config.BODY_LIMIT_BYTES });
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'friendship', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
-  const repositories = await createRepositories(mongo);
+  const repositories = await createRepositories(mongo, {
+    maxAgeMs: config.FRIEND_LIST_MAX_AGE_S * 1000,
+    onChangeFailed: (err) => app.log.warn({ err }, 'friend-id list update failed after a friendship change (the change stands); the list is rebuilt at its first read once FRIEND_LIST_MAX_AGE_S old'),
+  });
   const onlineWindowMs = config.PRESENCE_ONLINE_WINDOW_MS;
   const board = presenceBoard({ onlineWindowMs, maxEntries: config.PRESENCE_MAX_TRACKED });
   const announcer = startPresenceAnnouncer({

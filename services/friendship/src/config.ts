@@ -8,6 +8,7 @@ const FriendshipSettings = {
   MAX_FRIENDS: Type.Integer({ minimum: 1, default: 1000, description: 'friends a gamer may have' }),
   MAX_PENDING_OUTGOING: Type.Integer({ minimum: 1, default: 100, description: 'pending outgoing requests a gamer may have' }),
   MAX_BLOCKS: Type.Integer({ minimum: 1, default: 1000, description: 'gamers a gamer may block' }),
+  FRIEND_LIST_MAX_AGE_S: Type.Integer({ minimum: 1, maximum: 604_800, default: 3600, description: 'a gamer\'s friend-id list (read by suggestions and mutual friends) is rebuilt from the relations when read this long after its last rebuild: the bound on what a crash between a friendship change and its list update can leave wrong' }),
   GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),

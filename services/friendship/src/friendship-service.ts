@@ -273,30 +273,36 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       return friendEntry(relation, gamerId, await repo.gamers.profiles(applicationId, [otherMember(relation, gamerId)]));
     },
 
-    /** Friends of friends, ranked by mutual friends, minus everyone the rules exclude. */
+    /**
+     * Friends of friends, ranked by mutual friends, minus everyone the rules exclude. The
+     * friends come from the friend-id lists (the caller's, then their friends' in one read);
+     * the exclusions from the relations and blocks themselves.
+     */
     async suggestions(caller: Caller, limit: number | undefined): Promise<Suggestion[]> {
       const { applicationId, gamerId } = caller;
-      const [friends, pending, blocked, blockers] = await Promise.all([
-        repo.relations.friendIds(applicationId, gamerId),
+      const [mine, pending, blocked, blockers] = await Promise.all([
+        repo.friendLists.friendsOf(applicationId, [gamerId]),
         repo.relations.pendingPartners(applicationId, gamerId),
         repo.blocks.blockedBy(applicationId, gamerId),
         repo.blocks.blockersOf(applicationId, gamerId),
       ]);
-      const friendEdges = await repo.relations.friendEdgesOf(applicationId, friends);
+      const friends = mine.get(gamerId) ?? [];
+      const theirs = await repo.friendLists.friendsOf(applicationId, friends);
+      const friendEdges = friends.flatMap((friend) => (theirs.get(friend) ?? []).map((other) => [friend, other] as const));
       const ranked = rankSuggestions({ caller: gamerId, friends, friendEdges, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
       const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
       return ranked.map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
     },
 
-    /** GET /mutual/{gamerId}: friends in common; 404 across a block, as for an unknown gamer. */
+    /** GET /mutual/{gamerId}: friends in common (from both friend-id lists); 404 across a block, as for an unknown gamer. */
     async mutualFriends(caller: Caller, rawGamerId: string): Promise<UserSummary[]> {
       const { applicationId, gamerId } = caller;
       const other = rawGamerId.toLowerCase();
       // documented as 404, like any gamer the caller cannot compare with (no 400 for a valid id)
       if (other === gamerId) throw unknownGamer();
       await assertVisible(caller, other);
-      const [mine, theirs] = await Promise.all([repo.relations.friendIds(applicationId, gamerId), repo.relations.friendIds(applicationId, other)]);
-      const common = commonFriends(mine, theirs);
+      const lists = await repo.friendLists.friendsOf(applicationId, [gamerId, other]);
+      const common = commonFriends(lists.get(gamerId) ?? [], lists.get(other) ?? []);
       const profiles = await repo.gamers.profiles(applicationId, common);
       return common
         .map((id) => summary(id, profiles))

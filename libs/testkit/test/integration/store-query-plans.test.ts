@@ -131,4 +131,31 @@ describe('store query plans of the friendship reads', () => {
     expect(plan).toEqual([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX \\S*${INCOMING} \\(<expr>=\\? AND <expr>=\\? AND <expr>=\\? AND <expr>>\\?\\)$`))]);
     expect(explain.sortPushdown).toBe(true);
   });
+
+  it('reads many friend-id lists ($in on _id) by seeks of the _id index, never the collection', async () => {
+    // the friendship service's `friendlists` (repository/friend-lists.ts): one document per
+    // (application, gamer), _id `${app}:${gamer}`; suggestions read the lists of all the
+    // caller's friends at once
+    type List = { _id: string; applicationId: string; gamerId: string; friends: string[]; version: number };
+    const lists = conn.db!.collection<List>('lists');
+    const listId = (gamer: string) => `${app}:${gamer}`;
+    const crowd = Array.from({ length: 400 }, (_, k) => `g-crowd-${k}`);
+    await lists.insertMany([...friends, ...crowd].map((g) => ({ _id: listId(g), applicationId: app, gamerId: g, friends: [center, 'g-other-1'], version: 0 })));
+    const filter = { _id: { $in: friends.map(listId) } };
+    const projection = { _id: 0, gamerId: 1, friends: 1, version: 1, builtAt: 1 };
+    const found = await lists.find(filter, { projection }).toArray();
+    expect(found.map((l) => l.gamerId).sort()).toEqual([...friends].sort());
+    const explain = (await lists.find(filter, { projection }).explain('executionStats')) as Explain;
+    if (isMongoPlan(explain)) {
+      const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
+      expect(stages.some((s) => s.stage === 'COLLSCAN')).toBe(false);
+      expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual(['_id_']);
+      const stats = explain.executionStats as { totalKeysExamined: number; totalDocsExamined: number };
+      expect(stats.totalDocsExamined).toBe(friends.length);
+      expect(stats.totalKeysExamined).toBeLessThanOrEqual(2 * friends.length + 1);
+      return;
+    }
+    // one search of the _id index (a seek per listed id), no table scan: the other 400 lists are never read
+    expect(sqlitePlan(explain)).toEqual([expect.stringMatching(/^SEARCH \S+ USING INDEX \S+__id_ \(<expr>=\?\)$/)]);
+  });
 });

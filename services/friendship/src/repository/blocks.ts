@@ -1,8 +1,10 @@
+import { FriendshipStatus } from '@gfts/contracts';
 import { uuidv7 } from '@gfts/platform';
 import type { Model } from 'mongoose';
 import { withinLimit } from '../domain/limits.ts';
 import type { Block } from '../domain/model.ts';
 import { blockStateBetween, clearPair } from './blocked-pair.ts';
+import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
 
 function toBlock(doc: BlockDoc): Block {
@@ -21,7 +23,7 @@ export type BlockOutcome =
 export type UnblockOutcome = { kind: 'unblocked'; block: Block } | { kind: 'notFound' };
 
 /** One-way block records: written by an upsert, removed by a conditional delete. */
-export function blockRepository(blocks: Model<BlockDoc>, relations: Model<RelationDoc>) {
+export function blockRepository(blocks: Model<BlockDoc>, relations: Model<RelationDoc>, friendLists: FriendListRepository) {
   const countOf = (applicationId: string, blocker: string, cap: number) => blocks.countDocuments({ applicationId, blocker }, { limit: cap });
 
   return {
@@ -46,6 +48,8 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
         return { kind: 'blockLimit' };
       }
       const removed = await clearPair(relations, applicationId, blocker, blocked);
+      // a friendship the block ended leaves both friend-id lists (relation first, list after)
+      if (removed?.status === FriendshipStatus.ACCEPTED) await friendLists.unlinked(applicationId, blocker, blocked);
       return existing ? { kind: 'alreadyBlocked', block: toBlock(existing), removed } : { kind: 'blocked', block: toBlock(record), removed };
     },
 

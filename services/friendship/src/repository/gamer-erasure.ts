@@ -1,17 +1,25 @@
 import type { Model } from 'mongoose';
+import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, GamerDoc, RelationDoc } from './models.ts';
+import { friendIdsIn } from './relations.ts';
 
 /**
  * Everything the friendship service holds about one gamer, removed (gamer erasure): the
  * directory entry (so search no longer finds them), every relation on either side (friends,
- * requests in and out, so they leave everyone's lists) and every block either way. Each
- * delete takes what is still there, so running it again changes nothing more. Relations
- * and blocks first, the directory entry last: a half-done erase retried from the start never
- * leaves relations of a gamer the directory no longer knows unretried.
+ * requests in and out, so they leave everyone's lists), every block either way, and the
+ * gamer in the friend-id lists (their own, and theirs in each friend's). Each delete takes
+ * what is still there, so running it again changes nothing more. Order, so that a half-done
+ * erase retried from the start finishes the job:
+ * 1. the gamer's own friend-id list takes every friend the relations name (it is what step 3
+ *    reads, also after step 2 deleted the relations in an earlier, interrupted attempt);
+ * 2. relations and blocks;
+ * 3. the gamer leaves each friend's list, then their own list goes;
+ * 4. the directory entry, last.
  */
-export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model<RelationDoc>; blocks: Model<BlockDoc> }) {
+export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model<RelationDoc>; blocks: Model<BlockDoc> }, friendLists: FriendListRepository) {
   return {
-    async erase(applicationId: string, gamerId: string): Promise<{ relations: number; blocks: number; gamers: number }> {
+    async erase(applicationId: string, gamerId: string): Promise<{ relations: number; blocks: number; gamers: number; friendLists: number }> {
+      await friendLists.remember(applicationId, gamerId, await friendIdsIn(models.relations, applicationId, gamerId));
       // the two scalar sides each have an index (requester / addressee), unlike `members`
       const [asRequester, asAddressee, asBlocker, asBlocked] = await Promise.all([
         models.relations.deleteMany({ applicationId, requester: gamerId }),
@@ -19,11 +27,13 @@ export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model
         models.blocks.deleteMany({ applicationId, blocker: gamerId }),
         models.blocks.deleteMany({ applicationId, blocked: gamerId }),
       ]);
+      const listsCleaned = await friendLists.forget(applicationId, gamerId);
       const gamers = await models.gamers.deleteMany({ applicationId, gamerId });
       return {
         relations: asRequester.deletedCount + asAddressee.deletedCount,
         blocks: asBlocker.deletedCount + asBlocked.deletedCount,
         gamers: gamers.deletedCount,
+        friendLists: listsCleaned,
       };
     },
   };

@@ -1,26 +1,30 @@
 import type { Connection } from 'mongoose';
 import { blockRepository, type BlockRepository } from './blocks.ts';
+import { friendListRepository, type FriendListRepository, type FriendListSettings } from './friend-lists.ts';
 import { gamerErasure, type GamerErasure } from './gamer-erasure.ts';
 import { gamerDirectory, type GamerDirectory } from './gamers.ts';
 import { createModels } from './models.ts';
 import { relationRepository, type RelationList, type RelationRepository } from './relations.ts';
 
-export type { BlockRepository, GamerDirectory, RelationList, RelationRepository };
+export type { BlockRepository, FriendListRepository, FriendListSettings, GamerDirectory, RelationList, RelationRepository };
 
 export interface FriendshipRepositories {
   gamers: GamerDirectory;
   relations: RelationRepository;
   blocks: BlockRepository;
+  friendLists: FriendListRepository;
   erasure: GamerErasure;
 }
 
 /** Data access of the service: the only code that talks to MongoDB. */
-export async function createRepositories(connection: Connection): Promise<FriendshipRepositories> {
+export async function createRepositories(connection: Connection, friendListSettings: FriendListSettings): Promise<FriendshipRepositories> {
   const models = await createModels(connection);
+  const friendLists = friendListRepository(models.friendLists, models.relations, friendListSettings);
   return {
     gamers: gamerDirectory(models.gamers),
-    relations: relationRepository(models.relations, models.blocks),
-    blocks: blockRepository(models.blocks, models.relations),
-    erasure: gamerErasure(models),
+    relations: relationRepository(models.relations, models.blocks, friendLists),
+    blocks: blockRepository(models.blocks, models.relations, friendLists),
+    friendLists,
+    erasure: gamerErasure(models, friendLists),
   };
 }

@@ -54,6 +54,25 @@ export interface BlockDoc {
   createdAt: Date;
 }
 
+/**
+ * A gamer's accepted friends as one small document: a second copy of what the accepted
+ * relations say, kept only so that suggestions and mutual friends read 1 + F documents
+ * instead of F x F relations (docs/friendship.md, "Friend-id lists"). The relations stay
+ * the truth; this is rebuilt from them when missing, incomplete or older than the
+ * configured age (repository/friend-lists.ts).
+ */
+export interface FriendListDoc {
+  /** `${applicationId}:${gamerId}`: the list read is one `_id $in` over many gamers */
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  friends: string[];
+  /** changes applied since the document was created; a rebuild writes only if it is unchanged */
+  version: number;
+  /** when the list was last rebuilt from the relations; absent when changes created it (not complete) */
+  builtAt?: Date;
+}
+
 const options = { versionKey: false, strict: 'throw', autoIndex: true } as const;
 
 const gamerSchema = new Schema<GamerDoc>(
@@ -111,10 +130,24 @@ blockSchema.index({ applicationId: 1, blocker: 1, _id: 1 });
 // "who blocks me": search exclusion and the can-message check
 blockSchema.index({ applicationId: 1, blocked: 1 });
 
+const friendListSchema = new Schema<FriendListDoc>(
+  {
+    _id: { type: String, required: true },
+    applicationId: { type: String, required: true },
+    gamerId: { type: String, required: true },
+    friends: { type: [String], default: [] },
+    version: { type: Number, default: 0 },
+    builtAt: { type: Date },
+  },
+  { ...options, collection: 'friendlists' },
+);
+// no index besides _id: every read and write names the documents by _id
+
 export interface FriendshipModels {
   gamers: Model<GamerDoc>;
   relations: Model<RelationDoc>;
   blocks: Model<BlockDoc>;
+  friendLists: Model<FriendListDoc>;
 }
 
 /**
@@ -126,6 +159,7 @@ export async function createModels(connection: Connection): Promise<FriendshipMo
     gamers: connection.model<GamerDoc>('Gamer', gamerSchema),
     relations: connection.model<RelationDoc>('Relation', relationSchema),
     blocks: connection.model<BlockDoc>('Block', blockSchema),
+    friendLists: connection.model<FriendListDoc>('FriendList', friendListSchema),
   };
   await Promise.all(Object.values(models).map((model: Model<unknown>) => model.init()));
   return models;

@@ -4,6 +4,7 @@ import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts'
 import type { BlockState, FriendNotes, Relation } from '../domain/model.ts';
 import { pairKeyOf } from '../domain/relation-rules.ts';
 import { blockStateBetween } from './blocked-pair.ts';
+import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
 
 function toRelation(doc: RelationDoc): Relation {
@@ -57,6 +58,29 @@ type Edge = Pick<RelationDoc, 'requester' | 'addressee'>;
 /** The other end of each edge that touches `gamerId`. */
 const partnersOf = (edges: Edge[], gamerId: string) => edges.map((e) => (e.requester === gamerId ? e.addressee : e.requester));
 
+/** Every friend of a gamer (at most MAX_FRIENDS), ids only, by the relations: two index ranges. */
+export async function friendIdsIn(relations: Model<RelationDoc>, applicationId: string, gamerId: string): Promise<string[]> {
+  const sides = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.find(side, EDGE_FIELDS).lean<Edge[]>()));
+  return partnersOf(sides.flat(), gamerId);
+}
+
+/**
+ * The friendships of many gamers at once, as edges: two `$in` reads over the same indexes
+ * as the friend list, so F gamers with F friends each cost two queries of about F x F index
+ * entries, whatever the size of the application. Only the rebuild of friend-id lists reads
+ * this (friend-lists.ts): on the local store each of those entries is a whole document
+ * decoded (bench/results/2026-11-23-store.md).
+ */
+export async function friendEdgesIn(relations: Model<RelationDoc>, applicationId: string, gamerIds: string[]): Promise<Array<[string, string]>> {
+  if (gamerIds.length === 0) return [];
+  const $in = gamerIds;
+  const [asked, askedBy] = await Promise.all([
+    relations.find({ applicationId, requester: { $in }, status: FriendshipStatus.ACCEPTED }, EDGE_FIELDS).lean<Edge[]>(),
+    relations.find({ applicationId, addressee: { $in }, status: FriendshipStatus.ACCEPTED }, EDGE_FIELDS).lean<Edge[]>(),
+  ]);
+  return [...asked, ...askedBy].map((e) => [e.requester, e.addressee]);
+}
+
 export type RequestOutcome =
   /** the new pending request is stored */
   | { kind: 'requested'; request: Relation }
@@ -88,9 +112,11 @@ export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'n
  * owner and the expected status, so of racing calls exactly one matches, and the others
  * get notFound. Two things still need a second step after the write, because they span
  * several documents: the quotas (a count of many relations) and a racing block (another
- * collection). Each is one re-check that undoes the verb's own write.
+ * collection). Each is one re-check that undoes the verb's own write. A verb that makes or
+ * ends a friendship then updates both gamers' friend-id lists (friend-lists.ts): relation
+ * first, list after.
  */
-export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>) {
+export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>, friendLists: FriendListRepository) {
   /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */
   async function countFriends(applicationId: string, gamerId: string, cap: number): Promise<number> {
     const counts = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.collection.countDocuments(side as never, { limit: cap })));
@@ -153,6 +179,8 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
       if (blockState.callerBlocksTarget || blockState.targetBlocksCaller) {
         // whatever it became meanwhile (even accepted), nothing may stay between a blocked pair
         await relations.deleteOne({ _id: id, applicationId });
+        // an accept may have linked them meanwhile; unlinking a pair that never was is harmless
+        await friendLists.unlinked(applicationId, requester, addressee);
         return { kind: 'blocked', blocks: blockState };
       }
       if (!withinLimit(pending, maxPending, 'after')) {
@@ -190,6 +218,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         );
         return { kind: 'friendLimit', whose: over };
       }
+      await friendLists.linked(applicationId, friendship.requester, friendship.addressee);
       return { kind: 'accepted', friendship: toRelation(friendship) };
     },
 
@@ -201,9 +230,12 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     cancel: (applicationId: string, id: string, requester: string) =>
       removeOne({ _id: id, applicationId, requester, status: FriendshipStatus.PENDING }),
 
-    /** Unfriend: either member, only accepted. */
-    unfriend: (applicationId: string, id: string, member: string) =>
-      removeOne({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED }),
+    /** Unfriend: either member, only accepted; then neither is in the other's friend-id list. */
+    async unfriend(applicationId: string, id: string, member: string): Promise<RemoveOutcome> {
+      const outcome = await removeOne({ _id: id, applicationId, members: member, status: FriendshipStatus.ACCEPTED });
+      if (outcome.kind === 'removed') await friendLists.unlinked(applicationId, outcome.relation.requester, outcome.relation.addressee);
+      return outcome;
+    },
 
     /**
      * The caller's private notes on a friend, in one conditional update: only a member of
@@ -226,26 +258,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
       return doc ? toRelation(doc) : null;
     },
 
-    /** Every friend of a gamer (at most MAX_FRIENDS), ids only: two index ranges. */
-    async friendIds(applicationId: string, gamerId: string): Promise<string[]> {
-      const sides = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.find(side, EDGE_FIELDS).lean<Edge[]>()));
-      return partnersOf(sides.flat(), gamerId);
-    },
+    /** Every friend of a gamer (at most MAX_FRIENDS), ids only, by the relations: two index ranges. */
+    friendIds: (applicationId: string, gamerId: string) => friendIdsIn(relations, applicationId, gamerId),
 
-    /**
-     * The friendships of many gamers at once, as edges: two `$in` reads over the same
-     * indexes as the friend list, so a gamer with F friends of F friends each costs two
-     * queries of about F x F index entries, whatever the size of the application.
-     */
-    async friendEdgesOf(applicationId: string, gamerIds: string[]): Promise<Array<[string, string]>> {
-      if (gamerIds.length === 0) return [];
-      const $in = gamerIds;
-      const [asked, askedBy] = await Promise.all([
-        relations.find({ applicationId, requester: { $in }, status: FriendshipStatus.ACCEPTED }, EDGE_FIELDS).lean<Edge[]>(),
-        relations.find({ applicationId, addressee: { $in }, status: FriendshipStatus.ACCEPTED }, EDGE_FIELDS).lean<Edge[]>(),
-      ]);
-      return [...asked, ...askedBy].map((e) => [e.requester, e.addressee]);
-    },
+    /** The friendships of many gamers at once, as edges, by the relations (friendEdgesIn). */
+    friendEdgesOf: (applicationId: string, gamerIds: string[]) => friendEdgesIn(relations, applicationId, gamerIds),
 
     /** Gamers with a pending request from or to `gamerId`. */
     async pendingPartners(applicationId: string, gamerId: string): Promise<string[]> {

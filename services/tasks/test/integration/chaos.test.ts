@@ -13,13 +13,15 @@ import { describe, expect, it } from 'vitest';
 
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-/** CI defaults; the issue's figures are CHAOS_EVENTS=10000 (see docs/operations.md). */
-const EVENTS = setting('CHAOS_EVENTS', 2500);
+/** The issue's figures (docs/operations.md, "How to run the chaos tests"). */
+const EVENTS = setting('CHAOS_EVENTS', 10_000);
 const GAMERS = setting('CHAOS_GAMERS', 20);
 const KILLS = setting('CHAOS_KILLS', 5);
 const DB_DOWN_MS = setting('CHAOS_DB_DOWN_MS', 10_000);
 /** how long the events keep coming in: they are published while the chaos goes on */
 const PUBLISH_MS = setting('CHAOS_PUBLISH_MS', 25_000);
+/** the backlog may take long on a loaded machine; only a consumer making no progress this long ends the wait */
+const STALL_MS = setting('CHAOS_STALL_MS', 60_000);
 const ROUNDS = Math.ceil(EVENTS / GAMERS);
 
 async function logsOf(container: StartedTestContainer): Promise<string> {
@@ -199,8 +201,22 @@ describe('tasks under fire', () => {
           return { gamer: p.name, progress: m?.progress, games: m?.gamesPlayed };
         }));
         const want = players.map((p) => ({ gamer: p.name, progress: expected.get(p.id)!, games: ROUNDS }));
-        // wait until every total is reached (or the deadline passed), then compare exactly
-        await eventually(async () => (await totals()).every((t, i) => t.progress! >= want[i]!.progress && t.games! >= ROUNDS), setting('CHAOS_DRAIN_MS', 120_000), 500).catch(() => undefined);
+        // wait until every total is reached, for as long as the consumer keeps settling events
+        // (its acknowledgement floor or backlog moves); then compare exactly
+        const names = natsNames(prefix);
+        const consumers = (await jetstreamManager(nc)).consumers;
+        const progressMark = async () => {
+          const info = await consumers.info(names.statsStream, names.statsConsumer).catch(() => undefined);
+          return info ? `${info.ack_floor.stream_seq} ${info.num_pending} ${info.num_ack_pending}` : 'unknown';
+        };
+        const reached = async () => (await totals()).every((t, i) => t.progress! >= want[i]!.progress && t.games! >= ROUNDS);
+        let mark = await progressMark();
+        let lastProgress = Date.now();
+        while (!(await reached().catch(() => false)) && Date.now() - lastProgress < STALL_MS) {
+          await sleep(1_000);
+          const now = await progressMark();
+          if (now !== mark) [mark, lastProgress] = [now, Date.now()];
+        }
         expect(await totals()).toEqual(want);
         note('totals exact');
         chaosOver = true;
@@ -262,5 +278,5 @@ describe('tasks under fire', () => {
       tasks?.child.kill('SIGKILL');
       await Promise.allSettled(started.map((c) => c.stop({ timeout: 5_000 })));
     }
-  }, 300_000);
+  }, Math.max(300_000, EVENTS * 60));
 });

@@ -1,0 +1,232 @@
+import type { Gamer } from '@gfts/testkit';
+import mongoose, { type Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
+import { createModels, type RelationDoc } from '../../src/repository/models.ts';
+import { relationRepository } from '../../src/repository/relations.ts';
+import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
+import { expectOk, world } from '../support/world.ts';
+
+/*
+ * The per-gamer friend-id lists behind suggestions and mutual friends (docs/friendship.md,
+ * "Friend-id lists"): they follow every change of a friendship, are rebuilt from the
+ * relations when missing, not built, or old, and what a crash between a relation write and
+ * its list update leaves wrong (simulated by editing the list documents directly, or by a
+ * list model that refuses writes) heals.
+ */
+describe('friend-id lists', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  let db: Connection;
+  let repos: FriendshipRepositories;
+  type ListDoc = { _id: string; applicationId: string; gamerId: string; friends: string[]; version: number; builtAt?: Date };
+  const lists = () => db.collection<ListDoc>('friendlists');
+
+  beforeAll(async () => {
+    stack = await startFriendshipStack();
+    w = world(stack);
+    db = await mongoose.createConnection(stack.databaseUrl).asPromise();
+    repos = await createRepositories(db, { maxAgeMs: 3600_000 });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await stack?.close();
+  });
+
+  const listOf = (who: Gamer) => lists().findOne({ _id: `${who.app}:${who.id}` });
+  const friendsInList = async (who: Gamer) => ((await listOf(who))?.friends ?? []).slice().sort();
+  const ids = (...gamers: Gamer[]) => gamers.map((g) => g.id).sort();
+  const suggested = async (who: Gamer) => Object.fromEntries((await w.suggestions(who, '?limit=100')).body.map((s) => [s.user.id, s.mutualFriends]));
+
+  /** me - f1, f2, f3; f1 - x, y; f2 - x; f3 - x. So x has 3 mutual friends with me, y 1. */
+  async function neighbourhood() {
+    const [me, f1, f2, f3, x, y] = await w.gamers(6);
+    for (const [a, b] of [[me, f1], [me, f2], [me, f3], [f1, x], [f1, y], [f2, x], [f3, x]] as const) await w.befriend(a!, b!);
+    return { me: me!, f1: f1!, f2: f2!, f3: f3!, x: x!, y: y! };
+  }
+
+  it('follow accept, unfriend and a block that ends a friendship, on both sides', async () => {
+    const n = await neighbourhood();
+    // written by the accepts themselves (not built from the relations yet: no builtAt)
+    expect(await friendsInList(n.me)).toEqual(ids(n.f1, n.f2, n.f3));
+    expect(await friendsInList(n.x)).toEqual(ids(n.f1, n.f2, n.f3));
+    expect(await listOf(n.me)).not.toHaveProperty('builtAt');
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1 });
+    // the read rebuilt the lists it used from the relations: same friends, now marked built
+    expect((await listOf(n.me))?.builtAt).toBeInstanceOf(Date);
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x, n.y));
+
+    expectOk(await w.unfriend(n.me, await w.friendshipId(n.me, n.f2)));
+    expect(await friendsInList(n.me)).toEqual(ids(n.f1, n.f3));
+    expect(await friendsInList(n.f2)).toEqual(ids(n.x));
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 2, [n.y.id]: 1 });
+
+    // x blocks f3: their friendship ends, so f3 no longer links me to x
+    expectOk(await w.block(n.x, n.f3.id));
+    expect(await friendsInList(n.x)).toEqual(ids(n.f1, n.f2));
+    expect(await friendsInList(n.f3)).toEqual(ids(n.me));
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 1, [n.y.id]: 1 });
+    expect((await w.mutual(n.me, n.x.id)).body.map((u) => u.id)).toEqual([n.f1.id]);
+
+    // befriending again after unfriending puts them back
+    await w.befriend(n.f2, n.me);
+    expect(await friendsInList(n.me)).toEqual(ids(n.f1, n.f2, n.f3));
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 2, [n.y.id]: 1 });
+  });
+
+  it('leave no trace of an erased gamer, also when an erasure interrupted after the relations is run again', async () => {
+    const n = await neighbourhood();
+    await w.suggestions(n.me); // lists built
+    const app = n.me.app;
+    await repos.erasure.erase(app, n.x.id);
+    expect(await listOf(n.x)).toBeNull();
+    for (const f of [n.f1, n.f2, n.f3]) expect(await friendsInList(f)).not.toContain(n.x.id);
+    expect(await suggested(n.me)).toEqual({ [n.y.id]: 1 });
+
+    // y's erasure interrupted after deleting the relations (step 2): y's own list still
+    // names f1, so running it again takes y out of f1's list too
+    await db.collection('relations').deleteMany({ applicationId: app, $or: [{ requester: n.y.id }, { addressee: n.y.id }] });
+    expect(await friendsInList(n.f1)).toContain(n.y.id);
+    await repos.erasure.erase(app, n.y.id);
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me));
+    expect(await listOf(n.y)).toBeNull();
+    expect(await suggested(n.me)).toEqual({});
+    // and again: nothing more to do
+    await repos.erasure.erase(app, n.y.id);
+    expect(await listOf(n.y)).toBeNull();
+  });
+
+  it('rebuilds missing lists from the relations on read, and a list made only of changes is not taken as complete', async () => {
+    const n = await neighbourhood();
+    await lists().deleteMany({ applicationId: n.me.app });
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1 });
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x, n.y));
+    expect((await listOf(n.f1))?.builtAt).toBeInstanceOf(Date);
+
+    // f1's list gone, then a new friendship of f1: the change creates a list of one friend,
+    // marked not built, and the next read rebuilds it instead of trusting it
+    await lists().deleteOne({ _id: `${n.f1.app}:${n.f1.id}` });
+    const [z] = await w.gamers(1, n.me.app, 'Zed');
+    await w.befriend(n.f1, z!);
+    expect(await listOf(n.f1)).toMatchObject({ friends: [z!.id] });
+    expect(await listOf(n.f1)).not.toHaveProperty('builtAt');
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1, [z!.id]: 1 });
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x, n.y, z!));
+    expect((await w.mutual(n.me, n.x.id)).body.map((u) => u.id).sort()).toEqual(ids(n.f1, n.f2, n.f3));
+  });
+
+  it('heals what a crash between a relation write and its list update left wrong, once the list is rebuilt', async () => {
+    const n = await neighbourhood();
+    await w.suggestions(n.me);
+    // as if the process died after f3 and x became friends, before the list update: f3's
+    // list misses x; and after f1 and y stopped being friends: f1's list still has y
+    await lists().updateOne({ _id: `${n.f3.app}:${n.f3.id}` }, { $pull: { friends: n.x.id } });
+    await db.collection('relations').deleteOne({ applicationId: n.f1.app, requester: n.f1.id, addressee: n.y.id });
+    // a list built within FRIEND_LIST_MAX_AGE_S is used as it is: the bounded staleness
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 2, [n.y.id]: 1 });
+    // once it is that old, the next read rebuilds it from the relations
+    const old = new Date(Date.now() - 2 * 3600_000);
+    await lists().updateMany({ applicationId: n.me.app }, { $set: { builtAt: old } });
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3 });
+    expect(await friendsInList(n.f3)).toEqual(ids(n.me, n.x));
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x));
+  });
+
+  it('a rebuild never overwrites a change that raced it', async () => {
+    const models = await createModels(db);
+    // The rebuild's relation read, with a friendship accepted right after it and before
+    // the rebuild writes: that accept's relation is not in what the rebuild read, but its
+    // list update lands before the rebuild's write.
+    // friendEdgesIn makes two relation reads at once; the race runs when both have answered
+    let race: (() => Promise<void>) | undefined;
+    let answered = 0;
+    const raceAfterTheReads = (run: () => Promise<unknown>) => {
+      answered = 0;
+      race = async () => void (await run());
+    };
+    const relations = new Proxy(models.relations, {
+      get(target, prop, receiver) {
+        if (prop !== 'find') return Reflect.get(target, prop, receiver) as unknown;
+        return (...args: Parameters<typeof target.find>) => {
+          const query = target.find(...args);
+          if (!race) return query;
+          return {
+            lean: async () => {
+              const rows = await query.lean();
+              const run = race;
+              if (run && ++answered === 2) {
+                race = undefined;
+                await run();
+              }
+              return rows;
+            },
+          };
+        };
+      },
+    }) as typeof models.relations & { find: (...args: unknown[]) => { lean<T = RelationDoc[]>(): Promise<T> } };
+    const racingLists = friendListRepository(models.friendLists, relations, { maxAgeMs: 3600_000 });
+
+    const n = await neighbourhood();
+    const [z1, z2] = await w.gamers(2, n.me.app, 'Racer');
+    // an old list: the read rebuilds it, and a racing accept adds z1
+    await w.suggestions(n.me);
+    await lists().updateOne({ _id: `${n.f1.app}:${n.f1.id}` }, { $set: { builtAt: new Date(Date.now() - 2 * 3600_000) } });
+    raceAfterTheReads(() => w.befriend(n.f1, z1!));
+    expect((await racingLists.friendsOf(n.me.app, [n.f1.id])).get(n.f1.id)!.sort()).toEqual(ids(n.me, n.x, n.y));
+    expect(race).toBeUndefined();
+    expect(await friendsInList(n.f1)).toEqual(ids(n.me, n.x, n.y, z1!));
+    // no list at all: the racing accept creates a not-built one, which the rebuild leaves
+    await lists().deleteOne({ _id: `${n.f2.app}:${n.f2.id}` });
+    raceAfterTheReads(() => w.befriend(z2!, n.f2));
+    await racingLists.friendsOf(n.me.app, [n.f2.id]);
+    expect(race).toBeUndefined();
+    expect(await listOf(n.f2)).toMatchObject({ friends: [z2!.id] });
+    expect(await listOf(n.f2)).not.toHaveProperty('builtAt');
+    // and the next read rebuilds both from the relations
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1, [z1!.id]: 1, [z2!.id]: 1 });
+    expect(await friendsInList(n.f2)).toEqual(ids(n.me, n.x, z2!));
+  });
+
+  it('a failed list update does not fail the friendship change; the list is rebuilt later', async () => {
+    const models = await createModels(db);
+    const failures: unknown[] = [];
+    const listsDown = new Proxy(models.friendLists, {
+      get: (target, prop, receiver) => (prop === 'bulkWrite' ? () => Promise.reject(new Error('store unavailable')) : Reflect.get(target, prop, receiver) as unknown),
+    });
+    const failingLists = friendListRepository(listsDown, models.relations, { maxAgeMs: 3600_000, onChangeFailed: (error) => failures.push(error) });
+    const relations = relationRepository(models.relations, models.blocks, failingLists);
+
+    const [a, b, c] = await w.gamers(3);
+    await w.befriend(b!, c!);
+    const requested = await w.request(a!, b!.id);
+    const outcome = await relations.accept(a!.app, requested.body.id, b!.id, new Date(), 1000);
+    expect(outcome.kind).toBe('accepted');
+    expect(failures).toHaveLength(1);
+    // the friendship stands; b's list (made by the b-c accept) misses a, as after a crash
+    expect((await w.friends(a!)).body.map((f) => f.user.id)).toEqual([b!.id]);
+    expect(await friendsInList(b!)).toEqual(ids(c!));
+    // b's list was never built from the relations, so the next read rebuilds it
+    expect(await suggested(a!)).toEqual({ [c!.id]: 1 });
+    expect(await friendsInList(b!)).toEqual(ids(a!, c!));
+  });
+
+  it('never leak another application, nor across a block', async () => {
+    const n = await neighbourhood();
+    // the same gamer ids in another application, with friendships of their own
+    const twinMe = await w.elsewhere(n.me);
+    const elsewhere = twinMe.app;
+    const twinF1 = await w.elsewhere(n.f1, elsewhere);
+    const [stranger] = await w.gamers(1, elsewhere, 'Stranger');
+    await w.befriend(twinMe, twinF1);
+    await w.befriend(twinF1, stranger!);
+    expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1 });
+    expect(await suggested(twinMe)).toEqual({ [stranger!.id]: 1 });
+    expect((await lists().findOne({ _id: `${elsewhere}:${n.f1.id}` }))?.friends.sort()).toEqual([n.me.id, stranger!.id].sort());
+
+    // me blocks y: y stays out of my suggestions, and I of y's, though f1 links us
+    expectOk(await w.block(n.me, n.y.id));
+    expect(Object.keys(await suggested(n.me))).toEqual([n.x.id]);
+    expect(Object.keys(await suggested(n.y))).not.toContain(n.me.id);
+  });
+});
