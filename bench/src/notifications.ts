@@ -94,7 +94,7 @@ const DRAIN_CAP_MS = 10_000;
 
 const state = readStackState(arg('--state') ?? join(root, '.stack/state.json')) as ReturnType<typeof readStackState> & {
   services: { notifications: { pid: number; url: string } };
-  containers: { notificationsDb: string };
+  containers: { notificationsDb: string; friendshipDb: string };
 };
 const outDir = arg('--out') ?? join(root, 'bench/results');
 const creds = new Credentials(process.env.JWT_SECRET ?? DEV_JWT_SECRET, process.env.INTERNAL_TOKEN_SECRET ?? DEV_INTERNAL_SECRET);
@@ -165,9 +165,11 @@ const app = randomUUID();
 const pids = new Map<string, number>([
   ['notifications', state.services.notifications.pid],
   ['gateway', state.services.gateway.pid],
+  // presence: the friendship service watches what the notifications replica writes
+  ['friendship', state.services.friendship.pid],
   ['loadgen', process.pid],
 ]);
-for (const [name, container] of [['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats]] as const) {
+for (const [name, container] of [['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats], ['friendship-db', state.containers.friendshipDb]] as const) {
   const pid = containerPid(state.engine, container);
   if (pid) pids.set(name, pid);
   else progress.log(`no pid for container ${container}: its CPU is not reported`);
@@ -276,7 +278,7 @@ for (let i = 0; i < options.sockets; i++) {
 const notificationsPid = state.services.notifications.pid;
 const gatewayPid = state.services.gateway.pid;
 await sleep(2_000);
-const rssBase = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), loadgen: rssOf(process.pid) };
+const rssBase = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), friendship: rssOf(state.services.friendship.pid), loadgen: rssOf(process.pid) };
 progress.begin('notifications: connect');
 const connectStarted = performance.now();
 const connectSampler = new UsageSampler(pids);
@@ -322,7 +324,7 @@ while (performance.now() - idleStarted < options.idleS * 1000) {
 }
 const idleUsage = idleSampler.stop();
 const idleMachineCpu = idleMachine.stop();
-const rssIdle = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), loadgen: rssOf(process.pid) };
+const rssIdle = { notifications: await settledRss(notificationsPid), gateway: await settledRss(gatewayPid), friendship: rssOf(state.services.friendship.pid), loadgen: rssOf(process.pid) };
 const stillOpen = clients.filter((c) => c.client.state === 'open').length;
 progress.end(`notifications RSS ${((rssIdle.notifications - rssBase.notifications) / 2 ** 20).toFixed(0)} MiB over ${openCount} sockets; ${stillOpen} still open`);
 const directCount = openCount - Math.min(options.viaGateway, openCount);

@@ -73,7 +73,7 @@ export interface NotificationsReport {
 
 const f = (v: number | null | undefined, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(digits));
 const mib = (bytes: number) => f(bytes / 2 ** 20, 0);
-const PROCS = ['notifications', 'gateway', 'nats', 'notifications-db', 'loadgen'];
+const PROCS = ['notifications', 'gateway', 'nats', 'notifications-db', 'friendship', 'friendship-db', 'loadgen'];
 const cpuCells = (u: Record<string, ProcessUsage>) => PROCS.map((p) => f(u[p]?.cpuPercent, 0)).join(' | ');
 
 export function renderNotifications(r: NotificationsReport): string {
@@ -102,14 +102,15 @@ export function renderNotifications(r: NotificationsReport): string {
     `| notifications | ${mib(r.idle.rssBase.notifications!)} | ${mib(r.idle.rssIdle.notifications!)} | ${f(r.idle.bytesPerSocket.notifications / 1024)} (all sockets) | ${f(r.idle.usage.notifications?.cpuPercent)} |`,
     `| gateway | ${mib(r.idle.rssBase.gateway!)} | ${mib(r.idle.rssIdle.gateway!)} | ${f(r.idle.bytesPerSocket.gatewayPerPiped / 1024)} (per piped socket) | ${f(r.idle.usage.gateway?.cpuPercent)} |`,
     `| load client | ${mib(r.idle.rssBase.loadgen!)} | ${mib(r.idle.rssIdle.loadgen!)} | ${f(r.idle.bytesPerSocket.loadgen / 1024)} | ${f(r.idle.usage.loadgen?.cpuPercent)} |`,
+    `| friendship (presence watch) | ${r.idle.rssBase.friendship === undefined ? 'n/a' : mib(r.idle.rssBase.friendship)} | ${r.idle.rssIdle.friendship === undefined ? 'n/a' : mib(r.idle.rssIdle.friendship)} | | ${f(r.idle.usage.friendship?.cpuPercent)} (its store ${f(r.idle.usage['friendship-db']?.cpuPercent)}) |`,
     `| nats / notifications-db | | | | ${f(r.idle.usage.nats?.cpuPercent)} / ${f(r.idle.usage['notifications-db']?.cpuPercent)} |`,
     '',
     `Whole machine over the idle window: ${f(r.idle.machineCpu, 0)} % of one core (200 % = both cores; other engineers' work included).`,
     '',
     '## Event → socket',
     '',
-    '| phase | offered/s | published | delivered | missing | p50 ms | p99 ms | p99.9 | max | p99 direct | p99 via gateway | drain ms | CPU % notif. | gateway | nats | db | load client | machine | client loop p99 ms |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| phase | offered/s | published | delivered | missing | p50 ms | p99 ms | p99.9 | max | p99 direct | p99 via gateway | drain ms | CPU % notif. | gateway | nats | db | friendship | friendship-db | load client | machine | client loop p99 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.phases.map((p) => `| ${p.id} | ${f(p.offeredPerS, 0)} | ${p.published} | ${p.delivered} | ${p.missing} | ${f(p.latency.p50)} | ${f(p.latency.p99)} | ${f(p.latency.p999)} | ${f(p.latency.max)} | ${f(p.latencyDirect.p99)} | ${f(p.latencyGateway.p99)} | ${f(p.drainMs, 0)} | ${cpuCells(p.usage)} | ${f(p.machineCpu, 0)} | ${f(p.loadgenLoopDelayP99Ms)} |`),
     '',
     `Knee (p99 ≤ 50 ms, nothing missing, ≥ 95 % of the rate offered): highest rate met ${r.knee.highestMet ?? 'none'}, lowest missed ${r.knee.lowestMissed ?? 'none'}.`,
@@ -120,7 +121,7 @@ export function renderNotifications(r: NotificationsReport): string {
     '',
     `Events of the storm: ${r.storm.published} published, ${r.storm.audit.received} received, missing ${r.storm.audit.missing}, duplicates ${r.storm.audit.duplicates}, misrouted ${r.storm.audit.misrouted}; delivery p50 ${f(r.storm.delivery.p50)} ms, p99 ${f(r.storm.delivery.p99)} ms, max ${f(r.storm.delivery.max)} ms (live or replayed).`,
     '',
-    `CPU over the storm (% of a core): notifications ${f(r.storm.usage.notifications?.cpuPercent, 0)}, gateway ${f(r.storm.usage.gateway?.cpuPercent, 0)}, nats ${f(r.storm.usage.nats?.cpuPercent, 0)}, notifications-db ${f(r.storm.usage['notifications-db']?.cpuPercent, 0)}, load client ${f(r.storm.usage.loadgen?.cpuPercent, 0)}; machine ${f(r.storm.machineCpu, 0)}.`,
+    `CPU over the storm (% of a core): notifications ${f(r.storm.usage.notifications?.cpuPercent, 0)}, gateway ${f(r.storm.usage.gateway?.cpuPercent, 0)}, nats ${f(r.storm.usage.nats?.cpuPercent, 0)}, notifications-db ${f(r.storm.usage['notifications-db']?.cpuPercent, 0)}, friendship ${f(r.storm.usage.friendship?.cpuPercent, 0)}, friendship-db ${f(r.storm.usage['friendship-db']?.cpuPercent, 0)}, load client ${f(r.storm.usage.loadgen?.cpuPercent, 0)}; machine ${f(r.storm.machineCpu, 0)}.`,
     '',
     `Whole run: ${r.audit.expected} events, ${r.audit.received} received by their gamer, missing ${r.audit.missing}, duplicates ${r.audit.duplicates}, misrouted ${r.audit.misrouted}.`,
     '',

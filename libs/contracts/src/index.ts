@@ -7,6 +7,7 @@ export * from './notifications.ts';
 export * from './gamers.ts';
 export * from './operations.ts';
 export * from './subjects.ts';
+export * from './presence-keys.ts';
 export * from './validate.ts';
 export * from './nats-permissions.ts';
 export * from './admin.ts';

@@ -99,8 +99,9 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
 
 /**
  * The friendship service: its notifications, answers to the can-message requests, its part of
- * gamer erasure, the presence bucket it creates and watches (an ordered consumer delivering
- * to its inbox; flow-control replies go out as responses), and the announced-presence bucket
+ * gamer erasure, the presence bucket it creates, watches (an ordered consumer delivering
+ * to its inbox; flow-control replies go out as responses) and purges of stopped notifications
+ * replicas' keys, and the announced-presence bucket
  * it creates and claims presence changes in (read, create and compare-and-set keys).
  */
 export function friendshipPermissions(prefix: string): NatsUserPermissions {
@@ -119,6 +120,8 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
       `${api}.INFO`,
       `${api}.STREAM.INFO.${stream}`,
       `${api}.STREAM.CREATE.${stream}`,
+      // the keys of a notifications replica that stopped or died (one subject-filtered purge)
+      `${api}.STREAM.PURGE.${stream}`,
       // the watch: its ordered consumer is created, inspected, and replaced after a gap
       `${api}.CONSUMER.CREATE.${stream}.>`,
       `${api}.CONSUMER.INFO.${stream}.>`,
@@ -153,8 +156,9 @@ export function notificationsPermissions(prefix: string): NatsUserPermissions {
 
 /**
  * What writing presence takes (the notifications service, for the gamers whose sockets it
- * holds): binding the bucket, and putting and deleting `<applicationId>.<gamerId>.<holder>`
- * keys, acknowledged on the writer's inbox. It may not create, purge or delete the bucket.
+ * holds): binding the bucket, putting and purging its own `<holder>.alive` heartbeat and
+ * `<holder>.<applicationId>.<gamerId>` keys (presence-keys.ts), acknowledged on the writer's
+ * inbox. It may not create, purge (as a stream) or delete the bucket.
  */
 export function presenceWriterPublish(prefix: string): string[] {
   const n = natsNames(prefix);

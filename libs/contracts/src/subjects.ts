@@ -42,13 +42,16 @@ export function natsNames(prefix = 'gfts') {
     /** the tasks service's durable consumer of the completion reports (it keeps the jobs) */
     erasureProgressConsumer: `${prefix}-tasks-erasure-progress`,
     /**
-     * Presence: a NATS KV bucket of `<applicationId>.<gamerId>.<holder>` -> epoch ms, one key
-     * per notifications replica holding live sockets of the gamer (put on the first socket,
-     * refreshed every PRESENCE_RECORD_INTERVAL_MS, deleted with the last). Its max age is
-     * the online window; every friendship replica watches it.
+     * Presence, written per notifications replica (keys: presence-keys.ts): each replica's
+     * heartbeat `<holder>.alive`, refreshed every PRESENCE_RECORD_INTERVAL_MS, and
+     * `<holder>.<applicationId>.<gamerId>` per gamer it holds sockets of (put on the first,
+     * deleted with the last, not refreshed). No max age: a replica whose heartbeat is older
+     * than the online window is dead, and the friendship service purges its keys. Every
+     * friendship replica watches it. (`<prefix>_presence`, the per-gamer bucket before it,
+     * is no longer used.)
      */
-    presenceBucket: `${prefix}_presence`,
-    presenceStream: `KV_${prefix}_presence`,
+    presenceBucket: `${prefix}_presence_holds`,
+    presenceStream: `KV_${prefix}_presence_holds`,
     /**
      * The last presence change announced per gamer (`<applicationId>.<gamerId>` -> status
      * and time): friendship replicas claim a change here with a compare-and-set, so each

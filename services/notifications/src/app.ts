@@ -39,7 +39,9 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const sweep = ttl ? undefined : startSweep([inbox, tickets], config.NOTIFY_SWEEP_INTERVAL_MS, app.log);
   const ingest = startIngest({ nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log });
   // presence: this replica's keys carry a token of its own, so replicas never overwrite each other
-  const presence = presenceHolder({ nc: nats, prefix: config.NATS_PREFIX, holderId: randomUUID(), refreshMs: config.PRESENCE_RECORD_INTERVAL_MS, log: app.log });
+  const presence = presenceHolder({
+    nc: nats, prefix: config.NATS_PREFIX, holderId: randomUUID(), refreshMs: config.PRESENCE_RECORD_INTERVAL_MS, maxInFlight: config.PRESENCE_WRITES_IN_FLIGHT, log: app.log,
+  });
   const hub = new Hub({
     nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, log: app.log, presence,
   });
@@ -60,7 +62,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
     sweep?.stop();
     await erasure.stop();
     await ingest.stop();
-    // the drain released every gamer held here: their keys are deleted before NATS closes
+    // the drain released every gamer held here: their keys, then the replica's heartbeat, are deleted before NATS closes
     await presence.close();
     await nats.drain();
     await mongo.close();

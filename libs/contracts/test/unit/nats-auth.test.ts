@@ -41,6 +41,8 @@ describe('NATS users and permissions', () => {
     expect(p.publish.filter((s) => s.startsWith('$KV.'))).toEqual([`$KV.${names.presenceAnnouncedBucket}.>`]);
     expect(p.publish.filter((s) => s.includes('DIRECT.GET'))).toEqual([`$JS.API.DIRECT.GET.${names.presenceAnnouncedStream}.>`]);
     expect(p.publish.some((s) => s.includes(names.statsStream) || s.includes(names.erasureProgressConsumer))).toBe(false);
+    // the presence bucket: created, watched, and purged of a stopped notifications replica's keys; no other stream purged
+    expect(p.publish.filter((s) => s.includes('.PURGE.'))).toEqual([`$JS.API.STREAM.PURGE.${names.presenceStream}`]);
     expect(p.subscribe).toContain('_INBOX_friendship.>');
   });
 
@@ -60,7 +62,7 @@ describe('NATS users and permissions', () => {
     const names = natsNames('gfts');
     const p = notificationsPermissions('gfts');
     // presence: look the bucket up and put or delete keys; never create, consume, purge or delete the bucket
-    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence', '$KV.gfts_presence.>']);
+    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence_holds', '$KV.gfts_presence_holds.>']);
     // erasure: its own durable and its completion report, never the request itself or another service's consumer
     expect(p.publish).toContain(names.gamerErasureCompleted);
     expect(p.publish).not.toContain(names.gamerErased);

@@ -12,6 +12,12 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 const RETRY_MS = 2_000;
 /** How long the announced status of a gamer is remembered; longer than any session. */
 const ANNOUNCED_TTL_MS = 30 * 86_400_000;
+/**
+ * Most changes being claimed and announced at once (each: a KV read, a compare-and-set,
+ * three queries). Low on purpose: a replica's crash or a reconnect storm settles thousands
+ * of changes at once, and their queries must not take the cores from the sockets coming back.
+ */
+const SETTLING_AT_ONCE = 4;
 
 export interface PresenceAnnouncerOptions {
   nc: NatsConnection;
@@ -78,12 +84,26 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     }
   })();
 
+  /** settled keys waiting for a slot: a replica's crash settles thousands of changes at once */
+  const due = new Set<string>();
+  function run(): void {
+    for (const key of due) {
+      if (running.size >= SETTLING_AT_ONCE) return;
+      due.delete(key);
+      const p = settle(key).catch((error: unknown) => opts.log.warn({ err: error, key }, 'presence change not announced')).finally(() => {
+        running.delete(p);
+        run();
+      });
+      running.add(p);
+    }
+  }
+
   function schedule(key: string, ms: number, offlineAt?: number): void {
     const held = settling.get(key);
     if (held) clearTimeout(held.timer);
     const timer = setTimeout(() => {
-      const p = settle(key).catch((error: unknown) => opts.log.warn({ err: error, key }, 'presence change not announced')).finally(() => running.delete(p));
-      running.add(p);
+      due.add(key);
+      run();
     }, ms);
     timer.unref();
     settling.set(key, { timer, offlineAt: offlineAt ?? held?.offlineAt });
@@ -131,6 +151,7 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       stop.abort();
       for (const { timer } of settling.values()) clearTimeout(timer);
       settling.clear();
+      due.clear();
       await opening;
       await Promise.allSettled([...running]);
     },

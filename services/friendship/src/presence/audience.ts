@@ -4,17 +4,20 @@ import type { PresenceBoard } from './board.ts';
 
 /**
  * The friends to tell of a gamer's presence change (domain/presence.ts, presenceRecipients):
- * three indexed reads on the change (the gamer's friends, who blocks them, whom they block),
- * online status from the board. Never run on a read path.
+ * indexed reads on the change, never on a read path. The gamer's friends first, online
+ * status from the board; the two block reads (who blocks them, whom they block) only when
+ * a friend is online to be told: a gamer with nobody online to tell costs one query (a
+ * replica's crash or a reconnect storm changes thousands of gamers at once).
  */
 export function presenceAudience(repositories: Pick<FriendshipRepositories, 'relations' | 'blocks'>, board: PresenceBoard) {
   return async (applicationId: string, gamerId: string): Promise<string[]> => {
-    const [friends, blockers, blocked] = await Promise.all([
-      repositories.relations.friendIds(applicationId, gamerId),
+    const isOnline = (friend: string) => board.isOnline(applicationId, friend, Date.now());
+    const friends = (await repositories.relations.friendIds(applicationId, gamerId)).filter((friend) => friend !== gamerId && isOnline(friend));
+    if (friends.length === 0) return [];
+    const [blockers, blocked] = await Promise.all([
       repositories.blocks.blockersOf(applicationId, gamerId),
       repositories.blocks.blockedBy(applicationId, gamerId),
     ]);
-    const now = Date.now();
-    return presenceRecipients(gamerId, friends, new Set([...blockers, ...blocked]), (friend) => board.isOnline(applicationId, friend, now));
+    return presenceRecipients(gamerId, friends, new Set([...blockers, ...blocked]), isOnline);
   };
 }

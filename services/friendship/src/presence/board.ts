@@ -5,9 +5,9 @@ import type { LastSeen } from '../repository/gamers.ts';
 export const gamerKey = (applicationId: string, gamerId: string) => `${applicationId}.${gamerId}`;
 
 export interface PresenceBoardOptions {
-  /** how long a hold keeps a gamer online without being refreshed (a crashed replica's holds end so) */
+  /** how long a notifications replica counts as alive after its latest heartbeat (a crashed replica's gamers end so) */
   onlineWindowMs: number;
-  /** most gamers held; beyond it the least recently refreshed go first (and show offline) */
+  /** most gamers held; beyond it the longest online go first (and show offline) */
   maxEntries: number;
 }
 
@@ -19,19 +19,23 @@ export interface PresenceChange {
   at: number;
 }
 
-interface Online {
-  /** notifications replica token -> epoch ms of its latest write */
-  holds: Map<string, number>;
-  /** when this online session began */
-  since: number;
-  /** the latest write of any hold */
-  latest: number;
-}
-
 export interface BoardUpdate {
   change?: PresenceChange;
   /** sessions that ended and must reach the directory (lastSeenAt) */
   ended: LastSeen[];
+}
+
+/** A notifications replica: its latest heartbeat, and the gamers it holds sockets of. */
+interface Holder {
+  beat: number;
+  gamers: Set<string>;
+}
+
+interface Online {
+  /** the notifications replicas holding the gamer (usually one) */
+  holders: string[];
+  /** when this online session began */
+  since: number;
 }
 
 function ended(key: string, at: number): LastSeen {
@@ -39,85 +43,152 @@ function ended(key: string, at: number): LastSeen {
   return { applicationId: key.slice(0, dot), gamerId: key.slice(dot + 1), at: new Date(at) };
 }
 
+const NOTHING: BoardUpdate = Object.freeze({ ended: [] }) as BoardUpdate;
+
 /**
- * This replica's picture of who is online: the gamers holding a live notifications
- * connection, each with the notifications replicas holding it (one key per gamer and
- * replica in the presence bucket: presence/watch.ts feeds them in), read by the friend
- * list without any query. A gamer is online while at least one hold is younger than the
- * online window. Entries are kept in order of their latest write (a Map re-inserted on
- * update), so a sweep stops at the first gamer still in the window.
+ * This replica's picture of who is online, per notifications replica (docs/friendship.md,
+ * Presence; presence/watch.ts feeds it from the presence bucket): each replica's latest
+ * heartbeat and the gamers it holds, read by the friend list without any query. A gamer is
+ * online while at least one replica holding them has a heartbeat younger than the online
+ * window. A gamer key costs nothing after its one write: liveness is the replica's.
  */
 export function presenceBoard(opts: PresenceBoardOptions) {
+  const holders = new Map<string, Holder>();
+  /** in order of session start: the capacity bound drops the longest online first */
   const online = new Map<string, Online>();
   const fresh = (at: number, now: number) => now - at < opts.onlineWindowMs;
 
+  const holderOf = (id: string, at: number): Holder => {
+    let holder = holders.get(id);
+    if (!holder) {
+      holder = { beat: at, gamers: new Set() };
+      holders.set(id, holder);
+    } else if (at > holder.beat) {
+      holder.beat = at;
+    }
+    return holder;
+  };
+  /** the latest heartbeat of the replicas holding a gamer that are alive at `now` (undefined: none is) */
+  const liveBeat = (entry: Online, now: number): number | undefined => {
+    let latest: number | undefined;
+    for (const id of entry.holders) {
+      const beat = holders.get(id)?.beat;
+      if (beat !== undefined && fresh(beat, now) && (latest === undefined || beat > latest)) latest = beat;
+    }
+    return latest;
+  };
+  const latestBeat = (entry: Online): number => Math.max(...entry.holders.map((id) => holders.get(id)?.beat ?? -Infinity));
+
   function end(key: string, entry: Online, at: number): BoardUpdate {
     online.delete(key);
+    for (const id of entry.holders) holders.get(id)?.gamers.delete(key);
     return { change: { key, status: 'offline', at }, ended: [ended(key, at)] };
   }
 
+  /** `id`'s holds end (its heartbeat was deleted, or it left the window): gamers held by no live replica end at `at`. */
+  function endHolder(id: string, at: number, now: number): BoardUpdate[] {
+    const holder = holders.get(id);
+    if (!holder) return [];
+    holders.delete(id);
+    const out: BoardUpdate[] = [];
+    for (const key of holder.gamers) {
+      const entry = online.get(key);
+      if (!entry) continue;
+      entry.holders = entry.holders.filter((h) => h !== id);
+      if (liveBeat(entry, now) === undefined) out.push(end(key, entry, at));
+    }
+    return out;
+  }
+
+  /** Replica `id` released `key` at `at` (the gamer's last socket there closed): offline when no live replica holds them. */
+  function release(key: string, id: string, at: number): BoardUpdate {
+    holders.get(id)?.gamers.delete(key);
+    const entry = online.get(key);
+    if (!entry || !entry.holders.includes(id)) return NOTHING;
+    entry.holders = entry.holders.filter((h) => h !== id);
+    return liveBeat(entry, at) === undefined ? end(key, entry, at) : NOTHING;
+  }
+
   return {
-    /** A replica's hold of `key` written at `at`; an older write than held changes nothing. */
-    hold(key: string, holder: string, at: number): BoardUpdate {
+    /** A replica's heartbeat, written at `at`. */
+    beat(id: string, at: number): void {
+      holderOf(id, at);
+    },
+
+    /** Replica `id` holds `key` since `at` (a write is a sign of life too). */
+    hold(key: string, id: string, at: number): BoardUpdate {
+      const holder = holderOf(id, at);
+      holder.gamers.add(key);
       const entry = online.get(key);
       if (entry) {
-        if ((entry.holds.get(holder) ?? -Infinity) >= at) return { ended: [] };
-        entry.holds.set(holder, at);
-        if (at > entry.latest) {
-          entry.latest = at;
-          online.delete(key);
-          online.set(key, entry);
-        }
-        return { ended: [] };
+        if (!entry.holders.includes(id)) entry.holders.push(id);
+        return NOTHING;
       }
-      online.set(key, { holds: new Map([[holder, at]]), since: at, latest: at });
+      online.set(key, { holders: [id], since: at });
       const out: LastSeen[] = [];
       while (online.size > opts.maxEntries) {
         const [oldest, oldestEntry] = online.entries().next().value!;
-        online.delete(oldest);
-        out.push(ended(oldest, oldestEntry.latest));
+        out.push(...end(oldest, oldestEntry, Math.max(latestBeat(oldestEntry), oldestEntry.since)).ended);
       }
       return { change: { key, status: 'online', at }, ended: out };
     },
 
-    /** A replica released `key` at `at` (the gamer's last socket there closed): offline when no fresh hold is left. */
-    release(key: string, holder: string, at: number): BoardUpdate {
-      const entry = online.get(key);
-      if (!entry || !entry.holds.delete(holder)) return { ended: [] };
-      // holds of a replica that died without releasing count no longer
-      for (const [h, t] of entry.holds) if (!fresh(t, at)) entry.holds.delete(h);
-      return entry.holds.size === 0 ? end(key, entry, at) : { ended: [] };
-    },
+    release,
 
-    /** The latest write of a gamer online on the board, if any. */
-    lastSeen: (applicationId: string, gamerId: string): number | undefined => online.get(gamerKey(applicationId, gamerId))?.latest,
-
-    /** Online now, and since when (for the settle rule); undefined when offline. */
-    onlineSince(key: string, now: number): number | undefined {
-      const entry = online.get(key);
-      return entry && fresh(entry.latest, now) ? entry.since : undefined;
-    },
-
-    isOnline(applicationId: string, gamerId: string, now: number): boolean {
-      const entry = online.get(gamerKey(applicationId, gamerId));
-      return entry !== undefined && fresh(entry.latest, now);
+    /** Replica `id` stopped (its heartbeat was deleted at `at`): whatever it still held ends now. */
+    stopped(id: string, at: number): BoardUpdate[] {
+      return endHolder(id, at, at);
     },
 
     /**
-     * Ends the sessions whose holds all left the window (their replicas stopped writing:
-     * crashed or cut off) and answers them: each is an offline change, at its latest write.
+     * Ends the replicas whose heartbeat left the window (crashed or cut off) and, with them,
+     * the sessions no live replica holds (offline at the replica's last heartbeat). Answers
+     * the updates and the replicas ended (their keys are to be purged).
      */
-    sweep(now: number): BoardUpdate[] {
+    sweep(now: number): { updates: BoardUpdate[]; dead: string[] } {
+      const dead = [...holders].filter(([, h]) => !fresh(h.beat, now)).map(([id]) => id);
+      const updates = dead.flatMap((id) => endHolder(id, holders.get(id)!.beat, now));
+      return { updates, dead };
+    },
+
+    /**
+     * After the watch reloaded the bucket: holds and replicas the bucket no longer has (their
+     * deletes were missed while the watch was down) end at `now`.
+     */
+    retainOnly(seen: { holds: ReadonlySet<string>; holders: ReadonlySet<string> }, now: number): BoardUpdate[] {
       const out: BoardUpdate[] = [];
-      for (const [key, entry] of online) {
-        if (fresh(entry.latest, now)) break;
-        out.push(end(key, entry, entry.latest));
+      for (const id of [...holders.keys()]) if (!seen.holders.has(id)) out.push(...endHolder(id, now, now));
+      for (const [id, holder] of holders) {
+        for (const key of [...holder.gamers]) if (!seen.holds.has(`${id}.${key}`)) {
+          const update = release(key, id, now);
+          if (update.change) out.push(update);
+        }
       }
       return out;
     },
 
+    /** The latest heartbeat of the replicas holding a gamer on the board (their lastSeenAt while online), if any. */
+    lastSeen(applicationId: string, gamerId: string): number | undefined {
+      const entry = online.get(gamerKey(applicationId, gamerId));
+      return entry && latestBeat(entry);
+    },
+
+    /** Online now, and since when (for the settle rule); undefined when offline. */
+    onlineSince(key: string, now: number): number | undefined {
+      const entry = online.get(key);
+      return entry && liveBeat(entry, now) !== undefined ? entry.since : undefined;
+    },
+
+    isOnline(applicationId: string, gamerId: string, now: number): boolean {
+      const entry = online.get(gamerKey(applicationId, gamerId));
+      return entry !== undefined && liveBeat(entry, now) !== undefined;
+    },
+
     get size(): number {
       return online.size;
+    },
+    get replicas(): number {
+      return holders.size;
     },
   };
 }

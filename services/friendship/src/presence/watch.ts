@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { natsNames } from '@gfts/contracts';
-import { jetstream, StorageType } from '@nats-io/jetstream';
+import { natsNames, parsePresenceKey, presenceHolderFilter } from '@gfts/contracts';
+import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LastSeen } from '../repository/gamers.ts';
-import type { BoardUpdate, PresenceBoard, PresenceChange } from './board.ts';
+import { gamerKey, type BoardUpdate, type PresenceBoard, type PresenceChange } from './board.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
@@ -30,67 +30,114 @@ export interface PresenceWatch {
 }
 
 const RETRY_MS = 2_000;
-/** `<applicationId>.<gamerId>.<holder>`: a notifications replica holding the gamer's sockets */
-const KEY = /^([0-9a-f-]{36}\.[0-9a-f-]{36})\.([A-Za-z0-9-]{1,64})$/;
+/** Most ended sessions stored in one bulkWrite; more wait for the next one (one in flight at a time). */
+const PERSIST_BATCH = 1_000;
 
 /**
- * Feeds this replica's presence board from the presence bucket: the bucket's current
- * holds at start, then every put (a notifications replica holds or refreshes a gamer) and
- * delete (it released them), so a friend list reads presence from memory. The bucket keeps
- * a hold for the online window only (its max age), so a replica that starts late loads
- * exactly the gamers who are online. Creates the bucket if it is
- * missing; retries in the background while NATS or JetStream is away (presence then
- * shows what the board and the directory hold, never an error).
+ * Feeds this replica's presence board from the presence bucket (keys: presence-keys.ts in
+ * @gfts/contracts): the bucket's current keys at start, then every heartbeat of a
+ * notifications replica, every gamer it takes or lets go, and the delete of its heartbeat
+ * when it stops, so a friend list reads presence from memory. A sweep ends the replicas
+ * whose heartbeat left the online window, with their gamers, and purges their keys from the
+ * bucket (the replica, if it was only cut off, finds its heartbeat gone and writes all again).
+ * Creates the bucket if it is missing; retries in the background while NATS or JetStream is
+ * away (presence then shows what the board and the directory hold, never an error); after a
+ * retry, holds that left the bucket meanwhile end.
  */
 export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
   const stop = new AbortController();
   const names = natsNames(opts.prefix);
   let current: { stop(): void } | undefined;
+  let purger: ((holder: string) => Promise<unknown>) | undefined;
 
+  // ended sessions reach the directory in batches, one write at a time: a replica's crash
+  // ends thousands of sessions at once
+  const toPersist: LastSeen[] = [];
+  let persisting = false;
   const persist = (ended: LastSeen[]) => {
-    if (ended.length === 0) return;
-    opts.persist(ended).catch((error: unknown) => opts.log.warn({ err: error, sessions: ended.length }, 'last-seen times not stored'));
+    toPersist.push(...ended);
+    if (persisting || toPersist.length === 0) return;
+    persisting = true;
+    const batch = toPersist.splice(0, PERSIST_BATCH);
+    opts.persist(batch)
+      .catch((error: unknown) => opts.log.warn({ err: error, sessions: batch.length }, 'last-seen times not stored'))
+      .finally(() => {
+        persisting = false;
+        persist([]);
+      });
+  };
+  /** a stopped or dead notifications replica's keys leave the bucket (every friendship replica may do it: idempotent) */
+  const purge = (holder: string) => {
+    purger?.(holder).catch((error: unknown) => opts.log.warn({ err: error, holder }, 'keys of a stopped notifications replica not purged'));
   };
   const apply = (update: BoardUpdate) => {
     persist(update.ended);
     if (update.change) opts.changed?.(update.change);
   };
 
-  async function watchOnce(): Promise<void> {
+  async function watchOnce(reload: boolean): Promise<void> {
     const kvm = new Kvm(jetstream(opts.nc));
-    const limits = { history: 1, ttl: opts.onlineWindowMs, storage: StorageType.Memory, replicas: opts.replicas, allow_direct: true };
+    // No max age: gamer keys live as long as their socket. Markers of released gamers carry
+    // their own TTL (needs NATS 2.11's per-message TTL, which markerTTL turns on).
+    const limits = { history: 1, storage: StorageType.Memory, replicas: opts.replicas, allow_direct: true, markerTTL: opts.onlineWindowMs };
     // An existing bucket keeps the settings it was created with (docs/operations.md, Presence).
     const kv = await kvm.create(names.presenceBucket, limits).catch(() => kvm.open(names.presenceBucket));
+    const jsm = await jetstreamManager(opts.nc);
+    purger = (holder) => jsm.streams.purge(names.presenceStream, { filter: `$KV.${names.presenceBucket}.${presenceHolderFilter(holder)}` });
+    const { values } = await kv.status();
     const updates = await kv.watch({ ignoreDeletes: false });
     current = updates;
     opts.log.info({ bucket: names.presenceBucket }, 'presence watch started');
+    // after a retry: what the reload did not bring back was deleted while the watch was away
+    const seen = reload ? { holds: new Set<string>(), holders: new Set<string>() } : undefined;
+    let loading = values > 0;
+    const loaded = () => {
+      loading = false;
+      if (seen) for (const update of opts.board.retainOnly(seen, Date.now())) apply(update);
+    };
+    if (!loading) loaded();
     for await (const entry of updates) {
-      const match = KEY.exec(entry.key);
-      if (!match) continue;
-      const [, gamer, holder] = match as unknown as [string, string, string];
-      if (entry.operation === 'PUT') {
+      const key = parsePresenceKey(entry.key);
+      if (key && entry.operation === 'PUT') {
         const at = Number(entry.string());
-        if (Number.isSafeInteger(at)) apply(opts.board.hold(gamer, holder, at));
-      } else {
-        // DEL or PURGE: the replica released the gamer; the marker's time is when
-        apply(opts.board.release(gamer, holder, entry.created.getTime()));
+        if (Number.isSafeInteger(at)) {
+          if (key.kind === 'beat') opts.board.beat(key.holder, at);
+          else apply(opts.board.hold(gamerKey(key.applicationId, key.gamerId), key.holder, at));
+          if (loading && seen) {
+            seen.holders.add(key.holder);
+            if (key.kind === 'hold') seen.holds.add(entry.key);
+          }
+        }
+      } else if (key) {
+        // DEL or PURGE: the replica let the gamer go, or stopped; the marker's time is when
+        const at = entry.created.getTime();
+        if (key.kind === 'beat') {
+          for (const update of opts.board.stopped(key.holder, at)) apply(update);
+          purge(key.holder);
+        } else apply(opts.board.release(gamerKey(key.applicationId, key.gamerId), key.holder, at));
       }
+      if (loading && entry.delta === 0) loaded();
     }
   }
 
   const running = (async () => {
+    let reload = false;
     while (!stop.signal.aborted) {
       try {
-        await watchOnce();
+        await watchOnce(reload);
       } catch (error) {
         if (!stop.signal.aborted) opts.log.warn({ err: error }, 'presence watch failed; retrying');
       }
+      reload = true;
       await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
     }
   })();
 
   const sweeper = setInterval(() => {
-    for (const update of opts.board.sweep(Date.now())) apply(update);
+    const { updates, dead } = opts.board.sweep(Date.now());
+    for (const update of updates) apply(update);
+    for (const holder of dead) purge(holder);
+    if (dead.length > 0) opts.log.info({ replicas: dead.length }, 'notifications replicas without a heartbeat: their gamers are offline');
   }, opts.sweepMs);
   sweeper.unref();
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
+import { natsNames, presenceBeatKey, presenceHoldKey, type PresenceChangedEvent } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
 import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPresenceAnnouncer } from '../../src/presence/announcer.ts';
@@ -39,20 +40,53 @@ describe('presence watch under the friendship NATS user', () => {
       sweepMs: 1_000, persist: async () => undefined, log,
     });
     const names = natsNames('gfts');
-    // the bucket exists with the online window as its max age (the friendship user may look it up)
+    // the bucket exists without a max age (liveness is each replica's heartbeat), with per-message TTLs for the release markers
     const jsm = await jetstreamManager(nc);
     let info;
     for (let i = 0; i < 100 && !info; i++) {
       info = await jsm.streams.info(names.presenceStream).catch(() => undefined);
       if (!info) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(info?.config.max_age).toBe(60_000 * 1_000_000);
+    expect(info?.config.max_age).toBe(0);
+    expect(info?.config.allow_msg_ttl).toBe(true);
     // the watch's consumer is there, and nothing was refused
     await new Promise((r) => setTimeout(r, 1_500));
     expect((await jsm.streams.info(names.presenceStream)).state.consumer_count).toBe(1);
     expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
     await watch.close();
   });
+
+  it('purges the keys of a notifications replica whose heartbeat stopped, under the same user', async () => {
+    const names = natsNames('gfts');
+    const log = { info: () => undefined, warn: (o: unknown) => errors.push(JSON.stringify(o)) };
+    const board = presenceBoard({ onlineWindowMs: 5_000, maxEntries: 1_000 });
+    const watch = startPresenceWatch({ nc, prefix: 'gfts', board, onlineWindowMs: 5_000, replicas: 1, sweepMs: 500, persist: async () => undefined, log });
+    // a notifications replica (as its own user) writes a heartbeat and a gamer, then dies
+    const writer = await connectNats(server.url, 'notifications', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
+    try {
+      let kv;
+      for (let i = 0; i < 100 && !kv; i++) {
+        kv = await new Kvm(jetstream(writer)).open(names.presenceBucket).then(async (b) => (await b.status(), b)).catch(() => undefined);
+        if (!kv) await new Promise((r) => setTimeout(r, 100));
+      }
+      const [holder, app, gamer] = [randomUUID(), randomUUID(), randomUUID()];
+      await kv!.put(presenceBeatKey(holder), String(Date.now()));
+      await kv!.put(presenceHoldKey(holder, app, gamer), String(Date.now()));
+      for (let i = 0; i < 50 && !board.isOnline(app, gamer, Date.now()); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(board.isOnline(app, gamer, Date.now())).toBe(true);
+      // no more heartbeats: a window later the sweep ends the replica and purges its keys (the bucket held nothing else)
+      const jsm = await jetstreamManager(nc);
+      const messages = async () => (await jsm.streams.info(names.presenceStream)).state.messages;
+      expect(await messages()).toBe(2);
+      for (let i = 0; i < 150 && (await messages()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await messages()).toBe(0);
+      expect(board.isOnline(app, gamer, Date.now())).toBe(false);
+      expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
+    } finally {
+      await watch.close();
+      await writer.close();
+    }
+  }, 30_000);
 
   it('creates the announced bucket, claims changes in it and publishes them, under the same user', async () => {
     const names = natsNames('gfts');

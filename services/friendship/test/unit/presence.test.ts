@@ -24,18 +24,20 @@ describe('presenceOf', () => {
   });
 });
 
-describe('presenceBoard', () => {
+describe('presenceBoard (per notifications replica: heartbeats, and gamer keys written once)', () => {
   const key = (n: number) => gamerKey('app', `gamer-${n}`);
   const ended = (n: number, at: number) => ({ applicationId: 'app', gamerId: `gamer-${n}`, at: new Date(at) });
 
-  it('puts a gamer online with their first hold; refreshes and other replicas\' holds change nothing else', () => {
+  it('puts a gamer online with their first hold; another replica\'s hold changes nothing else; lastSeen follows the heartbeat', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
+    board.beat('r1', T);
     expect(board.hold(key(1), 'r1', T)).toEqual({ change: { key: key(1), status: 'online', at: T }, ended: [] });
     expect(board.hold(key(1), 'r2', T + 5)).toEqual({ ended: [] });
-    expect(board.hold(key(1), 'r1', T - 5)).toEqual({ ended: [] });
-    expect(board.lastSeen('app', 'gamer-1')).toBe(T + 5);
-    expect(board.onlineSince(key(1), T + 10)).toBe(T);
-    expect(board.isOnline('app', 'gamer-1', T + 10)).toBe(true);
+    // no gamer key is written again: the replica's heartbeat keeps them online
+    board.beat('r1', T + 45_000);
+    expect(board.isOnline('app', 'gamer-1', T + 100_000)).toBe(true);
+    expect(board.lastSeen('app', 'gamer-1')).toBe(T + 45_000);
+    expect(board.onlineSince(key(1), T + 100_000)).toBe(T);
     expect(board.isOnline('other-app', 'gamer-1', T + 10)).toBe(false);
   });
 
@@ -48,34 +50,68 @@ describe('presenceBoard', () => {
     expect(board.release(key(1), 'r2', T + 3)).toEqual({ change: { key: key(1), status: 'offline', at: T + 3 }, ended: [ended(1, T + 3)] });
     expect(board.isOnline('app', 'gamer-1', T + 4)).toBe(false);
     expect(board.lastSeen('app', 'gamer-1')).toBeUndefined();
-    // a release of a gamer not held (a watch replaying the bucket's delete markers) changes nothing
+    // a second release (a marker seen again after a reload) changes nothing
     expect(board.release(key(1), 'r2', T + 5)).toEqual({ ended: [] });
   });
 
-  it('does not keep a gamer online through the stale hold of a replica that died', () => {
+  it('does not keep a gamer online through the hold of a replica whose heartbeat stopped', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
     board.hold(key(1), 'dead', T);
     board.hold(key(1), 'live', T + 50_000);
     expect(board.release(key(1), 'live', T + 70_000).change).toEqual({ key: key(1), status: 'offline', at: T + 70_000 });
   });
 
-  it('sweeps the gamers whose holds all left the window (their replica stopped refreshing): offline at their latest write', () => {
+  it('sweeps a replica whose heartbeat left the window: every gamer it alone held goes offline at its last heartbeat', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
-    board.hold(key(1), 'r1', T);
-    board.hold(key(2), 'r1', T + 30_000);
-    board.hold(key(1), 'r1', T + 40_000);
-    expect(board.sweep(T + 60_000)).toEqual([]);
-    expect(board.sweep(T + 90_000)).toEqual([{ change: { key: key(2), status: 'offline', at: T + 30_000 }, ended: [ended(2, T + 30_000)] }]);
-    expect(board.size).toBe(1);
-    expect(board.sweep(T + 100_000)).toEqual([{ change: { key: key(1), status: 'offline', at: T + 40_000 }, ended: [ended(1, T + 40_000)] }]);
-    expect(board.size).toBe(0);
+    board.beat('r1', T);
+    board.beat('r2', T);
+    board.hold(key(1), 'r1', T + 1);
+    board.hold(key(2), 'r1', T + 2);
+    board.hold(key(2), 'r2', T + 3);
+    board.beat('r1', T + 30_000);
+    board.beat('r2', T + 80_000);
+    expect(board.sweep(T + 60_000)).toEqual({ updates: [], dead: [] });
+    // r1 died after its heartbeat at +30 s: gamer-1 goes with it, gamer-2 stays (r2 holds them too)
+    expect(board.sweep(T + 90_000)).toEqual({ updates: [{ change: { key: key(1), status: 'offline', at: T + 30_000 }, ended: [ended(1, T + 30_000)] }], dead: ['r1'] });
+    expect(board.isOnline('app', 'gamer-2', T + 90_000)).toBe(true);
+    expect(board.replicas).toBe(1);
+    // and r2's release of gamer-2 is now the last one
+    expect(board.release(key(2), 'r2', T + 95_000).change?.status).toBe('offline');
   });
 
-  it('holds at most maxEntries, dropping the least recently refreshed (answered as ended)', () => {
+  it('ends what a stopped replica still held when its heartbeat is deleted, at the delete', () => {
+    const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
+    board.beat('r1', T);
+    board.hold(key(1), 'r1', T);
+    board.hold(key(2), 'r1', T);
+    expect(board.stopped('r1', T + 10).map((u) => u.change)).toEqual([
+      { key: key(1), status: 'offline', at: T + 10 },
+      { key: key(2), status: 'offline', at: T + 10 },
+    ]);
+    expect(board.size).toBe(0);
+    expect(board.replicas).toBe(0);
+  });
+
+  it('after a reload, ends the holds and replicas the bucket no longer has (deletes missed while the watch was away)', () => {
+    const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
+    board.beat('r1', T);
+    board.beat('r2', T);
+    board.hold(key(1), 'r1', T);
+    board.hold(key(2), 'r1', T);
+    board.hold(key(3), 'r2', T);
+    const updates = board.retainOnly({ holds: new Set([`r1.${key(2)}`]), holders: new Set(['r1']) }, T + 5);
+    expect(updates.map((u) => u.change)).toEqual([
+      { key: key(3), status: 'offline', at: T + 5 },
+      { key: key(1), status: 'offline', at: T + 5 },
+    ]);
+    expect(board.isOnline('app', 'gamer-2', T + 5)).toBe(true);
+  });
+
+  it('holds at most maxEntries, dropping the longest online (answered as ended)', () => {
     const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 2 });
     board.hold(key(1), 'r', T);
     board.hold(key(2), 'r', T + 1);
-    expect(board.hold(key(3), 'r', T + 2).ended).toEqual([ended(1, T)]);
+    expect(board.hold(key(3), 'r', T + 2).ended).toEqual([ended(1, T + 2)]);
     expect(board.size).toBe(2);
     expect(board.lastSeen('app', 'gamer-1')).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { natsInboxPrefix, natsNames } from '@gfts/contracts';
+import { natsInboxPrefix, natsNames, presenceBeatKey, presenceHolderFilter, presenceHoldKey } from '@gfts/contracts';
 import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -48,33 +48,41 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
     expect((await shared(WINDOW_MS, 'not-the-password')).current()).toBeUndefined();
   });
 
-  it('writes no presence: the notifications user puts and deletes keys in the bucket the friendship user created, and cannot create, purge or delete it', async () => {
+  it('writes no presence: the notifications user puts and purges its keys in the bucket the friendship user created and purges, and cannot create, purge or delete it', async () => {
     const names = natsNames('gfts');
     const user = (name: string) => connect({ servers: server.url, user: name, pass: composeNatsPassword(`NATS_${name.toUpperCase()}_PASSWORD`), inboxPrefix: natsInboxPrefix(name) });
     const [friendship, notifications, gateway] = await Promise.all([user('friendship'), user('notifications'), user('gateway')]);
     try {
-      // as the notifications service's presence holder: bind, then put and delete; the friendship service owns the bucket
-      await expect(new Kvm(jetstream(notifications, { timeout: 2_000 })).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory })).rejects.toThrow();
-      const owned = await new Kvm(jetstream(friendship)).create(names.presenceBucket, { history: 1, ttl: 60_000, storage: StorageType.Memory });
+      // as the notifications service's presence holder: bind, then put and purge; the friendship service owns the bucket
+      const limits = { history: 1, storage: StorageType.Memory, markerTTL: 60_000 };
+      await expect(new Kvm(jetstream(notifications, { timeout: 2_000 })).create(names.presenceBucket, limits)).rejects.toThrow();
+      const owned = await new Kvm(jetstream(friendship)).create(names.presenceBucket, limits);
       // the friendship side reads the bucket only through its watch, as the service does
       const updates = await owned.watch();
       const writer = await new Kvm(jetstream(notifications, { timeout: 2_000 })).open(names.presenceBucket);
       await writer.status();
-      await writer.put('app-1.gamer-1.holder-1', '1700000000000');
-      await writer.delete('app-1.gamer-1.holder-1');
+      const [app, gamer] = ['00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b'];
+      await writer.put(presenceBeatKey('holder-1'), '1700000000000');
+      await writer.put(presenceHoldKey('holder-1', app, gamer), '1700000000000');
+      await writer.purge(presenceHoldKey('holder-1', app, gamer), { ttl: '60s' });
       const seen: string[] = [];
       for await (const entry of updates) {
         seen.push(`${entry.operation} ${entry.key} ${entry.string()}`);
-        if (seen.length === 2) break;
+        if (seen.length === 3) break;
       }
-      expect(seen).toEqual(['PUT app-1.gamer-1.holder-1 1700000000000', 'DEL app-1.gamer-1.holder-1 ']);
+      expect(seen).toEqual(['PUT holder-1.alive 1700000000000', `PUT holder-1.${app}.${gamer} 1700000000000`, `PURGE holder-1.${app}.${gamer} `]);
       updates.stop();
       await expect(writer.destroy()).rejects.toThrow();
       await expect((await jetstreamManager(notifications, { timeout: 2_000 })).streams.purge(names.presenceStream)).rejects.toThrow();
+      // the friendship service purges a stopped replica's keys with one filtered purge
+      const owner = await jetstreamManager(friendship);
+      expect((await owner.streams.info(names.presenceStream)).state.messages).toBe(2);
+      await owner.streams.purge(names.presenceStream, { filter: `$KV.${names.presenceBucket}.${presenceHolderFilter('holder-1')}` });
+      expect((await owner.streams.info(names.presenceStream)).state.messages).toBe(0);
       // the gateway no longer writes presence (docs/friendship.md, Presence)
       const bound = await new Kvm(jetstream(gateway, { timeout: 2_000 })).open(names.presenceBucket);
       await expect(bound.status()).rejects.toThrow();
-      await expect(bound.put('app-1.gamer-1.gateway', '1700000000000')).rejects.toThrow();
+      await expect(bound.put('holder-2.alive', '1700000000000')).rejects.toThrow();
     } finally {
       await Promise.allSettled([gateway.close(), notifications.close(), friendship.close()]);
     }

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { natsNames } from '@gfts/contracts';
-import { jetstream } from '@nats-io/jetstream';
+import { natsNames, presenceBeatKey, presenceHoldKey } from '@gfts/contracts';
+import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GamerRef } from '../repository/inbox.ts';
+import { presenceLedger } from './ledger.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
@@ -12,14 +13,20 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 const RETRY_MS = 2_000;
 /** A write only bounds how long its acknowledgement is awaited; no client waits on it. */
 const WRITE_TIMEOUT_MS = 2_000;
+/** A released gamer's marker stays this many heartbeat intervals, then leaves the bucket (watches that missed it reconcile on reload). */
+const MARKER_INTERVALS = 4;
+/** How long a closing replica waits for the deletes of its gamers before it deletes its heartbeat (which ends them all). */
+const CLOSE_WRITES_MS = 5_000;
 
 export interface PresenceHolderOptions {
   nc: NatsConnection;
   prefix: string;
-  /** this replica's token in the keys: `<applicationId>.<gamerId>.<holderId>` */
+  /** this replica's token in the keys (presence-keys.ts in @gfts/contracts) */
   holderId: string;
-  /** how often the presence of every gamer held here is written again (below the bucket's max age) */
+  /** PRESENCE_RECORD_INTERVAL_MS: how often this replica's heartbeat is written (well below the online window) */
   refreshMs: number;
+  /** PRESENCE_WRITES_IN_FLIGHT: most gamer-key writes awaiting their acknowledgement at once */
+  maxInFlight: number;
   log: Logger;
 }
 
@@ -28,42 +35,90 @@ export interface PresenceHolder {
   held(gamer: GamerRef): void;
   /** the gamer's last socket on this replica closed */
   released(gamer: GamerRef): void;
-  /** stops refreshing and waits for the writes under way (the releases of a drain) */
+  /** stops the heartbeat, writes what the drain released, then deletes the heartbeat */
   close(): Promise<void>;
 }
 
-/** The key this replica writes for a gamer: one per replica, so replicas never overwrite each other. */
-export const holdKey = (gamer: GamerRef, holderId: string) => `${gamer.applicationId}.${gamer.gamerId}.${holderId}`;
+const conflict = (error: unknown) =>
+  error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 
 /**
- * The presence of the gamers whose sockets this replica holds, in the presence bucket the
- * friendship service owns and watches (docs/friendship.md, Presence): a key per gamer and
- * replica, put when the gamer's first socket here opens, put again every
- * PRESENCE_RECORD_INTERVAL_MS while any is open, deleted when the last one closes. A
- * crashed replica's keys are not refreshed and leave with the bucket's max age (the online
- * window). Writes are fire-and-forget: NATS being slow or away costs presence freshness,
- * never a socket; failures are counted by the caller's log.
+ * The presence of the gamers whose sockets this replica holds, written per replica, not per
+ * gamer refresh (docs/friendship.md, Presence): one heartbeat key `<holder>.alive` put every
+ * PRESENCE_RECORD_INTERVAL_MS, and a key per gamer put when their first socket here opens
+ * and deleted when the last closes, never refreshed. The friendship service takes a replica
+ * whose heartbeat is older than the online window for dead, ends its gamers' sessions and
+ * purges its keys.
+ *
+ * Sockets never wait for NATS: held/released only mark the gamer's key (presence/ledger.ts),
+ * and at most `maxInFlight` writes are awaited at once; a connect and a close of one gamer
+ * before its write left cost nothing. The heartbeat is a compare-and-set on its own last
+ * revision: if it fails because the key is gone (a friendship replica took this replica for
+ * dead and purged it, or NATS lost the memory bucket), everything is written again.
  */
 export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   const names = natsNames(opts.prefix);
-  const gamers = new Map<string, GamerRef>();
-  const pending = new Set<Promise<unknown>>();
+  const beatKey = presenceBeatKey(opts.holderId);
+  const ledger = presenceLedger();
   const stop = new AbortController();
   let kv: KV | undefined;
+  /** revision of this replica's heartbeat; undefined until written (gamer keys wait for it) */
+  let beatRevision: number | undefined;
+  let inFlight = 0;
   let failures = 0;
+  let drained: (() => void) | undefined;
 
-  const track = (write: Promise<unknown>) => {
-    const p = write.catch(() => {
-      if (failures++ === 0) opts.log.warn({ bucket: names.presenceBucket }, 'presence not written; retried at the next refresh');
-    }).finally(() => pending.delete(p));
-    pending.add(p);
+  /** how long the marker of a released gamer stays for the watches to see (Go duration) */
+  const markerTtl = `${Math.ceil((MARKER_INTERVALS * opts.refreshMs) / 1000)}s`;
+  const keyOf = (gamer: GamerRef) => presenceHoldKey(opts.holderId, gamer.applicationId, gamer.gamerId);
+  const failed = (error: unknown) => {
+    if (failures++ === 0) opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
   };
-  const put = (key: string) => {
-    if (kv) track(kv.put(key, String(Date.now())));
-  };
-  const refresh = () => {
-    for (const key of gamers.keys()) put(key);
-  };
+
+  function pump(): void {
+    const writing = kv !== undefined && beatRevision !== undefined;
+    while (writing && inFlight < opts.maxInFlight) {
+      const write = ledger.next();
+      if (!write) break;
+      inFlight++;
+      // a release purges the key (no earlier put left behind) with a marker that expires by itself
+      const done = write.op === 'put' ? kv!.put(write.key, String(Date.now())) : kv!.purge(write.key, { ttl: markerTtl });
+      done.then(() => ledger.written(write), (error: unknown) => {
+        ledger.failed(write);
+        failed(error);
+      }).finally(() => {
+        inFlight--;
+        pump();
+      });
+    }
+    if (inFlight === 0 && (ledger.pending === 0 || !writing)) drained?.();
+  }
+
+  let beating = false;
+  async function beat(): Promise<void> {
+    // one at a time: two updates at one revision would look like a purge
+    if (!kv || beating) return;
+    beating = true;
+    let purged = false;
+    try {
+      const now = String(Date.now());
+      beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
+    } catch (error) {
+      failed(error);
+      purged = conflict(error);
+    } finally {
+      beating = false;
+    }
+    if (purged) {
+      // our keys are gone: the heartbeat is written afresh at once, then every gamer held here
+      opts.log.warn({ bucket: names.presenceBucket, holder: opts.holderId }, 'presence of this replica was purged; writing it again');
+      beatRevision = undefined;
+      ledger.rewriteAll();
+      return beat();
+    }
+    ledger.retryFailed();
+    pump();
+  }
 
   const opening = (async () => {
     let warned = false;
@@ -73,8 +128,8 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
         const bound = await new Kvm(jetstream(opts.nc, { timeout: WRITE_TIMEOUT_MS })).open(names.presenceBucket, { allow_direct: true });
         await bound.status();
         kv = bound;
-        opts.log.info({ bucket: names.presenceBucket }, 'presence of connected gamers recorded');
-        refresh();
+        opts.log.info({ bucket: names.presenceBucket, holder: opts.holderId }, 'presence of connected gamers recorded');
+        await beat();
         return;
       } catch (error) {
         if (!warned) opts.log.warn({ err: error }, 'presence bucket unreachable; connected gamers show offline until it is');
@@ -83,25 +138,33 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       }
     }
   })();
-  const timer = setInterval(refresh, opts.refreshMs);
+  const timer = setInterval(() => void beat(), opts.refreshMs);
   timer.unref();
 
   return {
     held(gamer) {
-      const key = holdKey(gamer, opts.holderId);
-      gamers.set(key, gamer);
-      put(key);
+      ledger.hold(keyOf(gamer));
+      pump();
     },
     released(gamer) {
-      const key = holdKey(gamer, opts.holderId);
-      if (!gamers.delete(key)) return;
-      if (kv) track(kv.delete(key));
+      ledger.release(keyOf(gamer));
+      pump();
     },
     async close() {
       clearInterval(timer);
       stop.abort();
       await opening;
-      await Promise.allSettled([...pending]);
+      if (!kv) return;
+      // the drain released every gamer: their deletes go out (bounded: NATS may be slow) ...
+      if (inFlight > 0 || ledger.pending > 0) {
+        const writes = new Promise<void>((resolve) => {
+          drained = resolve;
+          pump();
+        });
+        await Promise.race([writes, sleep(CLOSE_WRITES_MS)]);
+      }
+      // ... then the heartbeat: a friendship replica ends whatever is left of this replica at once, and purges its keys
+      await kv.purge(beatKey, { ttl: markerTtl }).catch(failed);
     },
   };
 }

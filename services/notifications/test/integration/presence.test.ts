@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FriendEntry, Notification } from '@gfts/contracts';
+import { presenceBeatKey, presenceHolderFilter, presenceHoldKey, type FriendEntry, type Notification } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -37,7 +37,7 @@ describe('presence from the live connection', () => {
     await stack?.close();
   });
 
-  const open = (replica: Replica, who: Gamer) => LiveClient.open(`${replica.wsUrl}${LIVE}`, { headers: who.auth });
+  const open = (replica: Pick<Replica, 'wsUrl'>, who: Gamer) => LiveClient.open(`${replica.wsUrl}${LIVE}`, { headers: who.auth });
   const call = async (method: string, path: string, who: Gamer, body?: unknown) => {
     const response = await stack.api(method, `/api/v1/friendship${path}`, { headers: who.auth, ...(body ? { body } : {}) });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -109,20 +109,74 @@ describe('presence from the live connection', () => {
     bobLive.close();
   });
 
-  it('turns a gamer offline a window after their replica stopped refreshing (a crashed replica)', async () => {
+  it('turns a gamer offline a window after their replica\'s heartbeat stopped, and purges that replica\'s keys', async () => {
     const [cat, bob] = [await join('Cat'), await join('Bob')];
     await befriend(cat, bob);
     const bobLive = await open(a, bob);
-    // what a notifications replica writes for a socket, from a replica that then dies
+    // what a notifications replica writes (a heartbeat, a gamer held once), from a replica that then stops beating
     const kv = await new Kvm(jetstream(await stack.nats())).open(stack.names.presenceBucket);
-    const heldAt = Date.now();
-    await kv.put(`${app}.${cat.id}.crashed-replica`, String(heldAt));
+    const holder = randomUUID();
+    const beatAt = Date.now();
+    await kv.put(presenceBeatKey(holder), String(beatAt));
+    await kv.put(presenceHoldKey(holder, app, cat.id), String(beatAt));
     await next(bobLive, cat, 'online');
     const offline = await next(bobLive, cat, 'offline');
-    expect(offline.data.lastSeenAt).toBe(new Date(heldAt).toISOString());
+    expect(offline.data.lastSeenAt).toBe(new Date(beatAt).toISOString());
     expect((await entryOf(bob, cat))?.presence.status).toBe('offline');
+    // the dead replica's keys left the bucket
+    const left = await eventually(async () => {
+      const keys: string[] = [];
+      for await (const k of await kv.keys(presenceHolderFilter(holder))) keys.push(k);
+      return keys.length === 0 && keys;
+    });
+    expect(left).toEqual([]);
     bobLive.close();
   }, 30_000);
+
+  it('turns the gamers of a SIGKILLed notifications process offline within the window, and tells their friends', async () => {
+    const [eve, fay, bob] = [await join('Eve'), await join('Fay'), await join('Bob')];
+    await befriend(eve, bob);
+    await befriend(fay, bob);
+    const bobLive = await open(a, bob);
+    const doomed = await stack.spawnReplica();
+    const [eveLive, fayLive] = [await open(doomed, eve), await open(doomed, fay)];
+    await next(bobLive, eve, 'online');
+    await next(bobLive, fay, 'online');
+    const killedAt = Date.now();
+    doomed.process.child.kill('SIGKILL');
+    await doomed.process.exited;
+    // no close reached NATS: only the missing heartbeat tells
+    const [eveOff, fayOff] = [await next(bobLive, eve, 'offline'), await next(bobLive, fay, 'offline')];
+    for (const off of [eveOff, fayOff]) {
+      // lastSeenAt is the replica's last heartbeat: at most one interval (1 s) before the kill
+      expect(Date.parse(off.data.lastSeenAt!)).toBeGreaterThanOrEqual(killedAt - 2_000);
+      expect(Date.parse(off.data.lastSeenAt!)).toBeLessThanOrEqual(killedAt);
+    }
+    expect((await entryOf(bob, eve))?.presence).toEqual({ status: 'offline', lastSeenAt: eveOff.data.lastSeenAt });
+    expect(about(bobLive, eve).map((n) => n.data.status)).toEqual(['online', 'offline']);
+    await Promise.all([eveLive.closed, fayLive.closed]);
+    await doomed.close();
+    bobLive.close();
+  }, 60_000);
+
+  it('keeps a gamer online when one of the two replicas holding them shuts down', async () => {
+    const [gus, bob] = [await join('Gus'), await join('Bob')];
+    await befriend(gus, bob);
+    const bobLive = await open(a, bob);
+    const leaving = await stack.spawnReplica();
+    const [onA, onLeaving] = [await open(a, gus), await open(leaving, gus)];
+    await next(bobLive, gus, 'online');
+    // a drain: the socket gets 1001, the replica deletes its keys and its heartbeat
+    await leaving.close();
+    await onLeaving.closed;
+    // longer than the settle time and the heartbeat interval: a wrong offline would have been announced by now
+    await sleep(2_000);
+    expect((await entryOf(bob, gus))?.presence.status).toBe('online');
+    expect(about(bobLive, gus).map((n) => n.data.status)).toEqual(['online']);
+    onA.close();
+    await next(bobLive, gus, 'offline');
+    bobLive.close();
+  }, 60_000);
 
   it('tells nothing across a block, either way, while common friends hear of both', async () => {
     const [ann, bob, dan] = [await join('Ann'), await join('Bob'), await join('Dan')];

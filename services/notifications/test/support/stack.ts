@@ -1,7 +1,8 @@
 import { natsNames, type NatsNames } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
-import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import { fileURLToPath } from 'node:url';
+import { client, databaseUrl, infra, listen, natsPrefix, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type ServiceProcess } from '@gfts/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import mongoose, { type mongo } from 'mongoose';
@@ -32,6 +33,11 @@ export interface NotificationsStack {
   names: NatsNames;
   /** starts one more notifications replica (same database and NATS prefix) behind a gateway of its own */
   addReplica(env?: Record<string, string>): Promise<Replica>;
+  /**
+   * starts one more notifications replica as a real process (its src/server.ts), behind a
+   * gateway of its own in this process: a test can SIGKILL it (`process.child`)
+   */
+  spawnReplica(env?: Record<string, string>): Promise<Omit<Replica, 'app'> & { process: ServiceProcess }>;
   /** starts one more friendship replica (same database and NATS prefix), not behind any gateway */
   addFriendshipReplica(): Promise<FastifyInstance>;
   db(): Promise<mongo.Db>;
@@ -57,15 +63,19 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
   const notificationsDb = databaseUrl(mongoUrl, 'notifications');
   const replicas: Replica[] = [];
 
-  async function addReplica(extra: Record<string, string> = {}): Promise<Replica> {
-    const app = await buildNotificationsApp(readNotificationsConfig({ ...common, MONGO_URL: notificationsDb, ...env, ...extra }));
-    const url = await listen(app);
-    const gateway = await buildGateway(
+  const gatewayTo = (url: string) =>
+    buildGateway(
       readGatewayConfig({
         FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: url,
         JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', ...gatewayEnv,
       }),
     );
+  const spawned: ServiceProcess[] = [];
+
+  async function addReplica(extra: Record<string, string> = {}): Promise<Replica> {
+    const app = await buildNotificationsApp(readNotificationsConfig({ ...common, MONGO_URL: notificationsDb, ...env, ...extra }));
+    const url = await listen(app);
+    const gateway = await gatewayTo(url);
     const gatewayUrl = await listen(gateway);
     let closed = false;
     const replica: Replica = {
@@ -89,6 +99,24 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     replicas,
     names: natsNames(prefix),
     addReplica,
+    async spawnReplica(extra: Record<string, string> = {}) {
+      const server = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+      const child = spawnService(server, { ...common, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MONGO_URL: notificationsDb, ...env, ...extra });
+      spawned.push(child);
+      const url = await child.listening(60_000);
+      const gateway = await gatewayTo(url);
+      const gatewayUrl = await listen(gateway);
+      return {
+        process: child, url, gateway, gatewayUrl, wsUrl: gatewayUrl.replace(/^http/, 'ws'), api: client(gatewayUrl),
+        close: async () => {
+          if (child.child.exitCode === null && child.child.signalCode === null) {
+            child.child.kill('SIGTERM');
+            await child.exited;
+          }
+          await gateway.close();
+        },
+      };
+    },
     async addFriendshipReplica() {
       const app = await buildFriendshipApp(friendshipConfig());
       moreFriendship.push(app);
@@ -103,6 +131,7 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
       return nc;
     },
     async close() {
+      for (const child of spawned) if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGKILL');
       await Promise.allSettled(replicas.map((r) => r.close()));
       await Promise.allSettled([friendship.close(), tasks.close(), ...moreFriendship.map((f) => f.close())]);
       await connection?.close();
