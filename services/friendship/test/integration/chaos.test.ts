@@ -8,7 +8,7 @@ import {
   type Gamer, type ServiceProcess,
 } from '@gfts/testkit';
 import mongoose from 'mongoose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 /** The issue's figure (docs/operations.md, "How to run the chaos tests"). */
@@ -46,6 +46,8 @@ describe('friendship under fire', () => {
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'info',
     };
     let friendship: ServiceProcess = spawnService(SERVER, env);
+    // also when the test times out (its finally never runs then): no process outlives it
+    onTestFinished(() => void friendship.child.kill('SIGKILL'));
     await friendship.listening(60_000);
     const gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: `http://127.0.0.1:${port}`, TASKS_URL: 'http://127.0.0.1:9', JWT_SECRET: TEST_JWT_SECRET,

@@ -9,7 +9,7 @@ import {
 import { mongoContainer, natsContainer, outage, startWithRetry, type StartedTestContainer } from '@gfts/testkit/containers';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -47,6 +47,8 @@ describe('tasks under fire', () => {
   it(`${EVENTS} events, ${KILLS} kills, a NATS restart and ${DB_DOWN_MS / 1000} s without database: every total exact`, async () => {
     const started: StartedTestContainer[] = [];
     let tasks: ServiceProcess | undefined;
+    // also when the test times out (its finally never runs then): no process outlives it
+    onTestFinished(() => void tasks?.child.kill('SIGKILL'));
     const log: string[] = [];
     const note = (what: string) => log.push(`${new Date().toISOString()} ${what}`);
     try {
