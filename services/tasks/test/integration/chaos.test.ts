@@ -47,8 +47,12 @@ describe('tasks under fire', () => {
   it(`${EVENTS} events, ${KILLS} kills, a NATS restart and ${DB_DOWN_MS / 1000} s without database: every total exact`, async () => {
     const started: StartedTestContainer[] = [];
     let tasks: ServiceProcess | undefined;
-    // also when the test times out (its finally never runs then): no process outlives it
-    onTestFinished(() => void tasks?.child.kill('SIGKILL'));
+    // also when the test times out (its finally never runs then): no process or container
+    // outlives it (a second stop of a stopped container fails quietly)
+    onTestFinished(async () => {
+      tasks?.child.kill('SIGKILL');
+      await Promise.allSettled(started.map((c) => c.stop({ timeout: 5_000 })));
+    });
     const log: string[] = [];
     const note = (what: string) => log.push(`${new Date().toISOString()} ${what}`);
     try {
