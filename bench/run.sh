@@ -25,7 +25,11 @@ cd "$root"
 user_mongo_image="${MONGO_IMAGE:-}" user_nats_image="${NATS_IMAGE:-}"
 # shellcheck source=../scripts/provision.sh
 . scripts/provision.sh
-gfts_provision
+case " $* " in
+  # --help needs Node and the packages (the bench's own --help texts), not images or engines
+  *" --help "* | *" -h "*) mkdir -p "$GFTS_CACHE" && _gfts_node && _gfts_pnpm && _gfts_packages ;;
+  *) gfts_provision ;;
+esac
 
 entry="$root/bench/src/main.ts"
 for a in "$@"; do
