@@ -137,12 +137,17 @@ _gfts_go_binary() {
       # handler (see scripts/images/ferretdb/README.md).
       local recipe="$_gfts_root/scripts/images/ferretdb"
       (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch" &&
-        git apply -p1 "$recipe/sjson-fast.patch") >&2 || return 1
+        git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
       cp "$recipe/in_set.go" "$src/internal/handler/common/gfts_in_set.go"
       cp "$recipe/sjson_fast.go" "$src/internal/handler/sjson/gfts_sjson_fast.go"
+      cp "$recipe/sjson_fast_test.go" "$src/internal/handler/sjson/gfts_sjson_fast_test.go"
+      # The decoding fast paths must give what upstream's decoders give: their tests and
+      # upstream's own sjson tests run before anything is built (FerretDB's test helpers
+      # look for the repository's .git).
+      (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/) >&2 || return 1
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;
