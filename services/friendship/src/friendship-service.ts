@@ -287,9 +287,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         repo.blocks.blockersOf(applicationId, gamerId),
       ]);
       const friends = mine.get(gamerId) ?? [];
-      const theirs = await repo.friendLists.friendsOf(applicationId, friends);
-      const friendEdges = friends.flatMap((friend) => (theirs.get(friend) ?? []).map((other) => [friend, other] as const));
-      const ranked = rankSuggestions({ caller: gamerId, friends, friendEdges, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
+      const friendListsOf = await repo.friendLists.friendsOf(applicationId, friends);
+      const ranked = rankSuggestions({ caller: gamerId, friends, friendListsOf, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
       const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
       return ranked.map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
     },
