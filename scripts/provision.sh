@@ -169,7 +169,13 @@ _gfts_local_image() {
 
 # A hash of everything an image is built from (Containerfile, patches, sources), so a changed
 # recipe builds a new binary and image.
-_gfts_recipe() { cat "$_gfts_root/scripts/images/$1"/* | cksum | cut -d' ' -f1; }
+# The hash of what goes into an image's build (not the docs beside it: a README edit
+# rebuilds nothing), in its tag, so a changed recipe builds a new image.
+_gfts_recipe() {
+  local f files=()
+  for f in "$_gfts_root/scripts/images/$1"/*; do [[ $f == *.md ]] || files+=("$f"); done
+  cat "${files[@]}" | cksum | cut -d' ' -f1
+}
 
 _gfts_containers() {
   # Our own Podman socket answers the Docker API too, but behind it no image can be pulled.
