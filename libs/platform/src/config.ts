@@ -15,6 +15,12 @@ export const BaseConfig = {
   HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 256, maximum: 10_485_760, default: 16_384, description: 'largest accepted request body' }),
+  LISTEN_BACKLOG: Type.Integer({
+    minimum: 1,
+    maximum: 65_535,
+    default: 4096,
+    description: 'connections the kernel queues before the process accepts them (capped by net.core.somaxconn); when clients reconnect all at once, a full queue drops their SYNs and they wait 1, 3, 7 s for the kernel to retry',
+  }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'time in-flight work gets after SIGTERM' }),
   INTERNAL_TOKEN_SECRET: Type.String({ minLength: 32, description: 'HMAC secret of the gateway-signed identity assertion' }),
 };

@@ -6,6 +6,8 @@ export interface StartedService {
   app: FastifyInstance;
   port: number;
   host: string;
+  /** the listen queue's length (LISTEN_BACKLOG) */
+  backlog: number;
   graceMs: number;
 }
 
@@ -26,7 +28,7 @@ export async function runService(opts: RunOptions): Promise<void> {
   try {
     const started = await opts.start();
     ({ app, graceMs } = started);
-    await app.listen({ port: started.port, host: started.host });
+    await app.listen({ port: started.port, host: started.host, backlog: started.backlog });
   } catch (error) {
     if (error instanceof ConfigError) console.error(`${opts.name}: ${error.message}`);
     else console.error(`${opts.name}: failed to start:`, error);

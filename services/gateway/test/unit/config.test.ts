@@ -27,6 +27,12 @@ describe('gateway configuration', () => {
     expect(config).toMatchObject({ PORT: 8080, RATE_LIMIT_MAX: 600, BODY_LIMIT_BYTES: 16384, LOG_LEVEL: 'info' });
   });
 
+  it('queues 4,096 connections by default (LISTEN_BACKLOG), and refuses a queue of none', () => {
+    expect(readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32) }).LISTEN_BACKLOG).toBe(4096);
+    expect(readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32), LISTEN_BACKLOG: '1024' }).LISTEN_BACKLOG).toBe(1024);
+    expect(problemsOf({ ...base, JWT_SECRET: 's'.repeat(32), LISTEN_BACKLOG: '0' })).toEqual([expect.stringMatching(/LISTEN_BACKLOG/)]);
+  });
+
   it('names every wrong or missing setting at once', () => {
     const problems = problemsOf({ PORT: 'eighty', FRIENDSHIP_URL: 'friendship', JWT_SECRET: 's'.repeat(32) });
     expect(problems.join('\n')).toMatch(/PORT/);
