@@ -3,6 +3,7 @@ import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from 
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
+import { BatchQueue } from './batch-queue.ts';
 import type { StatsMetrics } from './metrics.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -62,14 +63,12 @@ export class StatsConsumer {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private advisories: Subscription | undefined;
-  private pending: JsMsg[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private draining: Promise<void> | undefined;
-  private madeRoom: (() => void) | undefined;
+  private readonly queue: BatchQueue<JsMsg>;
   private readonly letters = new Set<Promise<void>>();
 
   constructor(deps: Deps) {
     this.deps = deps;
+    this.queue = new BatchQueue(deps.settings.batch, deps.settings.batchWaitMs, (batch) => this.apply(batch));
   }
 
   start(): void {
@@ -83,7 +82,7 @@ export class StatsConsumer {
     this.advisories?.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await this.loop;
-    await this.drain();
+    await this.queue.drain();
     await Promise.allSettled(this.letters);
   }
 
@@ -94,16 +93,14 @@ export class StatsConsumer {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
         // Pulled messages wait in the client's buffer, where nothing keeps them alive, until
         // the loop below takes them: one batch at most (the library pulls again only as the
-        // loop iterates), and the loop takes them as soon as a batch leaves `pending`.
+        // loop iterates), and the loop takes them as soon as a batch leaves the queue.
         const messages = await consumer.consume({ max_messages: settings.batch });
         this.messages = messages;
         if (this.stopping) await messages.close();
         void this.watchHeartbeats(messages);
         for await (const msg of messages) {
-          this.pending.push(msg);
           // a full batch waits for the one in flight: the pull stops while the store is behind
-          if (this.pending.length >= settings.batch) await this.room();
-          else this.timer ??= setTimeout(() => void this.drain(), settings.batchWaitMs);
+          await this.queue.push(msg);
         }
       } catch (error) {
         if (this.stopping) break;
@@ -111,36 +108,6 @@ export class StatsConsumer {
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       }
     }
-  }
-
-  /** Applies what is pending, batch after batch; one drain at a time. */
-  private drain(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.draining ??= (async () => {
-      try {
-        while (this.pending.length > 0) {
-          const batch = this.pending.splice(0, this.deps.settings.batch);
-          this.madeRoom?.();
-          await this.apply(batch);
-        }
-      } finally {
-        this.draining = undefined;
-        this.madeRoom?.();
-      }
-    })();
-    return this.draining;
-  }
-
-  /**
-   * Resolves when the next batch has left `pending` (its write starts), not when every pending
-   * event is written: the messages behind it in the client's buffer get into `pending`, where
-   * they are kept in progress, one batch write later at most.
-   */
-  private room(): Promise<void> {
-    const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
-    void this.drain();
-    return made.finally(() => (this.madeRoom = undefined));
   }
 
   private async watchHeartbeats(messages: ConsumerMessages): Promise<void> {
@@ -174,7 +141,7 @@ export class StatsConsumer {
     // while the batch is written (or waits for the store), its events and those queued behind
     // it are kept in progress, so JetStream does not redeliver them meanwhile
     const keepAlive = setInterval(() => {
-      for (const msg of [...msgs, ...this.pending]) msg.working();
+      for (const msg of [...msgs, ...this.queue.waiting]) msg.working();
     }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
     let outcomes: EventOutcome[] | undefined;
     try {

@@ -1,0 +1,66 @@
+/**
+ * Items waiting to be applied, in arrival order, applied one batch at a time: a batch goes
+ * when `size` items wait, or `waitMs` after an item arrived to an unfull queue. The stat
+ * consumer pulls into it; `push` makes the puller wait while a full batch is queued, so the
+ * pull stops while the store is behind.
+ */
+export class BatchQueue<T> {
+  private readonly size: number;
+  private readonly waitMs: number;
+  private readonly apply: (batch: T[]) => Promise<void>;
+  private readonly items: T[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private madeRoom: (() => void) | undefined;
+
+  constructor(size: number, waitMs: number, apply: (batch: T[]) => Promise<void>) {
+    this.size = size;
+    this.waitMs = waitMs;
+    this.apply = apply;
+  }
+
+  /** What waits, not yet handed to `apply`. */
+  get waiting(): readonly T[] {
+    return this.items;
+  }
+
+  /**
+   * Queues an item. Resolves at once, or, when that makes a full batch, once the next batch
+   * has left the queue (its `apply` started), not when everything queued is applied.
+   */
+  push(item: T): Promise<void> {
+    this.items.push(item);
+    if (this.items.length >= this.size) return this.room();
+    this.timer ??= setTimeout(() => void this.drain(), this.waitMs);
+    return Promise.resolve();
+  }
+
+  /** Applies what waits, batch after batch; one drain at a time. Resolves when none waits. */
+  drain(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    // Assigned before the drain can end: `.finally` runs after this statement even when
+    // nothing waits. (An async function that returns without awaiting runs its own finally
+    // before the assignment, which then kept a settled drain here for good: the consumer
+    // stopped applying anything.)
+    this.draining ??= this.applyAll().finally(() => {
+      this.draining = undefined;
+      this.madeRoom?.();
+    });
+    return this.draining;
+  }
+
+  private async applyAll(): Promise<void> {
+    while (this.items.length > 0) {
+      const batch = this.items.splice(0, this.size);
+      this.madeRoom?.();
+      await this.apply(batch);
+    }
+  }
+
+  private room(): Promise<void> {
+    const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
+    void this.drain();
+    return made.finally(() => (this.madeRoom = undefined));
+  }
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { BatchQueue } from '../../src/stats/batch-queue.ts';
+
+const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A queue whose applies are recorded and finish when the test says so. */
+function recordingQueue(size: number, waitMs: number) {
+  const applied: number[][] = [];
+  const finishers: Array<() => void> = [];
+  let running = 0;
+  let overlapped = false;
+  const queue = new BatchQueue<number>(size, waitMs, async (batch) => {
+    running++;
+    overlapped ||= running > 1;
+    applied.push(batch);
+    await new Promise<void>((resolve) => finishers.push(resolve));
+    running--;
+  });
+  const finishAll = async () => {
+    while (finishers.length > 0) {
+      finishers.shift()!();
+      await tick();
+    }
+  };
+  return { queue, applied, finishAll, overlapped: () => overlapped };
+}
+
+describe('BatchQueue', () => {
+  it('applies a full batch at once, and the push that filled it waits until the batch has left the queue', async () => {
+    const { queue, applied, finishAll } = recordingQueue(3, 60_000);
+    await queue.push(1);
+    await queue.push(2);
+    await queue.push(3);
+    expect(applied).toEqual([[1, 2, 3]]);
+    expect(queue.waiting).toEqual([]);
+    await finishAll();
+  });
+
+  it('applies fewer than a batch once they waited waitMs', async () => {
+    const { queue, applied, finishAll } = recordingQueue(10, 20);
+    await queue.push(1);
+    await queue.push(2);
+    expect(applied).toEqual([]);
+    await tick(60);
+    expect(applied).toEqual([[1, 2]]);
+    await finishAll();
+  });
+
+  it('keeps applying after a drain that found nothing to do (it once stalled the consumer for good)', async () => {
+    const { queue, applied, finishAll } = recordingQueue(10, 20);
+    await queue.drain();
+    await queue.push(1);
+    await tick(60);
+    expect(applied).toEqual([[1]]);
+    await finishAll();
+  });
+
+  it('keeps applying after the timer of an item a running drain already took fires on an empty queue', async () => {
+    const { queue, applied, finishAll } = recordingQueue(2, 20);
+    await queue.push(1);
+    await queue.push(2); // full: the drain starts and clears the timer of 1
+    await queue.push(3); // arrives while [1, 2] is applied: a new timer
+    await finishAll(); // the running drain takes 3 as well
+    expect(applied).toEqual([[1, 2], [3]]);
+    await tick(60); // the timer of 3 fires on an empty queue
+    await queue.push(4);
+    await tick(60);
+    expect(applied).toEqual([[1, 2], [3], [4]]);
+    await finishAll();
+  });
+
+  it('applies one batch at a time, in arrival order, what arrived while the previous one was applied', async () => {
+    const { queue, applied, finishAll, overlapped } = recordingQueue(2, 10);
+    await queue.push(1);
+    await queue.push(2);
+    const third = queue.push(3);
+    const fourth = queue.push(4);
+    await tick();
+    expect(applied).toEqual([[1, 2]]);
+    await finishAll();
+    await Promise.all([third, fourth]);
+    await tick(30);
+    await finishAll();
+    await tick(30);
+    expect(applied).toEqual([[1, 2], [3, 4]]);
+    expect(overlapped()).toBe(false);
+  });
+
+  it('drain resolves once nothing waits', async () => {
+    const queue = new BatchQueue<number>(2, 60_000, async () => undefined);
+    await queue.push(1);
+    await queue.drain();
+    expect(queue.waiting).toEqual([]);
+  });
+});
