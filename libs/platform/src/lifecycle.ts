@@ -2,13 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
 import { stopTracing } from './tracing/state.ts';
 
+/** What runService reads of a service's configuration (every service's config has it). */
+export interface ListenConfig {
+  PORT: number;
+  HOST: string;
+  /** the listen queue's length */
+  LISTEN_BACKLOG: number;
+  SHUTDOWN_GRACE_MS: number;
+}
+
 export interface StartedService {
   app: FastifyInstance;
-  port: number;
-  host: string;
-  /** the listen queue's length (LISTEN_BACKLOG) */
-  backlog: number;
-  graceMs: number;
+  config: ListenConfig;
 }
 
 export interface RunOptions {
@@ -27,8 +32,9 @@ export async function runService(opts: RunOptions): Promise<void> {
   let graceMs: number;
   try {
     const started = await opts.start();
-    ({ app, graceMs } = started);
-    await app.listen({ port: started.port, host: started.host, backlog: started.backlog });
+    app = started.app;
+    graceMs = started.config.SHUTDOWN_GRACE_MS;
+    await app.listen({ port: started.config.PORT, host: started.config.HOST, backlog: started.config.LISTEN_BACKLOG });
   } catch (error) {
     if (error instanceof ConfigError) console.error(`${opts.name}: ${error.message}`);
     else console.error(`${opts.name}: failed to start:`, error);

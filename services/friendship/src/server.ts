@@ -6,6 +6,6 @@ await runService({
   name: 'friendship',
   start: async () => {
     const config = readFriendshipConfig();
-    return { app: await buildFriendshipApp(config), port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG, graceMs: config.SHUTDOWN_GRACE_MS };
+    return { app: await buildFriendshipApp(config), config };
   },
 });

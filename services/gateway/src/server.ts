@@ -6,6 +6,6 @@ await runService({
   name: 'gateway',
   start: async () => {
     const config = readGatewayConfig();
-    return { app: await buildGateway(config), port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG, graceMs: config.SHUTDOWN_GRACE_MS };
+    return { app: await buildGateway(config), config };
   },
 });

@@ -6,6 +6,6 @@ await runService({
   name: 'notifications',
   start: async () => {
     const config = readNotificationsConfig();
-    return { app: await buildNotificationsApp(config), port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG, graceMs: config.SHUTDOWN_GRACE_MS };
+    return { app: await buildNotificationsApp(config), config };
   },
 });

@@ -6,6 +6,6 @@ await runService({
   name: 'tasks',
   start: async () => {
     const config = readTasksConfig();
-    return { app: await buildTasksApp(config), port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG, graceMs: config.SHUTDOWN_GRACE_MS };
+    return { app: await buildTasksApp(config), config };
   },
 });
