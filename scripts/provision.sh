@@ -148,10 +148,41 @@ _gfts_go_binary() {
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers
       # look for the repository's .git).
       (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/) >&2 || return 1
+      _gfts_fast_libc "$src" "$recipe" || return 1
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;
   esac
+}
+
+# modernc.org/libc (the C library the pure-Go SQLite runs on) with memcmp, memcpy, memmove
+# and memset on Go's runtime routines instead of byte loops (scripts/images/ferretdb/README.md,
+# "memcmp and memcpy"): a patched copy of the module FerretDB's go.mod names, used through
+# a replace directive. Each function gains a first line that calls the helper; the build
+# fails if any of the eight is not found exactly once.
+_gfts_fast_libc() {
+  local src="$1" recipe="$2" version moddir libc
+  version="$(cd "$src" && go list -m -f '{{.Version}}' modernc.org/libc)" || return 1
+  moddir="$(go mod download -json "modernc.org/libc@$version" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')" || return 1
+  libc="$src/gfts-libc"
+  rm -rf "$libc" && cp -r "$moddir" "$libc" && chmod -R u+w "$libc" || return 1
+  cp "$recipe/libc_mem.go" "$libc/gfts_mem.go"
+  local arch fn head call
+  for arch in amd64 arm64; do
+    for fn in \
+      'Xmemcmp(tls \*TLS, vl uintptr, vr uintptr, n Tsize_t) (r1 int32) {|return gftsMemcmp(vl, vr, n)' \
+      'Xmemcpy(tls \*TLS, dest uintptr, src uintptr, n Tsize_t) (r uintptr) {|return gftsMemmove(dest, src, n)' \
+      'Xmemmove(tls \*TLS, dest uintptr, src uintptr, n Tsize_t) (r uintptr) {|return gftsMemmove(dest, src, n)' \
+      'Xmemset(tls \*TLS, dest uintptr, c int32, n Tsize_t) (r uintptr) {|return gftsMemset(dest, c, n)'; do
+      head="${fn%%|*}" call="${fn#*|}"
+      [ "$(grep -c "^func $head\$" "$libc/ccgo_linux_$arch.go")" = 1 ] ||
+        _gfts_die "modernc.org/libc $version: func ${head%%(*} not found once in ccgo_linux_$arch.go" || return 1
+      sed -i "s/^func $head\$/&\n\t$call/" "$libc/ccgo_linux_$arch.go"
+    done
+  done
+  (cd "$src" && go mod edit -replace "modernc.org/libc=./gfts-libc") || return 1
+  mkdir -p "$src/internal/util/gftslibc" && cp "$recipe/libc_mem_test.go" "$src/internal/util/gftslibc/libc_mem_test.go"
+  (cd "$src" && go test -count=1 ./internal/util/gftslibc/) >&2 || return 1
 }
 
 _gfts_local_image() {

@@ -1,0 +1,239 @@
+/**
+ * The store's bulk-update rate on the tasks service's documents, per store image, in
+ * alternating rounds on one machine: the A/B for a change of the local store's build
+ * (scripts/images/ferretdb). The stat consumer's write, bare: unordered bulkWrites of
+ * `batch` conditional updates by `_id` (`$inc` of progress and games, the event id pushed
+ * to the applied list), on gamer-task documents as the bench's datagen writes them, with
+ * the service's three secondary indexes.
+ *
+ *   node bench/src/store-writes.ts --image before=IMAGE --image after=IMAGE
+ *        [--rounds 3] [--seconds 12] [--docs 20000] [--batch 256] [--shape gamer-task]
+ *        [--out bench/results] [--label NAME]
+ *
+ * `--shape gamer-progress` (repeatable with `--shape gamer-task`) measures a data model the
+ * tasks service does not have yet, as the input to that decision (docs/tasks.md, "Where
+ * the consumer's time goes"): one document per gamer holding the progress of each of the
+ * gamer's 9 tasks ({p, g, c} under the gamer task's id) and the gamer's applied event ids,
+ * no secondary index; a statement is one event of one gamer moving 6 of them (dotted
+ * `$inc` on condition of each one's state, the event id pushed). For gamer-task, an event
+ * is ~6 statements (bench/results/2026-11-26-tasks-consumer-fix.md). Two variants of the
+ * gamer-task shape tell size from indexes: `gamer-task-noindex` (the same documents without
+ * the secondary indexes) and `gamer-task-slim` (with them, but without the task copy and
+ * with 3 applied ids instead of 12: about half the bytes).
+ *
+ * Each round starts a fresh container of each image in turn (no volume), writes the
+ * documents, warms up 1 s, then counts statements for --seconds, with the store
+ * container's CPU per statement. Results: <date>-store-writes[-label].json and .md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ApplicationTask } from '@gfts/contracts';
+import { MongoClient, type AnyBulkWriteOperation } from 'mongodb';
+import { gamerTaskDocs, type GamerTaskDocument } from './datagen/tasks-direct.ts';
+import { loadAverage, UsageSampler } from './procstat.ts';
+import { containerPid } from './stack.ts';
+
+const all = (name: string): string[] => process.argv.flatMap((a, i) => (a === name && process.argv[i + 1] ? [process.argv[i + 1]!] : []));
+const arg = (name: string): string | undefined => all(name)[0];
+if (process.argv.includes('--help') || process.argv.includes('-h') || all('--image').length === 0) {
+  console.log('usage: node bench/src/store-writes.ts --image LABEL=IMAGE [--image LABEL=IMAGE ...] [--rounds N] [--seconds S] [--docs N] [--batch N] [--out DIR] [--label NAME]\n(see the header of this file)');
+  process.exit(all('--image').length === 0 && !process.argv.includes('--help') && !process.argv.includes('-h') ? 2 : 0);
+}
+const here = dirname(fileURLToPath(import.meta.url));
+const outDir = arg('--out') ?? resolve(here, '../results');
+const rounds = Number(arg('--rounds') ?? 3);
+const seconds = Number(arg('--seconds') ?? 12);
+const docCount = Number(arg('--docs') ?? 20_000);
+const batch = Number(arg('--batch') ?? 256);
+const engine = process.env.GFTS_ENGINE ?? 'podman';
+const name = 'gfts-store-writes';
+const shapes = (all('--shape').length > 0 ? all('--shape') : ['gamer-task']) as Shape[];
+type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress';
+/** statements one stat event costs in each shape (the gamer-task figure from the tasks bench's model) */
+const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1 };
+for (const shape of shapes) if (!(shape in STATEMENTS_PER_EVENT)) throw new Error(`--shape ${shape}: one of ${Object.keys(STATEMENTS_PER_EVENT).join(', ')}`);
+const images = all('--image').map((pair) => ({ label: pair.slice(0, pair.indexOf('=')), image: pair.slice(pair.indexOf('=') + 1) }));
+const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+
+const APP = randomUUID();
+
+/** A daily task of the bench's mix (bench/src/datagen/tasks-mix.ts): one stat, a window, a reward. */
+const dailyTask = (i: number): ApplicationTask => ({
+  id: randomUUID(),
+  applicationId: APP,
+  name: `Daily ${i}: win games`,
+  description: 'Win games before the daily reset.',
+  targetValue: 10,
+  numberOfGames: 5,
+  family: 'daily',
+  applicationStatsId: 'wins',
+  isAchievement: false,
+  parentTaskId: null,
+  rewards: [{ id: randomUUID(), inventoryItemId: 'coins', quantity: 100 }],
+  children: [],
+});
+/** Gamer tasks as the datagen writes them, each with the 12 applied event ids a task holds mid-day. */
+function documents(): GamerTaskDocument[] {
+  const tasks = Array.from({ length: 9 }, (_, i) => dailyTask(i));
+  const now = new Date();
+  const expiredAt = new Date(now.getTime() + 86_400_000);
+  return Array.from({ length: docCount }, (_, i) => {
+    const [doc] = gamerTaskDocs(tasks[i % tasks.length]!, { applicationId: APP, gamerId: randomUUID(), now, expiredAt, idFor: () => randomUUID() });
+    return { ...doc!, appliedEventIds: Array.from({ length: 12 }, () => randomUUID()) };
+  });
+}
+
+/** One document per gamer: each task's progress under its gamer task id, and the applied event ids. */
+interface GamerProgressDocument {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  tasks: Record<string, { p: number; g: number; c: boolean }>;
+  applied: string[];
+}
+
+function progressDocuments(): GamerProgressDocument[] {
+  return Array.from({ length: Math.ceil(docCount / 9) }, () => {
+    const gamerId = randomUUID();
+    const tasks = Object.fromEntries(Array.from({ length: 9 }, () => [randomUUID(), { p: 0, g: 0, c: false }]));
+    return { _id: `${APP}:${gamerId}`, applicationId: APP, gamerId, tasks, applied: Array.from({ length: 12 }, () => randomUUID()) };
+  });
+}
+
+function progressUpdate(doc: GamerProgressDocument): AnyBulkWriteOperation<GamerProgressDocument> {
+  const eventId = randomUUID();
+  const filter: Record<string, unknown> = { _id: doc._id, applied: { $nin: [eventId] } };
+  const inc: Record<string, number> = {};
+  for (const id of Object.keys(doc.tasks).slice(0, 6)) {
+    filter[`tasks.${id}.c`] = false;
+    filter[`tasks.${id}.p`] = { $lt: 1_000_000_000 };
+    inc[`tasks.${id}.p`] = 1;
+    inc[`tasks.${id}.g`] = 1;
+  }
+  return { updateOne: { filter, update: { $inc: inc, $push: { applied: { $each: [eventId], $slice: -16 } } } } };
+}
+
+interface Run {
+  label: string;
+  image: string;
+  shape: Shape;
+  round: number;
+  statements: number;
+  seconds: number;
+  statementsPerSecond: number;
+  storeCpuMsPerStatement: number;
+  storeCpuPercent: number;
+}
+
+async function measure(label: string, image: string, round: number, shape: Shape): Promise<Run> {
+  execFileSync(engine, ['rm', '-f', name], { stdio: 'ignore' });
+  execFileSync(engine, ['run', '-d', '--name', name, '-p', '127.0.0.1::27017', image], { stdio: 'ignore' });
+  const port = execFileSync(engine, ['port', name, '27017/tcp'], { encoding: 'utf8' }).trim().split('\n')[0]!.replace(/.*:/, '');
+  const client = new MongoClient(`mongodb://127.0.0.1:${port}/tasks`, { maxPoolSize: 4, serverSelectionTimeoutMS: 15_000 });
+  try {
+    await client.connect();
+    const pid = containerPid(engine, name);
+    const write = shape === 'gamer-progress' ? await gamerProgressWrites(client) : await gamerTaskWrites(client, shape);
+    const warmUntil = performance.now() + 1000;
+    while (performance.now() < warmUntil) await write();
+    const sampler = new UsageSampler(new Map(pid ? [['store', pid]] : []));
+    sampler.start();
+    const started = performance.now();
+    let statements = 0;
+    while (performance.now() - started < seconds * 1000) {
+      const matched = await write();
+      if (matched !== batch) throw new Error(`${matched} of ${batch} statements matched`);
+      statements += batch;
+    }
+    const elapsed = (performance.now() - started) / 1000;
+    const usage = sampler.stop();
+    const cpu = usage.store?.cpuPercent ?? Number.NaN;
+    const run = { label, image, shape, round, statements, seconds: elapsed, statementsPerSecond: statements / elapsed, storeCpuMsPerStatement: ((cpu / 100) * elapsed * 1000) / statements, storeCpuPercent: cpu };
+    log(`round ${round} ${label} ${shape}: ${run.statementsPerSecond.toFixed(0)} statements/s, store ${cpu.toFixed(0)} % of a core, ${run.storeCpuMsPerStatement.toFixed(3)} ms CPU/statement`);
+    return run;
+  } finally {
+    await client.close().catch(() => {});
+    execFileSync(engine, ['rm', '-f', name], { stdio: 'ignore' });
+  }
+}
+
+/** Loads the gamer-task documents; answers one bulkWrite of `batch` updates, resolving to the matched count. */
+async function gamerTaskWrites(client: MongoClient, shape: Shape): Promise<() => Promise<number>> {
+  const col = client.db().collection<GamerTaskDocument>('gamer_tasks');
+  if (shape !== 'gamer-task-noindex') {
+    // the service's indexes (services/tasks/src/repository/store.ts, ensureIndexes)
+    await col.createIndex({ applicationId: 1, gamerId: 1, taskId: 1, expiredAt: 1 }, { unique: true, name: 'one_per_period' });
+    await col.createIndex({ expiredAt: 1 });
+    await col.createIndex({ claimState: 1, claimStartedAt: 1 });
+  }
+  const slim = shape === 'gamer-task-slim';
+  const applied = slim ? 3 : 16;
+  const written = slim ? taskDocs.map(({ task: _task, ...rest }) => ({ ...rest, appliedEventIds: rest.appliedEventIds.slice(0, 3) }) as GamerTaskDocument) : taskDocs;
+  for (let i = 0; i < written.length; i += 1000) await col.insertMany(written.slice(i, i + 1000), { ordered: false });
+  const update = (): AnyBulkWriteOperation<GamerTaskDocument>[] =>
+      Array.from({ length: batch }, () => {
+        const eventId = randomUUID();
+        const doc = taskDocs[Math.floor(Math.random() * taskDocs.length)]!;
+        return {
+          updateOne: {
+            filter: { _id: doc._id, completed: false, appliedEventIds: { $nin: [eventId] } },
+            update: { $inc: { progress: 1, games: 1 }, $push: { appliedEventIds: { $each: [eventId], $slice: -applied } } },
+          },
+        };
+      });
+  return async () => (await col.bulkWrite(update(), { ordered: false })).matchedCount;
+}
+
+/** Loads the per-gamer progress documents (docs/9 gamers); answers one bulkWrite of `batch` events. */
+async function gamerProgressWrites(client: MongoClient): Promise<() => Promise<number>> {
+  const col = client.db().collection<GamerProgressDocument>('gamer_progress');
+  for (let i = 0; i < progressDocs.length; i += 1000) await col.insertMany(progressDocs.slice(i, i + 1000), { ordered: false });
+  return async () => (await col.bulkWrite(Array.from({ length: batch }, () => progressUpdate(progressDocs[Math.floor(Math.random() * progressDocs.length)]!)), { ordered: false })).matchedCount;
+}
+
+const taskDocs = documents();
+const progressDocs = progressDocuments();
+log(`gamer-task: ${taskDocs.length} documents of ~${JSON.stringify(taskDocs[0]).length} bytes (JSON); gamer-progress: ${progressDocs.length} of ~${JSON.stringify(progressDocs[0]).length}; batches of ${batch}, ${rounds} rounds × ${images.length} images × ${shapes.join(', ')} × ${seconds} s`);
+const loadBefore = loadAverage();
+const runs: Run[] = [];
+for (let round = 1; round <= rounds; round++) {
+  // alternate the order, so that neither image always runs first in a round
+  const order = round % 2 === 1 ? images : [...images].reverse();
+  for (const { label, image } of order) for (const shape of shapes) runs.push(await measure(label, image, round, shape));
+}
+const loadAfter = loadAverage();
+
+const date = new Date().toISOString().slice(0, 10);
+const suffix = arg('--label') ? `-${arg('--label')}` : '';
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, `${date}-store-writes${suffix}.json`), `${JSON.stringify({ date, loadBefore, loadAfter, docCount, batch, seconds, statementsPerEvent: STATEMENTS_PER_EVENT, runs }, null, 2)}\n`);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const first = images[0]!.label;
+const lines = [
+  `# Store bulk updates on gamer-task documents: ${date}${suffix}`,
+  '',
+  `\`node bench/src/store-writes.ts\` — ${docCount} documents, unordered bulkWrites of ${batch} conditional \`$inc\` + \`$push\` by \`_id\`, ${seconds} s per run after a 1 s warm-up, ${rounds} rounds alternating the order. Load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after (2.00 = both cores busy).`,
+  '',
+  '| image | shape | round | statements/s | store CPU % of a core | store CPU ms per statement |',
+  '|---|---|---|---|---|---|',
+  ...runs.map((r) => `| ${r.label} | ${r.shape} | ${r.round} | ${r.statementsPerSecond.toFixed(0)} | ${r.storeCpuPercent.toFixed(0)} | ${r.storeCpuMsPerStatement.toFixed(3)} |`),
+  '',
+  `Means. "Events/s" is the store's ceiling for the stat consumer in that shape: statements/s ÷ statements per event (${STATEMENTS_PER_EVENT['gamer-task']} for the gamer-task shapes, from the tasks bench's model; 1 for gamer-progress); a consumer also reads and records its events, so it stays below it.`,
+  '',
+  `| image | shape | statements/s | × ${first} | store CPU ms per statement | events/s (store ceiling) |`,
+  '|---|---|---|---|---|---|',
+  ...shapes.flatMap((shape) => {
+    const base = mean(runs.filter((r) => r.label === first && r.shape === shape).map((r) => r.statementsPerSecond));
+    return images.map(({ label, image }) => {
+      const mine = runs.filter((r) => r.label === label && r.shape === shape);
+      const rate = mean(mine.map((r) => r.statementsPerSecond));
+      return `| ${label} (\`${image}\`) | ${shape} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${mean(mine.map((r) => r.storeCpuMsPerStatement)).toFixed(3)} | ${(rate / STATEMENTS_PER_EVENT[shape]).toFixed(0)} |`;
+    });
+  }),
+  '',
+];
+writeFileSync(join(outDir, `${date}-store-writes${suffix}.md`), lines.join('\n'));
+console.log(lines.join('\n'));
