@@ -169,20 +169,22 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       registrations.remember(key, fingerprint);
     },
 
-    /** POST /: request, idempotent repeat, or accept of the target's crossed request; answers the relation's id and status. */
+    /**
+     * POST /: request, idempotent repeat, or accept of the target's crossed request; answers
+     * the relation's id and status. The pair's relation is not read first: the request's
+     * upsert hands back the one there is (a repeat, a crossed request, a friendship), and
+     * the same rules decide on it.
+     */
     async sendRequest(caller: Caller, rawTarget: string): Promise<FriendRequestResponse> {
       const { applicationId, gamerId } = caller;
       const target = rawTarget.toLowerCase();
       assertNotSelf(gamerId, target, 'send a friend request to');
-      const [targetKnown, blocks, existing] = await Promise.all([
+      const [targetKnown, blocks] = await Promise.all([
         repo.gamers.exists(applicationId, target),
         repo.blocks.between(applicationId, gamerId, target),
-        repo.relations.findByPair(applicationId, gamerId, target),
       ]);
       const situation = { caller: gamerId, target, targetKnown, blocks };
-      const decision = decideFriendRequest({ ...situation, existing });
-      if (decision.kind === 'already-requested') return stillPending(decision.relationId);
-      if (decision.kind === 'accept-crossed') return acceptCrossed(caller, decision.relationId);
+      decideFriendRequest({ ...situation, existing: null });
 
       const outcome = await repo.relations.request(pendingRequest(applicationId, gamerId, target, uuidv7(), now()), limits.maxPendingOutgoing);
       if (outcome.kind === 'pendingLimit') throw limitReached(Quota.pendingOutgoing, limits.maxPendingOutgoing);
@@ -191,7 +193,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         throw conflict(ErrorCode.CONFLICT, 'a block between you changed while the request was made; try again');
       }
       if (outcome.kind === 'exists') {
-        // another call wrote the pair's relation first: the same rules decide on it, once
+        // the pair already has a relation (from before, or a racing call): the rules decide on it, once
         const next = decideFriendRequest({ ...situation, existing: outcome.relation });
         if (next.kind === 'accept-crossed') return acceptCrossed(caller, next.relationId);
         return stillPending(outcome.relation.id);

@@ -11,11 +11,18 @@ import type { BlockDoc, RelationDoc } from './models.ts';
  * itself if it finds one. In every interleaving one of the two sees the other's write.
  */
 
-/** Both directions of blocking between two gamers, in one query. */
+/**
+ * Both directions of blocking between two gamers, in one query. Written as two `$in`s rather
+ * than an `$or` of the two pairs: the same documents (no gamer blocks themselves), but an
+ * index seek of `(applicationId, blocker, blocked)` on the local store too, which evaluates
+ * an `$or` in its handler over every block of the application
+ * (scripts/images/ferretdb/README.md, "What it does not do").
+ */
 export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: string, caller: string, target: string): Promise<BlockState> {
+  const pair = [caller, target];
   // the driver's collection: read twice per friend request, used as stored (relations.list)
   const docs = await blocks.collection
-    .find<Pick<BlockDoc, 'blocker'>>({ applicationId, $or: [{ blocker: caller, blocked: target }, { blocker: target, blocked: caller }] }, { projection: { _id: 0, blocker: 1 } })
+    .find<Pick<BlockDoc, 'blocker'>>({ applicationId, blocker: { $in: pair }, blocked: { $in: pair } }, { projection: { _id: 0, blocker: 1 } })
     .toArray();
   return {
     callerBlocksTarget: docs.some((doc) => doc.blocker === caller),

@@ -2,7 +2,6 @@ import { FriendshipStatus } from '@gfts/contracts';
 import type { Model } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
 import type { BlockState, FriendNotes, Relation } from '../domain/model.ts';
-import { pairKeyOf } from '../domain/relation-rules.ts';
 import { blockStateBetween } from './blocked-pair.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
@@ -127,14 +126,13 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     return relations.collection.countDocuments({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, { limit: cap });
   }
 
-  /** The friend quota of both gamers of a request; `after` counts the friendship already written. */
-  async function friendQuota(request: Pick<Relation, 'applicationId' | 'addressee' | 'requester'>, max: number, stage: 'before' | 'after'): Promise<Whose | undefined> {
-    const cap = stage === 'before' ? max : max + 1;
+  /** Whose friend quota a just-written friendship passed (it is counted), if either's. */
+  async function friendQuotaAfter(friendship: Pick<Relation, 'applicationId' | 'addressee' | 'requester'>, max: number): Promise<Whose | undefined> {
     const [caller, other] = await Promise.all([
-      countFriends(request.applicationId, request.addressee, cap),
-      countFriends(request.applicationId, request.requester, cap),
+      countFriends(friendship.applicationId, friendship.addressee, max + 1),
+      countFriends(friendship.applicationId, friendship.requester, max + 1),
     ]);
-    return friendLimitHolder({ caller, other }, max, stage);
+    return friendLimitHolder({ caller, other }, max, 'after');
   }
 
   async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {
@@ -143,11 +141,6 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
   }
 
   return {
-    async findByPair(applicationId: string, a: string, b: string): Promise<Relation | null> {
-      const doc = await relations.collection.findOne<RelationDoc>({ applicationId, pairKey: pairKeyOf(a, b) });
-      return doc ? toRelation(doc) : null;
-    },
-
     /**
      * Stores a new pending request unless the pair already has a relation. The unique
      * (applicationId, pairKey) index is what keeps racing requests (20 identical ones, or
@@ -157,14 +150,15 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      * Then one re-check of what a single-document write cannot guard:
      * - a block written between the caller's check and this write: either the block
      *   cleared this request, or this read sees its record (blocked-pair.ts);
-     * - the pending quota, counted before and again including this request, so that of
-     *   racing requests the later ones see the others and withdraw themselves: the stored
-     *   count never ends above the limit.
+     * - the pending quota, counted including this request: over the limit, the request
+     *   withdraws itself, so that of racing requests the later ones see the others and the
+     *   stored count never ends above the limit. It is counted after the write only (a
+     *   request at the limit costs an insert and a delete; every other one a count less),
+     *   and a repeat or a crossed request, which finds the pair's relation, is not counted.
      */
     async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
       const { id, applicationId, pairKey, ...fields } = request;
       const { requester, addressee } = request;
-      if (!withinLimit(await countPendingOutgoing(applicationId, requester, maxPending), maxPending, 'before')) return { kind: 'pendingLimit' };
       // The filter's fields go into the new document by themselves; setting only the others
       // lets MongoDB retry an upsert that lost to a concurrent insert on the unique index.
       const existing = await relations
@@ -194,22 +188,23 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     /**
      * pending -> accepted, in place: the request's id stays the friendship's id. Only the
      * addressee, only while pending; of an accept, a reject and a cancel racing on one
-     * request, the store applies exactly one. Both gamers' friend quota is checked
-     * before, and counted again after including this friendship: if racing accepts together
-     * passed the limit, this one puts the request back to pending, so the stored count never
-     * ends above the limit (at worst a racing accept is refused that would have fit).
+     * request, the store applies exactly one. Then both gamers' friends are counted
+     * including this friendship: over the limit (a gamer already full, or racing accepts
+     * that together passed it), this one puts the request back to pending as it was, so the
+     * stored count never ends above the limit (at worst a racing accept is refused that
+     * would have fit). Counting after the write only saves the common accept a read and
+     * four counts; an accept refused for the limit leaves the friendship visible to reads for
+     * the milliseconds until it is put back, and announces nothing.
      */
     async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
       const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
-      const request = await relations.collection.findOne<RelationDoc>(pending as never);
-      if (!request) return { kind: 'notFound' };
-      const full = await friendQuota(request, maxFriends, 'before');
-      if (full) return { kind: 'friendLimit', whose: full };
-      const friendship = await relations
-        .findOneAndUpdate(pending, { $set: { status: FriendshipStatus.ACCEPTED, updatedAt: now } }, { returnDocument: 'after' })
+      // the request as it was, so that a refusal can put it back exactly
+      const request = await relations
+        .findOneAndUpdate(pending, { $set: { status: FriendshipStatus.ACCEPTED, updatedAt: now } }, { returnDocument: 'before' })
         .lean();
-      if (!friendship) return { kind: 'notFound' };
-      const over = await friendQuota(friendship, maxFriends, 'after');
+      if (!request) return { kind: 'notFound' };
+      const friendship: RelationDoc = { ...request, status: FriendshipStatus.ACCEPTED, updatedAt: now };
+      const over = await friendQuotaAfter(friendship, maxFriends);
       if (over) {
         // only this call accepted it, so an accepted document with this id is ours to undo
         await relations.updateOne(
