@@ -21,13 +21,19 @@
  * the secondary indexes) and `gamer-task-slim` (with them, but without the task copy and
  * with 3 applied ids instead of 12: about half the bytes).
  *
+ * `--shape find-and-modify` is the friendship service's accept: `findOneAndUpdate` by `_id`
+ * (`$set` of `updatedAt`, the document before answered) from 4 clients at once, one call
+ * each at a time, on 5,000 relation documents with the service's relation indexes; a
+ * "statement" is one call. The run also reports the size of the store's WAL file at its
+ * end (a WAL that never starts over shows here: scripts/images/ferretdb/README.md).
+ *
  * Each round starts a fresh container of each image in turn (no volume), writes the
  * documents, warms up 1 s, then counts statements for --seconds, with the store
  * container's CPU per statement. Results: <date>-store-writes[-label].json and .md.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ApplicationTask } from '@gfts/contracts';
@@ -51,9 +57,9 @@ const batch = Number(arg('--batch') ?? 256);
 const engine = process.env.GFTS_ENGINE ?? 'podman';
 const name = 'gfts-store-writes';
 const shapes = (all('--shape').length > 0 ? all('--shape') : ['gamer-task']) as Shape[];
-type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress';
-/** statements one stat event costs in each shape (the gamer-task figure from the tasks bench's model) */
-const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1 };
+type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'find-and-modify';
+/** statements one stat event costs in each shape (the gamer-task figure from the tasks bench's model); NaN: not a stat-event shape */
+const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'find-and-modify': Number.NaN };
 for (const shape of shapes) if (!(shape in STATEMENTS_PER_EVENT)) throw new Error(`--shape ${shape}: one of ${Object.keys(STATEMENTS_PER_EVENT).join(', ')}`);
 const images = all('--image').map((pair) => ({ label: pair.slice(0, pair.indexOf('=')), image: pair.slice(pair.indexOf('=') + 1) }));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -126,6 +132,8 @@ interface Run {
   statementsPerSecond: number;
   storeCpuMsPerStatement: number;
   storeCpuPercent: number;
+  /** the database's WAL file at the end of the run, bytes (-1: not readable) */
+  walBytes: number;
 }
 
 async function measure(label: string, image: string, round: number, shape: Shape): Promise<Run> {
@@ -136,7 +144,7 @@ async function measure(label: string, image: string, round: number, shape: Shape
   try {
     await client.connect();
     const pid = containerPid(engine, name);
-    const write = shape === 'gamer-progress' ? await gamerProgressWrites(client) : await gamerTaskWrites(client, shape);
+    const write = shape === 'gamer-progress' ? await gamerProgressWrites(client) : shape === 'find-and-modify' ? await findAndModifyWrites(client) : await gamerTaskWrites(client, shape);
     const warmUntil = performance.now() + 1000;
     while (performance.now() < warmUntil) await write();
     const sampler = new UsageSampler(new Map(pid ? [['store', pid]] : []));
@@ -151,8 +159,9 @@ async function measure(label: string, image: string, round: number, shape: Shape
     const elapsed = (performance.now() - started) / 1000;
     const usage = sampler.stop();
     const cpu = usage.store?.cpuPercent ?? Number.NaN;
-    const run = { label, image, shape, round, statements, seconds: elapsed, statementsPerSecond: statements / elapsed, storeCpuMsPerStatement: ((cpu / 100) * elapsed * 1000) / statements, storeCpuPercent: cpu };
-    log(`round ${round} ${label} ${shape}: ${run.statementsPerSecond.toFixed(0)} statements/s, store ${cpu.toFixed(0)} % of a core, ${run.storeCpuMsPerStatement.toFixed(3)} ms CPU/statement`);
+    const walBytes = pid ? walSize(pid) : -1;
+    const run = { label, image, shape, round, statements, seconds: elapsed, statementsPerSecond: statements / elapsed, storeCpuMsPerStatement: ((cpu / 100) * elapsed * 1000) / statements, storeCpuPercent: cpu, walBytes };
+    log(`round ${round} ${label} ${shape}: ${run.statementsPerSecond.toFixed(0)} statements/s, store ${cpu.toFixed(0)} % of a core, ${run.storeCpuMsPerStatement.toFixed(3)} ms CPU/statement, WAL ${(walBytes / 1048576).toFixed(1)} MiB`);
     return run;
   } finally {
     await client.close().catch(() => {});
@@ -187,6 +196,54 @@ async function gamerTaskWrites(client: MongoClient, shape: Shape): Promise<() =>
   return async () => (await col.bulkWrite(update(), { ordered: false })).matchedCount;
 }
 
+/** The WAL file of the run's database, seen through the container's root (podman: /proc/<pid>/root). */
+function walSize(pid: number): number {
+  try {
+    return statSync(`/proc/${pid}/root/state/tasks.sqlite-wal`).size;
+  } catch {
+    return -1;
+  }
+}
+
+interface RelationDocument {
+  _id: string;
+  applicationId: string;
+  pairKey: string;
+  members: string[];
+  requester: string;
+  addressee: string;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Loads relation documents with the friendship service's indexes; answers `batch` findOneAndUpdate calls from 4 clients. */
+async function findAndModifyWrites(client: MongoClient): Promise<() => Promise<number>> {
+  const col = client.db().collection<RelationDocument>('relations');
+  // the service's relation indexes (services/friendship/src/repository/models.ts)
+  await col.createIndex({ applicationId: 1, pairKey: 1 }, { unique: true });
+  await col.createIndex({ applicationId: 1, addressee: 1, status: 1, _id: 1 });
+  await col.createIndex({ applicationId: 1, requester: 1, status: 1, _id: 1 });
+  const gamers = Array.from({ length: 2000 }, () => randomUUID());
+  const now = new Date();
+  const relations: RelationDocument[] = Array.from({ length: 5000 }, (_, i) => {
+    const [a, b] = [gamers[i % 2000]!, gamers[(i * 7 + 1) % 2000]!];
+    return { _id: randomUUID(), applicationId: APP, pairKey: `${a}:${b}:${i}`, members: [a, b], requester: a, addressee: b, status: 'accepted', createdAt: now, updatedAt: now };
+  });
+  await col.insertMany(relations, { ordered: false });
+  const clients = 4;
+  return async () => {
+    let matched = 0;
+    await Promise.all(Array.from({ length: clients }, async () => {
+      for (let i = 0; i < batch / clients; i++) {
+        const doc = relations[Math.floor(Math.random() * relations.length)]!;
+        if (await col.findOneAndUpdate({ _id: doc._id, applicationId: APP }, { $set: { updatedAt: new Date() } }, { returnDocument: 'before' })) matched++;
+      }
+    }));
+    return matched;
+  };
+}
+
 /** Loads the per-gamer progress documents (docs/9 gamers); answers one bulkWrite of `batch` events. */
 async function gamerProgressWrites(client: MongoClient): Promise<() => Promise<number>> {
   const col = client.db().collection<GamerProgressDocument>('gamer_progress');
@@ -217,9 +274,9 @@ const lines = [
   '',
   `\`node bench/src/store-writes.ts\` — ${docCount} documents, unordered bulkWrites of ${batch} conditional \`$inc\` + \`$push\` by \`_id\`, ${seconds} s per run after a 1 s warm-up, ${rounds} rounds alternating the order. Load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after (2.00 = both cores busy).`,
   '',
-  '| image | shape | round | statements/s | store CPU % of a core | store CPU ms per statement |',
-  '|---|---|---|---|---|---|',
-  ...runs.map((r) => `| ${r.label} | ${r.shape} | ${r.round} | ${r.statementsPerSecond.toFixed(0)} | ${r.storeCpuPercent.toFixed(0)} | ${r.storeCpuMsPerStatement.toFixed(3)} |`),
+  '| image | shape | round | statements/s | store CPU % of a core | store CPU ms per statement | WAL at the end, MiB |',
+  '|---|---|---|---|---|---|---|',
+  ...runs.map((r) => `| ${r.label} | ${r.shape} | ${r.round} | ${r.statementsPerSecond.toFixed(0)} | ${r.storeCpuPercent.toFixed(0)} | ${r.storeCpuMsPerStatement.toFixed(3)} | ${r.walBytes < 0 ? '–' : (r.walBytes / 1048576).toFixed(1)} |`),
   '',
   `Means. "Events/s" is the store's ceiling for the stat consumer in that shape: statements/s ÷ statements per event (${STATEMENTS_PER_EVENT['gamer-task']} for the gamer-task shapes, from the tasks bench's model; 1 for gamer-progress); a consumer also reads and records its events, so it stays below it.`,
   '',
@@ -230,7 +287,8 @@ const lines = [
     return images.map(({ label, image }) => {
       const mine = runs.filter((r) => r.label === label && r.shape === shape);
       const rate = mean(mine.map((r) => r.statementsPerSecond));
-      return `| ${label} (\`${image}\`) | ${shape} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${mean(mine.map((r) => r.storeCpuMsPerStatement)).toFixed(3)} | ${(rate / STATEMENTS_PER_EVENT[shape]).toFixed(0)} |`;
+      const events = rate / STATEMENTS_PER_EVENT[shape];
+      return `| ${label} (\`${image}\`) | ${shape} | ${rate.toFixed(0)} | ${(rate / base).toFixed(2)} | ${mean(mine.map((r) => r.storeCpuMsPerStatement)).toFixed(3)} | ${Number.isFinite(events) ? events.toFixed(0) : '–'} |`;
     });
   }),
   '',
