@@ -184,6 +184,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         repo.blocks.between(applicationId, gamerId, target),
       ]);
       const situation = { caller: gamerId, target, targetKnown, blocks };
+      // self, an unknown target and a block are refused here (thrown); the pair's relation
+      // is decided on below, once the upsert has found it or written the request
       decideFriendRequest({ ...situation, existing: null });
 
       const outcome = await repo.relations.request(pendingRequest(applicationId, gamerId, target, uuidv7(), now()), limits.maxPendingOutgoing);
