@@ -36,8 +36,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ApplicationTask } from '@gfts/contracts';
+import { FriendshipStatus, type ApplicationTask } from '@gfts/contracts';
 import { MongoClient, type AnyBulkWriteOperation } from 'mongodb';
+import type { RelationDoc } from '../../services/friendship/src/repository/models.ts';
 import { gamerTaskDocs, type GamerTaskDocument } from './datagen/tasks-direct.ts';
 import { loadAverage, UsageSampler } from './procstat.ts';
 import { containerPid } from './stack.ts';
@@ -205,30 +206,18 @@ function walSize(pid: number): number {
   }
 }
 
-interface RelationDocument {
-  _id: string;
-  applicationId: string;
-  pairKey: string;
-  members: string[];
-  requester: string;
-  addressee: string;
-  status: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
 /** Loads relation documents with the friendship service's indexes; answers `batch` findOneAndUpdate calls from 4 clients. */
 async function findAndModifyWrites(client: MongoClient): Promise<() => Promise<number>> {
-  const col = client.db().collection<RelationDocument>('relations');
+  const col = client.db().collection<RelationDoc>('relations');
   // the service's relation indexes (services/friendship/src/repository/models.ts)
   await col.createIndex({ applicationId: 1, pairKey: 1 }, { unique: true });
   await col.createIndex({ applicationId: 1, addressee: 1, status: 1, _id: 1 });
   await col.createIndex({ applicationId: 1, requester: 1, status: 1, _id: 1 });
   const gamers = Array.from({ length: 2000 }, () => randomUUID());
   const now = new Date();
-  const relations: RelationDocument[] = Array.from({ length: 5000 }, (_, i) => {
+  const relations: RelationDoc[] = Array.from({ length: 5000 }, (_, i) => {
     const [a, b] = [gamers[i % 2000]!, gamers[(i * 7 + 1) % 2000]!];
-    return { _id: randomUUID(), applicationId: APP, pairKey: `${a}:${b}:${i}`, members: [a, b], requester: a, addressee: b, status: 'accepted', createdAt: now, updatedAt: now };
+    return { _id: randomUUID(), applicationId: APP, pairKey: `${a}:${b}:${i}`, members: [a, b], requester: a, addressee: b, status: FriendshipStatus.ACCEPTED, createdAt: now, updatedAt: now };
   });
   await col.insertMany(relations, { ordered: false });
   const clients = 4;
