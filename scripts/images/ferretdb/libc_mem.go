@@ -30,9 +30,16 @@ func gftsMemmove(dest, src uintptr, n Tsize_t) uintptr {
 func gftsMemset(dest uintptr, c int32, n Tsize_t) uintptr {
 	if n != 0 {
 		b := unsafe.Slice((*byte)(unsafe.Pointer(dest)), n)
-		v := byte(c)
-		for i := range b {
-			b[i] = v // the compiler turns this loop into a memclr when v is 0
+		if v := byte(c); v == 0 {
+			for i := range b {
+				b[i] = 0 // this exact loop compiles to a memclr (SQLite's memsets are nearly all zero)
+			}
+		} else {
+			// fill by doubling: each copy is a memmove of what is already set
+			b[0] = v
+			for filled := 1; filled < len(b); filled *= 2 {
+				copy(b[filled:], b[:filled])
+			}
 		}
 	}
 	return dest
