@@ -1,11 +1,30 @@
 import type { Connection, mongo } from 'mongoose';
 import type { Weekday } from '@gfts/contracts';
-import type { CatalogEntry, GamerTaskRecord } from '../domain/model.ts';
+import type { CatalogEntry, GamerTaskRecord, TaskProgress } from '../domain/model.ts';
 
 type WithId<T extends { id: string }> = Omit<T, 'id'> & { _id: string };
 
 export type CatalogDoc = WithId<CatalogEntry>;
 export type GamerTaskDoc = WithId<GamerTaskRecord>;
+/**
+ * One gamer task's entry in its gamer's progress document: what the stat rules read of the
+ * task (fixed at assignment) and its window state, which the stat consumer moves.
+ */
+export type ProgressEntry = Omit<TaskProgress, 'id' | 'applicationId' | 'gamerId' | 'appliedEventIds'>;
+/**
+ * A gamer's progress (`<applicationId>:<gamerId>`): the truth of every active gamer task's
+ * progress, so that a batch moves all of a gamer's tasks with one single-document write
+ * (docs/tasks.md "Progress documents"). `applied`: the stat events applied and not yet
+ * recorded as processed.
+ */
+export interface GamerProgressDoc {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  /** gamer task id → entry */
+  tasks: Record<string, ProgressEntry>;
+  applied: string[];
+}
 export interface ApplicationDoc {
   _id: string;
   seasonEndsAt?: Date | null;
@@ -74,6 +93,7 @@ export interface Store {
   catalog: mongo.Collection<CatalogDoc>;
   applications: mongo.Collection<ApplicationDoc>;
   gamerTasks: mongo.Collection<GamerTaskDoc>;
+  gamerProgress: mongo.Collection<GamerProgressDoc>;
   grants: mongo.Collection<GrantDoc>;
   processedEvents: mongo.Collection<ProcessedEventDoc>;
   idempotencyKeys: mongo.Collection<IdempotencyDoc>;
@@ -89,6 +109,7 @@ export function openStore(connection: Connection): Store {
     catalog: db.collection<CatalogDoc>('catalog_tasks'),
     applications: db.collection<ApplicationDoc>('applications'),
     gamerTasks: db.collection<GamerTaskDoc>('gamer_tasks'),
+    gamerProgress: db.collection<GamerProgressDoc>('gamer_progress'),
     grants: db.collection<GrantDoc>('inventory_grants'),
     processedEvents: db.collection<ProcessedEventDoc>('processed_events'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
