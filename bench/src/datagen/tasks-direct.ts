@@ -14,7 +14,7 @@
  * Code from before progress documents ignores them; code since would build each gamer's on
  * the gamer's first event, a one-time cost a bench of steady state must not measure.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ApplicationTask, ApplicationTaskChild, TaskDetail } from '@gfts/contracts';
 import type { Db } from 'mongodb';
 import { seededRandom } from './tasks-mix.ts';
@@ -62,17 +62,22 @@ export interface GamerProgressDocument {
   _id: string;
   applicationId: string;
   gamerId: string;
-  tasks: Record<string, Pick<GamerTaskDocument, 'taskId' | 'parentGamerTaskId' | 'children' | 'isAchievement' | 'statKey' | 'targetValue' | 'numberOfGames' | 'expiredAt' | 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId'>>;
+  epoch: string;
+  /** gamer task id → progress, games, completed */
+  tasks: Record<string, { p: number; g: number; c: boolean }>;
   applied: string[];
 }
 
-/** The progress document of a gamer holding these gamer tasks. */
+/** The progress document of a gamer holding these (unplayed) gamer tasks. */
 export function gamerProgressDoc(applicationId: string, gamerId: string, docs: GamerTaskDocument[]): GamerProgressDocument {
-  const entry = (d: GamerTaskDocument) => ({
-    taskId: d.taskId, parentGamerTaskId: d.parentGamerTaskId, children: d.children, isAchievement: d.isAchievement, statKey: d.statKey, targetValue: d.targetValue,
-    numberOfGames: d.numberOfGames, expiredAt: d.expiredAt, progress: d.progress, games: d.games, completed: d.completed, completedAt: d.completedAt, completedByEventId: d.completedByEventId,
-  });
-  return { _id: `${applicationId}:${gamerId}`, applicationId, gamerId, tasks: Object.fromEntries(docs.map((d) => [d._id, entry(d)])), applied: [] };
+  return {
+    _id: `${applicationId}:${gamerId}`,
+    applicationId,
+    gamerId,
+    epoch: randomUUID(),
+    tasks: Object.fromEntries(docs.map((d) => [d._id, { p: d.progress, g: d.games, c: d.completed }])),
+    applied: [],
+  };
 }
 
 /** When a task of `family` assigned at `now` expires (design.md "Tasks"): daily at the next UTC midnight, weekly on the next Monday, lifetime never. */

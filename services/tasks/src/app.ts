@@ -63,7 +63,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
 
   const catalogRepository = new CatalogRepository(store);
   const gamerTasks = new GamerTaskRepository(store);
-  const progress = new GamerProgressRepository(store, gamerTasks);
+  const progress = new GamerProgressRepository(store, gamerTasks, config.TASK_DEFINITION_CACHE_SIZE);
   const inventory = new InventoryRepository(store);
   const processed = new ProcessedEventRepository(store);
   const keys = new IdempotencyRepository(store);

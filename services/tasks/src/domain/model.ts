@@ -35,15 +35,18 @@ export interface FlatTask extends CatalogTask {
 export type ClaimState = 'none' | 'claiming' | 'claimed';
 
 /**
- * What the stat rules read and move of a gamer task: what it is tied to (never changed after
- * assignment) and its window state. The gamer's progress document holds exactly this per task
- * (docs/tasks.md "Progress documents").
+ * What the stat rules read and move of a gamer task: its definition (what it is tied to,
+ * never changed after assignment) and its window state, which the gamer's progress document
+ * holds (docs/tasks.md "Progress documents").
  */
 export type TaskProgress = Pick<
   GamerTaskRecord,
   | 'id' | 'applicationId' | 'gamerId' | 'taskId' | 'parentGamerTaskId' | 'children' | 'isAchievement' | 'statKey' | 'targetValue'
   | 'numberOfGames' | 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId' | 'appliedEventIds' | 'expiredAt'
 >;
+
+/** What the stat rules read of a gamer task besides its state: fixed when it is assigned. */
+export type TaskDefinition = Omit<TaskProgress, 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId' | 'appliedEventIds'>;
 
 /**
  * A task held by a gamer: a copy of the configured task as it was at assignment (later

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { ExpiringCache } from '@gfts/platform';
 import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
-import type { GamerTaskRecord, TaskProgress } from '../domain/model.ts';
+import { definitionOf } from '../domain/gamer-task.ts';
+import type { GamerTaskRecord, TaskDefinition, TaskProgress } from '../domain/model.ts';
 import type { TaskChange } from '../domain/stat-batch.ts';
 import type { GamerRef, GamerTaskRepository } from './gamer-task-repository.ts';
 import { isDuplicateKey, type GamerProgressDoc, type ProgressEntry, type Store } from './store.ts';
@@ -10,9 +13,11 @@ export const progressKey = (gamer: GamerRef): string => `${gamer.applicationId}:
 
 /** A gamer's progress as the stat rules read it. */
 export interface GamerProgress {
-  /** every entry, expired ones included (the rules skip them; the next write drops them) */
+  /** every entry with its task's definition, expired ones included (the rules skip them; the next write drops them) */
   tasks: TaskProgress[];
   applied: string[];
+  /** entries whose gamer task is gone (a crash inside a reset): the next write drops them */
+  orphans: string[];
 }
 
 /** One gamer's write of a stat batch. */
@@ -33,32 +38,35 @@ export interface ProgressWriteResult {
   stale: ProgressWrite[];
 }
 
-function entryOf(t: TaskProgress): ProgressEntry {
-  return {
-    taskId: t.taskId,
-    parentGamerTaskId: t.parentGamerTaskId,
-    children: t.children,
-    isAchievement: t.isAchievement,
-    statKey: t.statKey,
-    targetValue: t.targetValue,
-    numberOfGames: t.numberOfGames,
-    expiredAt: t.expiredAt,
-    progress: t.progress,
-    games: t.games,
-    completed: t.completed,
-    completedAt: t.completedAt,
-    completedByEventId: t.completedByEventId,
-  };
-}
-
-function progressOf(doc: GamerProgressDoc): GamerProgress {
-  const applied = doc.applied ?? [];
-  const tasks = Object.entries(doc.tasks ?? {}).map(([id, e]) => ({ ...e, id, applicationId: doc.applicationId, gamerId: doc.gamerId, appliedEventIds: applied }));
-  return { tasks, applied };
+function entryOf(t: Pick<TaskProgress, 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId'>): ProgressEntry {
+  return { p: t.progress, g: t.games, c: t.completed, ...(t.completed ? { at: t.completedAt, by: t.completedByEventId } : {}) };
 }
 
 function docOf(owner: GamerRef, tasks: TaskProgress[]): GamerProgressDoc {
-  return { _id: progressKey(owner), applicationId: owner.applicationId, gamerId: owner.gamerId, tasks: Object.fromEntries(tasks.map((t) => [t.id, entryOf(t)])), applied: [] };
+  return {
+    _id: progressKey(owner),
+    applicationId: owner.applicationId,
+    gamerId: owner.gamerId,
+    epoch: randomUUID(),
+    tasks: Object.fromEntries(tasks.map((t) => [t.id, entryOf(t)])),
+    applied: [],
+  };
+}
+
+/** A gamer's entries joined with their definitions (`known`, by `<epoch>:<gamer task id>`). */
+function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): GamerProgress {
+  const applied = doc.applied ?? [];
+  const tasks: TaskProgress[] = [];
+  const orphans: string[] = [];
+  for (const [id, e] of Object.entries(doc.tasks ?? {})) {
+    const definition = known.get(`${doc.epoch}:${id}`);
+    if (!definition) {
+      orphans.push(id);
+      continue;
+    }
+    tasks.push({ ...definition, progress: e.p, games: e.g, completed: e.c, completedAt: e.at ?? null, completedByEventId: e.by ?? null, appliedEventIds: applied });
+  }
+  return { tasks, applied, orphans };
 }
 
 /** The events a write applies: those that changed one of its tasks. */
@@ -70,10 +78,10 @@ export function eventIdsOf(changes: TaskChange[]): string[] {
  * A gamer's whole batch as one conditional single-document update: the translation of each
  * task's condition to its entry's path (not completed, and within the increment's bounds or
  * in exactly the state planned from; absent for an added entry), none of the events applied
- * yet. Null when there is nothing to write.
+ * yet; entries of expired or removed tasks dropped. Null when there is nothing to write.
  */
 function progressOp({ owner, changes, added, dropped }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
-  if (changes.length === 0 && added.length === 0) return null;
+  if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
   const eventIds = eventIdsOf(changes);
   const filter: Record<string, unknown> = { _id: progressKey(owner) };
   if (eventIds.length > 0) filter.applied = { $nin: eventIds };
@@ -89,22 +97,16 @@ function progressOp({ owner, changes, added, dropped }: ProgressWrite): mongo.An
   for (const { before, after: next, increment } of changes) {
     if (addedIds.has(before.id)) continue;
     const path = `tasks.${before.id}`;
-    filter[`${path}.completed`] = false;
+    filter[`${path}.c`] = false;
     if (increment) {
-      filter[`${path}.progress`] = { $lt: increment.progressBelow };
-      if (increment.gamesAtMost !== null) filter[`${path}.games`] = { $lte: increment.gamesAtMost };
-      inc[`${path}.progress`] = increment.progress;
-      inc[`${path}.games`] = increment.games;
+      filter[`${path}.p`] = { $lt: increment.progressBelow };
+      if (increment.gamesAtMost !== null) filter[`${path}.g`] = { $lte: increment.gamesAtMost };
+      inc[`${path}.p`] = increment.progress;
+      inc[`${path}.g`] = increment.games;
     } else {
-      filter[`${path}.progress`] = before.progress;
-      filter[`${path}.games`] = before.games;
-      Object.assign(set, {
-        [`${path}.progress`]: next.progress,
-        [`${path}.games`]: next.games,
-        [`${path}.completed`]: next.completed,
-        [`${path}.completedAt`]: next.completedAt,
-        [`${path}.completedByEventId`]: next.completedByEventId,
-      });
+      filter[`${path}.p`] = before.progress;
+      filter[`${path}.g`] = before.games;
+      for (const [field, value] of Object.entries(entryOf(next))) set[`${path}.${field}`] = value;
     }
   }
   for (const id of dropped) unset[`tasks.${id}`] = '';
@@ -117,20 +119,25 @@ function progressOp({ owner, changes, added, dropped }: ProgressWrite): mongo.An
 }
 
 /**
- * Gamers' progress documents: one per gamer, holding every active gamer task's progress,
- * which the stat consumer moves with one conditional write per gamer and batch
- * (docs/tasks.md "Progress documents"). The gamer tasks keep the rest (the task's copy,
- * expiry, claim state) and a copy of each completion. A gamer without a document gets one
- * built from their gamer tasks on first need: that is also how data written before
- * progress documents is taken over.
+ * Gamers' progress documents: one per gamer, holding every active gamer task's state, which
+ * the stat consumer moves with one conditional write per gamer and batch (docs/tasks.md
+ * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state)
+ * and a copy of each completion. What the rules read of a task besides its state never
+ * changes after assignment: it is read from the gamer tasks once and kept here (bounded,
+ * keyed by the document's epoch). A gamer without a document gets one built from their
+ * gamer tasks on first need: that is also how data written before progress documents is
+ * taken over.
  */
 export class GamerProgressRepository {
   private readonly store: Store;
   private readonly gamerTasks: GamerTaskRepository;
+  private readonly definitions: ExpiringCache<TaskDefinition>;
 
-  constructor(store: Store, gamerTasks: GamerTaskRepository) {
+  /** `definitionCacheSize`: task definitions kept in memory (TASK_DEFINITION_CACHE_SIZE). */
+  constructor(store: Store, gamerTasks: GamerTaskRepository, definitionCacheSize: number) {
     this.store = store;
     this.gamerTasks = gamerTasks;
+    this.definitions = new ExpiringCache(definitionCacheSize);
   }
 
   /** The progress of these gamers, in one read (documents built for those who have none). */
@@ -140,7 +147,34 @@ export class GamerProgressRepository {
     const docs = new Map((await this.store.gamerProgress.find({ _id: { $in: keys } }).toArray()).map((d) => [d._id, d]));
     const missing = uniqueGamers(gamers).filter((g) => !docs.has(progressKey(g)));
     for (const doc of await this.build(missing, now)) docs.set(doc._id, doc);
-    return new Map([...docs].map(([key, doc]) => [key, progressOf(doc)]));
+    // definitions from memory, the rest in one read of the gamer tasks
+    const nowMs = now.getTime();
+    const known = new Map<string, TaskDefinition>();
+    const wanted: string[] = [];
+    for (const doc of docs.values()) {
+      for (const id of Object.keys(doc.tasks ?? {})) {
+        const cached = this.definitions.get(`${doc.epoch}:${id}`, nowMs);
+        if (cached) known.set(`${doc.epoch}:${id}`, cached);
+        else wanted.push(id);
+      }
+    }
+    if (wanted.length > 0) {
+      const found = new Map((await this.gamerTasks.definitionsOf(wanted)).map((d) => [d.id, d]));
+      for (const doc of docs.values()) {
+        for (const id of Object.keys(doc.tasks ?? {})) {
+          const definition = found.get(id);
+          if (!definition || known.has(`${doc.epoch}:${id}`)) continue;
+          known.set(`${doc.epoch}:${id}`, definition);
+          this.remember(doc.epoch, definition);
+        }
+      }
+    }
+    return new Map([...docs].map(([key, doc]) => [key, progressOf(doc, known)]));
+  }
+
+  /** A definition kept until its task expires (it is of no use after). */
+  private remember(epoch: string, definition: TaskDefinition): void {
+    this.definitions.set(`${epoch}:${definition.id}`, definitionOf(definition), definition.expiredAt?.getTime() ?? Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -201,23 +235,26 @@ export class GamerProgressRepository {
     if (missing.length > 0) await this.add(owner, missing, now);
     return records.map((r) => {
       const entry = entries[r.id];
-      return entry ? { ...r, progress: entry.progress, games: entry.games } : r;
+      return entry ? { ...r, progress: entry.p, games: entry.g } : r;
     });
   }
 
-  /** Drops applied event ids recorded as processed (`$pull` of exactly those: safe whatever else changed meanwhile). */
+  /** Drops applied event ids recorded as processed (`$pullAll` of exactly those: safe whatever else changed meanwhile). */
   async forgetApplied(prunes: Map<string, string[]>): Promise<void> {
     if (prunes.size === 0) return;
     await this.store.gamerProgress.bulkWrite(
-      [...prunes].map(([_id, eventIds]) => ({ updateOne: { filter: { _id }, update: { $pull: { applied: { $in: eventIds } } } } })),
+      [...prunes].map(([_id, eventIds]) => ({ updateOne: { filter: { _id }, update: { $pullAll: { applied: eventIds } } } })),
       { ordered: false },
     );
   }
 
-  /** Drops the entries of removed gamer tasks (reset, an entry that outlived its task). */
+  /**
+   * Drops the entries of removed gamer tasks (reset, an entry that outlived its task), with a
+   * new epoch: an id may come back with another definition (an achievement tracked again).
+   */
   async remove(owner: GamerRef, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.store.gamerProgress.updateOne({ _id: progressKey(owner) }, { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])) });
+    await this.store.gamerProgress.updateOne({ _id: progressKey(owner) }, { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])), $set: { epoch: randomUUID() } });
   }
 
   /** The gamer's document (erase). */

@@ -1,27 +1,39 @@
 import type { Connection, mongo } from 'mongoose';
 import type { Weekday } from '@gfts/contracts';
-import type { CatalogEntry, GamerTaskRecord, TaskProgress } from '../domain/model.ts';
+import type { CatalogEntry, GamerTaskRecord } from '../domain/model.ts';
 
 type WithId<T extends { id: string }> = Omit<T, 'id'> & { _id: string };
 
 export type CatalogDoc = WithId<CatalogEntry>;
 export type GamerTaskDoc = WithId<GamerTaskRecord>;
 /**
- * One gamer task's entry in its gamer's progress document: what the stat rules read of the
- * task (fixed at assignment) and its window state, which the stat consumer moves.
+ * One gamer task's state in its gamer's progress document: `p` progress, `g` games, `c`
+ * completed, and once completed `at` (when) and `by` (the event). Short names and nothing
+ * else on purpose: the local store's cost per write grows with the document's fields (an
+ * entry that also carried the task's definition made the write 2.6x dearer,
+ * bench/results/2026-11-26-store-writes-progress-entries.md).
  */
-export type ProgressEntry = Omit<TaskProgress, 'id' | 'applicationId' | 'gamerId' | 'appliedEventIds'>;
+export interface ProgressEntry {
+  p: number;
+  g: number;
+  c: boolean;
+  at?: Date | null;
+  by?: string | null;
+}
 /**
  * A gamer's progress (`<applicationId>:<gamerId>`): the truth of every active gamer task's
  * progress, so that a batch moves all of a gamer's tasks with one single-document write
  * (docs/tasks.md "Progress documents"). `applied`: the stat events applied and not yet
- * recorded as processed.
+ * recorded as processed. `epoch`: drawn at random when the document is built and on every
+ * removal of entries; cached task definitions are keyed by it (an achievement tracked again
+ * after a reset gets its old derived id with the catalog's current values).
  */
 export interface GamerProgressDoc {
   _id: string;
   applicationId: string;
   gamerId: string;
-  /** gamer task id → entry */
+  epoch: string;
+  /** gamer task id → state */
   tasks: Record<string, ProgressEntry>;
   applied: string[];
 }

@@ -107,12 +107,12 @@ export class StatBatchProcessor {
     for (const [key, gamer] of work) {
       try {
         const events = gamer.items.map((d) => d.event);
-        const { tasks, applied } = held.get(key) ?? { tasks: [], applied: [] };
+        const { tasks, applied, orphans } = held.get(key) ?? { tasks: [], applied: [], orphans: [] };
         const active = tasks.filter((t) => isActive(t.expiredAt, now));
         const fresh = (await this.untrackedAchievements(gamer, active, events, now)).map((r) => ({ ...r, appliedEventIds: applied }));
         created.push(...fresh);
         const plan = planGamerBatch<TaskProgress>([...active, ...fresh], events, now);
-        const write = { owner: gamer, changes: plan.changes, added: fresh, dropped: tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id) };
+        const write = { owner: gamer, changes: plan.changes, added: fresh, dropped: [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans] };
         plans.push({ gamer, plan, write, applied: [...applied, ...eventIdsOf(plan.changes)] });
       } catch (error) {
         for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });
