@@ -82,6 +82,16 @@ export class StatBatchProcessor {
 
   /** The outcome of each delivered event, in the batch's order. */
   async process(batch: DeliveredEvent[]): Promise<EventOutcome[]> {
+    return (await this.write(batch)).settle();
+  }
+
+  /**
+   * A batch up to its progress write; `settle` does the rest (completions copied, counted
+   * and announced, the events recorded as processed) and answers the outcomes. Once this
+   * resolves the next batch may start, while this one settles: it reads the progress this
+   * one wrote, so a gamer's events still apply in stream order.
+   */
+  async write(batch: DeliveredEvent[]): Promise<{ settle: () => Promise<EventOutcome[]> }> {
     const { gamerTasks, progress, processed } = this.deps;
     const now = this.now();
     const outcomes = new Map<DeliveredEvent, EventOutcome>();
@@ -125,7 +135,11 @@ export class StatBatchProcessor {
     const staleWrites = new Set(stale);
     const landed = plans.filter((p) => !staleWrites.has(p.write));
     for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
+    return { settle: () => this.settle(batch, landed, tracked, outcomes, now) };
+  }
 
+  private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, now: Date): Promise<EventOutcome[]> {
+    const { gamerTasks, processed } = this.deps;
     // completions reach the gamer tasks before they are announced: a task announced completed
     // can be claimed; this also copies those of a delivery that wrote but was not acknowledged
     const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
