@@ -147,26 +147,28 @@ export class GamerProgressRepository {
     const docs = new Map((await this.store.gamerProgress.find({ _id: { $in: keys } }).toArray()).map((d) => [d._id, d]));
     const missing = uniqueGamers(gamers).filter((g) => !docs.has(progressKey(g)));
     for (const doc of await this.build(missing, now)) docs.set(doc._id, doc);
-    // definitions from memory, the rest in one read of the gamer tasks
+    // definitions from memory; those of gamers with any missing, in one read of their
+    // active gamer tasks (ranges on the (applicationId, gamerId, …) index: the same
+    // documents by `_id $in` cost the local store more, bench/results/2026-11-26-tasks-progress-doc.md)
     const nowMs = now.getTime();
     const known = new Map<string, TaskDefinition>();
-    const wanted: string[] = [];
+    const cold: GamerProgressDoc[] = [];
     for (const doc of docs.values()) {
+      let complete = true;
       for (const id of Object.keys(doc.tasks ?? {})) {
         const cached = this.definitions.get(`${doc.epoch}:${id}`, nowMs);
         if (cached) known.set(`${doc.epoch}:${id}`, cached);
-        else wanted.push(id);
+        else complete = false;
       }
+      if (!complete) cold.push(doc);
     }
-    if (wanted.length > 0) {
-      const found = new Map((await this.gamerTasks.definitionsOf(wanted)).map((d) => [d.id, d]));
-      for (const doc of docs.values()) {
-        for (const id of Object.keys(doc.tasks ?? {})) {
-          const definition = found.get(id);
-          if (!definition || known.has(`${doc.epoch}:${id}`)) continue;
-          known.set(`${doc.epoch}:${id}`, definition);
-          this.remember(doc.epoch, definition);
-        }
+    if (cold.length > 0) {
+      const epochs = new Map(cold.map((doc) => [doc._id, doc]));
+      for (const task of await this.gamerTasks.activeOf(cold, now)) {
+        const doc = epochs.get(progressKey(task));
+        if (!doc || doc.tasks?.[task.id] === undefined) continue;
+        known.set(`${doc.epoch}:${task.id}`, definitionOf(task));
+        this.remember(doc.epoch, task);
       }
     }
     return new Map([...docs].map(([key, doc]) => [key, progressOf(doc, known)]));

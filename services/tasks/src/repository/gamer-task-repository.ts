@@ -1,7 +1,6 @@
 import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
-import { definitionOf } from '../domain/gamer-task.ts';
-import type { ClaimState, GamerTaskRecord, TaskDefinition, TaskProgress } from '../domain/model.ts';
+import type { ClaimState, GamerTaskRecord, TaskProgress } from '../domain/model.ts';
 import { fromDoc, isDuplicateKey, toDoc, upsertedIndexes, type GamerTaskDoc, type Store } from './store.ts';
 
 /** A record with every optional field present (older or foreign writes may lack some). */
@@ -57,13 +56,6 @@ export class GamerTaskRepository {
   async findByIds(ids: string[]): Promise<GamerTaskRecord[]> {
     if (ids.length === 0) return [];
     return (await this.store.gamerTasks.find({ _id: { $in: ids } }).toArray()).map(toRecord);
-  }
-
-  /** The definitions of these gamer tasks (those that exist), without the task copies. */
-  async definitionsOf(ids: string[]): Promise<TaskDefinition[]> {
-    if (ids.length === 0) return [];
-    const docs = await this.store.gamerTasks.find({ _id: { $in: ids } }, { projection: { task: 0, appliedEventIds: 0 } }).toArray();
-    return docs.map((doc) => definitionOf(toRecord(doc as GamerTaskDoc)));
   }
 
   /** The gamer's active tasks (top-level and children) of one kind: tasks, or achievements. */
