@@ -18,8 +18,9 @@ export class ProgressResetService {
     const { select, claimStates } = resetSelection(scope);
     const owner = { applicationId, gamerId };
     const { removed, count } = await gamerTasks.removeTrees(owner, select, claimStates);
-    // their progress goes after them (a crash in between: the consumer drops an entry whose completion finds no gamer task)
-    await progress.remove(owner, removed.flatMap((top) => [top.id, ...top.children.map((c) => c.gamerTaskId)]));
+    // their progress goes after them: every entry without a gamer task, so a reset retried
+    // after a failure here removes what the first attempt left
+    await progress.retain(owner, (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id));
     // removed achievements are tracked again, from zero, on the gamer's next event or read
     await unlockStats.forget(removed);
     const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllOf(applicationId, gamerId) : 0;

@@ -26,7 +26,9 @@ export interface ProgressWrite {
   changes: TaskChange[];
   /** entries new to the document (achievements this batch tracked): written whole, on condition that they are absent */
   added: TaskProgress[];
-  /** entries of expired tasks, dropped with the write */
+  /** entries of `added` that are there already without a gamer task (orphans): replaced whole, unconditionally */
+  replacing: string[];
+  /** entries of expired tasks, or whose gamer task is gone, dropped with the write */
   dropped: string[];
 }
 
@@ -49,7 +51,8 @@ function docOf(owner: GamerRef, tasks: TaskProgress[]): GamerProgressDoc {
     gamerId: owner.gamerId,
     epoch: randomUUID(),
     tasks: Object.fromEntries(tasks.map((t) => [t.id, entryOf(t)])),
-    applied: [],
+    // gamer tasks written before progress documents kept their own applied ids
+    applied: [...new Set(tasks.flatMap((t) => t.appliedEventIds))],
   };
 }
 
@@ -80,7 +83,7 @@ export function eventIdsOf(changes: TaskChange[]): string[] {
  * in exactly the state planned from; absent for an added entry), none of the events applied
  * yet; entries of expired or removed tasks dropped. Null when there is nothing to write.
  */
-function progressOp({ owner, changes, added, dropped }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
+function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
   if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
   const eventIds = eventIdsOf(changes);
   const filter: Record<string, unknown> = { _id: progressKey(owner) };
@@ -91,7 +94,7 @@ function progressOp({ owner, changes, added, dropped }: ProgressWrite): mongo.An
   const after = new Map(changes.map((c) => [c.after.id, c.after]));
   const addedIds = new Set(added.map((t) => t.id));
   for (const task of added) {
-    filter[`tasks.${task.id}`] = { $exists: false };
+    if (!replacing.includes(task.id)) filter[`tasks.${task.id}`] = { $exists: false };
     set[`tasks.${task.id}`] = entryOf(after.get(task.id) ?? task);
   }
   for (const { before, after: next, increment } of changes) {
@@ -217,10 +220,10 @@ export class GamerProgressRepository {
     }));
     const first = await this.store.gamerProgress.bulkWrite(ops, { ordered: false });
     if (first.matchedCount === ops.length) return;
-    // unmatched: the entry is there, or the gamer has no document yet
-    if (await this.store.gamerProgress.findOne({ _id }, { projection: { _id: 1 } })) return;
-    await this.build([owner], now);
-    // a build that read the gamer tasks before these were stored may have been the one inserted
+    // unmatched: the entry is there, or there was no document; one exists after this (built
+    // here, or by a build that may have read the gamer tasks before these were stored), so
+    // the same writes again add what is still missing
+    if (!(await this.store.gamerProgress.findOne({ _id }, { projection: { _id: 1 } }))) await this.build([owner], now);
     await this.store.gamerProgress.bulkWrite(ops, { ordered: false });
   }
 
@@ -257,6 +260,17 @@ export class GamerProgressRepository {
   async remove(owner: GamerRef, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.store.gamerProgress.updateOne({ _id: progressKey(owner) }, { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])), $set: { epoch: randomUUID() } });
+  }
+
+  /**
+   * Drops every entry but those of `ids` (the gamer tasks the gamer still holds), with a new
+   * epoch: a reset's cleanup, which a retried reset repeats in full even when its first
+   * attempt removed the gamer tasks and failed before their entries.
+   */
+  async retain(owner: GamerRef, ids: string[]): Promise<void> {
+    const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });
+    const keep = new Set(ids);
+    await this.remove(owner, Object.keys(doc?.tasks ?? {}).filter((id) => !keep.has(id)));
   }
 
   /** The gamer's document (erase). */

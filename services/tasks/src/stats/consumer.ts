@@ -174,8 +174,10 @@ export class StatsConsumer {
     const before = this.settling;
     this.settling = before
       .then(async () => {
-        // a failure after the write: the whole batch again (what landed is recognised as applied)
-        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(delivered), failed));
+        // a failure after the write: the whole batch again, as redelivered (what landed is
+        // recognised as applied, and its completions are announced then)
+        const again = delivered.map((d) => ({ ...d, redelivered: true }));
+        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(again), failed));
         clearInterval(keepAlive);
         batch.forEach(({ msg, delivered: event, span }, i) => {
           const outcome = outcomes[i]!;

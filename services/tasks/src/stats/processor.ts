@@ -95,6 +95,9 @@ export class StatBatchProcessor {
     const { gamerTasks, progress, processed } = this.deps;
     const now = this.now();
     const outcomes = new Map<DeliveredEvent, EventOutcome>();
+    // the progress documents before the processed records: an event recorded (and then
+    // pruned from its document) between the two reads shows in the second
+    const held = await progress.read(batch.map((d) => d.event), now);
     const done = await processed.findProcessed([...new Set(batch.map((d) => d.event.eventId))]);
     const seen = new Set<string>();
     const work = new Map<string, GamerWork>();
@@ -111,7 +114,6 @@ export class StatBatchProcessor {
       work.set(key, gamer);
     }
 
-    const held = await progress.read([...work.values()], now);
     const created: GamerTaskRecord[] = [];
     const plans: GamerPlan[] = [];
     for (const [key, gamer] of work) {
@@ -122,7 +124,10 @@ export class StatBatchProcessor {
         const fresh = (await this.untrackedAchievements(gamer, active, events, now)).map((r) => ({ ...r, appliedEventIds: applied }));
         created.push(...fresh);
         const plan = planGamerBatch<TaskProgress>([...active, ...fresh], events, now);
-        const write = { owner: gamer, changes: plan.changes, added: fresh, dropped: [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans] };
+        // an orphan achievement entry tracked again in this batch is replaced, not dropped
+        const replaced = new Set(fresh.map((r) => r.id));
+        const dropped = [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans].filter((id) => !replaced.has(id));
+        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((id) => replaced.has(id)), dropped };
         plans.push({ gamer, plan, write, applied: [...applied, ...eventIdsOf(plan.changes)] });
       } catch (error) {
         for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });

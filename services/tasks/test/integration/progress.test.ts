@@ -112,4 +112,18 @@ describe('gamer progress documents', () => {
     const done = await world.waitFor(ann, (list) => list.find((t) => t.task.id === achievement.id), (t) => t.completed, 'achievements');
     expect(done).toMatchObject({ progress: 2, completed: true, task: { targetValue: 2 } });
   });
+
+  it('an achievement entry left without its gamer task is replaced when the achievement is tracked again', async () => {
+    const world = new World(stack);
+    const achievement = await world.createTask({ name: 'Winner', family: 'lifetime', isAchievement: true, targetValue: 50 });
+    const ann = world.gamer();
+    // a read tracks it (gamer task and entry), so the consumer has never seen it
+    const tracked = (await world.achievements(ann)).find((t) => t.task.id === achievement.id)!;
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_tasks').deleteOne({ _id: tracked.id });
+    // the event finds the entry without a gamer task and tracks the achievement again, same id
+    await world.play(ann, { wins: 3 });
+    await eventually(async () => (await progressOf(world, ann))?.tasks[tracked.id]?.p === 3, 10_000);
+    await world.waitFor(ann, (list) => list.find((t) => t.id === tracked.id), (t) => t.progress === 3, 'achievements');
+  });
 });
