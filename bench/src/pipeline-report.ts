@@ -89,6 +89,14 @@ export interface RatePhase {
   timeline: TimelinePoint[];
 }
 
+/** One event per gamer, each gamer's first since the service started, timed until acknowledged. */
+export interface FirstPassResult {
+  events: number;
+  processed: number;
+  seconds: number;
+  eventsPerSecond: number;
+}
+
 export interface SustainedResult {
   events: number;
   /** seconds to publish them all */
@@ -168,6 +176,7 @@ export interface PipelineReport {
   setup: SetupResult;
   ceiling?: CeilingResult;
   singles: LatencySummary;
+  firstPass?: FirstPassResult;
   sustained?: SustainedResult;
   rates: RatePhase[];
   knee: string;

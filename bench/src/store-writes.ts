@@ -10,12 +10,14 @@
  *        [--rounds 3] [--seconds 12] [--docs 20000] [--batch 256] [--shape gamer-task]
  *        [--out bench/results] [--label NAME]
  *
- * `--shape gamer-progress` (repeatable with `--shape gamer-task`) measures a data model the
- * tasks service does not have yet, as the input to that decision (docs/tasks.md, "Where
- * the consumer's time goes"): one document per gamer holding the progress of each of the
- * gamer's 9 tasks ({p, g, c} under the gamer task's id) and the gamer's applied event ids,
- * no secondary index; a statement is one event of one gamer moving 6 of them (dotted
- * `$inc` on condition of each one's state, the event id pushed). For gamer-task, an event
+ * `--shape gamer-progress` (repeatable with `--shape gamer-task`) measures the tasks
+ * service's progress documents (docs/tasks.md, "Progress documents"): one document per
+ * gamer holding the state of each of the gamer's 9 tasks ({p, g, c} under the gamer task's
+ * id) and the gamer's applied event ids, no secondary index; a statement is one event of
+ * one gamer moving 6 of them (dotted `$inc` on condition of each one's state, the event id
+ * pushed). `--shape gamer-progress-full` is the same with each entry also carrying the
+ * task's definition (task id, stat, target, games, expiry, parent, children), as a first
+ * version of the service wrote it. For gamer-task, an event
  * is ~6 statements (bench/results/2026-11-26-tasks-consumer-fix.md). Two variants of the
  * gamer-task shape tell size from indexes: `gamer-task-noindex` (the same documents without
  * the secondary indexes) and `gamer-task-slim` (with them, but without the task copy and
@@ -58,9 +60,9 @@ const batch = Number(arg('--batch') ?? 256);
 const engine = process.env.GFTS_ENGINE ?? 'podman';
 const name = 'gfts-store-writes';
 const shapes = (all('--shape').length > 0 ? all('--shape') : ['gamer-task']) as Shape[];
-type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'find-and-modify';
+type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'gamer-progress-full' | 'find-and-modify';
 /** statements one stat event costs in each shape (the gamer-task figure from the tasks bench's model); NaN: not a stat-event shape */
-const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'find-and-modify': Number.NaN };
+const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'gamer-progress-full': 1, 'find-and-modify': Number.NaN };
 for (const shape of shapes) if (!(shape in STATEMENTS_PER_EVENT)) throw new Error(`--shape ${shape}: one of ${Object.keys(STATEMENTS_PER_EVENT).join(', ')}`);
 const images = all('--image').map((pair) => ({ label: pair.slice(0, pair.indexOf('=')), image: pair.slice(pair.indexOf('=') + 1) }));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -98,14 +100,20 @@ interface GamerProgressDocument {
   _id: string;
   applicationId: string;
   gamerId: string;
-  tasks: Record<string, { p: number; g: number; c: boolean }>;
+  tasks: Record<string, { p: number; g: number; c: boolean } | Record<string, unknown>>;
   applied: string[];
 }
 
-function progressDocuments(): GamerProgressDocument[] {
+/** An entry as the tasks service writes it since 2026-11-26: what the rules read of the task, and its state. */
+const fullEntry = () => ({
+  taskId: randomUUID(), parentGamerTaskId: null, children: [], isAchievement: false, statKey: 'wins', targetValue: 1_000_000_000, numberOfGames: 0,
+  expiredAt: new Date(Date.now() + 86_400_000), p: 0, g: 0, c: false, completedAt: null, completedByEventId: null,
+});
+
+function progressDocuments(full: boolean): GamerProgressDocument[] {
   return Array.from({ length: Math.ceil(docCount / 9) }, () => {
     const gamerId = randomUUID();
-    const tasks = Object.fromEntries(Array.from({ length: 9 }, () => [randomUUID(), { p: 0, g: 0, c: false }]));
+    const tasks = Object.fromEntries(Array.from({ length: 9 }, () => [randomUUID(), full ? fullEntry() : { p: 0, g: 0, c: false }]));
     return { _id: `${APP}:${gamerId}`, applicationId: APP, gamerId, tasks, applied: Array.from({ length: 12 }, () => randomUUID()) };
   });
 }
@@ -145,7 +153,7 @@ async function measure(label: string, image: string, round: number, shape: Shape
   try {
     await client.connect();
     const pid = containerPid(engine, name);
-    const write = shape === 'gamer-progress' ? await gamerProgressWrites(client) : shape === 'find-and-modify' ? await findAndModifyWrites(client) : await gamerTaskWrites(client, shape);
+    const write = shape === 'gamer-progress' || shape === 'gamer-progress-full' ? await gamerProgressWrites(client, shape === 'gamer-progress-full') : shape === 'find-and-modify' ? await findAndModifyWrites(client) : await gamerTaskWrites(client, shape);
     const warmUntil = performance.now() + 1000;
     while (performance.now() < warmUntil) await write();
     const sampler = new UsageSampler(new Map(pid ? [['store', pid]] : []));
@@ -234,15 +242,17 @@ async function findAndModifyWrites(client: MongoClient): Promise<() => Promise<n
 }
 
 /** Loads the per-gamer progress documents (docs/9 gamers); answers one bulkWrite of `batch` events. */
-async function gamerProgressWrites(client: MongoClient): Promise<() => Promise<number>> {
+async function gamerProgressWrites(client: MongoClient, full: boolean): Promise<() => Promise<number>> {
   const col = client.db().collection<GamerProgressDocument>('gamer_progress');
+  const progressDocs = full ? fullProgressDocs : slimProgressDocs;
   for (let i = 0; i < progressDocs.length; i += 1000) await col.insertMany(progressDocs.slice(i, i + 1000), { ordered: false });
   return async () => (await col.bulkWrite(Array.from({ length: batch }, () => progressUpdate(progressDocs[Math.floor(Math.random() * progressDocs.length)]!)), { ordered: false })).matchedCount;
 }
 
 const taskDocs = documents();
-const progressDocs = progressDocuments();
-log(`gamer-task: ${taskDocs.length} documents of ~${JSON.stringify(taskDocs[0]).length} bytes (JSON); gamer-progress: ${progressDocs.length} of ~${JSON.stringify(progressDocs[0]).length}; batches of ${batch}, ${rounds} rounds × ${images.length} images × ${shapes.join(', ')} × ${seconds} s`);
+const slimProgressDocs = progressDocuments(false);
+const fullProgressDocs = progressDocuments(true);
+log(`gamer-task: ${taskDocs.length} documents of ~${JSON.stringify(taskDocs[0]).length} bytes (JSON); gamer-progress: ${slimProgressDocs.length} of ~${JSON.stringify(slimProgressDocs[0]).length}, -full ~${JSON.stringify(fullProgressDocs[0]).length}; batches of ${batch}, ${rounds} rounds × ${images.length} images × ${shapes.join(', ')} × ${seconds} s`);
 const loadBefore = loadAverage();
 const runs: Run[] = [];
 for (let round = 1; round <= rounds; round++) {

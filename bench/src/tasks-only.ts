@@ -152,6 +152,7 @@ const report: PipelineReport = {
   setup: result.setup,
   ...(result.ceiling ? { ceiling: result.ceiling } : {}),
   singles: result.singles,
+  ...(result.firstPass ? { firstPass: result.firstPass } : {}),
   ...(result.sustained ? { sustained: result.sustained } : {}),
   rates: result.rates,
   knee: describeKnee(result.rates, result.sustained?.eventsPerSecond ?? Number.NaN),

@@ -8,6 +8,8 @@
  *  - the store's ceiling: a bare driver loop of bulkWrite($inc by _id) on a copy of the
  *    gamer tasks, same store, same indexes;
  *  - a few single events on an idle consumer;
+ *  - a first pass: one event per gamer, each gamer's first since the service started (what
+ *    the service caches per gamer is read here), timed like the sustained run;
  *  - the sustained rate: N events published at once, timed until the consumer acknowledged
  *    them all;
  *  - open-loop rates (1,000 / 2,000 / 5,000 events/s by default) for a fixed window each:
@@ -23,7 +25,7 @@ import { MongoClient, type AnyBulkWriteOperation, type Document } from 'mongodb'
 import { gameStats, MixModel, mixCatalog, seededRandom, type CatalogTaskView, type EventEffect, type Stat } from './datagen/tasks-mix.ts';
 import { seededUuid } from './datagen/ids.ts';
 import { writeGamerTasks } from './datagen/tasks-direct.ts';
-import type { PhaseUsage, PipelineOptions, RatePhase, SetupResult, SustainedResult, CeilingResult, TimelinePoint } from './pipeline-report.ts';
+import type { PhaseUsage, PipelineOptions, RatePhase, SetupResult, SustainedResult, FirstPassResult, CeilingResult, TimelinePoint } from './pipeline-report.ts';
 import { MachineCpu, UsageSampler, loadAverage } from './procstat.ts';
 import type { Progress } from './progress.ts';
 import { call, type Credentials, type Gamer, type StackState } from './stack.ts';
@@ -80,10 +82,13 @@ export interface PipelineResult {
   setup: SetupResult;
   ceiling?: CeilingResult;
   singles: LatencySummary;
+  /** one event per gamer, each gamer's first since the service started (caches cold), before the sustained run */
+  firstPass?: FirstPassResult;
   sustained?: SustainedResult;
   rates: RatePhase[];
   notes: string[];
 }
+
 
 export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise<PipelineResult> {
   const { state, creds, progress } = ctx;
@@ -434,6 +439,32 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     return watch;
   };
 
+  // ---- first pass: one event per gamer, timed as the sustained run is. It is each gamer's
+  // first event since the service started, so what the service caches per gamer (the
+  // progress documents' task definitions) is read here: the sustained run measures the
+  // state a running service is in, and this figure says what a cold start costs.
+  progress.begin('tasks: first pass');
+  await quiesce(30_000, false);
+  let firstPass: FirstPassResult | undefined;
+  {
+    const passPlan: PlannedEvent[] = Array.from({ length: o.gamers }, (_, g) => ({ gamer: g, stats: gameStats(random) }));
+    const tStart = performance.now();
+    const pub = await publish('first-pass', passPlan, Number.POSITIVE_INFINITY, 0);
+    let b = await backlog();
+    while (b.total > 0 && performance.now() - tStart < o.sustainedCapS * 1000) {
+      await sleep(250);
+      b = await backlog();
+      progress.report(1 - b.total / Math.max(1, pub.accepted), `backlog ${b.total}`);
+    }
+    const seconds = (performance.now() - tStart) / 1000;
+    const processed = pub.accepted - b.total;
+    if (b.total > 0) await quiesce(30_000, true);
+    applyModel(passPlan, processed);
+    firstPass = { events: pub.accepted, processed, seconds, eventsPerSecond: processed / seconds };
+    progress.log(`tasks: first pass: ${processed}/${pub.accepted} processed in ${seconds.toFixed(1)} s = ${firstPass.eventsPerSecond.toFixed(0)} events/s`);
+  }
+  progress.end();
+
   progress.begin('tasks: sustained');
   await quiesce(30_000, false);
   const sustainedPlan = plan(o.sustainedEvents);
@@ -561,7 +592,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
 
   sub.unsubscribe();
   await nc.drain();
-  return { setup, ...(ceiling ? { ceiling } : {}), singles, ...(sustained ? { sustained } : {}), rates, notes };
+  return { setup, ...(ceiling ? { ceiling } : {}), singles, ...(firstPass ? { firstPass } : {}), ...(sustained ? { sustained } : {}), rates, notes };
 }
 
 /**

@@ -8,10 +8,13 @@
  * NATS like any client, so a refactor of the service does not break it, and the same bench
  * runs against older code (the before/after of issue #10). What it must know is the stored
  * shape of a gamer task (`gamer_tasks`: the assigned task's copy, its window state, its claim
- * state), which the bench checks after writing: it reads a few gamers' lists through the
- * gateway and stops if the service does not list exactly what was written.
+ * state) and of a gamer's progress document (`gamer_progress`: each task's progress, which
+ * the stat consumer moves), which the bench checks after writing: it reads a few gamers'
+ * lists through the gateway and stops if the service does not list exactly what was written.
+ * Code from before progress documents ignores them; code since would build each gamer's on
+ * the gamer's first event, a one-time cost a bench of steady state must not measure.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ApplicationTask, ApplicationTaskChild, TaskDetail } from '@gfts/contracts';
 import type { Db } from 'mongodb';
 import { seededRandom } from './tasks-mix.ts';
@@ -52,6 +55,29 @@ export interface GamerTaskDocument {
   version: number;
   createdAt: Date;
   expiredAt: Date | null;
+}
+
+/** A gamer's progress document as the tasks service stores it (collection `gamer_progress`). */
+export interface GamerProgressDocument {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  epoch: string;
+  /** gamer task id → progress, games, completed */
+  tasks: Record<string, { p: number; g: number; c: boolean }>;
+  applied: string[];
+}
+
+/** The progress document of a gamer holding these (unplayed) gamer tasks. */
+export function gamerProgressDoc(applicationId: string, gamerId: string, docs: GamerTaskDocument[]): GamerProgressDocument {
+  return {
+    _id: `${applicationId}:${gamerId}`,
+    applicationId,
+    gamerId,
+    epoch: randomUUID(),
+    tasks: Object.fromEntries(docs.map((d) => [d._id, { p: d.progress, g: d.games, c: d.completed }])),
+    applied: [],
+  };
 }
 
 /** When a task of `family` assigned at `now` expires (design.md "Tasks"): daily at the next UTC midnight, weekly on the next Monday, lifetime never. */
@@ -172,8 +198,10 @@ export async function writeGamerTasks(
   if (daily.length < 3 || weekly.length < 1) throw new Error(`the catalog of ${o.applicationId} has ${daily.length} daily and ${weekly.length} weekly entries`);
   const now = new Date();
   const target = db.collection<GamerTaskDocument>(o.collection);
+  const progress = db.collection<GamerProgressDocument>('gamer_progress');
   const assignments: DirectAssignment[] = [];
   let batch: GamerTaskDocument[] = [];
+  let progressBatch: GamerProgressDocument[] = [];
   let docs = 0;
   let n = 0;
   // assigned tasks get fresh time-ordered ids, as the service gives them
@@ -181,17 +209,24 @@ export async function writeGamerTasks(
   const t0 = performance.now();
   for (const [g, gamerId] of o.gamerIds.entries()) {
     const picks = seededPicks(daily, weekly, o.seed + g);
-    for (const entry of picks) batch.push(...gamerTaskDocs(entry, { applicationId: o.applicationId, gamerId, now, expiredAt: expiryOf(entry.family, now), idFor: freshId }));
-    for (const entry of achievements) batch.push(...gamerTaskDocs(entry, { applicationId: o.applicationId, gamerId, now, expiredAt: null, idFor: (taskId) => trackedTaskId(o.applicationId, gamerId, taskId) }));
+    const held = [
+      ...picks.flatMap((entry) => gamerTaskDocs(entry, { applicationId: o.applicationId, gamerId, now, expiredAt: expiryOf(entry.family, now), idFor: freshId })),
+      ...achievements.flatMap((entry) => gamerTaskDocs(entry, { applicationId: o.applicationId, gamerId, now, expiredAt: null, idFor: (taskId) => trackedTaskId(o.applicationId, gamerId, taskId) })),
+    ];
+    batch.push(...held);
+    progressBatch.push(gamerProgressDoc(o.applicationId, gamerId, held));
     assignments.push({ gamerId, taskIds: [...picks, ...achievements].map((e) => e.id) });
     if (batch.length >= 1000) {
       await target.insertMany(batch, { ordered: false });
+      await progress.insertMany(progressBatch, { ordered: false });
       docs += batch.length;
       batch = [];
+      progressBatch = [];
       o.onProgress?.(g + 1, docs);
     }
   }
   if (batch.length) await target.insertMany(batch, { ordered: false });
+  if (progressBatch.length) await progress.insertMany(progressBatch, { ordered: false });
   docs += batch.length;
   return { assignments, docs, ms: performance.now() - t0 };
 }

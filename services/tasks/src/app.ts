@@ -16,6 +16,7 @@ import { AchievementStatsRepository } from './repository/achievement-stats-repos
 import { CatalogRepository } from './repository/catalog-repository.ts';
 import { ErasureJobRepository } from './repository/erasure-job-repository.ts';
 import { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
+import { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import { InventoryRepository } from './repository/inventory-repository.ts';
 import { SettingsRepository } from './repository/settings-repository.ts';
@@ -62,6 +63,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
 
   const catalogRepository = new CatalogRepository(store);
   const gamerTasks = new GamerTaskRepository(store);
+  const progress = new GamerProgressRepository(store, gamerTasks, config.TASK_DEFINITION_CACHE_SIZE);
   const inventory = new InventoryRepository(store);
   const processed = new ProcessedEventRepository(store);
   const keys = new IdempotencyRepository(store);
@@ -72,11 +74,11 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const events = new TaskEvents(nats, names, app.log);
 
   const catalog = new CatalogService(catalogRepository, cache, events, settingsRepository);
-  const assign = new AssignService(catalogRepository, gamerTasks, keys, config.MAX_TASKS_PER_ASSIGN, settingsRepository);
-  const reads = new GamerTaskService(catalogRepository, gamerTasks, inventory, unlockStats);
+  const assign = new AssignService(catalogRepository, gamerTasks, progress, keys, config.MAX_TASKS_PER_ASSIGN, settingsRepository);
+  const reads = new GamerTaskService(catalogRepository, gamerTasks, progress, inventory, unlockStats);
   const settings = new SettingsService(settingsRepository);
   const unlockRates = new UnlockRateService(catalogRepository, unlockStats);
-  const resets = new ProgressResetService({ gamerTasks, inventory, unlockStats });
+  const resets = new ProgressResetService({ gamerTasks, progress, inventory, unlockStats });
   const erasures = new ErasureService({ jobs: erasureJobs, js, names, expected: config.ERASURE_SERVICES.split(','), log: app.log });
   const claims = new ClaimService({ gamerTasks, inventory, events, metrics: claimMetrics(app.metrics), log: app.log, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
 
@@ -98,7 +100,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const durable = { ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS };
   const erasing = await startGamerErasure(
     { js, jsm, names, service: 'tasks', log: app.log, stream: { replicas: config.GAMERS_STREAM_REPLICAS }, durable },
-    tasksEraser({ gamerTasks, unlockStats, inventory, keys }),
+    tasksEraser({ gamerTasks, progress, unlockStats, inventory, keys }),
   );
   await ensureGamersConsumer(jsm, names, names.erasureProgressConsumer, names.gamerErasureCompleted, durable);
   const erasureReports = consumeGamerEvents(
@@ -121,7 +123,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     },
   });
 
-  const processor = new StatBatchProcessor({ gamerTasks, processed, unlockStats, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
+  const processor = new StatBatchProcessor({ gamerTasks, progress, processed, unlockStats, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
   const consumer = config.STATS_CONSUMER_ENABLED
     ? new StatsConsumer({
         nc: nats,

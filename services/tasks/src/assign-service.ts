@@ -6,6 +6,7 @@ import { assignFingerprint, decideOnKey } from './domain/idempotency.ts';
 import { assignmentOrder } from './domain/pick.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
 import type { IdempotencyRepository } from './repository/event-log-repository.ts';
+import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { SettingsRepository } from './repository/settings-repository.ts';
 
@@ -25,13 +26,15 @@ export interface AssignRequest {
 export class AssignService {
   private readonly catalog: CatalogRepository;
   private readonly gamerTasks: GamerTaskRepository;
+  private readonly progress: GamerProgressRepository;
   private readonly keys: IdempotencyRepository;
   private readonly maxTasks: number;
   private readonly settings: SettingsRepository;
 
-  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, keys: IdempotencyRepository, maxTasks: number, settings: SettingsRepository) {
+  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, progress: GamerProgressRepository, keys: IdempotencyRepository, maxTasks: number, settings: SettingsRepository) {
     this.catalog = catalog;
     this.gamerTasks = gamerTasks;
+    this.progress = progress;
     this.keys = keys;
     this.maxTasks = maxTasks;
     this.settings = settings;
@@ -93,9 +96,10 @@ export class AssignService {
       next += round.length;
       const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, idFor: () => uuidv7() }));
       const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children)));
-      trees.forEach((tree, i) => {
-        if (inserted[i]) created.push(gamerTaskView(tree.parent));
-      });
+      const written = trees.filter((_, i) => inserted[i]);
+      // the progress entries follow the gamer tasks (a crash in between: the next list read adds them)
+      await this.progress.add(identity, written.flatMap((tree) => [tree.parent, ...tree.children]), now);
+      for (const tree of written) created.push(gamerTaskView(tree.parent));
     }
     if (created.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the gamer already holds every ${family} task`);
     return created;

@@ -23,6 +23,7 @@ const TasksSettings = {
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
+  TASK_DEFINITION_CACHE_SIZE: Type.Integer({ minimum: 0, default: 100_000, description: 'gamer task definitions the stat consumer keeps in memory (~0.3 KB each; 0: read them every batch)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
   ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
   GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),

@@ -4,6 +4,7 @@ import { childRecordsOf, gamerTaskList } from './domain/gamer-task.ts';
 import type { CatalogEntry, GamerTaskRecord } from './domain/model.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
+import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { InventoryRepository } from './repository/inventory-repository.ts';
 import { trackAchievements } from './tracking.ts';
@@ -12,12 +13,14 @@ import { trackAchievements } from './tracking.ts';
 export class GamerTaskService {
   private readonly catalog: CatalogRepository;
   private readonly gamerTasks: GamerTaskRepository;
+  private readonly progress: GamerProgressRepository;
   private readonly inventory: InventoryRepository;
   private readonly unlockStats: AchievementStatsRepository;
 
-  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, inventory: InventoryRepository, unlockStats: AchievementStatsRepository) {
+  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, progress: GamerProgressRepository, inventory: InventoryRepository, unlockStats: AchievementStatsRepository) {
     this.catalog = catalog;
     this.gamerTasks = gamerTasks;
+    this.progress = progress;
     this.inventory = inventory;
     this.unlockStats = unlockStats;
   }
@@ -26,7 +29,7 @@ export class GamerTaskService {
     const now = new Date();
     const records = await this.gamerTasks.listActive(identity.applicationId, identity.gamerId, false, now);
     const repaired = await this.repairTrees(records, identity.applicationId);
-    return gamerTaskList(repaired, now, completed);
+    return gamerTaskList(await this.progress.overlay(identity, repaired, now), now, completed);
   }
 
   /** Every achievement of the application: those the gamer has no record of yet show with no progress. */
@@ -40,7 +43,7 @@ export class GamerTaskService {
       await trackAchievements(this.gamerTasks, this.unlockStats, untracked, applicationId, gamerId, now);
       records = await this.gamerTasks.listActive(applicationId, gamerId, true, now);
     }
-    return gamerTaskList(records, now, completed);
+    return gamerTaskList(await this.progress.overlay(identity, records, now), now, completed);
   }
 
   async items(identity: Identity): Promise<InventoryItem[]> {
@@ -60,7 +63,7 @@ export class GamerTaskService {
       this.gamerTasks.listActive(applicationId, gamer.gamerId, true, now),
       this.items(gamer),
     ]);
-    return { gamerId: gamer.gamerId, tasks, achievements: gamerTaskList(achievements, now, undefined), inventory };
+    return { gamerId: gamer.gamerId, tasks, achievements: gamerTaskList(await this.progress.overlay(gamer, achievements, now), now, undefined), inventory };
   }
 
   /** A composite whose children were not all written (a crash during assign) gets them now. */

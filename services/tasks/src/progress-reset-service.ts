@@ -1,21 +1,26 @@
 import type { ProgressResetResult, ResetScope } from '@gfts/contracts';
 import { resetSelection } from './domain/progress-reset.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
+import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { InventoryRepository } from './repository/inventory-repository.ts';
 
 /** POST /{applicationId}/gamers/{gamerId}/progress/reset (admin). */
 export class ProgressResetService {
-  private readonly deps: { gamerTasks: GamerTaskRepository; inventory: InventoryRepository; unlockStats: AchievementStatsRepository };
+  private readonly deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; unlockStats: AchievementStatsRepository };
 
   constructor(deps: ProgressResetService['deps']) {
     this.deps = deps;
   }
 
   async reset(applicationId: string, gamerId: string, scope: ResetScope): Promise<ProgressResetResult> {
-    const { gamerTasks, inventory, unlockStats } = this.deps;
+    const { gamerTasks, progress, inventory, unlockStats } = this.deps;
     const { select, claimStates } = resetSelection(scope);
-    const { removed, count } = await gamerTasks.removeTrees({ applicationId, gamerId }, select, claimStates);
+    const owner = { applicationId, gamerId };
+    const { removed, count } = await gamerTasks.removeTrees(owner, select, claimStates);
+    // their progress goes after them: every entry without a gamer task, so a reset retried
+    // after a failure here removes what the first attempt left
+    await progress.retain(owner, (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id));
     // removed achievements are tracked again, from zero, on the gamer's next event or read
     await unlockStats.forget(removed);
     const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllOf(applicationId, gamerId) : 0;

@@ -350,6 +350,39 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', a: 2, c: true, n: 3, added: 'new', fresh: 3 });
     });
 
+    it('moves entries of an embedded map by dotted path, on conditions on its entries\' paths (the tasks service\'s progress documents)', async () => {
+      const docs = fresh<Listed<'applied', string> & { tasks: Record<string, unknown> }>('dotted_map');
+      // keys as gamer task ids are: UUIDs, one starting with a digit
+      const a = '0190f3c2-7d4e-7a61-9b2c-1d2e3f405162';
+      const b = 'f0e1d2c3-b4a5-8697-a8b9-cadbecfd0e1f';
+      const c = '5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f';
+      await docs.insertOne({ _id: 'g', tasks: { [a]: { p: 1, g: 1, done: false }, [b]: { p: 5, g: 2, done: false } }, applied: ['e1'] });
+      const write = () => docs.updateOne(
+        { _id: 'g', applied: { $nin: ['e2'] }, [`tasks.${a}.done`]: false, [`tasks.${a}.p`]: { $lt: 10 }, [`tasks.${b}.p`]: 5, [`tasks.${b}.g`]: 2, [`tasks.${c}`]: { $exists: false } },
+        { $inc: { [`tasks.${a}.p`]: 2, [`tasks.${a}.g`]: 1 }, $set: { [`tasks.${b}.p`]: 9, [`tasks.${b}.done`]: true, [`tasks.${c}`]: { p: 0, g: 0, done: false } }, $push: { applied: { $each: ['e2'] } } },
+      );
+      expect((await write()).modifiedCount).toBe(1);
+      // the same write again matches nothing: its event is applied, its planned-from state gone, its entry present
+      expect((await write()).matchedCount).toBe(0);
+      expect(await docs.findOne({ _id: 'g' })).toEqual({
+        _id: 'g',
+        tasks: { [a]: { p: 3, g: 2, done: false }, [b]: { p: 9, g: 2, done: true }, [c]: { p: 0, g: 0, done: false } },
+        applied: ['e1', 'e2'],
+      });
+      expect((await docs.updateOne({ _id: 'g' }, { $unset: { [`tasks.${c}`]: '' }, $pullAll: { applied: ['e1'] } })).modifiedCount).toBe(1);
+      expect(await docs.findOne({ _id: 'g' })).toEqual({ _id: 'g', tasks: { [a]: { p: 3, g: 2, done: false }, [b]: { p: 9, g: 2, done: true } }, applied: ['e2'] });
+    });
+
+    it('lets exactly one of N concurrent conditional updates of one embedded entry win, and keeps every other entry\'s $inc', async () => {
+      const docs = fresh('dotted_race');
+      await docs.insertOne({ _id: 'g', tasks: { x: { p: 0 }, y: { n: 0 } } });
+      const results = await Promise.all(range(N).map((i) => docs.updateOne({ _id: 'g', 'tasks.x.p': 0 }, { $set: { 'tasks.x.p': i + 1 }, $inc: { 'tasks.y.n': 1 } })));
+      expect(results.filter((r) => r.modifiedCount === 1)).toHaveLength(1);
+      const counted = await Promise.all(range(N).map(() => docs.updateOne({ _id: 'g' }, { $inc: { 'tasks.y.n': 1 } })));
+      expect(counted.every((r) => r.modifiedCount === 1)).toBe(true);
+      expect((await docs.findOne({ _id: 'g' }))?.tasks).toEqual({ x: { p: expect.any(Number) }, y: { n: N + 1 } });
+    });
+
     it('$setOnInsert writes only when an upsert inserts', async () => {
       const docs = fresh('set_on_insert');
       const upsert = (name: string) => docs.updateOne({ _id: 'd' }, { $setOnInsert: { createdBy: name }, $set: { lastBy: name } }, { upsert: true });

@@ -1,6 +1,6 @@
 import type { GamerTask, GamerTaskWithChildren, TaskDetail } from '@gfts/contracts';
 import { isActive } from './expiry.ts';
-import type { CatalogEntry, CatalogTask, GamerTaskRecord } from './model.ts';
+import type { CatalogEntry, CatalogTask, GamerTaskRecord, TaskDefinition } from './model.ts';
 
 interface TreeContext {
   applicationId: string;
@@ -87,6 +87,23 @@ export function childRecordsOf(parent: GamerTaskRecord, entry: CatalogEntry, now
     const child = entry.children.find((c) => c.id === taskId);
     return child ? [record(child, ctx, gamerTaskId, parent.id, detail(child, parent.applicationId, entry.id, []), false)] : [];
   });
+}
+
+/** What the stat rules read of a gamer task besides its state. */
+export function definitionOf(t: TaskDefinition): TaskDefinition {
+  return {
+    id: t.id,
+    applicationId: t.applicationId,
+    gamerId: t.gamerId,
+    taskId: t.taskId,
+    parentGamerTaskId: t.parentGamerTaskId,
+    children: t.children,
+    isAchievement: t.isAchievement,
+    statKey: t.statKey,
+    targetValue: t.targetValue,
+    numberOfGames: t.numberOfGames,
+    expiredAt: t.expiredAt,
+  };
 }
 
 /** 2.6 Gamer task. */

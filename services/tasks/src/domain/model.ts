@@ -35,6 +35,20 @@ export interface FlatTask extends CatalogTask {
 export type ClaimState = 'none' | 'claiming' | 'claimed';
 
 /**
+ * What the stat rules read and move of a gamer task: its definition (what it is tied to,
+ * never changed after assignment) and its window state, which the gamer's progress document
+ * holds (docs/tasks.md "Progress documents").
+ */
+export type TaskProgress = Pick<
+  GamerTaskRecord,
+  | 'id' | 'applicationId' | 'gamerId' | 'taskId' | 'parentGamerTaskId' | 'children' | 'isAchievement' | 'statKey' | 'targetValue'
+  | 'numberOfGames' | 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId' | 'appliedEventIds' | 'expiredAt'
+>;
+
+/** What the stat rules read of a gamer task besides its state: fixed when it is assigned. */
+export type TaskDefinition = Omit<TaskProgress, 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId' | 'appliedEventIds'>;
+
+/**
  * A task held by a gamer: a copy of the configured task as it was at assignment (later
  * catalog edits reach later assignments only), its window state, and its claim state.
  */
@@ -61,7 +75,10 @@ export interface GamerTaskRecord {
   claimState: ClaimState;
   claimStartedAt: Date | null;
   claimedAt: Date | null;
-  /** the most recent stat events applied to this task: a redelivered event is recognised here */
+  /**
+   * the stat events applied and not yet recorded as processed: a redelivered event is
+   * recognised here (the gamer's, from the progress document; empty on a stored gamer task)
+   */
   appliedEventIds: string[];
   createdAt: Date;
   expiredAt: Date | null;

@@ -1,12 +1,12 @@
 import type { StatEvent } from '@gfts/contracts';
 import { isActive } from './expiry.ts';
-import type { GamerTaskRecord } from './model.ts';
+import type { TaskProgress } from './model.ts';
 import { gameUpdate, statTotals } from './stat-event.ts';
 
 /** One gamer task's change from a batch: the state it was read in, the state to write, and why. */
-export interface TaskChange {
-  before: GamerTaskRecord;
-  after: GamerTaskRecord;
+export interface TaskChange<T extends TaskProgress = TaskProgress> {
+  before: T;
+  after: T;
   /** the batch's events that changed it, in stream order */
   eventIds: string[];
   /**
@@ -26,20 +26,20 @@ export interface Increment {
   gamesAtMost: number | null;
 }
 
-export interface Completion {
-  task: GamerTaskRecord;
+export interface Completion<T extends TaskProgress = TaskProgress> {
+  task: T;
   eventId: string;
 }
 
-export interface GamerBatchPlan {
-  changes: TaskChange[];
+export interface GamerBatchPlan<T extends TaskProgress = TaskProgress> {
+  changes: TaskChange<T>[];
   /** tasks completed by this batch's events, each with the event that completed it */
-  completed: Completion[];
+  completed: Completion<T>[];
   /**
    * tasks an event of this batch had completed before (a delivery that wrote but was not
    * acknowledged): a redelivery announces them again, so no completion goes unannounced
    */
-  completedEarlier: Completion[];
+  completedEarlier: Completion<T>[];
 }
 
 /**
@@ -49,13 +49,13 @@ export interface GamerBatchPlan {
  * (design.md "A composite parent completes when all its children have completed"). An
  * event a task already shows as applied changes it no more.
  */
-export function planGamerBatch(tasks: GamerTaskRecord[], events: StatEvent[], now: Date): GamerBatchPlan {
+export function planGamerBatch<T extends TaskProgress>(tasks: T[], events: StatEvent[], now: Date): GamerBatchPlan<T> {
   const read = new Map(tasks.filter((t) => isActive(t.expiredAt, now)).map((t) => [t.id, t]));
   const current = new Map(read);
   const changedBy = new Map<string, string[]>();
   const onlyProgressed = new Set(read.keys());
-  const completed: Completion[] = [];
-  const note = (task: GamerTaskRecord, eventId: string) => {
+  const completed: Completion<T>[] = [];
+  const note = (task: T, eventId: string) => {
     current.set(task.id, task);
     const ids = changedBy.get(task.id) ?? [];
     if (!ids.includes(eventId)) ids.push(eventId);
@@ -67,7 +67,7 @@ export function planGamerBatch(tasks: GamerTaskRecord[], events: StatEvent[], no
     for (const task of [...current.values()]) {
       const update = gameUpdate(task, event.eventId, totals);
       if (!update) continue;
-      const next: GamerTaskRecord = {
+      const next: T = {
         ...task,
         progress: update.progress,
         games: update.games,
@@ -119,7 +119,7 @@ export function planGamerBatch(tasks: GamerTaskRecord[], events: StatEvent[], no
 }
 
 /** A parent's state once a child completed: progress is its number of completed children. */
-function parentAfterChild(parent: GamerTaskRecord, current: Map<string, GamerTaskRecord>, eventId: string, now: Date): GamerTaskRecord | null {
+function parentAfterChild<T extends TaskProgress>(parent: T, current: Map<string, T>, eventId: string, now: Date): T | null {
   if (parent.completed) return null;
   const done = parent.children.filter((c) => current.get(c.gamerTaskId)?.completed).length;
   if (done <= parent.progress) return null;
@@ -132,7 +132,7 @@ function parentAfterChild(parent: GamerTaskRecord, current: Map<string, GamerTas
  * progress + added < targetValue and games + played < numberOfGames, the same games again
  * only progress (values are non-negative, window.ts), so the result is the sum.
  */
-function incrementOf(before: GamerTaskRecord, after: GamerTaskRecord): Increment {
+function incrementOf(before: TaskProgress, after: TaskProgress): Increment {
   const progress = after.progress - before.progress;
   const games = after.games - before.games;
   return {

@@ -1,20 +1,20 @@
 import type { StatEvent } from '@gfts/contracts';
 import { applyGame, type GameOutcome } from './window.ts';
-import type { GamerTaskRecord } from './model.ts';
+import type { TaskProgress } from './model.ts';
 
 /**
- * A gamer task remembers the events applied to it until they are recorded as processed:
- * its guard against an event applied but not recorded (a crash between the two) that comes
- * back after newer events of the gamer were applied, however many. Ids already recorded
- * are dropped from the list once it is longer than this (the processed record guards them
- * from then on), which keeps the document small: every write reads and writes it.
+ * A gamer's progress document remembers the events applied to it until they are recorded as
+ * processed: its guard against an event applied but not recorded (a crash between the two)
+ * that comes back after newer events of the gamer were applied, however many. Ids already
+ * recorded are dropped from the list once it is longer than this (the processed record
+ * guards them from then on), which keeps the document small: every write reads and writes it.
  */
 export const APPLIED_EVENTS_PRUNE_AT = 16;
 
-/** The ids of a task's list that may go because they are recorded as processed. */
-export function prunableEventIds(task: Pick<GamerTaskRecord, 'appliedEventIds'>, recorded: ReadonlySet<string>): string[] {
-  if (task.appliedEventIds.length <= APPLIED_EVENTS_PRUNE_AT) return [];
-  return task.appliedEventIds.filter((id) => recorded.has(id));
+/** The ids of an applied list that may go because they are recorded as processed. */
+export function prunableEventIds(applied: readonly string[], recorded: ReadonlySet<string>): string[] {
+  if (applied.length <= APPLIED_EVENTS_PRUNE_AT) return [];
+  return applied.filter((id) => recorded.has(id));
 }
 
 /** The event with every id in lower case, so "ABC…" and "abc…" are one event and one gamer. */
@@ -47,7 +47,7 @@ export interface GameUpdate {
  * What one event does to one gamer task, or null when it must not touch it (already
  * completed, already applied, or not tied to a stat of the event).
  */
-export function gameUpdate(task: GamerTaskRecord, eventId: string, totals: Map<string, number>): GameUpdate | null {
+export function gameUpdate(task: TaskProgress, eventId: string, totals: Map<string, number>): GameUpdate | null {
   if (task.completed || task.statKey === null || task.appliedEventIds.includes(eventId)) return null;
   const value = totals.get(task.statKey);
   if (value === undefined) return null;

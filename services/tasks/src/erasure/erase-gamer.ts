@@ -1,22 +1,25 @@
 import type { GamerErasedEvent } from '@gfts/contracts';
 import type { AchievementStatsRepository } from '../repository/achievement-stats-repository.ts';
 import type { IdempotencyRepository } from '../repository/event-log-repository.ts';
+import type { GamerProgressRepository } from '../repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
 import type { InventoryRepository } from '../repository/inventory-repository.ts';
 
 /**
  * The tasks service's part of erasing a gamer (gamer.erased): every gamer task (assigned
- * tasks, achievements, claimed or not, children), the unlocks and their counts in the
- * unlock rates, the inventory, the assign idempotency keys. Each step deletes what is still
- * there, so running it again (a redelivery, a second job) changes nothing more.
+ * tasks, achievements, claimed or not, children), the gamer's progress document, the unlocks
+ * and their counts in the unlock rates, the inventory, the assign idempotency keys. Each step
+ * deletes what is still there, so running it again (a redelivery, a second job) changes
+ * nothing more.
  */
-export function tasksEraser(deps: { gamerTasks: GamerTaskRepository; unlockStats: AchievementStatsRepository; inventory: InventoryRepository; keys: IdempotencyRepository }) {
+export function tasksEraser(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; unlockStats: AchievementStatsRepository; inventory: InventoryRepository; keys: IdempotencyRepository }) {
   return async (event: GamerErasedEvent): Promise<void> => {
     const owner = { applicationId: event.applicationId.toLowerCase(), gamerId: event.gamerId.toLowerCase() };
     const { removed } = await deps.gamerTasks.removeTrees(owner, () => true, ['none', 'claiming', 'claimed']);
     await deps.unlockStats.forget(removed);
     await deps.unlockStats.forgetUnlocksOf(owner.applicationId, owner.gamerId);
     await deps.gamerTasks.removeAllOf(owner);
+    await deps.progress.removeAllOf(owner);
     await deps.inventory.removeAllOf(owner.applicationId, owner.gamerId);
     await deps.keys.removeAllOf(owner.applicationId, owner.gamerId);
   };

@@ -1,6 +1,6 @@
 import type { mongo } from 'mongoose';
 import { isUnlockRateRecord } from '../domain/unlock-rates.ts';
-import type { GamerTaskRecord } from '../domain/model.ts';
+import type { GamerTaskRecord, TaskProgress } from '../domain/model.ts';
 import { isDuplicateKey, upsertedIndexes, type AchievementStatsDoc, type Store, type UnlockDoc } from './store.ts';
 
 export interface CounterChange {
@@ -45,7 +45,7 @@ export class AchievementStatsRepository {
    * `tracked`, achievement records this batch inserted; `completed`, achievement records
    * this batch (or an earlier delivery of its events) completed.
    */
-  async record(tracked: GamerTaskRecord[], completed: GamerTaskRecord[], now: Date): Promise<void> {
+  async record(tracked: TaskProgress[], completed: TaskProgress[], now: Date): Promise<void> {
     const unlocked = await this.insertUnlocks(completed.filter(isUnlockRateRecord), now);
     await this.increment([
       ...tracked.filter(isUnlockRateRecord).map((r) => ({ applicationId: r.applicationId, taskId: r.taskId, completed: 0, tracked: 1 })),
@@ -80,7 +80,7 @@ export class AchievementStatsRepository {
   }
 
   /** Unlock records for these completions; answers those this call inserted. */
-  private async insertUnlocks(records: GamerTaskRecord[], now: Date): Promise<GamerTaskRecord[]> {
+  private async insertUnlocks(records: TaskProgress[], now: Date): Promise<TaskProgress[]> {
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
     if (unique.length === 0) return [];
     const ops: mongo.AnyBulkWriteOperation<UnlockDoc>[] = unique.map((r) => ({

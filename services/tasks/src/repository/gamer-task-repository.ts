@@ -1,24 +1,7 @@
 import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
-import type { ClaimState, GamerTaskRecord } from '../domain/model.ts';
-import type { TaskChange } from '../domain/stat-batch.ts';
+import type { ClaimState, GamerTaskRecord, TaskProgress } from '../domain/model.ts';
 import { fromDoc, isDuplicateKey, toDoc, upsertedIndexes, type GamerTaskDoc, type Store } from './store.ts';
-
-/** The conditional single-document write of one planned change (see applyChanges). */
-function changeOp({ before, after, eventIds, increment }: TaskChange): mongo.AnyBulkWriteOperation<GamerTaskDoc> {
-  const base = { _id: before.id, completed: false, appliedEventIds: { $nin: eventIds } };
-  const push = { $push: { appliedEventIds: { $each: eventIds } } };
-  if (increment) {
-    const games = increment.gamesAtMost === null ? {} : { games: { $lte: increment.gamesAtMost } };
-    return { updateOne: { filter: { ...base, progress: { $lt: increment.progressBelow }, ...games }, update: { $inc: { progress: increment.progress, games: increment.games }, ...push } } };
-  }
-  return {
-    updateOne: {
-      filter: { ...base, progress: before.progress, games: before.games },
-      update: { $set: { progress: after.progress, games: after.games, completed: after.completed, completedAt: after.completedAt, completedByEventId: after.completedByEventId }, ...push },
-    },
-  };
-}
 
 /** A record with every optional field present (older or foreign writes may lack some). */
 const toRecord = (doc: GamerTaskDoc): GamerTaskRecord => {
@@ -52,17 +35,11 @@ export interface GamerRef {
   gamerId: string;
 }
 
-/** Which of a batch's task changes the store took. */
-export interface BatchWriteResult {
-  /** changes whose write matched the state they were planned from (or had landed before) */
-  applied: TaskChange[];
-  /** changes whose task moved meanwhile (another replica): their events must be applied again */
-  stale: TaskChange[];
-}
-
 /**
- * Gamer tasks: assigned tasks, tracked achievements, and the children of composites. Every
- * state change is one single-document atomic write with its condition in the filter.
+ * Gamer tasks: assigned tasks, tracked achievements, and the children of composites, with
+ * their claim state and a copy of their completion (their progress lives in the gamer's
+ * progress document: GamerProgressRepository). Every state change is one single-document
+ * atomic write with its condition in the filter.
  */
 export class GamerTaskRepository {
   private readonly store: Store;
@@ -140,38 +117,22 @@ export class GamerTaskRepository {
   }
 
   /**
-   * Writes a batch's task changes with one unordered bulkWrite. Each write is conditional:
-   * none of its events applied yet, not completed, and either within the bounds of its
-   * increment (`$inc`, which commutes with other replicas' increments) or, for a change that
-   * completes or resets a window, in exactly the state it was planned from. A task another
-   * replica moved out of that condition is left alone and reported stale.
-   * Only when fewer writes matched than were sent are the written tasks read back to tell
-   * which landed (a change whose events the task already shows landed before: a redelivery).
+   * Copies completions from the gamer's progress document to the gamer tasks, where a claim's
+   * condition reads them; the same values again change nothing. Answers the ids whose gamer
+   * task exists: an entry can outlive its gamer task (a crash between a reset's two writes),
+   * and its completion is nobody's.
    */
-  async applyChanges(changes: TaskChange[]): Promise<BatchWriteResult> {
-    if (changes.length === 0) return { applied: [], stale: [] };
-    const ops: mongo.AnyBulkWriteOperation<GamerTaskDoc>[] = changes.map(changeOp);
-    const result = await this.store.gamerTasks.bulkWrite(ops, { ordered: false });
-    if (result.matchedCount === changes.length) return { applied: changes, stale: [] };
-    const stored = new Map(
-      (await this.store.gamerTasks.find({ _id: { $in: changes.map((c) => c.before.id) } }, { projection: { appliedEventIds: 1 } }).toArray())
-        .map((d) => [d._id, new Set(d.appliedEventIds ?? [])]),
-    );
-    const landed = (c: TaskChange) => c.eventIds.every((id) => stored.get(c.before.id)?.has(id));
-    return { applied: changes.filter(landed), stale: changes.filter((c) => !landed(c)) };
-  }
-
-  /**
-   * Drops event ids recorded as processed from tasks' applied lists (`$pull` of exactly
-   * those ids: safe whatever else changed meanwhile, since the processed record now
-   * guards them).
-   */
-  async forgetAppliedEvents(prunes: Map<string, string[]>): Promise<void> {
-    if (prunes.size === 0) return;
-    await this.store.gamerTasks.bulkWrite(
-      [...prunes].map(([id, eventIds]) => ({ updateOne: { filter: { _id: id }, update: { $pull: { appliedEventIds: { $in: eventIds } } } } })),
+  async copyCompletions(tasks: TaskProgress[]): Promise<Set<string>> {
+    if (tasks.length === 0) return new Set();
+    const result = await this.store.gamerTasks.bulkWrite(
+      tasks.map((t) => ({
+        updateOne: { filter: { _id: t.id }, update: { $set: { progress: t.progress, games: t.games, completed: true, completedAt: t.completedAt, completedByEventId: t.completedByEventId } } },
+      })),
       { ordered: false },
     );
+    const ids = tasks.map((t) => t.id);
+    if (result.matchedCount === new Set(ids).size) return new Set(ids);
+    return new Set((await this.store.gamerTasks.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
   }
 
   /**

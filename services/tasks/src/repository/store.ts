@@ -6,6 +6,37 @@ type WithId<T extends { id: string }> = Omit<T, 'id'> & { _id: string };
 
 export type CatalogDoc = WithId<CatalogEntry>;
 export type GamerTaskDoc = WithId<GamerTaskRecord>;
+/**
+ * One gamer task's state in its gamer's progress document: `p` progress, `g` games, `c`
+ * completed, and once completed `at` (when) and `by` (the event). Short names and nothing
+ * else on purpose: the local store's cost per write grows with the document's fields (an
+ * entry that also carried the task's definition made the write 2.6x dearer,
+ * bench/results/2026-11-26-store-writes-progress-entries.md).
+ */
+export interface ProgressEntry {
+  p: number;
+  g: number;
+  c: boolean;
+  at?: Date | null;
+  by?: string | null;
+}
+/**
+ * A gamer's progress (`<applicationId>:<gamerId>`): the truth of every active gamer task's
+ * progress, so that a batch moves all of a gamer's tasks with one single-document write
+ * (docs/tasks.md "Progress documents"). `applied`: the stat events applied and not yet
+ * recorded as processed. `epoch`: drawn at random when the document is built and on every
+ * removal of entries; cached task definitions are keyed by it (an achievement tracked again
+ * after a reset gets its old derived id with the catalog's current values).
+ */
+export interface GamerProgressDoc {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  epoch: string;
+  /** gamer task id → state */
+  tasks: Record<string, ProgressEntry>;
+  applied: string[];
+}
 export interface ApplicationDoc {
   _id: string;
   seasonEndsAt?: Date | null;
@@ -74,6 +105,7 @@ export interface Store {
   catalog: mongo.Collection<CatalogDoc>;
   applications: mongo.Collection<ApplicationDoc>;
   gamerTasks: mongo.Collection<GamerTaskDoc>;
+  gamerProgress: mongo.Collection<GamerProgressDoc>;
   grants: mongo.Collection<GrantDoc>;
   processedEvents: mongo.Collection<ProcessedEventDoc>;
   idempotencyKeys: mongo.Collection<IdempotencyDoc>;
@@ -89,6 +121,7 @@ export function openStore(connection: Connection): Store {
     catalog: db.collection<CatalogDoc>('catalog_tasks'),
     applications: db.collection<ApplicationDoc>('applications'),
     gamerTasks: db.collection<GamerTaskDoc>('gamer_tasks'),
+    gamerProgress: db.collection<GamerProgressDoc>('gamer_progress'),
     grants: db.collection<GrantDoc>('inventory_grants'),
     processedEvents: db.collection<ProcessedEventDoc>('processed_events'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),

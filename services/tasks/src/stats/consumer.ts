@@ -65,6 +65,8 @@ export class StatsConsumer {
   private advisories: Subscription | undefined;
   private readonly queue: BatchQueue<JsMsg>;
   private readonly letters = new Set<Promise<void>>();
+  /** the batch settling behind the one being written (StatBatchProcessor.write) */
+  private settling: Promise<void> = Promise.resolve();
 
   constructor(deps: Deps) {
     this.deps = deps;
@@ -83,6 +85,7 @@ export class StatsConsumer {
     await this.messages?.close().catch(() => undefined);
     await this.loop;
     await this.queue.drain();
+    await this.settling;
     await Promise.allSettled(this.letters);
   }
 
@@ -143,32 +146,50 @@ export class StatsConsumer {
     const keepAlive = setInterval(() => {
       for (const msg of [...msgs, ...this.queue.waiting]) msg.working();
     }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
-    let outcomes: EventOutcome[] | undefined;
-    try {
-      for (let attempt = 1; !outcomes; attempt++) {
+    const delivered = batch.map((p) => p.delivered);
+    const spans = batch.map((p) => p.span);
+    // The batch as a whole failing (the store is away) is no fault of its events, so it must
+    // not use up their deliveries (a long outage would dead-letter them all): it is tried
+    // again, until it goes through or the replica stops.
+    const retrying = async <T>(what: string, work: () => Promise<T>, giveUp: (error: unknown) => T): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
         try {
-          outcomes = await inBatchSpan('apply stat batch', batch.map((p) => p.span), () => processor.process(batch.map((p) => p.delivered)));
+          return await inBatchSpan(what, spans, work);
         } catch (error) {
-          // the batch as a whole failed (the store is away): no fault of its events, so it must
-          // not use up their deliveries (a long outage would dead-letter them all): the batch is
-          // tried again here, until it goes through or the replica stops
           if (this.stopping) {
             log.warn({ err: error, events: batch.length }, 'stat batch failed while stopping; its events will be redelivered');
-            outcomes = batch.map(() => ({ kind: 'failed', error }));
-          } else {
-            log.warn({ err: error, events: batch.length, attempt }, 'stat batch failed; trying it again');
-            await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, settings.retryBaseMs)));
+            return giveUp(error);
           }
+          log.warn({ err: error, events: batch.length, attempt }, 'stat batch failed; trying it again');
+          await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, settings.retryBaseMs)));
         }
       }
-    } finally {
-      clearInterval(keepAlive);
-    }
-    batch.forEach(({ msg, delivered, span }, i) => {
-      const outcome = outcomes![i]!;
-      span.end(outcome.kind, outcome.kind === 'failed' ? outcome.error : undefined);
-      this.settle(msg, delivered, outcome);
-    });
+    };
+    const failed = (error: unknown): EventOutcome[] => batch.map(() => ({ kind: 'failed', error }));
+    // Written up to its progress write here, before the next batch may start (which reads
+    // what this one wrote: a gamer's events stay in stream order); the rest (completions,
+    // processed records, acks) settles while the next batch is written. Batches settle one
+    // at a time, in order, and a batch is not written before the one two back settled.
+    const written = await retrying('apply stat batch', () => processor.write(delivered), (error) => ({ settle: async () => failed(error) }));
+    const before = this.settling;
+    this.settling = before
+      .then(async () => {
+        // a failure after the write: the whole batch again, as redelivered (what landed is
+        // recognised as applied, and its completions are announced then)
+        const again = delivered.map((d) => ({ ...d, redelivered: true }));
+        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(again), failed));
+        clearInterval(keepAlive);
+        batch.forEach(({ msg, delivered: event, span }, i) => {
+          const outcome = outcomes[i]!;
+          span.end(outcome.kind, outcome.kind === 'failed' ? outcome.error : undefined);
+          this.settle(msg, event, outcome);
+        });
+      })
+      .catch((error: unknown) => {
+        clearInterval(keepAlive);
+        log.error({ err: error, events: batch.length }, 'stat batch left unsettled; its events will be redelivered');
+      });
+    await before;
   }
 
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {

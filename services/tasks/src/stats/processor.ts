@@ -2,13 +2,15 @@ import type { StatEvent } from '@gfts/contracts';
 import { withMessageContext, withRequestId, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { achievementRecords, missingAchievements } from '../domain/achievements.ts';
-import type { GamerTaskRecord } from '../domain/model.ts';
-import { planGamerBatch, type Completion, type TaskChange } from '../domain/stat-batch.ts';
+import { isActive } from '../domain/expiry.ts';
+import type { GamerTaskRecord, TaskProgress } from '../domain/model.ts';
+import { planGamerBatch, type GamerBatchPlan, type TaskChange } from '../domain/stat-batch.ts';
 import { APPLIED_EVENTS_PRUNE_AT, prunableEventIds, statTotals } from '../domain/stat-event.ts';
 import type { CatalogCache } from '../catalog-cache.ts';
 import type { TaskEvents } from '../events.ts';
 import type { AchievementStatsRepository } from '../repository/achievement-stats-repository.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
+import { eventIdsOf, progressKey, type GamerProgressRepository, type ProgressWrite } from '../repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
 
 export interface ProcessorFaults {
@@ -34,6 +36,7 @@ export type EventOutcome = { kind: 'processed' } | { kind: 'duplicate' } | { kin
 
 interface Deps {
   gamerTasks: GamerTaskRepository;
+  progress: GamerProgressRepository;
   processed: ProcessedEventRepository;
   unlockStats: AchievementStatsRepository;
   catalog: CatalogCache;
@@ -49,15 +52,24 @@ interface GamerWork {
   items: DeliveredEvent[];
 }
 
-const gamerKey = (applicationId: string, gamerId: string) => `${applicationId}:${gamerId}`;
+/** What a batch planned for one gamer. */
+interface GamerPlan {
+  gamer: GamerWork;
+  plan: GamerBatchPlan;
+  write: ProgressWrite;
+  /** the gamer's applied list once the write lands */
+  applied: string[];
+}
 
 /**
  * Applies a batch of stat events: one read of the batch's processed ids, one read of its
- * gamers' tasks, each gamer's events applied in stream order in memory (domain/stat-batch.ts),
- * one bulkWrite of the changed tasks (each write conditional on the state it was planned
- * from), the unlock-rate counters moved in at most two more bulk writes, completions
- * announced after the writes, and one insert recording the events as processed. A redelivered event changes nothing twice: a task remembers the events applied
- * to it, and the processed record (kept days) skips it before any work.
+ * gamers' progress documents, each gamer's events applied in stream order in memory
+ * (domain/stat-batch.ts), one conditional write per gamer in one bulkWrite (each on
+ * condition of the state it was planned from), completions copied to the gamer tasks (claims
+ * read them there) and announced, the unlock-rate counters moved in at most two more bulk
+ * writes, and one insert recording the events as processed. A redelivered event changes
+ * nothing twice: the progress document remembers the events applied to it, and the
+ * processed record (kept days) skips it before any work.
  */
 export class StatBatchProcessor {
   private readonly deps: Deps;
@@ -70,9 +82,22 @@ export class StatBatchProcessor {
 
   /** The outcome of each delivered event, in the batch's order. */
   async process(batch: DeliveredEvent[]): Promise<EventOutcome[]> {
-    const { gamerTasks, processed } = this.deps;
+    return (await this.write(batch)).settle();
+  }
+
+  /**
+   * A batch up to its progress write; `settle` does the rest (completions copied, counted
+   * and announced, the events recorded as processed) and answers the outcomes. Once this
+   * resolves the next batch may start, while this one settles: it reads the progress this
+   * one wrote, so a gamer's events still apply in stream order.
+   */
+  async write(batch: DeliveredEvent[]): Promise<{ settle: () => Promise<EventOutcome[]> }> {
+    const { gamerTasks, progress, processed } = this.deps;
     const now = this.now();
     const outcomes = new Map<DeliveredEvent, EventOutcome>();
+    // the progress documents before the processed records: an event recorded (and then
+    // pruned from its document) between the two reads shows in the second
+    const held = await progress.read(batch.map((d) => d.event), now);
     const done = await processed.findProcessed([...new Set(batch.map((d) => d.event.eventId))]);
     const seen = new Set<string>();
     const work = new Map<string, GamerWork>();
@@ -83,47 +108,54 @@ export class StatBatchProcessor {
         continue;
       }
       seen.add(eventId);
-      const key = gamerKey(applicationId, gamerId);
+      const key = progressKey(delivered.event);
       const gamer = work.get(key) ?? { applicationId, gamerId, items: [] };
       gamer.items.push(delivered);
       work.set(key, gamer);
     }
 
-    const held = groupByGamer(await gamerTasks.activeOf([...work.values()], now));
     const created: GamerTaskRecord[] = [];
-    const changes: TaskChange[] = [];
-    const plans = new Map<string, { completed: Completion[]; completedEarlier: Completion[] }>();
+    const plans: GamerPlan[] = [];
     for (const [key, gamer] of work) {
       try {
         const events = gamer.items.map((d) => d.event);
-        const tasks = held.get(key) ?? [];
-        const fresh = await this.untrackedAchievements(gamer, tasks, events, now);
+        const { tasks, applied, orphans } = held.get(key) ?? { tasks: [], applied: [], orphans: [] };
+        const active = tasks.filter((t) => isActive(t.expiredAt, now));
+        const fresh = (await this.untrackedAchievements(gamer, active, events, now)).map((r) => ({ ...r, appliedEventIds: applied }));
         created.push(...fresh);
-        const plan = planGamerBatch([...tasks, ...fresh], events, now);
-        changes.push(...plan.changes);
-        plans.set(key, plan);
+        const plan = planGamerBatch<TaskProgress>([...active, ...fresh], events, now);
+        // an orphan achievement entry tracked again in this batch is replaced, not dropped
+        const replaced = new Set(fresh.map((r) => r.id));
+        const dropped = [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans].filter((id) => !replaced.has(id));
+        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((id) => replaced.has(id)), dropped };
+        plans.push({ gamer, plan, write, applied: [...applied, ...eventIdsOf(plan.changes)] });
       } catch (error) {
         for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });
-        work.delete(key);
       }
     }
 
+    // the gamer tasks of newly tracked achievements exist before their progress does
     const tracked = await gamerTasks.ensure(created);
-    const { applied, stale } = await gamerTasks.applyChanges(changes);
-    const staleGamers = new Set(stale.map((c) => gamerKey(c.before.applicationId, c.before.gamerId)));
+    const { stale } = await progress.write(plans.map((p) => p.write));
+    const staleWrites = new Set(stale);
+    const landed = plans.filter((p) => !staleWrites.has(p.write));
+    for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
+    return { settle: () => this.settle(batch, landed, tracked, outcomes, now) };
+  }
+
+  private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, now: Date): Promise<EventOutcome[]> {
+    const { gamerTasks, processed } = this.deps;
+    // completions reach the gamer tasks before they are announced: a task announced completed
+    // can be claimed; this also copies those of a delivery that wrote but was not acknowledged
+    const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
+    const owned = await gamerTasks.copyCompletions(completions.map((c) => c.task));
+    await this.forgetOrphans(landed, owned);
     // unlock rates move with the batch: what it tracked, what it (or an unacknowledged
     // earlier delivery of its events) completed; counted once whatever is redelivered
-    const completedNow = applied.filter((c) => c.after.completed).map((c) => c.after);
-    const completedBefore = [...plans.values()].flatMap((p) => p.completedEarlier.map((c) => c.task));
-    await this.deps.unlockStats.record(tracked, [...completedNow, ...completedBefore], now);
+    await this.deps.unlockStats.record(tracked, completions.map((c) => c.task).filter((t) => owned.has(t.id)), now);
 
     const recorded: string[] = [];
-    for (const [key, gamer] of work) {
-      if (staleGamers.has(key)) {
-        for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
-        continue;
-      }
-      const plan = plans.get(key)!;
+    for (const { gamer, plan } of landed) {
       for (const delivered of gamer.items) {
         const { eventId } = delivered.event;
         try {
@@ -136,7 +168,7 @@ export class StatBatchProcessor {
           ...plan.completed.filter((c) => c.eventId === eventId),
           // a delivery that wrote but was not acknowledged may not have announced them
           ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
-        ];
+        ].filter((c) => owned.has(c.task.id));
         withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
           for (const { task } of announce) this.announce(task, eventId);
         }));
@@ -144,23 +176,31 @@ export class StatBatchProcessor {
         recorded.push(eventId);
       }
     }
-    this.announceProgress(changes.filter((c) => !staleGamers.has(gamerKey(c.after.applicationId, c.after.gamerId))), now);
+    this.announceProgress(landed.flatMap((p) => p.plan.changes), now);
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
-    await this.forgetRecorded(changes);
+    await this.forgetRecorded(landed);
     return batch.map((d) => outcomes.get(d) ?? { kind: 'failed', error: new Error('event left without an outcome') });
   }
 
-  /** Long applied-event lists of the written tasks lose the ids recorded as processed. */
-  private async forgetRecorded(changes: TaskChange[]): Promise<void> {
-    const long = changes.filter((c) => c.after.appliedEventIds.length > APPLIED_EVENTS_PRUNE_AT);
+  /** Long applied-event lists lose the ids recorded as processed. */
+  private async forgetRecorded(landed: GamerPlan[]): Promise<void> {
+    const long = landed.filter((p) => p.applied.length > APPLIED_EVENTS_PRUNE_AT);
     if (long.length === 0) return;
-    const recorded = await this.deps.processed.findProcessed([...new Set(long.flatMap((c) => c.after.appliedEventIds))]);
-    const prunes = new Map(long.map((c) => [c.after.id, prunableEventIds(c.after, recorded)] as const).filter(([, ids]) => ids.length > 0));
-    await this.deps.gamerTasks.forgetAppliedEvents(prunes);
+    const recorded = await this.deps.processed.findProcessed([...new Set(long.flatMap((p) => p.applied))]);
+    const prunes = new Map(long.map((p) => [progressKey(p.gamer), prunableEventIds(p.applied, recorded)] as const).filter(([, ids]) => ids.length > 0));
+    await this.deps.progress.forgetApplied(prunes);
+  }
+
+  /** Entries whose gamer task is gone (a crash inside a reset) completed nothing anyone holds: they go. */
+  private async forgetOrphans(landed: GamerPlan[], owned: Set<string>): Promise<void> {
+    for (const { gamer, plan } of landed) {
+      const orphans = [...plan.completed, ...plan.completedEarlier].map((c) => c.task.id).filter((id) => !owned.has(id));
+      if (orphans.length > 0) await this.deps.progress.remove(gamer, orphans);
+    }
   }
 
   /** Records of the achievements tied to these events' stats that the gamer has none of yet. */
-  private async untrackedAchievements(gamer: GamerWork, held: GamerTaskRecord[], events: StatEvent[], now: Date): Promise<GamerTaskRecord[]> {
+  private async untrackedAchievements(gamer: GamerWork, held: TaskProgress[], events: StatEvent[], now: Date): Promise<GamerTaskRecord[]> {
     const stats = new Set(events.flatMap((e) => [...statTotals(e).keys()]));
     const { achievements } = await this.deps.catalog.get(gamer.applicationId);
     const missing = missingAchievements(achievements, stats, new Set(held.map((t) => t.taskId)));
@@ -187,7 +227,7 @@ export class StatBatchProcessor {
     }
   }
 
-  private announce(task: GamerTaskRecord, eventId: string): void {
+  private announce(task: TaskProgress, eventId: string): void {
     this.deps.events.completed({
       applicationId: task.applicationId,
       gamerId: task.gamerId,
@@ -199,15 +239,4 @@ export class StatBatchProcessor {
       eventId,
     });
   }
-}
-
-function groupByGamer(tasks: GamerTaskRecord[]): Map<string, GamerTaskRecord[]> {
-  const byGamer = new Map<string, GamerTaskRecord[]>();
-  for (const task of tasks) {
-    const key = gamerKey(task.applicationId, task.gamerId);
-    const list = byGamer.get(key) ?? [];
-    list.push(task);
-    byGamer.set(key, list);
-  }
-  return byGamer;
 }

@@ -42,8 +42,8 @@ describe('stat events', () => {
     expect(update?.appliedEventIds).toEqual([...long, 'new']);
     // only recorded ids may go, and only from a list past the bound
     const recorded = new Set(['e0', 'e3', 'other']);
-    expect(prunableEventIds({ appliedEventIds: long }, recorded)).toEqual(['e0', 'e3']);
-    expect(prunableEventIds({ appliedEventIds: long.slice(0, APPLIED_EVENTS_PRUNE_AT) }, recorded)).toEqual([]);
+    expect(prunableEventIds(long, recorded)).toEqual(['e0', 'e3']);
+    expect(prunableEventIds(long.slice(0, APPLIED_EVENTS_PRUNE_AT), recorded)).toEqual([]);
   });
 });
 

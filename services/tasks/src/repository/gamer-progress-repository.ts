@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { ExpiringCache } from '@gfts/platform';
+import type { mongo } from 'mongoose';
+import { isActive } from '../domain/expiry.ts';
+import { definitionOf } from '../domain/gamer-task.ts';
+import type { GamerTaskRecord, TaskDefinition, TaskProgress } from '../domain/model.ts';
+import type { TaskChange } from '../domain/stat-batch.ts';
+import type { GamerRef, GamerTaskRepository } from './gamer-task-repository.ts';
+import { isDuplicateKey, type GamerProgressDoc, type ProgressEntry, type Store } from './store.ts';
+
+/** A gamer's progress document id. */
+export const progressKey = (gamer: GamerRef): string => `${gamer.applicationId}:${gamer.gamerId}`;
+
+/** A gamer's progress as the stat rules read it. */
+export interface GamerProgress {
+  /** every entry with its task's definition, expired ones included (the rules skip them; the next write drops them) */
+  tasks: TaskProgress[];
+  applied: string[];
+  /** entries whose gamer task is gone (a crash inside a reset): the next write drops them */
+  orphans: string[];
+}
+
+/** One gamer's write of a stat batch. */
+export interface ProgressWrite {
+  owner: GamerRef;
+  changes: TaskChange[];
+  /** entries new to the document (achievements this batch tracked): written whole, on condition that they are absent */
+  added: TaskProgress[];
+  /** entries of `added` that are there already without a gamer task (orphans): replaced whole, unconditionally */
+  replacing: string[];
+  /** entries of expired tasks, or whose gamer task is gone, dropped with the write */
+  dropped: string[];
+}
+
+/** Which gamers' writes the store took. */
+export interface ProgressWriteResult {
+  /** writes that matched the state they were planned from, or whose events had landed before */
+  landed: ProgressWrite[];
+  /** writes whose document moved meanwhile (another replica): their events must be applied again */
+  stale: ProgressWrite[];
+}
+
+function entryOf(t: Pick<TaskProgress, 'progress' | 'games' | 'completed' | 'completedAt' | 'completedByEventId'>): ProgressEntry {
+  return { p: t.progress, g: t.games, c: t.completed, ...(t.completed ? { at: t.completedAt, by: t.completedByEventId } : {}) };
+}
+
+function docOf(owner: GamerRef, tasks: TaskProgress[]): GamerProgressDoc {
+  return {
+    _id: progressKey(owner),
+    applicationId: owner.applicationId,
+    gamerId: owner.gamerId,
+    epoch: randomUUID(),
+    tasks: Object.fromEntries(tasks.map((t) => [t.id, entryOf(t)])),
+    // gamer tasks written before progress documents kept their own applied ids
+    applied: [...new Set(tasks.flatMap((t) => t.appliedEventIds))],
+  };
+}
+
+/** A gamer's entries joined with their definitions (`known`, by `<epoch>:<gamer task id>`). */
+function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): GamerProgress {
+  const applied = doc.applied ?? [];
+  const tasks: TaskProgress[] = [];
+  const orphans: string[] = [];
+  for (const [id, e] of Object.entries(doc.tasks ?? {})) {
+    const definition = known.get(`${doc.epoch}:${id}`);
+    if (!definition) {
+      orphans.push(id);
+      continue;
+    }
+    tasks.push({ ...definition, progress: e.p, games: e.g, completed: e.c, completedAt: e.at ?? null, completedByEventId: e.by ?? null, appliedEventIds: applied });
+  }
+  return { tasks, applied, orphans };
+}
+
+/** The events a write applies: those that changed one of its tasks. */
+export function eventIdsOf(changes: TaskChange[]): string[] {
+  return [...new Set(changes.flatMap((c) => c.eventIds))];
+}
+
+/**
+ * A gamer's whole batch as one conditional single-document update: the translation of each
+ * task's condition to its entry's path (not completed, and within the increment's bounds or
+ * in exactly the state planned from; absent for an added entry), none of the events applied
+ * yet; entries of expired or removed tasks dropped. Null when there is nothing to write.
+ */
+function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
+  if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
+  const eventIds = eventIdsOf(changes);
+  const filter: Record<string, unknown> = { _id: progressKey(owner) };
+  if (eventIds.length > 0) filter.applied = { $nin: eventIds };
+  const set: Record<string, unknown> = {};
+  const inc: Record<string, number> = {};
+  const unset: Record<string, ''> = {};
+  const after = new Map(changes.map((c) => [c.after.id, c.after]));
+  const addedIds = new Set(added.map((t) => t.id));
+  for (const task of added) {
+    if (!replacing.includes(task.id)) filter[`tasks.${task.id}`] = { $exists: false };
+    set[`tasks.${task.id}`] = entryOf(after.get(task.id) ?? task);
+  }
+  for (const { before, after: next, increment } of changes) {
+    if (addedIds.has(before.id)) continue;
+    const path = `tasks.${before.id}`;
+    filter[`${path}.c`] = false;
+    if (increment) {
+      filter[`${path}.p`] = { $lt: increment.progressBelow };
+      if (increment.gamesAtMost !== null) filter[`${path}.g`] = { $lte: increment.gamesAtMost };
+      inc[`${path}.p`] = increment.progress;
+      inc[`${path}.g`] = increment.games;
+    } else {
+      filter[`${path}.p`] = before.progress;
+      filter[`${path}.g`] = before.games;
+      for (const [field, value] of Object.entries(entryOf(next))) set[`${path}.${field}`] = value;
+    }
+  }
+  for (const id of dropped) unset[`tasks.${id}`] = '';
+  const update: Record<string, unknown> = {};
+  if (Object.keys(set).length > 0) update.$set = set;
+  if (Object.keys(inc).length > 0) update.$inc = inc;
+  if (Object.keys(unset).length > 0) update.$unset = unset;
+  if (eventIds.length > 0) update.$push = { applied: { $each: eventIds } };
+  return { updateOne: { filter, update } };
+}
+
+/**
+ * Gamers' progress documents: one per gamer, holding every active gamer task's state, which
+ * the stat consumer moves with one conditional write per gamer and batch (docs/tasks.md
+ * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state)
+ * and a copy of each completion. What the rules read of a task besides its state never
+ * changes after assignment: it is read from the gamer tasks once and kept here (bounded,
+ * keyed by the document's epoch). A gamer without a document gets one built from their
+ * gamer tasks on first need: that is also how data written before progress documents is
+ * taken over.
+ */
+export class GamerProgressRepository {
+  private readonly store: Store;
+  private readonly gamerTasks: GamerTaskRepository;
+  private readonly definitions: ExpiringCache<TaskDefinition>;
+
+  /** `definitionCacheSize`: task definitions kept in memory (TASK_DEFINITION_CACHE_SIZE). */
+  constructor(store: Store, gamerTasks: GamerTaskRepository, definitionCacheSize: number) {
+    this.store = store;
+    this.gamerTasks = gamerTasks;
+    this.definitions = new ExpiringCache(definitionCacheSize);
+  }
+
+  /** The progress of these gamers, in one read (documents built for those who have none). */
+  async read(gamers: GamerRef[], now: Date): Promise<Map<string, GamerProgress>> {
+    if (gamers.length === 0) return new Map();
+    const keys = [...new Set(gamers.map(progressKey))];
+    const docs = new Map((await this.store.gamerProgress.find({ _id: { $in: keys } }).toArray()).map((d) => [d._id, d]));
+    const missing = uniqueGamers(gamers).filter((g) => !docs.has(progressKey(g)));
+    for (const doc of await this.build(missing, now)) docs.set(doc._id, doc);
+    // definitions from memory; those of gamers with any missing, in one read of their
+    // active gamer tasks (ranges on the (applicationId, gamerId, …) index: the same
+    // documents by `_id $in` cost the local store more, bench/results/2026-11-26-tasks-progress-doc.md)
+    const nowMs = now.getTime();
+    const known = new Map<string, TaskDefinition>();
+    const cold: GamerProgressDoc[] = [];
+    for (const doc of docs.values()) {
+      let complete = true;
+      for (const id of Object.keys(doc.tasks ?? {})) {
+        const cached = this.definitions.get(`${doc.epoch}:${id}`, nowMs);
+        if (cached) known.set(`${doc.epoch}:${id}`, cached);
+        else complete = false;
+      }
+      if (!complete) cold.push(doc);
+    }
+    if (cold.length > 0) {
+      const epochs = new Map(cold.map((doc) => [doc._id, doc]));
+      for (const task of await this.gamerTasks.activeOf(cold, now)) {
+        const doc = epochs.get(progressKey(task));
+        if (!doc || doc.tasks?.[task.id] === undefined) continue;
+        known.set(`${doc.epoch}:${task.id}`, definitionOf(task));
+        this.remember(doc.epoch, task);
+      }
+    }
+    return new Map([...docs].map(([key, doc]) => [key, progressOf(doc, known)]));
+  }
+
+  /** A definition kept until its task expires (it is of no use after). */
+  private remember(epoch: string, definition: TaskDefinition): void {
+    this.definitions.set(`${epoch}:${definition.id}`, definitionOf(definition), definition.expiredAt?.getTime() ?? Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Writes a batch: one conditional update per gamer, in one unordered bulkWrite. A gamer's
+   * write another replica's write got ahead of is left undone and reported stale. Only when
+   * fewer writes matched than were sent are the documents read back to tell which landed (a
+   * write whose events the document already shows landed before: a redelivery).
+   */
+  async write(writes: ProgressWrite[]): Promise<ProgressWriteResult> {
+    const sent = writes.map((w) => ({ w, op: progressOp(w) })).filter((s): s is { w: ProgressWrite; op: mongo.AnyBulkWriteOperation<GamerProgressDoc> } => s.op !== null);
+    if (sent.length === 0) return { landed: writes, stale: [] };
+    const result = await this.store.gamerProgress.bulkWrite(sent.map((s) => s.op), { ordered: false });
+    if (result.matchedCount === sent.length) return { landed: writes, stale: [] };
+    const stored = new Map(
+      (await this.store.gamerProgress.find({ _id: { $in: sent.map((s) => progressKey(s.w.owner)) } }, { projection: { applied: 1, ...Object.fromEntries(sent.flatMap((s) => s.w.added.map((t) => [`tasks.${t.id}`, 1]))) } }).toArray())
+        .map((d) => [d._id, d]),
+    );
+    const landed = (w: ProgressWrite) => {
+      const doc = stored.get(progressKey(w.owner));
+      const applied = new Set(doc?.applied ?? []);
+      const eventIds = eventIdsOf(w.changes);
+      // nothing to apply (only entries to add): it landed if the entries are there, whoever wrote them
+      return eventIds.length > 0 ? eventIds.every((id) => applied.has(id)) : w.added.every((t) => doc?.tasks?.[t.id] !== undefined);
+    };
+    return { landed: writes.filter(landed), stale: writes.filter((w) => !landed(w)) };
+  }
+
+  /**
+   * Entries for gamer tasks just written (an assign, a repaired tree, entries a crash left
+   * out): each set unless present. The gamer tasks must be stored first: a gamer without a
+   * document gets one built from them.
+   */
+  async add(owner: GamerRef, tasks: TaskProgress[], now: Date): Promise<void> {
+    if (tasks.length === 0) return;
+    const _id = progressKey(owner);
+    const ops: mongo.AnyBulkWriteOperation<GamerProgressDoc>[] = tasks.map((t) => ({
+      updateOne: { filter: { _id, [`tasks.${t.id}`]: { $exists: false } }, update: { $set: { [`tasks.${t.id}`]: entryOf(t) } } },
+    }));
+    const first = await this.store.gamerProgress.bulkWrite(ops, { ordered: false });
+    if (first.matchedCount === ops.length) return;
+    // unmatched: the entry is there, or there was no document; one exists after this (built
+    // here, or by a build that may have read the gamer tasks before these were stored), so
+    // the same writes again add what is still missing
+    if (!(await this.store.gamerProgress.findOne({ _id }, { projection: { _id: 1 } }))) await this.build([owner], now);
+    await this.store.gamerProgress.bulkWrite(ops, { ordered: false });
+  }
+
+  /**
+   * Gamer tasks as lists show them: progress and games from the gamer's progress document;
+   * completion from the gamer task, where the consumer copies it before announcing it, so a
+   * task listed completed can be claimed. Entries missing for these tasks are added.
+   */
+  async overlay(owner: GamerRef, records: GamerTaskRecord[], now: Date): Promise<GamerTaskRecord[]> {
+    const _id = progressKey(owner);
+    const doc = (await this.store.gamerProgress.findOne({ _id })) ?? (await this.build([owner], now))[0];
+    const entries = doc?.tasks ?? {};
+    const missing = records.filter((r) => entries[r.id] === undefined && isActive(r.expiredAt, now));
+    if (missing.length > 0) await this.add(owner, missing, now);
+    return records.map((r) => {
+      const entry = entries[r.id];
+      return entry ? { ...r, progress: entry.p, games: entry.g } : r;
+    });
+  }
+
+  /** Drops applied event ids recorded as processed (`$pullAll` of exactly those: safe whatever else changed meanwhile). */
+  async forgetApplied(prunes: Map<string, string[]>): Promise<void> {
+    if (prunes.size === 0) return;
+    await this.store.gamerProgress.bulkWrite(
+      [...prunes].map(([_id, eventIds]) => ({ updateOne: { filter: { _id }, update: { $pullAll: { applied: eventIds } } } })),
+      { ordered: false },
+    );
+  }
+
+  /**
+   * Drops the entries of removed gamer tasks (reset, an entry that outlived its task), with a
+   * new epoch: an id may come back with another definition (an achievement tracked again).
+   */
+  async remove(owner: GamerRef, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.store.gamerProgress.updateOne({ _id: progressKey(owner) }, { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])), $set: { epoch: randomUUID() } });
+  }
+
+  /**
+   * Drops every entry but those of `ids` (the gamer tasks the gamer still holds), with a new
+   * epoch: a reset's cleanup, which a retried reset repeats in full even when its first
+   * attempt removed the gamer tasks and failed before their entries.
+   */
+  async retain(owner: GamerRef, ids: string[]): Promise<void> {
+    const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });
+    const keep = new Set(ids);
+    await this.remove(owner, Object.keys(doc?.tasks ?? {}).filter((id) => !keep.has(id)));
+  }
+
+  /** The gamer's document (erase). */
+  async removeAllOf(owner: GamerRef): Promise<void> {
+    await this.store.gamerProgress.deleteOne({ _id: progressKey(owner) });
+  }
+
+  /**
+   * Documents for gamers who have none, built from their stored active gamer tasks. A build
+   * that loses the insert to another (a replica, an assign) answers the stored document.
+   */
+  private async build(gamers: GamerRef[], now: Date): Promise<GamerProgressDoc[]> {
+    if (gamers.length === 0) return [];
+    const byGamer = new Map<string, TaskProgress[]>(gamers.map((g) => [progressKey(g), []]));
+    for (const task of await this.gamerTasks.activeOf(gamers, now)) byGamer.get(progressKey(task))?.push(task);
+    const built = gamers.map((g) => docOf(g, byGamer.get(progressKey(g)) ?? []));
+    try {
+      await this.store.gamerProgress.insertMany(built, { ordered: false });
+      return built;
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+    }
+    const stored = new Map((await this.store.gamerProgress.find({ _id: { $in: built.map((d) => d._id) } }).toArray()).map((d) => [d._id, d]));
+    return built.map((d) => stored.get(d._id) ?? d);
+  }
+}
+
+function uniqueGamers(gamers: GamerRef[]): GamerRef[] {
+  return [...new Map(gamers.map((g) => [progressKey(g), { applicationId: g.applicationId, gamerId: g.gamerId }])).values()];
+}

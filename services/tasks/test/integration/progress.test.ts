@@ -1,0 +1,129 @@
+import type { TaskCompletedEvent } from '@gfts/contracts';
+import { eventually, type Gamer } from '@gfts/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { byId, World } from '../support/world.ts';
+
+// A gamer's progress document (docs/tasks.md "Progress documents") against what can go
+// wrong around it: data from before it, and the crashes between the writes of an assign or
+// a reset that leave it and the gamer tasks apart.
+describe('gamer progress documents', () => {
+  let stack: TasksStack;
+  const completions: TaskCompletedEvent[] = [];
+  beforeAll(async () => {
+    stack = await startTasksStack();
+    const nc = await stack.nats();
+    nc.subscribe(stack.names.taskCompleted, {
+      callback: (_e, msg) => {
+        completions.push(msg.json<TaskCompletedEvent>());
+      },
+    });
+    await nc.flush();
+  });
+  afterAll(async () => stack?.close());
+
+  const progressOf = async (world: World, who: Gamer) => (await stack.db()).collection<{ _id: string; tasks: Record<string, { p: number; g: number; c: boolean }> }>('gamer_progress').findOne({ _id: `${world.app}:${who.id.toLowerCase()}` });
+
+  async function assigned(world: World, who: Gamer, family = 'daily') {
+    const response = await world.assign(who, family, 1);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body[0]!;
+  }
+
+  it('takes over a gamer stored before progress documents: built from the gamer tasks on the first event, totals kept', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 100 });
+    const ann = world.gamer();
+    const task = await assigned(world, ann);
+    const db = await stack.db();
+    // what a gamer stored by the code before looks like: progress on the gamer task, no document
+    await db.collection<{ _id: string }>('gamer_progress').deleteOne({ _id: `${world.app}:${ann.id.toLowerCase()}` });
+    await db.collection<{ _id: string }>('gamer_tasks').updateOne({ _id: task.id }, { $set: { progress: 7, games: 2 } });
+    await world.play(ann, { wins: 5 });
+    await eventually(async () => (await progressOf(world, ann))?.tasks[task.id]?.p === 12, 10_000);
+    const listed = await world.waitFor(ann, byId(task.id), (t) => t.progress === 12);
+    expect(listed.gamesPlayed).toBe(3);
+  });
+
+  it('a list adds the entries an assign left out (a crash between its two writes); events move the task from then on', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 100 });
+    await world.createTask({ name: 'Lifetime', family: 'lifetime', targetValue: 100 });
+    const ann = world.gamer();
+    const lifetime = await assigned(world, ann, 'lifetime');
+    const daily = await assigned(world, ann);
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_progress').updateOne({ _id: `${world.app}:${ann.id.toLowerCase()}` }, { $unset: { [`tasks.${daily.id}`]: '' } });
+    expect((await progressOf(world, ann))?.tasks[daily.id]).toBeUndefined();
+    expect((await world.tasks(ann)).map((t) => t.id).sort()).toEqual([daily.id, lifetime.id].sort());
+    expect((await progressOf(world, ann))?.tasks[daily.id]).toEqual({ p: 0, g: 0, c: false });
+    await world.play(ann, { wins: 4 });
+    await world.waitFor(ann, byId(daily.id), (t) => t.progress === 4 && t.gamesPlayed === 1);
+    await world.waitFor(ann, byId(lifetime.id), (t) => t.progress === 4);
+  });
+
+  it('an entry whose gamer task is gone (a crash inside a reset) completes nothing anyone holds: not announced, and dropped', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 1 });
+    const ann = world.gamer();
+    const task = await assigned(world, ann);
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_tasks').deleteOne({ _id: task.id });
+    const event = await world.play(ann, { wins: 1 });
+    await eventually(async () => (await progressOf(world, ann))?.tasks[task.id] === undefined, 10_000);
+    // the event was processed (the entry went with its completion's copy), and nothing announced it
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(completions.filter((c) => c.gamerTaskId === task.id || c.eventId === event.eventId)).toEqual([]);
+  });
+
+  it('the consumer drops the entries of expired tasks with the gamer\'s next write', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 100 });
+    await world.createTask({ name: 'Lifetime', family: 'lifetime', targetValue: 100 });
+    const ann = world.gamer();
+    const daily = await assigned(world, ann);
+    const lifetime = await assigned(world, ann, 'lifetime');
+    const past = new Date(Date.now() - 1000);
+    const db = await stack.db();
+    // the daily task's period ends (the sweep has not run yet)
+    await db.collection<{ _id: string }>('gamer_tasks').updateOne({ _id: daily.id }, { $set: { expiredAt: past } });
+    await world.play(ann, { wins: 2 });
+    await world.waitFor(ann, byId(lifetime.id), (t) => t.progress === 2);
+    const doc = await progressOf(world, ann);
+    expect(doc?.tasks[daily.id]).toBeUndefined();
+    expect(doc?.tasks[lifetime.id]).toEqual({ p: 2, g: 1, c: false });
+  });
+
+  it('an achievement tracked again after a reset moves by the catalog\'s current target, not by a definition remembered from before', async () => {
+    const world = new World(stack);
+    const achievement = await world.createTask({ name: 'Winner', family: 'lifetime', isAchievement: true, targetValue: 5 });
+    const ann = world.gamer();
+    await world.play(ann, { wins: 1 });
+    await world.waitFor(ann, (list) => list.find((t) => t.task.id === achievement.id), (t) => t.progress === 1, 'achievements');
+    const edit = await stack.api('PATCH', `/api/v1/${world.app}/tasks/${achievement.id}`, { headers: world.admin.auth, body: { targetValue: 2 } });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    const reset = await stack.api('POST', `/api/v1/${world.app}/gamers/${ann.id}/progress/reset`, { headers: world.admin.auth, body: { scope: 'achievements' } });
+    expect(reset.status, JSON.stringify(reset.body)).toBe(200);
+    // the record comes back with its old derived id and the catalog's target of now, which
+    // the consumer must read again when it next moves it
+    await world.play(ann, { wins: 1 });
+    await world.waitFor(ann, (list) => list.find((t) => t.task.id === achievement.id), (t) => t.progress === 1, 'achievements');
+    await world.play(ann, { wins: 1 });
+    const done = await world.waitFor(ann, (list) => list.find((t) => t.task.id === achievement.id), (t) => t.completed, 'achievements');
+    expect(done).toMatchObject({ progress: 2, completed: true, task: { targetValue: 2 } });
+  });
+
+  it('an achievement entry left without its gamer task is replaced when the achievement is tracked again', async () => {
+    const world = new World(stack);
+    const achievement = await world.createTask({ name: 'Winner', family: 'lifetime', isAchievement: true, targetValue: 50 });
+    const ann = world.gamer();
+    // a read tracks it (gamer task and entry), so the consumer has never seen it
+    const tracked = (await world.achievements(ann)).find((t) => t.task.id === achievement.id)!;
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_tasks').deleteOne({ _id: tracked.id });
+    // the event finds the entry without a gamer task and tracks the achievement again, same id
+    await world.play(ann, { wins: 3 });
+    await eventually(async () => (await progressOf(world, ann))?.tasks[tracked.id]?.p === 3, 10_000);
+    await world.waitFor(ann, (list) => list.find((t) => t.id === tracked.id), (t) => t.progress === 3, 'achievements');
+  });
+});
