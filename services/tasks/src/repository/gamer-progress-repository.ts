@@ -149,16 +149,27 @@ export class GamerProgressRepository {
     const keys = [...new Set(gamers.map(progressKey))];
     const docs = new Map((await this.store.gamerProgress.find({ _id: { $in: keys } }).toArray()).map((d) => [d._id, d]));
     const missing = uniqueGamers(gamers).filter((g) => !docs.has(progressKey(g)));
-    for (const doc of await this.build(missing, now)) docs.set(doc._id, doc);
+    const nowMs = now.getTime();
+    const known = new Map<string, TaskDefinition>();
+    // a document built here comes with its gamer tasks' definitions (a new gamer costs one read)
+    const built = await this.build(missing, now);
+    for (const doc of built.docs) {
+      docs.set(doc._id, doc);
+      const ours = built.read.get(doc._id);
+      if (ours?.epoch !== doc.epoch) continue;
+      for (const task of ours.tasks) {
+        known.set(`${doc.epoch}:${task.id}`, definitionOf(task));
+        this.remember(doc.epoch, task);
+      }
+    }
     // definitions from memory; those of gamers with any missing, in one read of their
     // active gamer tasks (ranges on the (applicationId, gamerId, …) index: the same
     // documents by `_id $in` cost the local store more, bench/results/2026-11-26-tasks-progress-doc.md)
-    const nowMs = now.getTime();
-    const known = new Map<string, TaskDefinition>();
     const cold: GamerProgressDoc[] = [];
     for (const doc of docs.values()) {
       let complete = true;
       for (const id of Object.keys(doc.tasks ?? {})) {
+        if (known.has(`${doc.epoch}:${id}`)) continue;
         const cached = this.definitions.get(`${doc.epoch}:${id}`, nowMs);
         if (cached) known.set(`${doc.epoch}:${id}`, cached);
         else complete = false;
@@ -234,7 +245,7 @@ export class GamerProgressRepository {
    */
   async overlay(owner: GamerRef, records: GamerTaskRecord[], now: Date): Promise<GamerTaskRecord[]> {
     const _id = progressKey(owner);
-    const doc = (await this.store.gamerProgress.findOne({ _id })) ?? (await this.build([owner], now))[0];
+    const doc = (await this.store.gamerProgress.findOne({ _id })) ?? (await this.build([owner], now)).docs[0];
     const entries = doc?.tasks ?? {};
     const missing = records.filter((r) => entries[r.id] === undefined && isActive(r.expiredAt, now));
     if (missing.length > 0) await this.add(owner, missing, now);
@@ -282,19 +293,22 @@ export class GamerProgressRepository {
    * Documents for gamers who have none, built from their stored active gamer tasks. A build
    * that loses the insert to another (a replica, an assign) answers the stored document.
    */
-  private async build(gamers: GamerRef[], now: Date): Promise<GamerProgressDoc[]> {
-    if (gamers.length === 0) return [];
+  private async build(gamers: GamerRef[], now: Date): Promise<{ docs: GamerProgressDoc[]; read: Map<string, { epoch: string; tasks: TaskProgress[] }> }> {
+    const read = new Map<string, { epoch: string; tasks: TaskProgress[] }>();
+    if (gamers.length === 0) return { docs: [], read };
     const byGamer = new Map<string, TaskProgress[]>(gamers.map((g) => [progressKey(g), []]));
     for (const task of await this.gamerTasks.activeOf(gamers, now)) byGamer.get(progressKey(task))?.push(task);
     const built = gamers.map((g) => docOf(g, byGamer.get(progressKey(g)) ?? []));
+    for (const doc of built) read.set(doc._id, { epoch: doc.epoch, tasks: byGamer.get(doc._id) ?? [] });
     try {
       await this.store.gamerProgress.insertMany(built, { ordered: false });
-      return built;
+      return { docs: built, read };
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
+    // another build (a replica, an assign) inserted some first: theirs are the documents
     const stored = new Map((await this.store.gamerProgress.find({ _id: { $in: built.map((d) => d._id) } }).toArray()).map((d) => [d._id, d]));
-    return built.map((d) => stored.get(d._id) ?? d);
+    return { docs: built.map((d) => stored.get(d._id) ?? d), read };
   }
 }
 
