@@ -5,7 +5,7 @@ import { isActive } from '../domain/expiry.ts';
 import { definitionOf } from '../domain/gamer-task.ts';
 import type { GamerTaskRecord, TaskDefinition, TaskProgress } from '../domain/model.ts';
 import type { TaskChange } from '../domain/stat-batch.ts';
-import type { GamerRef, GamerTaskRepository } from './gamer-task-repository.ts';
+import type { Completion, GamerRef, GamerTaskRepository } from './gamer-task-repository.ts';
 import { isDuplicateKey, type GamerProgressDoc, type ProgressEntry, type Store } from './store.ts';
 
 /** A gamer's progress document id. */
@@ -239,9 +239,9 @@ export class GamerProgressRepository {
   }
 
   /**
-   * Gamer tasks as lists show them: progress and games from the gamer's progress document;
-   * completion from the gamer task, where the consumer copies it before announcing it, so a
-   * task listed completed can be claimed. Entries missing for these tasks are added.
+   * Gamer tasks as lists show them: progress, games and completion from the gamer's
+   * progress document (a claim reads its completion there too). Entries missing for these
+   * tasks are added.
    */
   async overlay(owner: GamerRef, records: GamerTaskRecord[], now: Date): Promise<GamerTaskRecord[]> {
     const _id = progressKey(owner);
@@ -251,8 +251,20 @@ export class GamerProgressRepository {
     if (missing.length > 0) await this.add(owner, missing, now);
     return records.map((r) => {
       const entry = entries[r.id];
-      return entry ? { ...r, progress: entry.p, games: entry.g } : r;
+      return entry ? { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId } : r;
     });
+  }
+
+  /**
+   * The completion of one gamer task as its entry shows it, null when not completed (or
+   * unknown). A gamer without a document gets one built (data from before keeps its
+   * completions).
+   */
+  async completionOf(owner: GamerRef, id: string, now: Date): Promise<Completion | null> {
+    const _id = progressKey(owner);
+    const doc = (await this.store.gamerProgress.findOne({ _id }, { projection: { [`tasks.${id}`]: 1 } })) ?? (await this.build([owner], now)).docs[0];
+    const entry = doc?.tasks?.[id];
+    return entry?.c ? { progress: entry.p, games: entry.g, completedAt: entry.at ?? now, completedByEventId: entry.by ?? null } : null;
   }
 
   /** Drops applied event ids recorded as processed (`$pullAll` of exactly those: safe whatever else changed meanwhile). */
