@@ -72,6 +72,11 @@ function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): 
   return { tasks, applied, orphans };
 }
 
+/** An entry completed before `createdAt`: of an earlier gamer task under the same id. */
+function completedBefore(entry: ProgressEntry | undefined, createdAt: Date): boolean {
+  return entry?.c === true && entry.at instanceof Date && entry.at.getTime() < createdAt.getTime();
+}
+
 /** The events a write applies: those that changed one of its tasks. */
 export function eventIdsOf(changes: TaskChange[]): string[] {
   return [...new Set(changes.flatMap((c) => c.eventIds))];
@@ -124,8 +129,8 @@ function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite
 /**
  * Gamers' progress documents: one per gamer, holding every active gamer task's state, which
  * the stat consumer moves with one conditional write per gamer and batch (docs/tasks.md
- * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state)
- * and a copy of each completion. What the rules read of a task besides its state never
+ * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state;
+ * a claim copies the completion onto its gamer task). What the rules read of a task besides its state never
  * changes after assignment: it is read from the gamer tasks once and kept here (bounded,
  * keyed by the document's epoch). A gamer without a document gets one built from their
  * gamer tasks on first need: that is also how data written before progress documents is
@@ -249,9 +254,19 @@ export class GamerProgressRepository {
     const entries = doc?.tasks ?? {};
     const missing = records.filter((r) => entries[r.id] === undefined && isActive(r.expiredAt, now));
     if (missing.length > 0) await this.add(owner, missing, now);
+    // a completion older than its gamer task is a removed one's (an achievement tracked again
+    // under its derived id while a reset ran): the entry starts over from the gamer task
+    const stale = records.filter((r) => completedBefore(entries[r.id], r.createdAt));
+    if (stale.length > 0) {
+      await this.store.gamerProgress.bulkWrite(
+        stale.map((r) => ({ updateOne: { filter: { _id, [`tasks.${r.id}.at`]: entries[r.id]!.at }, update: { $set: { [`tasks.${r.id}`]: entryOf(r) } } } })),
+        { ordered: false },
+      );
+    }
     return records.map((r) => {
       const entry = entries[r.id];
-      return entry ? { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId } : r;
+      if (!entry || completedBefore(entry, r.createdAt)) return r;
+      return { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId };
     });
   }
 
@@ -286,13 +301,14 @@ export class GamerProgressRepository {
   }
 
   /**
-   * Drops every entry but those of `ids` (the gamer tasks the gamer still holds), with a new
-   * epoch: a reset's cleanup, which a retried reset repeats in full even when its first
-   * attempt removed the gamer tasks and failed before their entries.
+   * A reset's cleanup, with a new epoch: drops the entries of the gamer tasks it `removed`
+   * (also when a read has tracked one of them again meanwhile, under its derived id: the
+   * entry is the old one's), and every entry but those of `held` (the gamer tasks the gamer
+   * still holds), so a retried reset cleans what a failed first attempt left.
    */
-  async retain(owner: GamerRef, ids: string[]): Promise<void> {
+  async retain(owner: GamerRef, held: string[], removed: string[]): Promise<void> {
     const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });
-    const keep = new Set(ids);
+    const keep = new Set(held.filter((id) => !removed.includes(id)));
     await this.remove(owner, Object.keys(doc?.tasks ?? {}).filter((id) => !keep.has(id)));
   }
 

@@ -62,12 +62,12 @@ interface GamerPlan {
 }
 
 /**
- * Applies a batch of stat events: one read of the batch's processed ids, one read of its
- * gamers' progress documents, each gamer's events applied in stream order in memory
+ * Applies a batch of stat events: one read of its gamers' progress documents, one of the
+ * batch's processed ids, each gamer's events applied in stream order in memory
  * (domain/stat-batch.ts), one conditional write per gamer in one bulkWrite (each on
- * condition of the state it was planned from), completions copied to the gamer tasks (claims
- * read them there) and announced, the unlock-rate counters moved in at most two more bulk
- * writes, and one insert recording the events as processed. A redelivered event changes
+ * condition of the state it was planned from), the unlock-rate counters moved in at most
+ * two more bulk writes, completions announced, and one insert recording the events as
+ * processed. A redelivered event changes
  * nothing twice: the progress document remembers the events applied to it, and the
  * processed record (kept days) skips it before any work.
  */
@@ -86,8 +86,8 @@ export class StatBatchProcessor {
   }
 
   /**
-   * A batch up to its progress write; `settle` does the rest (completions copied, counted
-   * and announced, the events recorded as processed) and answers the outcomes. Once this
+   * A batch up to its progress write; `settle` does the rest (completions counted and
+   * announced, the events recorded as processed) and answers the outcomes. Once this
    * resolves the next batch may start, while this one settles: it reads the progress this
    * one wrote, so a gamer's events still apply in stream order.
    */
