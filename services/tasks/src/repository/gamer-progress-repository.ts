@@ -72,11 +72,6 @@ function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): 
   return { tasks, applied, orphans };
 }
 
-/** An entry completed before `createdAt`: of an earlier gamer task under the same id. */
-function completedBefore(entry: ProgressEntry | undefined, createdAt: Date): boolean {
-  return entry?.c === true && entry.at instanceof Date && entry.at.getTime() < createdAt.getTime();
-}
-
 /** The events a write applies: those that changed one of its tasks. */
 export function eventIdsOf(changes: TaskChange[]): string[] {
   return [...new Set(changes.flatMap((c) => c.eventIds))];
@@ -254,18 +249,9 @@ export class GamerProgressRepository {
     const entries = doc?.tasks ?? {};
     const missing = records.filter((r) => entries[r.id] === undefined && isActive(r.expiredAt, now));
     if (missing.length > 0) await this.add(owner, missing, now);
-    // a completion older than its gamer task is a removed one's (an achievement tracked again
-    // under its derived id while a reset ran): the entry starts over from the gamer task
-    const stale = records.filter((r) => completedBefore(entries[r.id], r.createdAt));
-    if (stale.length > 0) {
-      await this.store.gamerProgress.bulkWrite(
-        stale.map((r) => ({ updateOne: { filter: { _id, [`tasks.${r.id}.at`]: entries[r.id]!.at }, update: { $set: { [`tasks.${r.id}`]: entryOf(r) } } } })),
-        { ordered: false },
-      );
-    }
     return records.map((r) => {
       const entry = entries[r.id];
-      if (!entry || completedBefore(entry, r.createdAt)) return r;
+      if (!entry) return r;
       return { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId };
     });
   }

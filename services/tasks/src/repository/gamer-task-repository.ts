@@ -127,9 +127,7 @@ export class GamerTaskRepository {
   async beginClaim(id: string, owner: GamerRef, now: Date, completion: Completion | null): Promise<ClaimStart> {
     if (completion) {
       const doc = await this.store.gamerTasks.findOneAndUpdate(
-        // the completion must be this gamer task's: one tracked again under its derived id
-        // after a reset is newer than a completion read from before it
-        { _id: id, applicationId: owner.applicationId, gamerId: owner.gamerId, claimState: 'none', createdAt: { $lte: completion.completedAt ?? now }, ...unexpired(now) },
+        { _id: id, applicationId: owner.applicationId, gamerId: owner.gamerId, claimState: 'none', ...unexpired(now) },
         { $set: { claimState: 'claiming', claimStartedAt: now, completed: true, ...completion } },
         { returnDocument: 'after' },
       );
