@@ -145,7 +145,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
     p('## Store ceiling');
     p();
     p(
-      `A bare MongoDB-driver loop in the bench process, one \`bulkWrite\` at a time (unordered) of ${c.batch} \`updateOne({_id}, {$inc: {progress: 1}})\` on distinct random documents of \`${c.collection}\`: a copy of ${c.copiedDocs} of this application's gamer-task documents as the service wrote them, with the same indexes (${c.indexes.join(', ') || 'none besides _id'}), in the same store, for ${fmt(c.seconds, 1)} s after a 1 s warm-up.`,
+      `A bare MongoDB-driver loop in the bench process, one \`bulkWrite\` at a time (unordered) of ${c.batch} \`updateOne({_id}, {$inc: {progress: 1}})\` on distinct random documents of \`${c.collection}\`: a copy of ${c.copiedDocs} of this application's documents in \`${c.collection.replace(/^bench_ceiling_/, '')}\` as the service wrote them, with the same indexes (${c.indexes.join(', ') || 'none besides _id'}), in the same store, for ${fmt(c.seconds, 1)} s after a 1 s warm-up.`,
     );
     p();
     p('| batches | statements | matched | modified | statements/s | documents updated/s | batch p50 ms | batch p99 ms | write errors | tasks-db % | loadgen % | machine % | other % |');

@@ -38,7 +38,8 @@ mode on this 2-core machine (less when the consumer is slow: every wait is cappe
   --setup direct|http    gamer tasks written straight to the database as documents the bench
                          builds from the catalog API's answer (default; ~1 min), or through
                          POST /tasks/assign and GET /achievements (slow: ~30k calls for 10k gamers)
-  --collection NAME      the gamer-task collection the ceiling copies (default gamer_tasks)
+  --collection NAME      the collection the ceiling copies (default gamer_tasks; gamer_progress:
+                         the progress documents the stat consumer writes since 2026-11-26)
   --state FILE           stack state (default .stack/state.json)
   --out DIR              results directory (default bench/results)
   --help                 this text

@@ -36,7 +36,7 @@ export interface PipelineCtx {
   creds: Credentials;
   pids: Map<string, number>;
   progress: Progress;
-  /** the tasks collection copied for the ceiling */
+  /** the tasks collection copied for the ceiling (gamer_tasks, or gamer_progress: the documents the consumer writes) */
   gamerTasksCollection: string;
 }
 
@@ -163,7 +163,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     await mongo.connect();
     try {
       const written = await writeGamerTasks(mongo.db(), {
-        collection: ctx.gamerTasksCollection,
+        collection: 'gamer_tasks',
         applicationId: app,
         catalog: entries,
         gamerIds: Array.from({ length: o.gamers }, (_, g) => gamer(g).id),

@@ -3,6 +3,7 @@ import { conflict, notFound } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GamerTaskRecord } from './domain/model.ts';
 import type { TaskEvents } from './events.ts';
+import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { InventoryRepository } from './repository/inventory-repository.ts';
 import type { GrantDoc } from './repository/store.ts';
@@ -28,8 +29,9 @@ export function grantsOf(task: GamerTaskRecord, now: Date): GrantDoc[] {
 
 /**
  * Claim exactly once, without multi-document transactions:
- *   1. mark the gamer task `claiming`, on condition that it is completed and unclaimed: of
- *      any number of concurrent claims (on any replica) exactly one write matches;
+ *   1. mark the gamer task `claiming`, on condition that it is unclaimed, when its progress
+ *      entry shows it completed (the completion is copied onto it): of any number of
+ *      concurrent claims (on any replica) exactly one write matches;
  *   2. insert the grants into the inventory ledger, one per reward, keyed
  *      `<gamerTaskId>:<index>`: writing them again adds nothing, so this step can be
  *      repeated any number of times;
@@ -39,14 +41,16 @@ export function grantsOf(task: GamerTaskRecord, now: Date): GrantDoc[] {
  */
 export class ClaimService {
   private readonly gamerTasks: GamerTaskRepository;
+  private readonly progress: GamerProgressRepository;
   private readonly inventory: InventoryRepository;
   private readonly events: TaskEvents;
   private readonly metrics: ClaimMetrics;
   private readonly log: FastifyBaseLogger;
   private readonly faults: ClaimFaults;
 
-  constructor(deps: { gamerTasks: GamerTaskRepository; inventory: InventoryRepository; events: TaskEvents; metrics: ClaimMetrics; log: FastifyBaseLogger; faults?: ClaimFaults }) {
+  constructor(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; events: TaskEvents; metrics: ClaimMetrics; log: FastifyBaseLogger; faults?: ClaimFaults }) {
     this.gamerTasks = deps.gamerTasks;
+    this.progress = deps.progress;
     this.inventory = deps.inventory;
     this.events = deps.events;
     this.metrics = deps.metrics;
@@ -55,7 +59,10 @@ export class ClaimService {
   }
 
   async claim(identity: Identity, gamerTaskId: string): Promise<RewardItem[]> {
-    const started = await this.gamerTasks.beginClaim(gamerTaskId.toLowerCase(), identity, new Date());
+    const id = gamerTaskId.toLowerCase();
+    const now = new Date();
+    // the completion is the progress entry's; step 1 copies it onto the gamer task
+    const started = await this.gamerTasks.beginClaim(id, identity, now, await this.progress.completionOf(identity, id, now));
     switch (started.kind) {
       case 'notFound':
         this.metrics.claims.inc({ outcome: 'not_found' });

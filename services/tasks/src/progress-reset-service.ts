@@ -18,9 +18,10 @@ export class ProgressResetService {
     const { select, claimStates } = resetSelection(scope);
     const owner = { applicationId, gamerId };
     const { removed, count } = await gamerTasks.removeTrees(owner, select, claimStates);
-    // their progress goes after them: every entry without a gamer task, so a reset retried
-    // after a failure here removes what the first attempt left
-    await progress.retain(owner, (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id));
+    // their progress goes after them (and before the unlock counts), with every entry
+    // without a gamer task, so a reset retried after a failure here removes what is left
+    const removedIds = removed.flatMap((top) => [top.id, ...top.children.map((c) => c.gamerTaskId)]);
+    await progress.retain(owner, (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id), removedIds);
     // removed achievements are tracked again, from zero, on the gamer's next event or read
     await unlockStats.forget(removed);
     const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllOf(applicationId, gamerId) : 0;

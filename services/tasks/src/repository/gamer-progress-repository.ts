@@ -5,7 +5,7 @@ import { isActive } from '../domain/expiry.ts';
 import { definitionOf } from '../domain/gamer-task.ts';
 import type { GamerTaskRecord, TaskDefinition, TaskProgress } from '../domain/model.ts';
 import type { TaskChange } from '../domain/stat-batch.ts';
-import type { GamerRef, GamerTaskRepository } from './gamer-task-repository.ts';
+import type { Completion, GamerRef, GamerTaskRepository } from './gamer-task-repository.ts';
 import { isDuplicateKey, type GamerProgressDoc, type ProgressEntry, type Store } from './store.ts';
 
 /** A gamer's progress document id. */
@@ -124,8 +124,8 @@ function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite
 /**
  * Gamers' progress documents: one per gamer, holding every active gamer task's state, which
  * the stat consumer moves with one conditional write per gamer and batch (docs/tasks.md
- * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state)
- * and a copy of each completion. What the rules read of a task besides its state never
+ * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state;
+ * a claim copies the completion onto its gamer task). What the rules read of a task besides its state never
  * changes after assignment: it is read from the gamer tasks once and kept here (bounded,
  * keyed by the document's epoch). A gamer without a document gets one built from their
  * gamer tasks on first need: that is also how data written before progress documents is
@@ -149,16 +149,27 @@ export class GamerProgressRepository {
     const keys = [...new Set(gamers.map(progressKey))];
     const docs = new Map((await this.store.gamerProgress.find({ _id: { $in: keys } }).toArray()).map((d) => [d._id, d]));
     const missing = uniqueGamers(gamers).filter((g) => !docs.has(progressKey(g)));
-    for (const doc of await this.build(missing, now)) docs.set(doc._id, doc);
+    const nowMs = now.getTime();
+    const known = new Map<string, TaskDefinition>();
+    // a document built here comes with its gamer tasks' definitions (a new gamer costs one read)
+    const built = await this.build(missing, now);
+    for (const doc of built.docs) {
+      docs.set(doc._id, doc);
+      const ours = built.read.get(doc._id);
+      if (ours?.epoch !== doc.epoch) continue;
+      for (const task of ours.tasks) {
+        known.set(`${doc.epoch}:${task.id}`, definitionOf(task));
+        this.remember(doc.epoch, task);
+      }
+    }
     // definitions from memory; those of gamers with any missing, in one read of their
     // active gamer tasks (ranges on the (applicationId, gamerId, …) index: the same
     // documents by `_id $in` cost the local store more, bench/results/2026-11-26-tasks-progress-doc.md)
-    const nowMs = now.getTime();
-    const known = new Map<string, TaskDefinition>();
     const cold: GamerProgressDoc[] = [];
     for (const doc of docs.values()) {
       let complete = true;
       for (const id of Object.keys(doc.tasks ?? {})) {
+        if (known.has(`${doc.epoch}:${id}`)) continue;
         const cached = this.definitions.get(`${doc.epoch}:${id}`, nowMs);
         if (cached) known.set(`${doc.epoch}:${id}`, cached);
         else complete = false;
@@ -228,20 +239,33 @@ export class GamerProgressRepository {
   }
 
   /**
-   * Gamer tasks as lists show them: progress and games from the gamer's progress document;
-   * completion from the gamer task, where the consumer copies it before announcing it, so a
-   * task listed completed can be claimed. Entries missing for these tasks are added.
+   * Gamer tasks as lists show them: progress, games and completion from the gamer's
+   * progress document (a claim reads its completion there too). Entries missing for these
+   * tasks are added.
    */
   async overlay(owner: GamerRef, records: GamerTaskRecord[], now: Date): Promise<GamerTaskRecord[]> {
     const _id = progressKey(owner);
-    const doc = (await this.store.gamerProgress.findOne({ _id })) ?? (await this.build([owner], now))[0];
+    const doc = (await this.store.gamerProgress.findOne({ _id })) ?? (await this.build([owner], now)).docs[0];
     const entries = doc?.tasks ?? {};
     const missing = records.filter((r) => entries[r.id] === undefined && isActive(r.expiredAt, now));
     if (missing.length > 0) await this.add(owner, missing, now);
     return records.map((r) => {
       const entry = entries[r.id];
-      return entry ? { ...r, progress: entry.p, games: entry.g } : r;
+      if (!entry) return r;
+      return { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId };
     });
+  }
+
+  /**
+   * The completion of one gamer task as its entry shows it, null when not completed (or
+   * unknown). A gamer without a document gets one built (data from before keeps its
+   * completions).
+   */
+  async completionOf(owner: GamerRef, id: string, now: Date): Promise<Completion | null> {
+    const _id = progressKey(owner);
+    const doc = (await this.store.gamerProgress.findOne({ _id }, { projection: { [`tasks.${id}`]: 1 } })) ?? (await this.build([owner], now)).docs[0];
+    const entry = doc?.tasks?.[id];
+    return entry?.c ? { progress: entry.p, games: entry.g, completedAt: entry.at ?? now, completedByEventId: entry.by ?? null } : null;
   }
 
   /** Drops applied event ids recorded as processed (`$pullAll` of exactly those: safe whatever else changed meanwhile). */
@@ -263,13 +287,14 @@ export class GamerProgressRepository {
   }
 
   /**
-   * Drops every entry but those of `ids` (the gamer tasks the gamer still holds), with a new
-   * epoch: a reset's cleanup, which a retried reset repeats in full even when its first
-   * attempt removed the gamer tasks and failed before their entries.
+   * A reset's cleanup, with a new epoch: drops the entries of the gamer tasks it `removed`
+   * (also when a read has tracked one of them again meanwhile, under its derived id: the
+   * entry is the old one's), and every entry but those of `held` (the gamer tasks the gamer
+   * still holds), so a retried reset cleans what a failed first attempt left.
    */
-  async retain(owner: GamerRef, ids: string[]): Promise<void> {
+  async retain(owner: GamerRef, held: string[], removed: string[]): Promise<void> {
     const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });
-    const keep = new Set(ids);
+    const keep = new Set(held.filter((id) => !removed.includes(id)));
     await this.remove(owner, Object.keys(doc?.tasks ?? {}).filter((id) => !keep.has(id)));
   }
 
@@ -282,19 +307,22 @@ export class GamerProgressRepository {
    * Documents for gamers who have none, built from their stored active gamer tasks. A build
    * that loses the insert to another (a replica, an assign) answers the stored document.
    */
-  private async build(gamers: GamerRef[], now: Date): Promise<GamerProgressDoc[]> {
-    if (gamers.length === 0) return [];
+  private async build(gamers: GamerRef[], now: Date): Promise<{ docs: GamerProgressDoc[]; read: Map<string, { epoch: string; tasks: TaskProgress[] }> }> {
+    const read = new Map<string, { epoch: string; tasks: TaskProgress[] }>();
+    if (gamers.length === 0) return { docs: [], read };
     const byGamer = new Map<string, TaskProgress[]>(gamers.map((g) => [progressKey(g), []]));
     for (const task of await this.gamerTasks.activeOf(gamers, now)) byGamer.get(progressKey(task))?.push(task);
     const built = gamers.map((g) => docOf(g, byGamer.get(progressKey(g)) ?? []));
+    for (const doc of built) read.set(doc._id, { epoch: doc.epoch, tasks: byGamer.get(doc._id) ?? [] });
     try {
       await this.store.gamerProgress.insertMany(built, { ordered: false });
-      return built;
+      return { docs: built, read };
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
+    // another build (a replica, an assign) inserted some first: theirs are the documents
     const stored = new Map((await this.store.gamerProgress.find({ _id: { $in: built.map((d) => d._id) } }).toArray()).map((d) => [d._id, d]));
-    return built.map((d) => stored.get(d._id) ?? d);
+    return { docs: built.map((d) => stored.get(d._id) ?? d), read };
   }
 }
 

@@ -24,6 +24,9 @@ const toRecord = (doc: GamerTaskDoc): GamerTaskRecord => {
 /** Not expired at `now`: no expiry, or one still ahead (`$not` also matches a null expiry). */
 const unexpired = (now: Date) => ({ expiredAt: { $not: { $lte: now } } });
 
+/** A completion as the gamer's progress entry shows it. */
+export type Completion = Pick<TaskProgress, 'progress' | 'games' | 'completedAt' | 'completedByEventId'>;
+
 export type ClaimStart =
   | { kind: 'started'; task: GamerTaskRecord }
   | { kind: 'notFound' }
@@ -37,8 +40,8 @@ export interface GamerRef {
 
 /**
  * Gamer tasks: assigned tasks, tracked achievements, and the children of composites, with
- * their claim state and a copy of their completion (their progress lives in the gamer's
- * progress document: GamerProgressRepository). Every state change is one single-document
+ * their claim state (their progress, completion included, lives in the gamer's progress
+ * document: GamerProgressRepository; a claim copies the completion onto the gamer task). Every state change is one single-document
  * atomic write with its condition in the filter.
  */
 export class GamerTaskRepository {
@@ -117,40 +120,24 @@ export class GamerTaskRepository {
   }
 
   /**
-   * Copies completions from the gamer's progress document to the gamer tasks, where a claim's
-   * condition reads them; the same values again change nothing. Answers the ids whose gamer
-   * task exists: an entry can outlive its gamer task (a crash between a reset's two writes),
-   * and its completion is nobody's.
-   */
-  async copyCompletions(tasks: TaskProgress[]): Promise<Set<string>> {
-    if (tasks.length === 0) return new Set();
-    const result = await this.store.gamerTasks.bulkWrite(
-      tasks.map((t) => ({
-        updateOne: { filter: { _id: t.id }, update: { $set: { progress: t.progress, games: t.games, completed: true, completedAt: t.completedAt, completedByEventId: t.completedByEventId } } },
-      })),
-      { ordered: false },
-    );
-    const ids = tasks.map((t) => t.id);
-    if (result.matchedCount === new Set(ids).size) return new Set(ids);
-    return new Set((await this.store.gamerTasks.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
-  }
-
-  /**
-   * Claim step 1: marks a completed, unclaimed, active task of this gamer as being claimed.
+   * Claim step 1: marks an unclaimed, active task of this gamer as being claimed, copying
+   * onto it the completion its progress entry shows (`completion`; null: not completed).
    * One conditional write, so of any number of concurrent claims exactly one starts.
    */
-  async beginClaim(id: string, owner: GamerRef, now: Date): Promise<ClaimStart> {
-    const doc = await this.store.gamerTasks.findOneAndUpdate(
-      { _id: id, applicationId: owner.applicationId, gamerId: owner.gamerId, completed: true, claimState: 'none', ...unexpired(now) },
-      { $set: { claimState: 'claiming', claimStartedAt: now } },
-      { returnDocument: 'after' },
-    );
-    if (doc) return { kind: 'started', task: toRecord(doc) };
+  async beginClaim(id: string, owner: GamerRef, now: Date, completion: Completion | null): Promise<ClaimStart> {
+    if (completion) {
+      const doc = await this.store.gamerTasks.findOneAndUpdate(
+        { _id: id, applicationId: owner.applicationId, gamerId: owner.gamerId, claimState: 'none', ...unexpired(now) },
+        { $set: { claimState: 'claiming', claimStartedAt: now, completed: true, ...completion } },
+        { returnDocument: 'after' },
+      );
+      if (doc) return { kind: 'started', task: toRecord(doc) };
+    }
     // why not: read once to answer precisely (unknown, foreign and expired look the same)
     const task = await this.findById(id);
     if (!task || task.applicationId !== owner.applicationId || task.gamerId !== owner.gamerId || !isActive(task.expiredAt, now)) return { kind: 'notFound' };
-    if (!task.completed) return { kind: 'notCompleted' };
-    return { kind: 'alreadyClaimed' };
+    if (task.claimState !== 'none') return { kind: 'alreadyClaimed' };
+    return { kind: 'notCompleted' };
   }
 
   /** Claim step 3: the claim is done. */

@@ -62,12 +62,12 @@ interface GamerPlan {
 }
 
 /**
- * Applies a batch of stat events: one read of the batch's processed ids, one read of its
- * gamers' progress documents, each gamer's events applied in stream order in memory
+ * Applies a batch of stat events: one read of its gamers' progress documents, one of the
+ * batch's processed ids, each gamer's events applied in stream order in memory
  * (domain/stat-batch.ts), one conditional write per gamer in one bulkWrite (each on
- * condition of the state it was planned from), completions copied to the gamer tasks (claims
- * read them there) and announced, the unlock-rate counters moved in at most two more bulk
- * writes, and one insert recording the events as processed. A redelivered event changes
+ * condition of the state it was planned from), the unlock-rate counters moved in at most
+ * two more bulk writes, completions announced, and one insert recording the events as
+ * processed. A redelivered event changes
  * nothing twice: the progress document remembers the events applied to it, and the
  * processed record (kept days) skips it before any work.
  */
@@ -86,8 +86,8 @@ export class StatBatchProcessor {
   }
 
   /**
-   * A batch up to its progress write; `settle` does the rest (completions copied, counted
-   * and announced, the events recorded as processed) and answers the outcomes. Once this
+   * A batch up to its progress write; `settle` does the rest (completions counted and
+   * announced, the events recorded as processed) and answers the outcomes. Once this
    * resolves the next batch may start, while this one settles: it reads the progress this
    * one wrote, so a gamer's events still apply in stream order.
    */
@@ -144,15 +144,11 @@ export class StatBatchProcessor {
   }
 
   private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, now: Date): Promise<EventOutcome[]> {
-    const { gamerTasks, processed } = this.deps;
-    // completions reach the gamer tasks before they are announced: a task announced completed
-    // can be claimed; this also copies those of a delivery that wrote but was not acknowledged
-    const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
-    const owned = await gamerTasks.copyCompletions(completions.map((c) => c.task));
-    await this.forgetOrphans(landed, owned);
+    const { processed } = this.deps;
     // unlock rates move with the batch: what it tracked, what it (or an unacknowledged
     // earlier delivery of its events) completed; counted once whatever is redelivered
-    await this.deps.unlockStats.record(tracked, completions.map((c) => c.task).filter((t) => owned.has(t.id)), now);
+    const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
+    await this.deps.unlockStats.record(tracked, completions.map((c) => c.task), now);
 
     const recorded: string[] = [];
     for (const { gamer, plan } of landed) {
@@ -168,7 +164,7 @@ export class StatBatchProcessor {
           ...plan.completed.filter((c) => c.eventId === eventId),
           // a delivery that wrote but was not acknowledged may not have announced them
           ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
-        ].filter((c) => owned.has(c.task.id));
+        ];
         withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
           for (const { task } of announce) this.announce(task, eventId);
         }));
@@ -189,14 +185,6 @@ export class StatBatchProcessor {
     const recorded = await this.deps.processed.findProcessed([...new Set(long.flatMap((p) => p.applied))]);
     const prunes = new Map(long.map((p) => [progressKey(p.gamer), prunableEventIds(p.applied, recorded)] as const).filter(([, ids]) => ids.length > 0));
     await this.deps.progress.forgetApplied(prunes);
-  }
-
-  /** Entries whose gamer task is gone (a crash inside a reset) completed nothing anyone holds: they go. */
-  private async forgetOrphans(landed: GamerPlan[], owned: Set<string>): Promise<void> {
-    for (const { gamer, plan } of landed) {
-      const orphans = [...plan.completed, ...plan.completedEarlier].map((c) => c.task.id).filter((id) => !owned.has(id));
-      if (orphans.length > 0) await this.deps.progress.remove(gamer, orphans);
-    }
   }
 
   /** Records of the achievements tied to these events' stats that the gamer has none of yet. */

@@ -126,4 +126,16 @@ describe('gamer progress documents', () => {
     await eventually(async () => (await progressOf(world, ann))?.tasks[tracked.id]?.p === 3, 10_000);
     await world.waitFor(ann, (list) => list.find((t) => t.id === tracked.id), (t) => t.progress === 3, 'achievements');
   });
+
+  it('a gamer task completed before progress documents can be claimed', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 1 });
+    const ann = world.gamer();
+    const task = await assigned(world, ann);
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_progress').deleteOne({ _id: `${world.app}:${ann.id.toLowerCase()}` });
+    await db.collection<{ _id: string }>('gamer_tasks').updateOne({ _id: task.id }, { $set: { progress: 1, games: 1, completed: true, completedAt: new Date(), completedByEventId: 'old' } });
+    const claim = await stack.api('POST', `/api/v1/tasks/${task.id}/claim`, { headers: ann.auth });
+    expect(claim.status, JSON.stringify(claim.body)).toBe(200);
+  });
 });
