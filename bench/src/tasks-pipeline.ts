@@ -439,6 +439,17 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     return watch;
   };
 
+  /** The backlog once it is empty, or at the sustained cap counted from `tStart`, with progress. */
+  const drained = async (tStart: number, accepted: number) => {
+    let b = await backlog();
+    while (b.total > 0 && performance.now() - tStart < o.sustainedCapS * 1000) {
+      await sleep(250);
+      b = await backlog();
+      progress.report(1 - b.total / Math.max(1, accepted), `backlog ${b.total}`);
+    }
+    return b;
+  };
+
   // ---- first pass: one event per gamer, timed as the sustained run is. It is each gamer's
   // first event since the service started, so what the service caches per gamer (the
   // progress documents' task definitions) is read here: the sustained run measures the
@@ -450,12 +461,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const passPlan: PlannedEvent[] = Array.from({ length: o.gamers }, (_, g) => ({ gamer: g, stats: gameStats(random) }));
     const tStart = performance.now();
     const pub = await publish('first-pass', passPlan, Number.POSITIVE_INFINITY, 0);
-    let b = await backlog();
-    while (b.total > 0 && performance.now() - tStart < o.sustainedCapS * 1000) {
-      await sleep(250);
-      b = await backlog();
-      progress.report(1 - b.total / Math.max(1, pub.accepted), `backlog ${b.total}`);
-    }
+    const b = await drained(tStart, pub.accepted);
     const seconds = (performance.now() - tStart) / 1000;
     const processed = pub.accepted - b.total;
     if (b.total > 0) await quiesce(30_000, true);
@@ -481,12 +487,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     });
     watch.published = sustainedPlan.length;
     progress.log(`tasks: sustained: ${pub.accepted} events published in ${pub.sendS.toFixed(1)} s (${pub.errors} errors)`);
-    let b = await backlog();
-    while (b.total > 0 && performance.now() - tStart < o.sustainedCapS * 1000) {
-      await sleep(250);
-      b = await backlog();
-      progress.report(1 - b.total / Math.max(1, pub.accepted), `backlog ${b.total}`);
-    }
+    const b = await drained(tStart, pub.accepted);
     const processS = (performance.now() - tStart) / 1000;
     await watch.stop();
     const usage = usageOf(u.sampler, u.machine, u.load);

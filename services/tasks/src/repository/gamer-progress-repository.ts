@@ -124,10 +124,10 @@ function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite
 /**
  * Gamers' progress documents: one per gamer, holding every active gamer task's state, which
  * the stat consumer moves with one conditional write per gamer and batch (docs/tasks.md
- * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim state;
- * a claim copies the completion onto its gamer task). What the rules read of a task besides its state never
- * changes after assignment: it is read from the gamer tasks once and kept here (bounded,
- * keyed by the document's epoch). A gamer without a document gets one built from their
+ * "Progress documents"). The gamer tasks keep the rest (the task's copy, expiry, claim
+ * state; a claim copies the completion onto its gamer task). What the rules read of a task
+ * besides its state never changes after assignment: it is read from the gamer tasks once and
+ * kept here (bounded, keyed by the document's epoch). A gamer without a document gets one built from their
  * gamer tasks on first need: that is also how data written before progress documents is
  * taken over.
  */
