@@ -4,6 +4,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
+import { laneOf } from './lanes.ts';
 import type { StatsMetrics } from './metrics.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -51,14 +52,6 @@ interface Lane {
   queue: BatchQueue<Parsed>;
   /** the batch settling behind the one being written (StatBatchProcessor.write) */
   settling: Promise<void>;
-}
-
-/** A gamer's lane: FNV-1a of the gamer's key, so their events keep one lane and its order. */
-export function laneOf(applicationId: string, gamerId: string, lanes: number): number {
-  const key = `${applicationId}:${gamerId}`;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % lanes;
 }
 
 /**

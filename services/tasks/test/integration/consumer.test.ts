@@ -214,3 +214,31 @@ describe('an event redelivered after many newer ones', () => {
     expect(held).toMatchObject({ progress: 45, gamesPlayed: 41 });
   });
 });
+
+describe('lanes', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    // small batches over four lanes: many batches of disjoint gamers in flight at once
+    stack = await startTasksStack({ CONSUMER_LANES: '4', CONSUMER_BATCH: '5', LOG_LEVEL: process.env.TLOG ?? 'silent' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('apply each gamer\'s events in stream order', async () => {
+    const world = new World(stack);
+    // the window makes order matter: 3, 3, 3 misses it (a fresh window), then 4, 4 is 8 of 10;
+    // any 4 before the third 3 would complete the task instead
+    const task = await world.createTask({ targetValue: 10, numberOfGames: 3, applicationStatsId: 'score' });
+    const players = Array.from({ length: 24 }, (_, i) => world.gamer(`L${i}`));
+    for (const player of players) expect((await world.assign(player, 'daily', 1)).status).toBe(200);
+    const values = [3, 3, 3, 4, 4];
+    // round by round: each gamer's events reach the stream in order, interleaved with the others'
+    for (const value of values) await Promise.all(players.map((player) => world.publish(world.event(player, { score: value }))));
+    for (const player of players) {
+      await world.waitFor(player, (l) => l.find((t) => t.task.id === task.id), (t) => t.gamesPlayed === 2 && t.progress === 8, 'tasks', 30_000);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const player of players) {
+      expect((await world.tasks(player)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 8, gamesPlayed: 2, completed: false });
+    }
+  });
+});
