@@ -216,10 +216,11 @@ describe('an event redelivered after many newer ones', () => {
 });
 
 describe('lanes', () => {
+  // small batches over four lanes: many batches of disjoint gamers in flight at once
+  const LANES = { CONSUMER_LANES: '4', CONSUMER_BATCH: '5', LOG_LEVEL: process.env.TLOG ?? 'silent' };
   let stack: TasksStack;
   beforeAll(async () => {
-    // small batches over four lanes: many batches of disjoint gamers in flight at once
-    stack = await startTasksStack({ CONSUMER_LANES: '4', CONSUMER_BATCH: '5', LOG_LEVEL: process.env.TLOG ?? 'silent' });
+    stack = await startTasksStack(LANES);
   });
   afterAll(async () => stack?.close());
 
@@ -231,12 +232,13 @@ describe('lanes', () => {
     const players = Array.from({ length: 24 }, (_, i) => world.gamer(`L${i}`));
     for (const player of players) expect((await world.assign(player, 'daily', 1)).status).toBe(200);
     const values = [3, 3, 3, 4, 4];
-    // round by round: each gamer's events reach the stream in order, interleaved with the others'
-    for (const value of values) await Promise.all(players.map((player) => world.publish(world.event(player, { score: value }))));
-    for (const player of players) {
-      await world.waitFor(player, (l) => l.find((t) => t.task.id === task.id), (t) => t.gamesPlayed === 2 && t.progress === 8, 'tasks', 30_000);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // the whole stream is there before the consumer starts, a gamer's events one after the
+    // other, so that lanes that did not keep a gamer to one lane would apply them side by side
+    await stack.stopTasks();
+    for (const player of players) for (const value of values) await world.publish(world.event(player, { score: value }));
+    await stack.restartTasks(LANES);
+    const processed = new RegExp(`gfts_stats_events_processed_total\\{[^}]*outcome="processed"[^}]*\\} ${players.length * values.length}\\b`);
+    await eventually(async () => processed.test(await (await fetch(`${stack.tasksUrl}/metrics`)).text()), 30_000, 100);
     for (const player of players) {
       expect((await world.tasks(player)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 8, gamesPlayed: 2, completed: false });
     }
