@@ -294,7 +294,7 @@ func cachedSchema(jsch []byte) (*schema, bool) {
 }
 
 // cacheSchema remembers sch as the decoded schema of the schema text jsch.
-func cacheSchema(jsch []byte, sch *schema) {
+func cacheSchema(jsch string, sch *schema) {
 	schemaCache.Lock()
 	defer schemaCache.Unlock()
 
@@ -303,6 +303,6 @@ func cacheSchema(jsch []byte, sch *schema) {
 		schemaCache.bytes = 0
 	}
 
-	schemaCache.m[string(jsch)] = sch
+	schemaCache.m[jsch] = sch
 	schemaCache.bytes += len(jsch)
 }
