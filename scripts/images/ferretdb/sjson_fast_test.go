@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -669,3 +670,122 @@ func TestGftsSchemaNoAlias(t *testing.T) {
 	}
 }
 
+// benchShapes are the documents the benchmarks decode and encode: the tasks service's
+// gamer tasks (one shape, so one schema text) and its progress documents (each its own
+// shape; more of them than the schema cache holds).
+func benchShapes() []struct {
+	name string
+	docs []*types.Document
+} {
+	rng := rand.New(rand.NewSource(5))
+	tasks := make([]*types.Document, 1000)
+	for i := range tasks {
+		tasks[i] = gamerTaskDocument(rng)
+	}
+	progress := make([]*types.Document, 2*schemaCacheMaxEntries)
+	for i := range progress {
+		progress[i] = progressDocument(rng)
+	}
+
+	return []struct {
+		name string
+		docs []*types.Document
+	}{{"task", tasks}, {"progress", progress}}
+}
+
+// BenchmarkGftsSchemaDecode: decoding a schema text, by upstream's decoder, by parseSchema,
+// and as Unmarshal does it (decodeSchema: the cache, then parseSchema). MiB-kept is the
+// heap still held after the run (the cache's).
+func BenchmarkGftsSchemaDecode(b *testing.B) {
+	for _, shape := range benchShapes() {
+		texts := make([][]byte, len(shape.docs))
+		for i, doc := range shape.docs {
+			texts[i] = must.NotFail(marshalSchemaForDoc(doc))
+		}
+
+		for _, decoder := range []struct {
+			name   string
+			decode func([]byte) (*schema, error)
+		}{
+			{"upstream", decodeSchemaUpstream},
+			{"fast", func(text []byte) (*schema, error) { sch, _, _ := parseSchema(text); return sch, nil }},
+			{"cached", decodeSchema},
+		} {
+			b.Run(shape.name+"/"+decoder.name, func(b *testing.B) {
+				// what the cache holds at the end, from empty
+				schemaCache.Lock()
+				schemaCache.m, schemaCache.bytes = map[string]*schema{}, 0
+				schemaCache.Unlock()
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					if _, err := decoder.decode(texts[i%len(texts)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "MiB-kept")
+			})
+		}
+	}
+}
+
+// BenchmarkGftsSchemaEncode: writing a document's schema text, by upstream's
+// marshalSchemaForDoc and by appendDocSchema (into a buffer used again, as Marshal does).
+func BenchmarkGftsSchemaEncode(b *testing.B) {
+	for _, shape := range benchShapes() {
+		b.Run(shape.name+"/upstream", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(marshalSchemaForDoc(shape.docs[i%len(shape.docs)]))
+			}
+		})
+		b.Run(shape.name+"/fast", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for i := 0; b.Loop(); i++ {
+				buf, _ = appendDocSchema(buf[:0], shape.docs[i%len(shape.docs)])
+			}
+		})
+	}
+}
+
+// BenchmarkGftsUnmarshal and BenchmarkGftsMarshal: whole documents, as the store reads and
+// writes them.
+func BenchmarkGftsUnmarshal(b *testing.B) {
+	for _, shape := range benchShapes() {
+		texts := make([][]byte, len(shape.docs))
+		for i, doc := range shape.docs {
+			texts[i] = must.NotFail(Marshal(doc))
+		}
+
+		b.Run(shape.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(Unmarshal(texts[i%len(texts)]))
+			}
+		})
+	}
+}
+
+func BenchmarkGftsMarshal(b *testing.B) {
+	for _, shape := range benchShapes() {
+		b.Run(shape.name+"/upstream", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(upstreamMarshal(shape.docs[i%len(shape.docs)]))
+			}
+		})
+		b.Run(shape.name+"/fast", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(Marshal(shape.docs[i%len(shape.docs)]))
+			}
+		})
+	}
+}
