@@ -654,6 +654,39 @@ func TestGftsSchemaCases(t *testing.T) {
 	}
 }
 
+// TestGftsSchemaDeep: deeply nested documents and arrays, within parseSchema's depth and
+// beyond it (then upstream's decoder decodes them).
+func TestGftsSchemaDeep(t *testing.T) {
+	for _, depth := range []int{100, 300, 800} {
+		var v any = int32(1)
+		for i := range depth {
+			if i%2 == 0 {
+				v = must.NotFail(types.NewDocument("a", v, "b", "x"))
+			} else {
+				v = must.NotFail(types.NewArray(v, true))
+			}
+		}
+		doc := must.NotFail(types.NewDocument("d", v))
+
+		text := must.NotFail(marshalSchemaForDoc(doc))
+		if fast, ok := appendDocSchema(nil, doc); !ok || !bytes.Equal(fast, text) {
+			t.Fatalf("depth %d: schema text differs", depth)
+		}
+
+		upstream, err := decodeSchemaUpstream(text)
+		if err != nil {
+			t.Fatalf("depth %d: upstream: %v", depth, err)
+		}
+		sch, _, ok := parseSchema(text)
+		if ok != (depth < 800) || (ok && !reflect.DeepEqual(sch, upstream)) {
+			t.Fatalf("depth %d: parsed %v, or not as upstream", depth, ok)
+		}
+		if got, err := decodeSchema(text); err != nil || !reflect.DeepEqual(got, upstream) {
+			t.Fatalf("depth %d: decodeSchema: %v", depth, err)
+		}
+	}
+}
+
 // TestGftsSchemaNoAlias: a parsed schema keeps nothing of the text it was given (the
 // stored document's buffer is reused).
 func TestGftsSchemaNoAlias(t *testing.T) {

@@ -63,9 +63,10 @@ func decodeSchemaUpstream(jsch []byte) (*schema, error) {
 	return sch, nil
 }
 
-// schemaMaxDepth bounds parseSchema's recursion; deeper texts go to upstream's decoder,
-// which has its own limit.
-const schemaMaxDepth = 200
+// schemaMaxDepth bounds parseSchema's recursion (a nested object takes two levels, an array
+// one); deeper texts go to upstream's decoder, which has its own limit. MongoDB nests
+// documents 100 deep at most.
+const schemaMaxDepth = 1000
 
 // parseSchema decodes a schema text exactly as written by marshalSchemaForDoc into what
 // upstream's decoder yields for it. It takes only that form: compact, members in
