@@ -55,6 +55,8 @@ const pids = new Map<string, number>([
   ['tasks', state.services.tasks.pid],
   ['loadgen', process.pid],
 ]);
+// the notifications service takes every task.progress and task.completed the consumer publishes
+if (state.services.notifications) pids.set('notifications', state.services.notifications.pid);
 for (const [name, container] of [['friendship-db', state.containers.friendshipDb], ['tasks-db', state.containers.tasksDb], ['nats', state.containers.nats]] as const) {
   const pid = containerPid(state.engine, container);
   if (pid) pids.set(name, pid);

@@ -6,7 +6,7 @@ import { p99OfAllEvents, ratioOf, stalls, type PhaseUsage, type PipelineReport, 
 import { fmt, pct } from './report.ts';
 import { checkAim, type AimCheck } from './stats.ts';
 
-const PROCS = ['tasks', 'tasks-db', 'nats', 'gateway', 'loadgen'];
+const PROCS = ['tasks', 'tasks-db', 'nats', 'notifications', 'gateway', 'loadgen'];
 
 /** The aims of issue #10 item 6, from a run's figures. */
 export function pipelineChecks(r: Pick<PipelineReport, 'sustained' | 'ceiling' | 'rates' | 'options'>): AimCheck[] {
@@ -99,8 +99,8 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   p();
   p(`Each rate is offered for ${o.phaseS} s, published straight to JetStream; then the bench waits up to ${o.drainCapS} s for the consumer to catch up, purges what is left, and before the next rate waits until the consumer is idle. "processed/s in window" = events the consumer acknowledged by the end of the window ÷ the window; "queue age" = how long the oldest unacknowledged event had waited at the end of the window (0: kept up). Latency = event published → first \`task.completed\` carrying its eventId, over the events that completed a task and were processed before the purge.`);
   p();
-  p(`| offered/s | accepted (/s) | processed in window (/s) | backlog at window end | queue age s | drained after s | never processed | event→completion p50 ms | p99 ms | completions seen / model | tasks % | tasks-db % | nats % | gateway % | loadgen % | machine % | other % |`);
-  p(`|${'---|'.repeat(17)}`);
+  p(`| offered/s | accepted (/s) | processed in window (/s) | backlog at window end | queue age s | drained after s | never processed | event→completion p50 ms | p99 ms | completions seen / model | ${PROCS.map((name) => `${name} %`).join(' | ')} | machine % | other % |`);
+  p(`|${'---|'.repeat(12 + PROCS.length)}`);
   for (const x of r.rates) {
     p(
       `| ${x.offeredRate} | ${x.accepted} (${fmt(x.acceptedRate, 0)}) | ${x.processedInWindow} (${fmt(x.processedRateInWindow, 0)}) | ${x.backlogAtWindowEnd} | ${fmt(x.queueAgeAtWindowEndMs / 1000, 1)} | ${x.drained ? fmt(x.drainS, 1) : `no (${o.drainCapS} s cap)`} | ${x.unprocessed} | ${fmt(x.latency.p50, 0)} | ${latencyCell(x, o.drainCapS)} | ${x.completionsSeen} / ${x.completionsExpected} | ${usageCells(x.usage)} |`,

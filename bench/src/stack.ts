@@ -13,6 +13,8 @@ export interface StackState {
   services: {
     friendship: { pid: number; url: string; mongoUrl: string };
     tasks: { pid: number; url: string; mongoUrl: string };
+    /** absent from the state files of stacks before the notifications service */
+    notifications?: { pid: number; url: string; mongoUrl: string };
     gateway: { pid: number; url: string };
   };
   containers: { friendshipDb: string; tasksDb: string; nats: string };

@@ -117,6 +117,8 @@ const pids = new Map<string, number>([
   ['tasks', state.services.tasks.pid],
   ['loadgen', process.pid],
 ]);
+// the notifications service takes every task.progress and task.completed the consumer publishes
+if (state.services.notifications) pids.set('notifications', state.services.notifications.pid);
 const progress = new Progress(mode === 'full' ? { 'tasks: setup': 120, 'tasks: ceiling': 25, 'tasks: single events': 2, 'tasks: sustained': 90, 'tasks: rates': 150 } : { 'tasks: setup': 25, 'tasks: ceiling': 8, 'tasks: single events': 2, 'tasks: sustained': 30, 'tasks: rates': 60 });
 for (const [name, container] of [['friendship-db', state.containers.friendshipDb], ['tasks-db', state.containers.tasksDb], ['nats', state.containers.nats]] as const) {
   const pid = containerPid(state.engine, container);

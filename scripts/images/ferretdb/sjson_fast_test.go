@@ -7,19 +7,36 @@ package sjson
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/must"
 )
 
-// randomValue returns a random value of a type sjson stores, nested up to depth.
+// randomValue returns a random value of a type sjson stores, nested up to depth, with keys
+// and regex options that round-trip (see randomWildValue).
 func randomValue(rng *rand.Rand, depth int) any {
-	kinds := 9
+	return randomValueOf(rng, depth, false)
+}
+
+// randomWildValue is randomValue with keys and regex options of any bytes: quotes,
+// backslashes, control characters, HTML characters, U+2028, invalid UTF-8. Upstream writes
+// those escaped (or replaced) in the schema but raw in the data, so such documents do not
+// round-trip; their schema texts still must come out the same.
+func randomWildValue(rng *rand.Rand, depth int) any {
+	return randomValueOf(rng, depth, true)
+}
+
+func randomValueOf(rng *rand.Rand, depth int, wild bool) any {
+	kinds := 12
 	if depth > 0 {
-		kinds = 11
+		kinds = 16
 	}
 
 	switch rng.Intn(kinds) {
@@ -44,9 +61,26 @@ func randomValue(rng *rand.Rand, depth int) any {
 	case 8:
 		b := make([]byte, rng.Intn(20))
 		rng.Read(b)
-		return types.Binary{Subtype: types.BinaryGeneric, B: b}
+		subtypes := []types.BinarySubtype{
+			types.BinaryGeneric, types.BinaryFunction, types.BinaryGenericOld, types.BinaryUUIDOld,
+			types.BinaryUUID, types.BinaryMD5, types.BinaryEncrypted, types.BinaryUser,
+		}
+		subtype := subtypes[rng.Intn(len(subtypes))]
+		if rng.Intn(4) == 0 {
+			subtype = types.BinarySubtype(rng.Intn(256))
+		}
+		return types.Binary{Subtype: subtype, B: b}
 	case 9:
-		return randomDocument(rng, depth-1)
+		return types.Regex{Pattern: randomString(rng), Options: randomOptions(rng, wild)}
+	case 10:
+		return types.Timestamp(rng.Uint64())
+	case 11:
+		// a uuid, the commonest stored string
+		return randomID(rng)
+	case 12, 13:
+		return randomDocumentOf(rng, depth-1, wild)
+	case 14:
+		return randomIDMap(rng, depth-1, wild)
 	default:
 		n := rng.Intn(6)
 		if rng.Intn(4) == 0 {
@@ -54,7 +88,7 @@ func randomValue(rng *rand.Rand, depth int) any {
 		}
 		a := types.MakeArray(n)
 		for range n {
-			a.Append(randomValue(rng, depth-1))
+			a.Append(randomValueOf(rng, depth-1, wild))
 		}
 		return a
 	}
@@ -70,14 +104,127 @@ func randomString(rng *rand.Rand) string {
 	return b.String()
 }
 
+// randomOptions returns regex options: usually flags, sometimes (wild) anything.
+func randomOptions(rng *rand.Rand, wild bool) string {
+	if wild && rng.Intn(3) == 0 {
+		return randomWildKey(rng)
+	}
+
+	var b strings.Builder
+	for _, c := range "imsx" {
+		if rng.Intn(2) == 0 {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// randomID returns a random uuid in its text form.
+func randomID(rng *rand.Rand) string {
+	var b [16]byte
+	rng.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
 func randomDocument(rng *rand.Rand, depth int) *types.Document {
+	return randomDocumentOf(rng, depth, false)
+}
+
+// randomDocumentOf returns a document of up to 8 keys from a small set (so that shapes
+// repeat), or of any keys when wild.
+func randomDocumentOf(rng *rand.Rand, depth int, wild bool) *types.Document {
 	d, _ := types.NewDocument()
 	// no '"' or '\\' in keys: upstream's Marshal writes keys unescaped, so those cannot round-trip
-	keys := []string{"_id", "a", "b", "friendIds", "progress", "state", "$k", "p", "t", "é", ""}
+	keys := []string{"_id", "a", "b", "friendIds", "progress", "state", "$k", "p", "t", "i", "é", "🎮", "", "<a&b>", "\u2028"}
 	for range rng.Intn(8) {
-		d.Set(keys[rng.Intn(len(keys))], randomValue(rng, depth))
+		key := keys[rng.Intn(len(keys))]
+		if wild && rng.Intn(3) == 0 {
+			key = randomWildKey(rng)
+		}
+		d.Set(key, randomValueOf(rng, depth, wild))
 	}
 	return d
+}
+
+// randomIDMap returns a document keyed by unique ids, as the tasks service's progress
+// documents are (each a shape of its own): entries like theirs, or random values.
+func randomIDMap(rng *rand.Rand, depth int, wild bool) *types.Document {
+	d, _ := types.NewDocument()
+	for range rng.Intn(9) {
+		var v any
+		if depth < 0 || rng.Intn(2) == 0 {
+			v = progressEntry(rng)
+		} else {
+			v = randomValueOf(rng, depth, wild)
+		}
+		d.Set(randomID(rng), v)
+	}
+	return d
+}
+
+// randomWildKey returns a string of any bytes, often not valid UTF-8.
+func randomWildKey(rng *rand.Rand) string {
+	pieces := []string{"a", `"`, `\`, "\n", "\x00", "\x1f", "\x7f", "<", ">", "&", "é", "\u2028", "\u2029", "\xff", "\xc3", "\xed\xa0\x80", "$", "p", "t"}
+	var b strings.Builder
+	for range 1 + rng.Intn(5) {
+		b.WriteString(pieces[rng.Intn(len(pieces))])
+	}
+	return b.String()
+}
+
+// progressEntry returns one gamer task's entry of a progress document.
+func progressEntry(rng *rand.Rand) *types.Document {
+	e := must.NotFail(types.NewDocument("p", int32(rng.Intn(100)), "g", int32(rng.Intn(10)), "c", rng.Intn(3) == 0))
+	if c, _ := e.Get("c"); c == true {
+		e.Set("at", time.UnixMilli(1_790_000_000_000+rng.Int63n(1e10)).UTC())
+		e.Set("by", randomID(rng))
+	}
+	return e
+}
+
+// progressDocument returns a document shaped like the tasks service's gamer_progress ones:
+// its tasks map is keyed by gamer task ids, so its schema text is its own.
+func progressDocument(rng *rand.Rand) *types.Document {
+	tasks := types.MakeDocument(7)
+	for range 6 + rng.Intn(2) {
+		tasks.Set(randomID(rng), progressEntry(rng))
+	}
+
+	applied := types.MakeArray(16)
+	for range rng.Intn(17) {
+		applied.Append(randomID(rng))
+	}
+
+	gamer := fmt.Sprintf("gamer-%d", rng.Intn(100000))
+	return must.NotFail(types.NewDocument(
+		"_id", "app-1:"+gamer, "applicationId", "app-1", "gamerId", gamer, "epoch", randomID(rng),
+		"tasks", tasks, "applied", applied,
+	))
+}
+
+// gamerTaskDocument returns a document shaped like the tasks service's gamer_tasks ones
+// (~1.1 KB stored): every one of them has the same schema text.
+func gamerTaskDocument(rng *rand.Rand) *types.Document {
+	children := types.MakeArray(3)
+	for range 3 {
+		children.Append(must.NotFail(types.NewDocument("taskId", randomID(rng), "gamerTaskId", randomID(rng))))
+	}
+
+	task := must.NotFail(types.NewDocument(
+		"name", "Win five ranked games", "kind", "stat", "period", "daily", "rewardItemId", randomID(rng),
+		"rewardQuantity", int32(1),
+	))
+
+	created := time.UnixMilli(1_790_000_000_000 + rng.Int63n(1e10)).UTC()
+	return must.NotFail(types.NewDocument(
+		"_id", randomID(rng), "applicationId", "app-1", "gamerId", fmt.Sprintf("gamer-%d", rng.Intn(100000)),
+		"taskId", randomID(rng), "parentGamerTaskId", types.Null, "children", children,
+		"isAchievement", false, "family", "daily", "statKey", "wins", "targetValue", int32(5),
+		"numberOfGames", int32(0), "task", task, "progress", int32(rng.Intn(5)), "games", int32(rng.Intn(5)),
+		"completed", false, "completedAt", types.Null, "completedByEventId", types.Null,
+		"claimState", "none", "claimStartedAt", types.Null, "claimedAt", types.Null,
+		"appliedEventIds", types.MakeArray(0), "createdAt", created, "expiredAt", created.Add(24*time.Hour),
+	))
 }
 
 // TestGftsFastDecodingRoundTrip: what sjson.Marshal writes comes back the same through the
@@ -204,5 +351,474 @@ func TestGftsSplitRefuses(t *testing.T) {
 		if _, ok := splitArray([]byte(text)); ok {
 			t.Errorf("splitArray(%q) took it", text)
 		}
+	}
+}
+
+// upstreamMarshal is sjson.Marshal as upstream wrote it; the patch only changes how its
+// schema is written.
+func upstreamMarshal(d *types.Document) ([]byte, error) {
+	schema, err := marshalSchemaForDoc(d)
+	if err != nil {
+		return nil, err
+	}
+
+	var buf bytes.Buffer
+
+	buf.WriteString(`{"$s":`)
+	buf.Write(schema)
+
+	keys := d.Keys()
+	values := d.Values()
+
+	for i, key := range keys {
+		buf.WriteByte(',')
+		buf.WriteString(`"`)
+		buf.WriteString(key)
+		buf.WriteString(`":`)
+
+		b, err := toSJSON(values[i]).MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+
+		buf.Write(b)
+	}
+
+	buf.WriteByte('}')
+
+	return buf.Bytes(), nil
+}
+
+// TestGftsSchemaMatchesUpstream: on random documents (nested, every stored type, binary
+// subtypes, regex options, empty objects and arrays, maps keyed by unique ids, keys and
+// options of any bytes), appendDocSchema writes upstream's schema text byte for byte and
+// Marshal upstream's document, and parseSchema decodes each text into exactly what
+// upstream's decoder yields. parseSchema must take every text without an escape (so the
+// comparison is not vacuous) and no other.
+func TestGftsSchemaMatchesUpstream(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var parsed, escaped int
+	for i := range 8000 {
+		var doc *types.Document
+		switch i % 8 {
+		case 0, 1, 2:
+			doc = randomDocumentOf(rng, 3, false)
+		case 3, 4:
+			doc = randomDocumentOf(rng, 3, true)
+		case 5:
+			doc = must.NotFail(types.NewDocument("_id", randomID(rng), "m", randomIDMap(rng, 2, i%16 == 5)))
+		case 6:
+			doc = progressDocument(rng)
+		default:
+			doc = gamerTaskDocument(rng)
+		}
+
+		text, err := marshalSchemaForDoc(doc)
+		if err != nil {
+			t.Fatalf("case %d: upstream: %v", i, err)
+		}
+
+		fast, ok := appendDocSchema([]byte("prefix"), doc)
+		if !ok || !bytes.Equal(fast, append([]byte("prefix"), text...)) {
+			t.Fatalf("case %d: schema text\n%s\nupstream\n%s", i, fast, text)
+		}
+
+		want, err := upstreamMarshal(doc)
+		if err != nil {
+			t.Fatalf("case %d: upstream marshal: %v", i, err)
+		}
+		if got, err := Marshal(doc); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("case %d: Marshal gave (%v)\n%s\nupstream\n%s", i, err, got, want)
+		}
+
+		upstream, err := decodeSchemaUpstream(text)
+		if err != nil {
+			t.Fatalf("case %d: upstream decoder: %s: %v", i, text, err)
+		}
+
+		sch, _, ok := parseSchema(text)
+		if ok != !bytes.Contains(text, []byte(`\`)) {
+			t.Fatalf("case %d: parseSchema took it: %v: %s", i, ok, text)
+		}
+		if !ok {
+			escaped++
+			continue
+		}
+		parsed++
+
+		if !reflect.DeepEqual(sch, upstream) {
+			t.Fatalf("case %d: %s:\nparsed   %s\nupstream %s", i, text, dumpSchema(sch), dumpSchema(upstream))
+		}
+
+		if got, err := decodeSchema(text); err != nil || !reflect.DeepEqual(got, upstream) {
+			t.Fatalf("case %d: decodeSchema: %v", i, err)
+		}
+	}
+
+	t.Logf("%d parsed, %d escaped", parsed, escaped)
+	if parsed < 4000 || escaped < 1000 {
+		t.Fatalf("the cases did not exercise both paths: %d parsed, %d escaped", parsed, escaped)
+	}
+}
+
+// dumpSchema shows a decoded schema with its pointers followed (and nil and empty told apart).
+func dumpSchema(v any) string {
+	b, _ := json.Marshal(v)
+	return fmt.Sprintf("%s %#v", b, v)
+}
+
+// TestGftsSchemaMutated: schema texts edited at random (bytes deleted, inserted, replaced;
+// members renamed, repeated, reordered, nulled; subtypes out of range; whitespace; trailing
+// text) are either parsed into what upstream's decoder yields, or left to it; never taken
+// when upstream refuses them. decodeSchema gives upstream's result or upstream's error.
+func TestGftsSchemaMutated(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+
+	replaceOne := func(b []byte, old, new string) []byte {
+		n := bytes.Count(b, []byte(old))
+		if n == 0 {
+			return b
+		}
+		at := 0
+		for k := rng.Intn(n); ; k-- {
+			at += bytes.Index(b[at:], []byte(old))
+			if k == 0 {
+				break
+			}
+			at += len(old)
+		}
+		return append(append(append([]byte{}, b[:at]...), new...), b[at+len(old):]...)
+	}
+	pick := func(s ...string) string { return s[rng.Intn(len(s))] }
+	chars := []byte(" \t\n\"\\{}[],:0159-.+eEtTpPsSioOkKnul$x\x00\xff")
+	typeNames := []string{"object", "array", "double", "string", "binData", "objectId", "bool", "date", "null", "regex", "int", "timestamp", "long", "Int", "decimal", ""}
+
+	mutations := []func([]byte) []byte{
+		func(b []byte) []byte { i := rng.Intn(len(b)); return append(append([]byte{}, b[:i]...), b[i+1:]...) },
+		func(b []byte) []byte {
+			i := rng.Intn(len(b) + 1)
+			return append(append(append([]byte{}, b[:i]...), chars[rng.Intn(len(chars))]), b[i:]...)
+		},
+		func(b []byte) []byte {
+			b = append([]byte{}, b...)
+			b[rng.Intn(len(b))] = chars[rng.Intn(len(chars))]
+			return b
+		},
+		// another type, with or without the member it calls for
+		func(b []byte) []byte {
+			return replaceOne(b, `"t":"`+pick(typeNames...)+`"`, `"t":"`+pick(typeNames...)+`"`)
+		},
+		// members renamed: unknown, or known to upstream only case-insensitively
+		func(b []byte) []byte {
+			return replaceOne(b, pick(`"t":`, `"p":`, `"$k":`, `"$s":`, `"i":`, `"s":`, `"o":`),
+				pick(`"T":`, `"P":`, `"$K":`, `"$S":`, `"I":`, `"x":`, `"t":`, `"p":`, `"$k":`, `"$s":`, `"i":`, `"s":`, `"o":`))
+		},
+		// a member given twice, or one its type does not call for
+		func(b []byte) []byte {
+			return replaceOne(b, pick(`{"t":`, `{"p":{`, `"$k":[`, `,"$k"`, `{"t":"string"`, `{"t":"int"`),
+				pick(`{"t":"long","t":`, `{"p":{"a":{"t":"int"},"a":{"t":"long"},`, `{"p":{"a":{"t":"int"},`, `"$k":["a",`,
+					`,"$k":["z"],"$k"`, `{"t":"string","o":"i"`, `{"t":"int","s":4`, `{"t":"int","$s":{}`, `{"t":"int","i":[]`,
+					`{"p":null,"p":{`, `{"$k":[],"p":{`, `{"t":"object","$s":{}`))
+		},
+		// subtypes: in and out of a byte, not integers, not numbers
+		func(b []byte) []byte {
+			return replaceOne(b, `"s":`+pick("0", "1", "4", "5", "128"),
+				`"s":`+pick("0", "3", "255", "256", "01", "-1", "1.0", "1e1", "00", `"4"`, "null", " 4", "4 ", "99999999999999999999"))
+		},
+		// nulls where sjson writes values
+		func(b []byte) []byte {
+			return replaceOne(b, pick(`{"t":"int"}`, `{}`, `["`, `"imsx"`, `"o":"`), pick(`null`, `[null]`, `{}`, `[]`, `"o":null,"o":"`))
+		},
+		// members reordered
+		func(b []byte) []byte {
+			b = replaceOne(b, `"t":"binData","s":`, `"s":`)
+			return replaceOne(b, `},"$k":[`, `},"$k":[],"$k":[`)
+		},
+		// whitespace, trailing text, escapes
+		func(b []byte) []byte {
+			switch rng.Intn(4) {
+			case 0:
+				return replaceOne(b, pick(":", ",", "{", "[", "]", "}"), pick(": ", ", ", "\n{", "[\t", " ]", "}\r"))
+			case 1:
+				return append(append([]byte{}, b...), pick(" ", "x", "{}", "\n")...)
+			case 2:
+				return replaceOne(b, pick(`"a"`, `"t"`, `"int"`, `"_id"`), pick(`"\u0061"`, `"\t"`, `"in\u0074"`, `"_\u0069d"`))
+			default:
+				return append([]byte(pick(" ", "\ufeff", "[")), b...)
+			}
+		},
+	}
+
+	var accepted, fallback int
+	for i := range 30000 {
+		var doc *types.Document
+		switch i % 4 {
+		case 0:
+			doc = progressDocument(rng)
+		case 1:
+			doc = must.NotFail(types.NewDocument("a", randomIDMap(rng, 1, false), "r", types.Regex{Pattern: "x", Options: "imsx"}))
+		default:
+			doc = randomDocumentOf(rng, 2, false)
+		}
+
+		text, err := marshalSchemaForDoc(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		original := text
+		for range 1 + rng.Intn(2) {
+			text = mutations[rng.Intn(len(mutations))](text)
+		}
+
+		upstream, upstreamErr := decodeSchemaUpstream(text)
+
+		if sch, _, ok := parseSchema(text); ok {
+			if !bytes.Equal(text, original) {
+				accepted++
+			}
+			if upstreamErr != nil {
+				t.Fatalf("case %d: took %s, which upstream refuses: %v", i, text, upstreamErr)
+			}
+			if !reflect.DeepEqual(sch, upstream) {
+				t.Fatalf("case %d: %s:\nparsed   %s\nupstream %s", i, text, dumpSchema(sch), dumpSchema(upstream))
+			}
+		} else {
+			fallback++
+		}
+
+		got, err := decodeSchema(text)
+		if (err == nil) != (upstreamErr == nil) || (err != nil && err.Error() != upstreamErr.Error()) {
+			t.Fatalf("case %d: %s: decodeSchema error %v, upstream %v", i, text, err, upstreamErr)
+		}
+		if !reflect.DeepEqual(got, upstream) {
+			t.Fatalf("case %d: %s: decodeSchema %s, upstream %s", i, text, dumpSchema(got), dumpSchema(upstream))
+		}
+	}
+
+	t.Logf("%d accepted, %d fell back", accepted, fallback)
+	if accepted < 1000 || fallback < 10000 {
+		t.Fatalf("the cases did not exercise both paths: %d accepted, %d fell back", accepted, fallback)
+	}
+}
+
+// TestGftsSchemaCases: texts on either side of what parseSchema takes, each compared with
+// upstream's decoder.
+func TestGftsSchemaCases(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		fast bool
+	}{
+		{`{}`, true},
+		{`{"p":{"a":{"t":"int"}},"$k":["a"]}`, true},
+		{`{"p":{"a":{"t":"array","i":[]}},"$k":["a"]}`, true},
+		{`{"p":{"a":{"t":"object","$s":{}}},"$k":["a"]}`, true},
+		{`{"p":{"a":{"t":"binData","s":0},"b":{"t":"binData","s":255}},"$k":["a","b"]}`, true},
+		{`{"p":{"a":{"t":"regex","o":""}},"$k":["a"]}`, true},
+		{`{"p":{"a":{"t":"int"}},"$k":["a","a","b"]}`, true}, // upstream does not check $k against p either
+		{`{"p":{"a":{"t":"int"},"a":{"t":"long"}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"int"}},"$k":[]}`, false},
+		{`{"p":{},"$k":["a"]}`, false},
+		{`{"$k":["a"],"p":{"a":{"t":"int"}}}`, false},
+		{`{"p":{"a":{"t":"binData","s":256}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"binData","s":-1}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"binData","s":1.0}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"binData","s":01}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"binData"}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"object"}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"array","i":null}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"array","i":[null]}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"int","x":1}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"T":"int"}},"$k":["a"]}`, false},
+		{`{"P":{"a":{"t":"int"}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"int","t":"long"}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"decimal"}},"$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"in\u0074"}},"$k":["a"]}`, false},
+		{`{"p":{"\u0061":{"t":"int"}},"$k":["a"]}`, false},
+		{"{\"p\":{\"\xff\":{\"t\":\"int\"}},\"$k\":[\"\xff\"]}", false},
+		{`{"p":{"a":{"t":"int"}},"$k":["a"]} `, false},
+		{`{"p":{"a":{"t":"int"}}, "$k":["a"]}`, false},
+		{`{"p":{"a":{"t":"int"}},"$k":["a"]}{}`, false},
+		{`{"p":{"a":{"t":"int"}},"$k":["a"],}`, false},
+		{`null`, false},
+		{``, false},
+	} {
+		upstream, upstreamErr := decodeSchemaUpstream([]byte(c.text))
+		sch, _, ok := parseSchema([]byte(c.text))
+		if ok != c.fast {
+			t.Errorf("%s: parseSchema took it: %v", c.text, ok)
+			continue
+		}
+		if ok && (upstreamErr != nil || !reflect.DeepEqual(sch, upstream)) {
+			t.Errorf("%s:\nparsed   %s\nupstream %s (%v)", c.text, dumpSchema(sch), dumpSchema(upstream), upstreamErr)
+		}
+	}
+}
+
+// TestGftsSchemaDeep: deeply nested documents and arrays, within parseSchema's depth and
+// beyond it (then upstream's decoder decodes them).
+func TestGftsSchemaDeep(t *testing.T) {
+	for _, depth := range []int{100, 300, 800} {
+		var v any = int32(1)
+		for i := range depth {
+			if i%2 == 0 {
+				v = must.NotFail(types.NewDocument("a", v, "b", "x"))
+			} else {
+				v = must.NotFail(types.NewArray(v, true))
+			}
+		}
+		doc := must.NotFail(types.NewDocument("d", v))
+
+		text := must.NotFail(marshalSchemaForDoc(doc))
+		if fast, ok := appendDocSchema(nil, doc); !ok || !bytes.Equal(fast, text) {
+			t.Fatalf("depth %d: schema text differs", depth)
+		}
+
+		upstream, err := decodeSchemaUpstream(text)
+		if err != nil {
+			t.Fatalf("depth %d: upstream: %v", depth, err)
+		}
+		sch, _, ok := parseSchema(text)
+		if ok != (depth < 800) || (ok && !reflect.DeepEqual(sch, upstream)) {
+			t.Fatalf("depth %d: parsed %v, or not as upstream", depth, ok)
+		}
+		if got, err := decodeSchema(text); err != nil || !reflect.DeepEqual(got, upstream) {
+			t.Fatalf("depth %d: decodeSchema: %v", depth, err)
+		}
+	}
+}
+
+// TestGftsSchemaNoAlias: a parsed schema keeps nothing of the text it was given (the
+// stored document's buffer is reused).
+func TestGftsSchemaNoAlias(t *testing.T) {
+	text := []byte(`{"p":{"ab":{"t":"regex","o":"im"}},"$k":["ab"]}`)
+	sch, _, ok := parseSchema(text)
+	if !ok {
+		t.Fatal("not parsed")
+	}
+	for i := range text {
+		text[i] = 'x'
+	}
+	if sch.Keys[0] != "ab" || *sch.Properties["ab"].Options != "im" {
+		t.Fatalf("the schema changed with its text: %s", dumpSchema(sch))
+	}
+}
+
+// benchShapes are the documents the benchmarks decode and encode: the tasks service's
+// gamer tasks (one shape, so one schema text) and its progress documents (each its own
+// shape; more of them than the schema cache holds).
+func benchShapes() []struct {
+	name string
+	docs []*types.Document
+} {
+	rng := rand.New(rand.NewSource(5))
+	tasks := make([]*types.Document, 1000)
+	for i := range tasks {
+		tasks[i] = gamerTaskDocument(rng)
+	}
+	progress := make([]*types.Document, 2*schemaCacheMaxEntries)
+	for i := range progress {
+		progress[i] = progressDocument(rng)
+	}
+
+	return []struct {
+		name string
+		docs []*types.Document
+	}{{"task", tasks}, {"progress", progress}}
+}
+
+// BenchmarkGftsSchemaDecode: decoding a schema text, by upstream's decoder, by parseSchema,
+// and as Unmarshal does it (decodeSchema: the cache, then parseSchema). MiB-kept is the
+// heap still held after the run (the cache's).
+func BenchmarkGftsSchemaDecode(b *testing.B) {
+	for _, shape := range benchShapes() {
+		texts := make([][]byte, len(shape.docs))
+		for i, doc := range shape.docs {
+			texts[i] = must.NotFail(marshalSchemaForDoc(doc))
+		}
+
+		for _, decoder := range []struct {
+			name   string
+			decode func([]byte) (*schema, error)
+		}{
+			{"upstream", decodeSchemaUpstream},
+			{"fast", func(text []byte) (*schema, error) { sch, _, _ := parseSchema(text); return sch, nil }},
+			{"cached", decodeSchema},
+		} {
+			b.Run(shape.name+"/"+decoder.name, func(b *testing.B) {
+				// what the cache holds at the end, from empty
+				schemaCache.Lock()
+				schemaCache.m, schemaCache.bytes = map[string]*schema{}, 0
+				schemaCache.Unlock()
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					if _, err := decoder.decode(texts[i%len(texts)]); err != nil {
+						b.Fatal(err)
+					}
+				}
+
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "MiB-kept")
+			})
+		}
+	}
+}
+
+// BenchmarkGftsSchemaEncode: writing a document's schema text, by upstream's
+// marshalSchemaForDoc and by appendDocSchema (into a buffer used again, as Marshal does).
+func BenchmarkGftsSchemaEncode(b *testing.B) {
+	for _, shape := range benchShapes() {
+		b.Run(shape.name+"/upstream", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(marshalSchemaForDoc(shape.docs[i%len(shape.docs)]))
+			}
+		})
+		b.Run(shape.name+"/fast", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for i := 0; b.Loop(); i++ {
+				buf, _ = appendDocSchema(buf[:0], shape.docs[i%len(shape.docs)])
+			}
+		})
+	}
+}
+
+// BenchmarkGftsUnmarshal and BenchmarkGftsMarshal: whole documents, as the store reads and
+// writes them.
+func BenchmarkGftsUnmarshal(b *testing.B) {
+	for _, shape := range benchShapes() {
+		texts := make([][]byte, len(shape.docs))
+		for i, doc := range shape.docs {
+			texts[i] = must.NotFail(Marshal(doc))
+		}
+
+		b.Run(shape.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(Unmarshal(texts[i%len(texts)]))
+			}
+		})
+	}
+}
+
+func BenchmarkGftsMarshal(b *testing.B) {
+	for _, shape := range benchShapes() {
+		b.Run(shape.name+"/upstream", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(upstreamMarshal(shape.docs[i%len(shape.docs)]))
+			}
+		})
+		b.Run(shape.name+"/fast", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				must.NotFail(Marshal(shape.docs[i%len(shape.docs)]))
+			}
+		})
 	}
 }

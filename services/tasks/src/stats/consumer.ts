@@ -4,6 +4,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
+import { laneOf } from './lanes.ts';
 import type { StatsMetrics } from './metrics.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -13,6 +14,8 @@ export interface ConsumerSettings {
   batch: number;
   /** how long a batch waits for more events once its first arrived */
   batchWaitMs: number;
+  /** batches of disjoint gamers in flight at once (a gamer's events always take the same lane) */
+  lanes: number;
   maxDeliver: number;
   retryBaseMs: number;
   /** the consumer's ack_wait: events held longer are kept alive with in-progress acks */
@@ -44,12 +47,22 @@ interface Parsed {
   span: MessageSpan;
 }
 
+/** Batches of one set of gamers, written one after the other; lanes run side by side. */
+interface Lane {
+  queue: BatchQueue<Parsed>;
+  /** the batch settling behind the one being written (StatBatchProcessor.write) */
+  settling: Promise<void>;
+}
+
 /**
  * The stat-event consumer: pulls from the durable consumer every replica shares (each
  * message goes to one replica) and applies events in batches: what arrived while the
  * previous batch was written (up to CONSUMER_BATCH, waiting at most CONSUMER_BATCH_WAIT_MS
- * for a first few), one batch at a time, so a gamer's events apply in stream order within
- * a replica. Each event is acknowledged after the batch's write; a failed one is redelivered
+ * for a first few). Gamers are split over CONSUMER_LANES lanes by a hash of their key; a
+ * lane writes one batch at a time, so a gamer's events apply in stream order within a
+ * replica, while the lanes' batches (disjoint gamers, as two replicas' are) overlap: one
+ * lane's reads and planning run while another's write holds the store. Each event is
+ * acknowledged after the batch's write; a failed one is redelivered
  * with a growing delay and after STATS_MAX_DELIVER deliveries moved to the dead-letter
  * stream. A poison event goes there at once and never holds the batch.
  *
@@ -63,14 +76,15 @@ export class StatsConsumer {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private advisories: Subscription | undefined;
-  private readonly queue: BatchQueue<JsMsg>;
+  private readonly lanes: Lane[];
   private readonly letters = new Set<Promise<void>>();
-  /** the batch settling behind the one being written (StatBatchProcessor.write) */
-  private settling: Promise<void> = Promise.resolve();
 
   constructor(deps: Deps) {
     this.deps = deps;
-    this.queue = new BatchQueue(deps.settings.batch, deps.settings.batchWaitMs, (batch) => this.apply(batch));
+    this.lanes = Array.from({ length: Math.max(1, deps.settings.lanes) }, () => {
+      const lane: Lane = { settling: Promise.resolve(), queue: new BatchQueue(deps.settings.batch, deps.settings.batchWaitMs, (batch) => this.apply(lane, batch)) };
+      return lane;
+    });
   }
 
   start(): void {
@@ -84,8 +98,8 @@ export class StatsConsumer {
     this.advisories?.unsubscribe();
     await this.messages?.close().catch(() => undefined);
     await this.loop;
-    await this.queue.drain();
-    await this.settling;
+    await Promise.all(this.lanes.map((lane) => lane.queue.drain()));
+    await Promise.all(this.lanes.map((lane) => lane.settling));
     await Promise.allSettled(this.letters);
   }
 
@@ -96,14 +110,17 @@ export class StatsConsumer {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
         // Pulled messages wait in the client's buffer, where nothing keeps them alive, until
         // the loop below takes them: one batch at most (the library pulls again only as the
-        // loop iterates), and the loop takes them as soon as a batch leaves the queue.
+        // loop iterates), and the loop takes them as soon as a batch leaves its lane's queue.
         const messages = await consumer.consume({ max_messages: settings.batch });
         this.messages = messages;
         if (this.stopping) await messages.close();
         void this.watchHeartbeats(messages);
         for await (const msg of messages) {
-          // a full batch waits for the one in flight: the pull stops while the store is behind
-          await this.queue.push(msg);
+          const parsed = this.parse(msg);
+          if (!parsed) continue;
+          const { applicationId, gamerId } = parsed.delivered.event;
+          // a full batch waits for its lane's batch in flight: the pull stops while the store is behind
+          await this.lanes[laneOf(applicationId, gamerId, this.lanes.length)]!.queue.push(parsed);
         }
       } catch (error) {
         if (this.stopping) break;
@@ -122,29 +139,30 @@ export class StatsConsumer {
     }
   }
 
-  private async apply(msgs: JsMsg[]): Promise<void> {
-    const { metrics, processor, log, settings } = this.deps;
-    const batch: Parsed[] = [];
-    for (const msg of msgs) {
-      const span = startMessageSpan(msg, { 'messaging.message.delivery_count': msg.info.deliveryCount });
-      const parsed = parseStatMessage(msg.subject, msg.data);
-      if (!parsed.ok) {
-        span.end('poison');
-        this.track(this.deadLetter(msg, parsed.reason, parsed.errors));
-        continue;
-      }
-      if (msg.info.redelivered) metrics.redelivered.inc();
-      // the game server's request id (from POST /stats or its own publish) follows the event
-      // into logs and the task events it causes; an event without one goes by its eventId
-      const requestId = requestIdOf(msg) ?? parsed.event.eventId;
-      batch.push({ msg, span, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId, trace: span } });
+  /** A pulled message as an event to apply; a poison one goes to the dead-letter stream at once. */
+  private parse(msg: JsMsg): Parsed | undefined {
+    const span = startMessageSpan(msg, { 'messaging.message.delivery_count': msg.info.deliveryCount });
+    const parsed = parseStatMessage(msg.subject, msg.data);
+    if (!parsed.ok) {
+      span.end('poison');
+      this.track(this.deadLetter(msg, parsed.reason, parsed.errors));
+      return undefined;
     }
+    if (msg.info.redelivered) this.deps.metrics.redelivered.inc();
+    // the game server's request id (from POST /stats or its own publish) follows the event
+    // into logs and the task events it causes; an event without one goes by its eventId
+    const requestId = requestIdOf(msg) ?? parsed.event.eventId;
+    return { msg, span, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId, trace: span } };
+  }
+
+  private async apply(lane: Lane, batch: Parsed[]): Promise<void> {
+    const { metrics, processor, log, settings } = this.deps;
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
     // while the batch is written (or waits for the store), its events and those queued behind
     // it are kept in progress, so JetStream does not redeliver them meanwhile
     const keepAlive = setInterval(() => {
-      for (const msg of [...msgs, ...this.queue.waiting]) msg.working();
+      for (const { msg } of [...batch, ...lane.queue.waiting]) msg.working();
     }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
     const delivered = batch.map((p) => p.delivered);
     const spans = batch.map((p) => p.span);
@@ -171,8 +189,8 @@ export class StatsConsumer {
     // processed records, acks) settles while the next batch is written. Batches settle one
     // at a time, in order, and a batch is not written before the one two back settled.
     const written = await retrying('apply stat batch', () => processor.write(delivered), (error) => ({ settle: async () => failed(error) }));
-    const before = this.settling;
-    this.settling = before
+    const before = lane.settling;
+    lane.settling = before
       .then(async () => {
         // a failure after the write: the whole batch again, as redelivered (what landed is
         // recognised as applied, and its completions are announced then)

@@ -65,8 +65,8 @@ interface GamerPlan {
  * Applies a batch of stat events: one read of its gamers' progress documents, one of the
  * batch's processed ids, each gamer's events applied in stream order in memory
  * (domain/stat-batch.ts), one conditional write per gamer in one bulkWrite (each on
- * condition of the state it was planned from), the unlock-rate counters moved in at most
- * two more bulk writes, completions announced, and one insert recording the events as
+ * condition of the state it was planned from), completions announced, the unlock-rate
+ * counters moved in at most two more bulk writes, and one insert recording the events as
  * processed. A redelivered event changes
  * nothing twice: the progress document remembers the events applied to it, and the
  * processed record (kept days) skips it before any work.
@@ -145,11 +145,6 @@ export class StatBatchProcessor {
 
   private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, now: Date): Promise<EventOutcome[]> {
     const { processed } = this.deps;
-    // unlock rates move with the batch: what it tracked, what it (or an unacknowledged
-    // earlier delivery of its events) completed; counted once whatever is redelivered
-    const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
-    await this.deps.unlockStats.record(tracked, completions.map((c) => c.task), now);
-
     const recorded: string[] = [];
     for (const { gamer, plan } of landed) {
       for (const delivered of gamer.items) {
@@ -173,6 +168,12 @@ export class StatBatchProcessor {
       }
     }
     this.announceProgress(landed.flatMap((p) => p.plan.changes), now);
+    // Unlock rates move with the batch: what it tracked, what it (or an unacknowledged
+    // earlier delivery of its events) completed; counted once whatever is redelivered.
+    // After the announcements, which the progress write already allows: this write waits
+    // for the store's lock behind the next batch's, and the completion need not.
+    const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
+    await this.deps.unlockStats.record(tracked, completions.map((c) => c.task), now);
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
     await this.forgetRecorded(landed);
     return batch.map((d) => outcomes.get(d) ?? { kind: 'failed', error: new Error('event left without an outcome') });

@@ -214,3 +214,33 @@ describe('an event redelivered after many newer ones', () => {
     expect(held).toMatchObject({ progress: 45, gamesPlayed: 41 });
   });
 });
+
+describe('lanes', () => {
+  // small batches over four lanes: many batches of disjoint gamers in flight at once
+  const LANES = { CONSUMER_LANES: '4', CONSUMER_BATCH: '5', LOG_LEVEL: process.env.TLOG ?? 'silent' };
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack(LANES);
+  });
+  afterAll(async () => stack?.close());
+
+  it('apply each gamer\'s events in stream order', async () => {
+    const world = new World(stack);
+    // the window makes order matter: 3, 3, 3 misses it (a fresh window), then 4, 4 is 8 of 10;
+    // any 4 before the third 3 would complete the task instead
+    const task = await world.createTask({ targetValue: 10, numberOfGames: 3, applicationStatsId: 'score' });
+    const players = Array.from({ length: 24 }, (_, i) => world.gamer(`L${i}`));
+    for (const player of players) expect((await world.assign(player, 'daily', 1)).status).toBe(200);
+    const values = [3, 3, 3, 4, 4];
+    // the whole stream is there before the consumer starts, a gamer's events one after the
+    // other, so that lanes that did not keep a gamer to one lane would apply them side by side
+    await stack.stopTasks();
+    for (const player of players) for (const value of values) await world.publish(world.event(player, { score: value }));
+    await stack.restartTasks(LANES);
+    const processed = new RegExp(`gfts_stats_events_processed_total\\{[^}]*outcome="processed"[^}]*\\} ${players.length * values.length}\\b`);
+    await eventually(async () => processed.test(await (await fetch(`${stack.tasksUrl}/metrics`)).text()), 30_000, 100);
+    for (const player of players) {
+      expect((await world.tasks(player)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 8, gamesPlayed: 2, completed: false });
+    }
+  });
+});
