@@ -595,24 +595,6 @@ func appendElemSchema(b []byte, value any) ([]byte, bool) {
 	return nil, false
 }
 
-// appendJSONString appends s as json.Marshal writes it. Printable ASCII other than '"',
-// '\\' and json.Marshal's HTML escapes ('<', '>', '&') is written as it is; anything else
-// is left to json.Marshal.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20, c >= utf8.RuneSelf, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			quoted, _ := json.Marshal(s) // a string always marshals
-			return append(b, quoted...)
-		}
-	}
-
-	b = append(b, '"')
-	b = append(b, s...)
-
-	return append(b, '"')
-}
-
 // hasDuplicate tells whether a key occurs twice (types.Document.Get, which upstream calls
 // for every key, panics then). Comparing each pair is the faster up to a few dozen keys
 // (measured on 22: 0.27 µs, a map 0.9 µs).
