@@ -147,6 +147,7 @@ _gfts_go_binary() {
       cp "$recipe/sjson_fast.go" "$src/internal/handler/sjson/gfts_sjson_fast.go"
       cp "$recipe/sjson_schema.go" "$src/internal/handler/sjson/gfts_sjson_schema.go"
       cp "$recipe/sjson_values.go" "$src/internal/handler/sjson/gfts_sjson_values.go"
+      cp "$recipe/field_at.go" "$src/internal/types/gfts_field_at.go"
       cp "$recipe/sjson_fast_test.go" "$src/internal/handler/sjson/gfts_sjson_fast_test.go"
       # The decoding fast paths must give what upstream's decoders give: their tests and
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers

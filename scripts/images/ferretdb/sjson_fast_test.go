@@ -626,7 +626,8 @@ func TestGftsValuesRoundTrip(t *testing.T) {
 	}
 }
 
-// TestGftsValuesFallback: what Marshal leaves to upstream's code fails or panics as it did.
+// TestGftsValuesFallback: what Marshal leaves to upstream's code (a NaN, an infinity, a nil
+// document, a key given twice) fails or panics as it did.
 func TestGftsValuesFallback(t *testing.T) {
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		doc := must.NotFail(types.NewDocument("a", "x", "d", must.NotFail(types.NewDocument("b", must.NotFail(types.NewArray(int32(1), f))))))
@@ -646,7 +647,41 @@ func TestGftsValuesFallback(t *testing.T) {
 	if !panics(func() { upstreamMarshal(doc) }) || !panics(func() { Marshal(doc) }) {
 		t.Fatal("a nil document did not panic in both")
 	}
+
+	// a key given twice (BSON from the wire can have that), among few keys or many, at the
+	// top level, in a nested document, in an array: upstream's Get panics
+	for _, n := range []int{2, 5, 40} {
+		keys := make([]string, n)
+		values := make([]any, n)
+		for i := range n {
+			keys[i], values[i] = fmt.Sprint("k", i), int32(i)
+		}
+		keys[n-1] = keys[n/2-1]
+		dup := must.NotFail(types.ConvertDocument(fieldList{keys, values}))
+
+		for _, doc := range []*types.Document{
+			dup,
+			must.NotFail(types.NewDocument("a", "x", "d", dup)),
+			must.NotFail(types.NewDocument("a", must.NotFail(types.NewArray(int32(1), dup)))),
+		} {
+			var upstream, got any
+			func() { defer func() { upstream = recover() }(); upstreamMarshal(doc) }()
+			func() { defer func() { got = recover() }(); Marshal(doc) }()
+			if upstream == nil || got != upstream {
+				t.Fatalf("%d keys: Marshal panicked with %v, upstream with %v", n, got, upstream)
+			}
+		}
+	}
 }
+
+// fieldList makes a document with a key twice (types.ConvertDocument of it).
+type fieldList struct {
+	keys   []string
+	values []any
+}
+
+func (f fieldList) Keys() []string { return f.keys }
+func (f fieldList) Values() []any  { return f.values }
 
 // readBack returns what upstream's Unmarshal gives for what Marshal writes of v: strings
 // (keys, values, patterns, options) with each byte of invalid UTF-8 as U+FFFD, nil binary

@@ -32,16 +32,15 @@ import (
 // does not store and on a key given twice at any depth (types.Document.Get, which upstream
 // calls for every key, panics then); so each key's value is the one Get would return.
 func appendDocValues(b []byte, td *types.Document) ([]byte, bool) {
-	keys := td.Keys()
-	values := td.Values()
+	for i := range td.Len() {
+		key, value := td.FieldAt(i)
 
-	for i, key := range keys {
 		b = append(b, ',', '"')
 		b = append(b, key...)
 		b = append(b, '"', ':')
 
 		var ok bool
-		if b, ok = appendValue(b, values[i]); !ok {
+		if b, ok = appendValue(b, value); !ok {
 			return nil, false
 		}
 	}
@@ -61,19 +60,18 @@ func appendValue(b []byte, v any) ([]byte, bool) {
 
 		b = append(b, '{')
 
-		keys := val.Keys()
-		values := val.Values()
-
-		for i, key := range keys {
+		for i := range val.Len() {
 			if i > 0 {
 				b = append(b, ',')
 			}
+
+			key, value := val.FieldAt(i)
 
 			b = appendJSONString(b, key)
 			b = append(b, ':')
 
 			var ok bool
-			if b, ok = appendValue(b, values[i]); !ok {
+			if b, ok = appendValue(b, value); !ok {
 				return nil, false
 			}
 		}
