@@ -138,13 +138,16 @@ _gfts_go_binary() {
       local recipe="$_gfts_root/scripts/images/ferretdb"
       (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch" &&
         git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch" &&
-        git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch") >&2 || return 1
+        git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch" &&
+        git apply -p1 "$recipe/sjson-values.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
       cp "$recipe/in_set.go" "$src/internal/handler/common/gfts_in_set.go"
       cp "$recipe/sjson_fast.go" "$src/internal/handler/sjson/gfts_sjson_fast.go"
       cp "$recipe/sjson_schema.go" "$src/internal/handler/sjson/gfts_sjson_schema.go"
+      cp "$recipe/sjson_values.go" "$src/internal/handler/sjson/gfts_sjson_values.go"
+      cp "$recipe/field_at.go" "$src/internal/types/gfts_field_at.go"
       cp "$recipe/sjson_fast_test.go" "$src/internal/handler/sjson/gfts_sjson_fast_test.go"
       # The decoding fast paths must give what upstream's decoders give: their tests and
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers
