@@ -518,7 +518,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       usage,
       timeline,
     };
-    progress.log(`tasks: sustained: ${processed}/${pub.accepted} processed in ${processS.toFixed(1)} s = ${sustained.eventsPerSecond.toFixed(1)} events/s; ${sustained.updatesPerEvent.toFixed(2)} gamer-task updates per event (model); tasks ${usage.processes.tasks?.cpuPercent.toFixed(0)} % CPU, tasks-db ${usage.processes['tasks-db']?.cpuPercent.toFixed(0)} %`);
+    progress.log(`tasks: sustained: ${processed}/${pub.accepted} processed in ${processS.toFixed(1)} s = ${sustained.eventsPerSecond.toFixed(1)} events/s; ${sustained.updatesPerEvent.toFixed(2)} gamer tasks moved per event (model); tasks ${usage.processes.tasks?.cpuPercent.toFixed(0)} % CPU, tasks-db ${usage.processes['tasks-db']?.cpuPercent.toFixed(0)} %`);
   }
   progress.end();
 
