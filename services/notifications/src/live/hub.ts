@@ -2,6 +2,7 @@ import { natsNames, NotificationCloseCode, type Notification } from '@gfts/contr
 import { headers, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GamerRef } from '../repository/inbox.ts';
+import { Heartbeat } from './heartbeat.ts';
 import type { Session } from './session.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'warn' | 'info'>;
@@ -33,12 +34,16 @@ export interface HubOptions {
 export class Hub {
   private readonly gamers = new Map<string, GamerSockets>();
   private readonly opts: HubOptions;
-  private readonly heartbeat: NodeJS.Timeout;
+  private readonly heartbeat: Heartbeat;
+  private readonly heartbeatTimer: NodeJS.Timeout;
 
   constructor(opts: HubOptions) {
     this.opts = opts;
-    this.heartbeat = setInterval(() => this.beat(), opts.heartbeatMs);
-    this.heartbeat.unref();
+    this.heartbeat = new Heartbeat(() => this.sessions());
+    this.heartbeatTimer = setInterval(() => {
+      if (!this.heartbeat.beat()) opts.log.warn({ sockets: this.socketCount }, 'heartbeat skipped: the previous one is still pinging');
+    }, opts.heartbeatMs);
+    this.heartbeatTimer.unref();
   }
 
   get socketCount(): number {
@@ -90,8 +95,9 @@ export class Hub {
    * handshake; the clients reconnect (to another replica) and resume with `since`.
    */
   async drain(graceMs: number): Promise<void> {
-    clearInterval(this.heartbeat);
-    const sessions = [...this.gamers.values()].flatMap((g) => [...g.sessions]);
+    clearInterval(this.heartbeatTimer);
+    this.heartbeat.stop();
+    const sessions = [...this.sessions()];
     const closed = sessions.map((s) => new Promise<void>((resolve) => {
       if (s.socket.readyState === s.socket.CLOSED) return resolve();
       s.socket.once('close', () => resolve());
@@ -120,18 +126,8 @@ export class Hub {
     await this.opts.nc.flush();
   }
 
-  /** A socket that did not answer the previous ping is dead: cut it (no close handshake with a dead peer). */
-  private beat(): void {
-    for (const { sessions } of this.gamers.values()) {
-      for (const s of sessions) {
-        if (!s.alive) {
-          s.terminate();
-          continue;
-        }
-        s.alive = false;
-        s.socket.ping();
-      }
-    }
+  private *sessions(): Generator<Session> {
+    for (const { sessions } of this.gamers.values()) yield* sessions;
   }
 
   private detach(key: string, session: Session): void {

@@ -26,6 +26,7 @@ export class Session {
   readonly gamer: GamerRef;
   readonly socket: WebSocket;
   readonly openedAt = Date.now();
+  /** false from a heartbeat's ping until its pong */
   alive = true;
   private held: Outgoing[] | undefined;
   /** after a replay: its ids, until a live notification newer than the last of them arrives */
@@ -99,6 +100,12 @@ export class Session {
     this.stop();
     this.metrics.closed(code);
     this.socket.close(code, reason);
+  }
+
+  /** The heartbeat's ping; the pong marks the socket alive again. */
+  ping(): void {
+    this.alive = false;
+    this.socket.ping();
   }
 
   /** Cuts a dead peer's socket (it missed a heartbeat): no close handshake, the client sees 1006. */
