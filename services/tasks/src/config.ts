@@ -20,7 +20,7 @@ const TasksSettings = {
   STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
   CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 500, description: 'most stat events applied in one batch (one bulk write)' }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 5, description: 'how long a batch waits for more events once its first arrived' }),
-  CONSUMER_LANES: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'stat batches of disjoint gamers written at once by one replica (a gamer\'s events keep one lane): 2 adds throughput under a backlog, costs latency at moderate load' }),
+  CONSUMER_LANES: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'most stat batches of disjoint gamers written at once by one replica; a lane past the first takes events only while a full batch waits in the ones before it (a backlog), and a gamer keeps their lane until their events are written' }),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),

@@ -4,7 +4,7 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
-import { laneOf } from './lanes.ts';
+import { SpillRouter } from './lanes.ts';
 import type { StatsMetrics } from './metrics.ts';
 import { parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -14,7 +14,7 @@ export interface ConsumerSettings {
   batch: number;
   /** how long a batch waits for more events once its first arrived */
   batchWaitMs: number;
-  /** batches of disjoint gamers in flight at once (a gamer's events always take the same lane) */
+  /** most batches of disjoint gamers in flight at once; lanes past the first open under a backlog (stats/lanes.ts) */
   lanes: number;
   maxDeliver: number;
   retryBaseMs: number;
@@ -58,10 +58,11 @@ interface Lane {
  * The stat-event consumer: pulls from the durable consumer every replica shares (each
  * message goes to one replica) and applies events in batches: what arrived while the
  * previous batch was written (up to CONSUMER_BATCH, waiting at most CONSUMER_BATCH_WAIT_MS
- * for a first few). Gamers are split over CONSUMER_LANES lanes by a hash of their key; a
- * lane writes one batch at a time, so a gamer's events apply in stream order within a
- * replica, while the lanes' batches (disjoint gamers, as two replicas' are) overlap: one
- * lane's reads and planning run while another's write holds the store. Each event is
+ * for a first few). A lane writes one batch at a time; up to CONSUMER_LANES lanes write
+ * batches of disjoint gamers side by side (as two replicas' are), but a lane past the first
+ * takes events only while a full batch waits in the ones before it (a backlog: stats/lanes.ts),
+ * and a gamer keeps their lane while they have events not yet written, so a gamer's events
+ * apply in stream order within a replica. Each event is
  * acknowledged after the batch's write; a failed one is redelivered
  * with a growing delay and after STATS_MAX_DELIVER deliveries moved to the dead-letter
  * stream. A poison event goes there at once and never holds the batch.
@@ -77,6 +78,7 @@ export class StatsConsumer {
   private loop: Promise<void> | undefined;
   private advisories: Subscription | undefined;
   private readonly lanes: Lane[];
+  private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
 
   constructor(deps: Deps) {
@@ -85,6 +87,7 @@ export class StatsConsumer {
       const lane: Lane = { settling: Promise.resolve(), queue: new BatchQueue(deps.settings.batch, deps.settings.batchWaitMs, (batch) => this.apply(lane, batch)) };
       return lane;
     });
+    this.router = new SpillRouter(this.lanes.length, deps.settings.batch);
   }
 
   start(): void {
@@ -119,8 +122,10 @@ export class StatsConsumer {
           const parsed = this.parse(msg);
           if (!parsed) continue;
           const { applicationId, gamerId } = parsed.delivered.event;
-          // a full batch waits for its lane's batch in flight: the pull stops while the store is behind
-          await this.lanes[laneOf(applicationId, gamerId, this.lanes.length)]!.queue.push(parsed);
+          const lane = this.router.route(`${applicationId}:${gamerId}`, (i) => this.lanes[i]!.queue.waiting.length);
+          const room = this.lanes[lane]!.queue.push(parsed);
+          // the pull stops while a full batch waits in every lane: the store is behind
+          if (this.lanes.every((l) => l.queue.waiting.length >= settings.batch)) await room;
         }
       } catch (error) {
         if (this.stopping) break;
@@ -189,6 +194,7 @@ export class StatsConsumer {
     // processed records, acks) settles while the next batch is written. Batches settle one
     // at a time, in order, and a batch is not written before the one two back settled.
     const written = await retrying('apply stat batch', () => processor.write(delivered), (error) => ({ settle: async () => failed(error) }));
+    this.router.written(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
     const before = lane.settling;
     lane.settling = before
       .then(async () => {

@@ -1,10 +1,46 @@
 /**
- * A gamer's lane among `lanes`: FNV-1a of the gamer's key, so each gamer's events always
- * take the same lane (and keep their order there) while gamers spread evenly.
+ * Which lane a stat event takes when lanes open only under a backlog. Lane 0 takes every
+ * gamer while less than a batch waits in it: at moderate load one lane writes batches as
+ * large as the load makes them (two lanes would halve them and double the store commands
+ * per event). When a full batch waits there, a gamer goes to the first lane with room: the
+ * backlog spills over and the lanes' batches overlap. A gamer with events queued or being
+ * written in a lane keeps that lane until they are written, so their events still apply
+ * in stream order. Pure bookkeeping: no I/O, no timers.
  */
-export function laneOf(applicationId: string, gamerId: string, lanes: number): number {
-  const key = `${applicationId}:${gamerId}`;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % lanes;
+export class SpillRouter {
+  private readonly lanes: number;
+  private readonly batch: number;
+  /** gamers with events not yet written: their lane and how many */
+  private readonly pending = new Map<string, { lane: number; events: number }>();
+
+  constructor(lanes: number, batch: number) {
+    this.lanes = lanes;
+    this.batch = batch;
+  }
+
+  /** The lane of a gamer's next event; `waiting(lane)`: events queued in that lane. */
+  route(gamerKey: string, waiting: (lane: number) => number): number {
+    const held = this.pending.get(gamerKey);
+    if (held) {
+      held.events++;
+      return held.lane;
+    }
+    let lane = 0;
+    while (lane < this.lanes - 1 && waiting(lane) >= this.batch) lane++;
+    this.pending.set(gamerKey, { lane, events: 1 });
+    return lane;
+  }
+
+  /** The events of these gamers (one key per event) were written: their next ones may take any lane. */
+  written(gamerKeys: Iterable<string>): void {
+    for (const key of gamerKeys) {
+      const held = this.pending.get(key);
+      if (held && --held.events === 0) this.pending.delete(key);
+    }
+  }
+
+  /** Gamers with events not yet written (tests, metrics). */
+  get gamersInFlight(): number {
+    return this.pending.size;
+  }
 }

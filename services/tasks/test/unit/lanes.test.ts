@@ -1,30 +1,61 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { laneOf } from '../../src/stats/lanes.ts';
+import { SpillRouter } from '../../src/stats/lanes.ts';
 
-describe('laneOf', () => {
-  it('gives a gamer the same lane every time', () => {
-    const app = randomUUID();
-    for (let i = 0; i < 100; i++) {
-      const gamer = randomUUID();
-      expect(laneOf(app, gamer, 4)).toBe(laneOf(app, gamer, 4));
+/** Routes events as the consumer does, counting what waits in each lane. */
+function lanesOf(lanes: number, batch: number) {
+  const router = new SpillRouter(lanes, batch);
+  const waiting = Array.from({ length: lanes }, () => [] as string[]);
+  return {
+    router,
+    waiting,
+    push(gamer: string): number {
+      const lane = router.route(gamer, (i) => waiting[i]!.length);
+      waiting[lane]!.push(gamer);
+      return lane;
+    },
+    /** the lane's waiting events leave as a batch and are written */
+    write(lane: number): void {
+      router.written(waiting[lane]!.splice(0));
+    },
+  };
+}
+
+describe('SpillRouter', () => {
+  it('keeps every gamer on the first lane while less than a batch waits there', () => {
+    const l = lanesOf(2, 4);
+    for (let round = 0; round < 10; round++) {
+      expect([l.push(`a${round}`), l.push(`b${round}`), l.push(`c${round}`)]).toEqual([0, 0, 0]);
+      l.write(0);
     }
+    expect(l.router.gamersInFlight).toBe(0);
+  });
+
+  it('spills new gamers to the next lane with room once a full batch waits', () => {
+    const l = lanesOf(3, 2);
+    expect(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((g) => l.push(g))).toEqual([0, 0, 1, 1, 2, 2, 2]);
+  });
+
+  it('keeps a gamer on their lane while any of their events is not written, then lets them go', () => {
+    const l = lanesOf(2, 2);
+    expect(l.push('a')).toBe(0);
+    expect(l.push('b')).toBe(0);
+    // lane 0 is full: a new gamer spills, but a's and b's next events follow their first
+    expect(l.push('c')).toBe(1);
+    expect(l.push('a')).toBe(0);
+    expect(l.push('c')).toBe(1);
+    expect(l.push('b')).toBe(0);
+    l.write(1);
+    // c's events are written; lane 0 is still full, lane 1 empty: c may go to either, takes the one with room
+    expect(l.push('c')).toBe(1);
+    l.write(0);
+    // a and b are written too: everyone starts again from the first lane
+    expect(l.push('a')).toBe(0);
+    expect(l.push('b')).toBe(0);
+    expect(l.push('c')).toBe(1);
   });
 
   it('is one lane when there is one', () => {
-    expect(laneOf(randomUUID(), randomUUID(), 1)).toBe(0);
-  });
-
-  it('spreads gamers evenly', () => {
-    const app = randomUUID();
-    const counts = [0, 0, 0, 0];
-    for (let i = 0; i < 20_000; i++) counts[laneOf(app, randomUUID(), 4)]! += 1;
-    for (const n of counts) expect(Math.abs(n - 5_000)).toBeLessThan(500);
-  });
-
-  it('tells gamers apart by application too', () => {
-    const gamer = randomUUID();
-    const lanes = new Set(Array.from({ length: 50 }, () => laneOf(randomUUID(), gamer, 4)));
-    expect(lanes.size).toBeGreaterThan(1);
+    const l = lanesOf(1, 2);
+    expect(['a', 'b', 'c', 'd'].map((g) => l.push(g))).toEqual([0, 0, 0, 0]);
   });
 });
