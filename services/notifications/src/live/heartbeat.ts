@@ -59,8 +59,13 @@ export class Heartbeat {
       }
       const socket = next.value;
       if (socket.isClosed) continue;
-      if (socket.alive) socket.ping();
-      else socket.terminate();
+      // one socket's failure must not end the walk: every later beat would be skipped
+      try {
+        if (socket.alive) socket.ping();
+        else socket.terminate();
+      } catch {
+        socket.terminate();
+      }
     }
     this.walking = setImmediate(() => this.slice());
   }

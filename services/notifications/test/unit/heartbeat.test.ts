@@ -68,4 +68,16 @@ describe('heartbeat', () => {
     for (let i = 0; i < 3; i++) await turn();
     expect(pinged(all)).toBe(4);
   });
+  it('cuts a socket whose ping throws and goes on with the others and the next beats', async () => {
+    const all = sockets(6);
+    all[1]!.ping = () => {
+      throw new Error('not open');
+    };
+    const heartbeat = new Heartbeat(() => all, 4);
+    heartbeat.beat();
+    for (let i = 0; i < 3; i++) await turn();
+    expect(all[1]!.terminated).toBe(true);
+    expect(all.filter((s) => s.pings === 1)).toHaveLength(5);
+    expect(heartbeat.beat()).toBe(true);
+  });
 });

@@ -45,7 +45,7 @@ export class BatchQueue<T> {
     // stopped applying anything.)
     this.draining ??= this.applyAll().finally(() => {
       this.draining = undefined;
-      this.madeRoom?.();
+      this.roomMade();
     });
     return this.draining;
   }
@@ -53,14 +53,25 @@ export class BatchQueue<T> {
   private async applyAll(): Promise<void> {
     while (this.items.length > 0) {
       const batch = this.items.splice(0, this.size);
-      this.madeRoom?.();
+      this.roomMade();
       await this.apply(batch);
     }
   }
 
+  /**
+   * Resolves when the next batch leaves the queue. Only the latest push's promise is kept (the
+   * puller awaits the one it just pushed; the stat consumer's lanes leave some unawaited).
+   */
   private room(): Promise<void> {
     const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
     void this.drain();
-    return made.finally(() => (this.madeRoom = undefined));
+    return made;
+  }
+
+  /** Taken before it is called: a resolver reset later (once in `.finally`) wiped a newer push's and left the puller waiting for good. */
+  private roomMade(): void {
+    const made = this.madeRoom;
+    this.madeRoom = undefined;
+    made?.();
   }
 }

@@ -122,10 +122,11 @@ export class StatsConsumer {
           const parsed = this.parse(msg);
           if (!parsed) continue;
           const { applicationId, gamerId } = parsed.delivered.event;
-          const lane = this.router.route(`${applicationId}:${gamerId}`, (i) => this.lanes[i]!.queue.waiting.length);
+          const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
+          const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
           const room = this.lanes[lane]!.queue.push(parsed);
-          // the pull stops while a full batch waits in every lane: the store is behind
-          if (this.lanes.every((l) => l.queue.waiting.length >= settings.batch)) await room;
+          // the pull stops while the store is behind (SpillRouter.mustWait)
+          if (this.router.mustWait(lane, waiting)) await room;
         }
       } catch (error) {
         if (this.stopping) break;

@@ -31,6 +31,18 @@ export class SpillRouter {
     return lane;
   }
 
+  /**
+   * Whether the pull waits after an event went to `lane`: while a full batch waits in every
+   * lane (the store is behind), or two in this one: its gamers keep their lane while their
+   * events keep coming, so a backlog of a few gamers fills one lane however idle the others
+   * are, and it must stay bounded.
+   */
+  mustWait(lane: number, waiting: (lane: number) => number): boolean {
+    if (waiting(lane) >= 2 * this.batch) return true;
+    for (let i = 0; i < this.lanes; i++) if (waiting(i) < this.batch) return false;
+    return true;
+  }
+
   /** The events of these gamers (one key per event) were written: their next ones may take any lane. */
   written(gamerKeys: Iterable<string>): void {
     for (const key of gamerKeys) {

@@ -92,4 +92,25 @@ describe('BatchQueue', () => {
     await queue.drain();
     expect(queue.waiting).toEqual([]);
   });
+  it('resolves an awaited push that filled the queue after pushes that filled it were not awaited (lanes: only some are)', async () => {
+    // applies that end a few microtask hops after they start, so a batch leaving the queue
+    // and the next pushes interleave within one pass of microtasks
+    for (let hops = 0; hops < 5; hops++) {
+      for (let awaitEvery = 2; awaitEvery < 9; awaitEvery++) {
+        const queue = new BatchQueue<number>(2, 60_000, async () => {
+          for (let h = 0; h < hops; h++) await Promise.resolve();
+        });
+        for (let i = 0; i < 40; i++) {
+          const room = queue.push(i);
+          if (i % awaitEvery !== 0) {
+            for (let h = 0; h < i % 3; h++) await Promise.resolve();
+            continue;
+          }
+          const outcome = await Promise.race([room.then(() => 'room'), tick(200).then(() => 'stuck')]);
+          expect(outcome, `hops ${hops}, awaiting every ${awaitEvery}th push, push ${i}`).toBe('room');
+        }
+        await queue.drain();
+      }
+    }
+  });
 });
