@@ -11,7 +11,8 @@ export class BatchQueue<T> {
   private readonly items: T[] = [];
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
-  private madeRoom: (() => void) | undefined;
+  /** pushers waiting for the next batch to leave */
+  private readonly roomWaiters: (() => void)[] = [];
 
   constructor(size: number, waitMs: number, apply: (batch: T[]) => Promise<void>) {
     this.size = size;
@@ -30,7 +31,7 @@ export class BatchQueue<T> {
    */
   push(item: T): Promise<void> {
     this.items.push(item);
-    if (this.items.length >= this.size) return this.room();
+    if (this.items.length >= this.size) return this.nextRoom();
     this.timer ??= setTimeout(() => void this.drain(), this.waitMs);
     return Promise.resolve();
   }
@@ -59,19 +60,16 @@ export class BatchQueue<T> {
   }
 
   /**
-   * Resolves when the next batch leaves the queue. Only the latest push's promise is kept (the
-   * puller awaits the one it just pushed; the stat consumer's lanes leave some unawaited).
+   * Resolves once the next batch leaves the queue (its `apply` started). Every waiter is told
+   * (the stat consumer leaves some pushes unawaited and waits on whichever lane frees first).
    */
-  private room(): Promise<void> {
-    const made = new Promise<void>((resolve) => (this.madeRoom = resolve));
+  nextRoom(): Promise<void> {
+    const made = new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     void this.drain();
     return made;
   }
 
-  /** Taken before it is called: a resolver reset later (once in `.finally`) wiped a newer push's and left the puller waiting for good. */
   private roomMade(): void {
-    const made = this.madeRoom;
-    this.madeRoom = undefined;
-    made?.();
+    for (const resolve of this.roomWaiters.splice(0)) resolve();
   }
 }

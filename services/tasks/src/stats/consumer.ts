@@ -126,7 +126,9 @@ export class StatsConsumer {
           const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
           const room = this.lanes[lane]!.queue.push(parsed);
           // the pull stops while the store is behind (SpillRouter.mustWait)
-          if (this.router.mustWait(lane, waiting)) await room;
+          const wait = this.router.mustWait(lane, waiting);
+          if (wait === 'thisLane') await room;
+          else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
         }
       } catch (error) {
         if (this.stopping) break;

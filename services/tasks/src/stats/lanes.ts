@@ -32,15 +32,15 @@ export class SpillRouter {
   }
 
   /**
-   * Whether the pull waits after an event went to `lane`: while a full batch waits in every
-   * lane (the store is behind), or two in this one: its gamers keep their lane while their
-   * events keep coming, so a backlog of a few gamers fills one lane however idle the others
-   * are, and it must stay bounded.
+   * Whether the pull waits after an event went to `lane`, and for what: for any lane to make
+   * room while a full batch waits in every lane (the store is behind); for this lane while two
+   * wait in it (its gamers keep their lane while their events keep coming, so a backlog of a
+   * few gamers fills one lane however idle the others are, and it must stay bounded).
    */
-  mustWait(lane: number, waiting: (lane: number) => number): boolean {
-    if (waiting(lane) >= 2 * this.batch) return true;
+  mustWait(lane: number, waiting: (lane: number) => number): 'thisLane' | 'anyLane' | false {
+    if (waiting(lane) >= 2 * this.batch) return 'thisLane';
     for (let i = 0; i < this.lanes; i++) if (waiting(i) < this.batch) return false;
-    return true;
+    return 'anyLane';
   }
 
   /** The events of these gamers (one key per event) were written: their next ones may take any lane. */

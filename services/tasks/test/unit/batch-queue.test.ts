@@ -113,4 +113,21 @@ describe('BatchQueue', () => {
       }
     }
   });
+  it('tells every waiter when the next batch leaves: the push that filled it and those asking for room', async () => {
+    const { queue, applied, finishAll } = recordingQueue(2, 60_000);
+    await queue.push(1);
+    await queue.push(2);
+    // a batch is being applied; the next one fills up behind it
+    void queue.push(3);
+    const filled = queue.push(4);
+    const asked = queue.nextRoom();
+    let told = 0;
+    void filled.then(() => told++);
+    void asked.then(() => told++);
+    await tick();
+    expect(told).toBe(0);
+    await finishAll();
+    expect(told).toBe(2);
+    expect(applied).toEqual([[1, 2], [3, 4]]);
+  });
 });
