@@ -15,6 +15,8 @@ interface GamerSockets {
   subscription: Subscription;
   /** settles once NATS has the subscription */
   subscribed: Promise<void>;
+  /** the connection's epoch `subscribed` was asked in: after a disconnect it proves nothing */
+  subscribedIn: number;
   /** set while the gamer has no socket here: when it fires, the subscription and the presence go */
   lingering?: NodeJS.Timeout;
   /** the service closed the gamer's sockets (erasure): no grace once they are gone */
@@ -51,6 +53,8 @@ export class Hub {
   private readonly opts: HubOptions;
   private readonly heartbeat: Heartbeat;
   private readonly heartbeatTimer: NodeJS.Timeout;
+  /** counts the connection's disconnects and reconnects: a confirmation from before one is stale */
+  private connectionEpoch = 0;
 
   constructor(opts: HubOptions) {
     this.opts = opts;
@@ -59,6 +63,9 @@ export class Hub {
       if (!this.heartbeat.beat()) opts.log.warn({ sockets: this.socketCount }, 'heartbeat skipped: the previous one is still pinging');
     }, opts.heartbeatMs);
     this.heartbeatTimer.unref();
+    void (async () => {
+      for await (const status of opts.nc.status()) if (status.type === 'disconnect' || status.type === 'reconnect') this.connectionEpoch++;
+    })().catch(() => undefined);
   }
 
   get socketCount(): number {
@@ -83,6 +90,9 @@ export class Hub {
       clearTimeout(gamer.lingering);
       gamer.lingering = undefined;
     }
+    // NATS may have been away since the subscription was confirmed: confirm it again (a flush
+    // that fails on the reconnect fails this attach, and the client resumes again)
+    if (gamer.subscribedIn !== this.connectionEpoch) this.reconfirm(gamer);
     gamer.sessions.add(session);
     session.socket.once('close', () => this.detach(key, session));
     if (gamer.sessions.size > this.opts.maxSocketsPerGamer) {
@@ -93,7 +103,7 @@ export class Hub {
       await gamer.subscribed;
     } catch (error) {
       // NATS did not confirm it: the gamer's next socket asks again instead of this answer
-      gamer.subscribed = this.confirm();
+      this.reconfirm(gamer);
       throw error;
     }
   }
@@ -112,8 +122,14 @@ export class Hub {
       subscription: this.opts.nc.subscribe(subject, { callback: (error, msg) => this.receive(key, entry, error, msg) }),
       // one flush per subscription: the gamer's later sockets (and a reconnect within the grace) wait for the same one
       subscribed: this.confirm(),
+      subscribedIn: this.connectionEpoch,
     };
     return entry;
+  }
+
+  private reconfirm(gamer: GamerSockets): void {
+    gamer.subscribed = this.confirm();
+    gamer.subscribedIn = this.connectionEpoch;
   }
 
   private receive(key: string, gamer: GamerSockets, error: Error | null, msg: Msg): void {
