@@ -39,8 +39,8 @@ for (const name of ['gateway', 'friendship']) {
     continue;
   }
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  for (const phase of run.phases.filter((p) => p.id === 'friend-list' || p.id === 'add-friend')) {
-    const s = summarizeProfile(profile, 15, phase.startEpochMs - proc.startEpochMs, phase.endEpochMs - proc.startEpochMs);
+  for (const phase of run.phases.filter((p) => p.id === 'friend-list' || p.id === 'add-friend' || p.id === 'cheap-gateway')) {
+    const s = summarizeProfile(profile, phase.id === 'cheap-gateway' ? 30 : 15, phase.startEpochMs - proc.startEpochMs, phase.endEpochMs - proc.startEpochMs);
     lines.push(
       `## ${name}, ${phase.id}`,
       '',

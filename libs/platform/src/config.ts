@@ -14,6 +14,7 @@ export class ConfigError extends Error {
 export const BaseConfig = {
   HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+  LOG_BUFFER_BYTES: Type.Integer({ minimum: 0, maximum: 16_000, default: 4096, description: 'log bytes gathered before one write to stdout, at most 1 s late; 0 writes each line at once' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 256, maximum: 10_485_760, default: 16_384, description: 'largest accepted request body' }),
   LISTEN_BACKLOG: Type.Integer({
     minimum: 1,

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
-import { accessLog, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
+import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { tracingPlugin } from './tracing/spans.ts';
 import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
@@ -21,6 +21,8 @@ export interface HttpServerOptions {
   bodyLimit: number;
   /** where log lines go (default: stdout); tests read them from here */
   logStream?: NodeJS.WritableStream;
+  /** log bytes gathered before one write to stdout (LOG_BUFFER_BYTES; 0: each line at once) */
+  logBufferBytes?: number;
   /** routes servers behind this one answer (the gateway's), for 405 and Allow */
   upstreamRoutes?: readonly UpstreamRoute[];
   /**
@@ -38,7 +40,7 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: { ...loggerOptions(opts.service, opts.logLevel), ...(opts.logStream ? { stream: opts.logStream } : {}) },
+    logger: { ...loggerOptions(opts.service, opts.logLevel), stream: opts.logStream ?? logDestination(opts.logBufferBytes ?? 0) },
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,
     logController: new LogController({

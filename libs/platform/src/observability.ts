@@ -1,6 +1,7 @@
 import { REQUEST_ID_HEADER } from '@gfts/contracts';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import pino from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { uuidv7 } from './ids.ts';
 import { activeTraceFields, requestTraceFields } from './tracing/spans.ts';
@@ -29,6 +30,20 @@ export const LOG_REDACT = ['req.headers.authorization', 'req.headers["x-gfts-ide
  */
 export function loggerOptions(name: string, level: string) {
   return { level, redact: LOG_REDACT, base: { name }, ...(tracingStarted() ? { mixin: activeTraceFields } : {}) };
+}
+
+/** Longest a buffered log line waits for the lines that would fill its write. */
+export const LOG_FLUSH_MS = 1_000;
+
+/**
+ * Where log lines go: stdout (or `dest`), gathered until `bufferBytes` are waiting or
+ * LOG_FLUSH_MS has passed, then written in one call. Each line had been a write of its own,
+ * 12 % of the gateway's CPU on its cheapest request (one access line each). What is
+ * waiting is written when the process exits (pino's exit hook), not when it is killed:
+ * SIGKILL or an OOM kill loses at most the last second of lines. 0 writes each line at once.
+ */
+export function logDestination(bufferBytes: number, dest: number | string = 1) {
+  return pino.destination({ dest, sync: false, minLength: bufferBytes, periodicFlush: bufferBytes > 0 ? LOG_FLUSH_MS : 0 });
 }
 
 /** Per-route latency histograms and the process's default metrics on GET /metrics. */

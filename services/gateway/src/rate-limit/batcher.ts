@@ -1,5 +1,7 @@
 import type { KV } from '@nats-io/kv';
+import type { Leases } from './leases.ts';
 import { incrementShared, type Count } from './shared-counter.ts';
+import { windowAt } from './window.ts';
 
 interface Waiter {
   resolve: (count: Count) => void;
@@ -10,15 +12,19 @@ interface Waiter {
  * One counter update in flight per gamer per replica: requests of a gamer that arrive
  * while one is in flight wait and go together in the next update (+n in one CAS). A burst
  * of one gamer then costs a few round trips instead of each request racing the others for
- * the same revision, and the racers on a counter are at most the replicas.
+ * the same revision, and the racers on a counter are at most the replicas. Each update also
+ * takes a lease of slots beyond the waiting requests (Leases), which later requests spend
+ * without a round trip.
  */
 export class Batcher {
   readonly #kv: () => KV | undefined;
+  readonly #leases: Leases;
   readonly #queued = new Map<string, Waiter[]>();
   readonly #inFlight = new Set<string>();
 
-  constructor(kv: () => KV | undefined) {
+  constructor(kv: () => KV | undefined, leases: Leases) {
     this.#kv = kv;
+    this.#leases = leases;
   }
 
   increment(key: string, windowMs: number, max: number): Promise<Count> {
@@ -38,14 +44,30 @@ export class Batcher {
     try {
       const kv = this.#kv();
       if (!kv) throw new Error('NATS KV not connected');
-      const { before, ttl } = await incrementShared(kv, key, windowMs, max, batch.length);
+      const nowMs = Date.now();
+      const size = Math.max(batch.length, this.#leases.size(key, windowAt(nowMs, windowMs).index));
+      const { before, granted, ttl, window } = await incrementShared(kv, key, windowMs, max, batch.length, size, nowMs);
       // In arrival order: the first `granted` are within the budget, the rest above it.
       batch.forEach((waiter, i) => waiter.resolve({ current: before + i + 1, ttl }));
+      this.#leases.keep(key, window, size, before + batch.length + 1, before + granted);
     } catch (error) {
       for (const waiter of batch) waiter.reject(error);
     } finally {
       this.#inFlight.delete(key);
-      if (this.#queued.has(key)) void this.#flush(key, windowMs, max);
+      this.#serveQueued(key, windowMs, max);
     }
+  }
+
+  /** Requests that arrived during the update: from the new lease while it lasts, the rest in the next update. */
+  #serveQueued(key: string, windowMs: number, max: number): void {
+    const queue = this.#queued.get(key);
+    if (!queue) return;
+    while (queue.length > 0) {
+      const slot = this.#leases.take(key, windowMs, Date.now());
+      if (!slot) break;
+      queue.shift()!.resolve(slot);
+    }
+    if (queue.length === 0) this.#queued.delete(key);
+    else void this.#flush(key, windowMs, max);
   }
 }

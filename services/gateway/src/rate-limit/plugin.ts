@@ -48,6 +48,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
       local,
       timeoutMs,
       pauseMs: PAUSE_AFTER_FAILURE_MS,
+      leaseMax: config.RATE_LIMIT_LEASE_MAX,
       log: app.log,
       onFallback: (reason) => fallbacks.inc({ reason }),
     });

@@ -3,6 +3,7 @@ import type { KV } from '@nats-io/kv';
 import { Breaker } from './breaker.ts';
 import type { LocalCounter } from './local-counter.ts';
 import { Batcher } from './batcher.ts';
+import { Leases } from './leases.ts';
 import type { Count } from './shared-counter.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
@@ -17,6 +18,8 @@ export interface SharedStoreOptions {
   timeoutMs: number;
   /** how long to limit locally after a failure before trying the shared bucket again */
   pauseMs: number;
+  /** most slots a replica leases ahead for one gamer (1: a round trip per request) */
+  leaseMax: number;
   log: Logger;
   onFallback: (reason: FallbackReason) => void;
 }
@@ -42,15 +45,21 @@ export class SharedStore {
   readonly #opts: SharedStoreOptions;
   readonly #breaker: Breaker;
   readonly #batcher: Batcher;
+  readonly #leases: Leases;
 
   constructor(opts: SharedStoreOptions) {
     this.#opts = opts;
     this.#breaker = new Breaker(opts.pauseMs);
-    this.#batcher = new Batcher(opts.kv);
+    this.#leases = new Leases(opts.leaseMax);
+    this.#batcher = new Batcher(opts.kv, this.#leases);
   }
 
   incr(key: string, cb: Callback, timeWindow: number, max: number): void {
-    const local = this.#opts.local.count(key, timeWindow, Date.now());
+    const now = Date.now();
+    const local = this.#opts.local.count(key, timeWindow, now);
+    // a slot already taken from the shared budget: no round trip, whatever the store's state
+    const leased = this.#leases.take(key, timeWindow, now);
+    if (leased) return cb(null, leased);
     if (!this.#opts.kv() || !this.#breaker.allows(Date.now())) {
       this.#opts.onFallback('unavailable');
       return cb(null, local);

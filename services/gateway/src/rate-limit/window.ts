@@ -40,12 +40,23 @@ export function decodeCount(value: Uint8Array | undefined): number {
 }
 
 /**
- * How many of `requests` arriving together fit in a budget of `max` when `count` are spent:
- * the first `granted` pass, the rest are refused; `next` is the count to write (no write
- * when nothing is granted, so a flood past the limit costs reads only).
+ * Beyond the waiting requests' own slots, a lease takes at most this share of what is left
+ * of a budget: slots leased to a replica and unspent there keep a gamer from at most a
+ * quarter of what remained when another replica serves them, and leases shrink to single
+ * slots as the budget runs out.
  */
-export function grant(count: number, max: number, requests: number): { granted: number; next: number } {
-  const granted = Math.max(0, Math.min(requests, max - count));
+const LEASE_SHARE = 4;
+
+/**
+ * How many slots to take when `count` of a `max` budget are spent: the `requests` arriving
+ * together get one each while the budget lasts (the first `granted` pass, the rest are
+ * refused), and a lease of `wanted` slots in all gets its extra ones only up to a
+ * LEASE_SHARE of what is left. `next` is the count to write (no write when nothing is
+ * granted, so a flood past the limit costs reads only).
+ */
+export function grant(count: number, max: number, requests: number, wanted = requests): { granted: number; next: number } {
+  const left = Math.max(0, max - count);
+  const granted = Math.min(left, Math.max(requests, Math.min(wanted, Math.floor(left / LEASE_SHARE))));
   return { granted, next: count + granted };
 }
 

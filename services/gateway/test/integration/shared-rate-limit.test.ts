@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { client, infra, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
 import { startNats } from '@gfts/testkit/containers';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../src/app.ts';
 import { readGatewayConfig } from '../../src/config.ts';
+import { bucketName } from '../../src/rate-limit/window.ts';
 
 const MAX = 5;
 // Windows are aligned to the clock; a day-long one keeps each test clear of a window change.
@@ -118,6 +121,61 @@ describe('rate limits across two replicas sharing one NATS', () => {
 
   it('took every decision in the shared store', async () => {
     for (const r of [a, b]) for (const reason of ['unavailable', 'error', 'timeout']) expect(await fallbacks(r, reason), reason).toBe(0);
+  });
+});
+
+describe('leased slots', () => {
+  const LEASED_MAX = 100;
+  // a window length of its own, so that the bucket's writes counted here are this test's
+  const LEASED_WINDOW_MS = 86_340_000;
+  let a: Replica;
+  let b: Replica;
+
+  beforeAll(async () => {
+    const env = { RATE_LIMIT_STORE_TIMEOUT_MS: '1000', RATE_LIMIT_MAX: String(LEASED_MAX), RATE_LIMIT_WINDOW_MS: String(LEASED_WINDOW_MS), RATE_LIMIT_LEASE_MAX: '16' };
+    a = await replica(infra().natsUrl, upstreamUrl, env);
+    b = await replica(infra().natsUrl, upstreamUrl, env);
+  });
+  afterAll(async () => {
+    await a?.gateway.close();
+    await b?.gateway.close();
+  });
+
+  /** Writes to the counters' bucket so far: one per compare-and-set that landed. */
+  async function writes(): Promise<number> {
+    const nc = await connect({ servers: infra().natsUrl });
+    try {
+      const info = await (await jetstreamManager(nc)).streams.info(`KV_${bucketName(LEASED_WINDOW_MS)}`);
+      return info.state.last_seq;
+    } finally {
+      await nc.close();
+    }
+  }
+
+  it('lets a busy gamer spend slots taken ahead, with a write per lease instead of per request', async () => {
+    const gamer = bearer();
+    const before = await writes();
+    for (let i = 0; i < 60; i++) expect((await a.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+    // leases of 1, 2, 4, 8, 16, 16, 16 slots cover 63 requests
+    expect((await writes()) - before).toBe(7);
+  });
+
+  it('never lets more than the limit through a burst on both replicas, and every slot is spent in the end', async () => {
+    const gamer = bearer();
+    const burst = await Promise.all(Array.from({ length: 3 * LEASED_MAX }, (_, i) => (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })));
+    const passed = burst.filter((r) => r.status === 200).length;
+    expect(passed).toBeLessThanOrEqual(LEASED_MAX);
+    // Slots a replica leased and did not spend in the burst are spent by its next requests.
+    let more = 0;
+    let refusedInARow = 0;
+    for (let i = 0; refusedInARow < 4; i++) {
+      const status = (await (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })).status;
+      if (status === 200) {
+        more++;
+        refusedInARow = 0;
+      } else refusedInARow++;
+    }
+    expect(passed + more).toBe(LEASED_MAX);
   });
 });
 

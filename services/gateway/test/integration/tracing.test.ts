@@ -37,7 +37,8 @@ describe('tracing (gateway, friendship and tasks as processes exporting OTLP/HTT
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' };
+    // LOG_BUFFER_BYTES 0: each access line is written at once, so it is there when the spans are
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100', LOG_BUFFER_BYTES: '0' };
     processes = await startServiceProcesses({ gateway: otel, services: otel });
   });
 

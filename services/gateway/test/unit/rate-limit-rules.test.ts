@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Breaker } from '../../src/rate-limit/breaker.ts';
+import { Leases } from '../../src/rate-limit/leases.ts';
 import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
 import { bucketName, counterKey, counterTtlMs, decodeCount, encodeCount, grant, windowAt } from '../../src/rate-limit/window.ts';
 
@@ -52,6 +53,73 @@ describe('granting requests that arrive together', () => {
   it('grants nothing, and writes nothing new, once the budget is spent', () => {
     expect(grant(3, 3, 1)).toEqual({ granted: 0, next: 3 });
     expect(grant(3, 3, 4)).toEqual({ granted: 0, next: 3 });
+  });
+});
+
+describe('leasing slots ahead of requests', () => {
+  it('takes the slots wanted while a quarter of what is left covers them', () => {
+    expect(grant(0, 600, 1, 64)).toEqual({ granted: 64, next: 64 });
+    expect(grant(100, 600, 3, 64)).toEqual({ granted: 64, next: 164 });
+  });
+
+  it('shrinks the lease to a quarter of what is left, down to the waiting requests alone', () => {
+    expect(grant(500, 600, 1, 64)).toEqual({ granted: 25, next: 525 });
+    expect(grant(590, 600, 1, 64)).toEqual({ granted: 2, next: 592 });
+    expect(grant(597, 600, 1, 64)).toEqual({ granted: 1, next: 598 });
+    expect(grant(597, 600, 2, 64)).toEqual({ granted: 2, next: 599 });
+  });
+
+  it('never takes more than is left, and nothing once it is spent', () => {
+    expect(grant(598, 600, 5, 64)).toEqual({ granted: 2, next: 600 });
+    expect(grant(600, 600, 1, 64)).toEqual({ granted: 0, next: 600 });
+  });
+
+  it('hands out a lease\'s slots in order, then nothing', () => {
+    const leases = new Leases(64);
+    leases.keep('a', 5, 4, 11, 13);
+    expect(leases.take('a', 1_000, 5_100)).toEqual({ current: 11, ttl: 900 });
+    expect(leases.take('a', 1_000, 5_200)).toEqual({ current: 12, ttl: 800 });
+    expect(leases.take('a', 1_000, 5_300)).toEqual({ current: 13, ttl: 700 });
+    expect(leases.take('a', 1_000, 5_400)).toBeUndefined();
+    expect(leases.take('b', 1_000, 5_400)).toBeUndefined();
+  });
+
+  it('drops a lease when its window ends', () => {
+    const leases = new Leases(64);
+    leases.keep('a', 5, 4, 11, 13);
+    expect(leases.take('a', 1_000, 6_000)).toBeUndefined();
+  });
+
+  it('keeps an empty lease when nothing beyond the requests was granted', () => {
+    const leases = new Leases(64);
+    leases.keep('a', 5, 2, 11, 10);
+    expect(leases.take('a', 1_000, 5_000)).toBeUndefined();
+    expect(leases.size('a', 5)).toBe(4);
+  });
+
+  it('doubles a gamer\'s lease within a window up to the cap, and starts at one in the next', () => {
+    const leases = new Leases(8);
+    expect(leases.size('a', 5)).toBe(1);
+    let size = 1;
+    const sizes = [];
+    for (let i = 0; i < 5; i++) {
+      leases.keep('a', 5, size, 1, 0);
+      size = leases.size('a', 5);
+      sizes.push(size);
+    }
+    expect(sizes).toEqual([2, 4, 8, 8, 8]);
+    expect(leases.size('a', 6)).toBe(1);
+    expect(new Leases(1).size('a', 5)).toBe(1);
+  });
+
+  it('forgets the least recently leased gamer past its capacity', () => {
+    const leases = new Leases(64, 2);
+    leases.keep('a', 5, 4, 1, 3);
+    leases.keep('b', 5, 4, 1, 3);
+    leases.keep('a', 5, 8, 4, 10);
+    leases.keep('c', 5, 4, 1, 3);
+    expect(leases.take('b', 1_000, 5_000)).toBeUndefined();
+    expect(leases.take('a', 1_000, 5_000)?.current).toBe(4);
   });
 });
 
