@@ -44,6 +44,8 @@ export interface PeerReport {
     friendListRps: number;
     addFriendPairsPerS: number;
     gatewayVsDirect: number;
+    /** runs before the bare proxy phase existed have none */
+    bareProxyVsDirect?: number;
   };
   phases: PeerPhase[];
 }
@@ -66,6 +68,9 @@ export function goalRows(r: PeerReport): string[][] {
     ['friend list req/s (through the gateway)', fmt(x.friendListRps, 1), `≥ ${r.aims.friendListRps} (Nakama ${r.nakama.friendListRps})`, verdict(x.friendListRps >= r.aims.friendListRps, x.friendListRps)],
     ['add-friend pairs/s', fmt(x.addFriendPairsPerS, 1), `≥ ${r.aims.addFriendPairsPerS} (Nakama ${r.nakama.addFriendPairsPerS})`, verdict(x.addFriendPairsPerS >= r.aims.addFriendPairsPerS, x.addFriendPairsPerS)],
     ['gateway vs direct, GET /blocked (empty)', `${fmt(x.gatewayVsDirect * 100, 0)} %`, `≥ ${r.aims.gatewayVsDirect * 100} %`, verdict(x.gatewayVsDirect >= r.aims.gatewayVsDirect, x.gatewayVsDirect)],
+    ...(x.bareProxyVsDirect !== undefined
+      ? [['bare Node proxy vs direct, GET /blocked (the ceiling of any Node hop here; informational)', `${fmt(x.bareProxyVsDirect * 100, 0)} %`, 'gateway ≤ this', '']]
+      : []),
     ['gateway + friendship + its store CPU per friend-list request (informational)', `${fmt(x.friendListAllCpuMs)} ms`, `Nakama ${r.nakama.friendListCpuMs} ms`, ''],
     ['gateway + friendship + its store CPU per add-friend pair (informational)', `${fmt(x.addFriendAllCpuMs)} ms`, `Nakama ${r.nakama.addFriendCpuMs} ms`, ''],
   ];

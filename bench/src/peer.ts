@@ -10,7 +10,8 @@
  * Phases: 20 listers × 100 friends written straight into the friendship database (the
  * service's own models, as the main bench does); friend list `?limit=100` of the 20 listers over 8 keep-alive connections
  * for 20 s; 500 new add-friend pairs at concurrency 4 (request, then accept); GET /blocked
- * (empty) through the gateway and direct, 8 connections, 10 s each. CPU: utime+stime of
+ * (empty) through the gateway, direct, and through a bare Node proxy (proxy-ceiling.ts: the
+ * ceiling of any Node hop), 8 connections, 10 s each. CPU: utime+stime of
  * each process from /proc between the start and end of each phase, divided by the
  * requests (or pairs) it served. Writes `<date>-peer[-label].{json,md}`.
  */
@@ -23,7 +24,7 @@ import { FriendshipWriter, planFriendDataset } from './datagen/friendship-data.t
 import { seededUuid } from './datagen/ids.ts';
 import { loadAverage, MachineCpu, processStartEpochMs, UsageSampler, type ProcessUsage } from './procstat.ts';
 import { Progress } from './progress.ts';
-import { call, containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, readStackState, type Gamer } from './stack.ts';
+import { call, containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, readStackState, startNode, stopNode, type Gamer } from './stack.ts';
 import { cpuMsPerUnit, summarize, type LatencySummary } from './stats.ts';
 
 const HELP = `usage: node bench/src/peer.ts [options]   (bench/run.sh --peer starts a stack first)
@@ -33,7 +34,8 @@ const HELP = `usage: node bench/src/peer.ts [options]   (bench/run.sh --peer sta
   --before FILE     a earlier run's JSON: adds a before/after table
   --duration-s N    friend-list run length (default 20)
   --pairs N         add-friend pairs (default 500)
-  --cheap-s N       GET /blocked run length, each of gateway and direct (default 10)`;
+  --cheap-s N       GET /blocked run length, each of gateway, direct and bare proxy (default 10)
+  BENCH_PROXY_PORT  port of the bare proxy (default 18091)`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(HELP);
   process.exit(0);
@@ -83,7 +85,7 @@ const base = `${gateway}/api/v1/friendship`;
 const gamer = (seed: string, i: number): Gamer => ({ id: seededUuid(seed, i), name: `Peer${seed.slice(0, 3)}${i}`, avatar: '' });
 const auth = (g: Gamer) => ({ authorization: creds.bearerFor(app, g) });
 
-const progress = new Progress({ data: 5, register: 20, 'friend-list': durationS + 2, 'add-friend': 15, 'cheap-gateway': cheapS + 1, 'cheap-direct': cheapS + 1 });
+const progress = new Progress({ data: 5, register: 20, 'friend-list': durationS + 2, 'add-friend': 15, 'cheap-gateway': cheapS + 1, 'cheap-direct': cheapS + 1, 'cheap-bare-proxy': cheapS + 3 });
 
 function commitOf(dir: string): string {
   try {
@@ -258,10 +260,17 @@ const cheapGateway = await timed('cheap-gateway', `GET /blocked (empty), ${CONNE
 let identity = creds.identityFor(app, somebody);
 const resign = setInterval(() => { identity = creds.identityFor(app, somebody); }, 20_000);
 const cheapDirect = await timed('cheap-direct', `GET /blocked (empty), ${CONNECTIONS} connections, straight to friendship`, direct, '/api/v1/friendship/blocked', cheapS, () => ({ 'x-gfts-identity': identity }));
+// the same read through a bare node:http + undici forwarder: what any Node hop costs at least
+const proxyPort = Number(process.env.BENCH_PROXY_PORT ?? 18091);
+const proxy = await startNode(join(root, 'bench/src/proxy-ceiling.ts'), { UPSTREAM: direct, PORT: String(proxyPort) }, `http://127.0.0.1:${proxyPort}/healthz`, [], join(root, '.stack/bench-proxy-ceiling.log'));
+pids.set('bare-proxy', proxy.pid!);
+const cheapBareProxy = await timed('cheap-bare-proxy', `GET /blocked (empty), ${CONNECTIONS} connections, through a bare Node proxy (bench/src/proxy-ceiling.ts)`, `http://127.0.0.1:${proxyPort}`, '/api/v1/friendship/blocked', cheapS, () => ({ 'x-gfts-identity': identity }));
 clearInterval(resign);
+await stopNode(proxy);
+pids.delete('bare-proxy');
 
 const loadAfter = loadAverage();
-const phases = [friendList, addFriend, cheapGateway, cheapDirect];
+const phases = [friendList, addFriend, cheapGateway, cheapDirect, cheapBareProxy];
 const ours = (r: PhaseResult) => (r.cpuMsPer.gateway ?? Number.NaN) + (r.cpuMsPer.friendship ?? Number.NaN);
 const ratios = {
   friendListOursCpuMs: ours(friendList),
@@ -271,6 +280,7 @@ const ratios = {
   friendListRps: friendList.rate,
   addFriendPairsPerS: addFriend.rate,
   gatewayVsDirect: cheapGateway.rate / cheapDirect.rate,
+  bareProxyVsDirect: cheapBareProxy.rate / cheapDirect.rate,
 };
 const stackRoot = process.env.BENCH_STACK_ROOT ?? root;
 const report = {

@@ -43,7 +43,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
     nc: nats, prefix: config.NATS_PREFIX, holderId: randomUUID(), refreshMs: config.PRESENCE_RECORD_INTERVAL_MS, maxInFlight: config.PRESENCE_WRITES_IN_FLIGHT, log: app.log,
   });
   const hub = new Hub({
-    nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, log: app.log, presence,
+    nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, releaseGraceMs: config.LIVE_RELEASE_GRACE_MS, log: app.log, presence,
   });
   const erasure = await startNotificationsErasure(nats, { inbox, hub }, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
@@ -54,7 +54,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
     preClose: async () => hub.drain(config.NOTIFY_DRAIN_MS),
   });
   const channel = liveChannel({
-    hub, inbox, tickets, log: app.log, metrics: liveMetrics(app.metrics, () => hub.socketCount),
+    hub, inbox, tickets, log: app.log, metrics: liveMetrics(app.metrics, () => hub.socketCount, () => hub.lingeringCount),
     limits: { sendBufferBytes: config.NOTIFY_SEND_BUFFER_BYTES, progressIntervalMs: config.NOTIFY_PROGRESS_INTERVAL_MS, replayPage: config.NOTIFY_REPLAY_PAGE },
   });
   // Then the events taken are stored and published, and the connections close.

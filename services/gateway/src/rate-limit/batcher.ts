@@ -3,10 +3,18 @@ import type { Leases } from './leases.ts';
 import { incrementShared, type Count } from './shared-counter.ts';
 import { windowAt } from './window.ts';
 
-interface Waiter {
+export interface Waiter {
   resolve: (count: Count) => void;
   reject: (error: unknown) => void;
+  /** epoch ms after which the request was decided without this answer (the store's timeout) */
+  answerBy: number;
 }
+
+/**
+ * Waiters still waiting: a request decided without the store (its wait timed out, and the
+ * replica's own counter answered) is not counted again, nor given a leased slot.
+ */
+export const waiting = (waiters: Waiter[], nowMs: number) => waiters.filter((w) => w.answerBy > nowMs);
 
 /**
  * One counter update in flight per gamer per replica: requests of a gamer that arrive
@@ -27,19 +35,21 @@ export class Batcher {
     this.#leases = leases;
   }
 
-  increment(key: string, windowMs: number, max: number): Promise<Count> {
+  increment(key: string, windowMs: number, max: number, answerBy: number): Promise<Count> {
     return new Promise((resolve, reject) => {
       const queue = this.#queued.get(key);
-      if (queue) queue.push({ resolve, reject });
-      else this.#queued.set(key, [{ resolve, reject }]);
+      if (queue) queue.push({ resolve, reject, answerBy });
+      else this.#queued.set(key, [{ resolve, reject, answerBy }]);
       if (!this.#inFlight.has(key)) void this.#flush(key, windowMs, max);
     });
   }
 
   async #flush(key: string, windowMs: number, max: number): Promise<void> {
-    const batch = this.#queued.get(key);
-    if (!batch) return;
+    const queued = this.#queued.get(key);
+    if (!queued) return;
     this.#queued.delete(key);
+    const batch = waiting(queued, Date.now());
+    if (batch.length === 0) return;
     this.#inFlight.add(key);
     try {
       const kv = this.#kv();
@@ -60,8 +70,10 @@ export class Batcher {
 
   /** Requests that arrived during the update: from the new lease while it lasts, the rest in the next update. */
   #serveQueued(key: string, windowMs: number, max: number): void {
-    const queue = this.#queued.get(key);
-    if (!queue) return;
+    const queued = this.#queued.get(key);
+    if (!queued) return;
+    const queue = waiting(queued, Date.now());
+    this.#queued.set(key, queue);
     while (queue.length > 0) {
       const slot = this.#leases.take(key, windowMs, Date.now());
       if (!slot) break;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Breaker } from '../../src/rate-limit/breaker.ts';
+import { waiting, type Waiter } from '../../src/rate-limit/batcher.ts';
 import { Leases } from '../../src/rate-limit/leases.ts';
 import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
 import { bucketName, counterKey, counterTtlMs, decodeCount, encodeCount, grant, windowAt } from '../../src/rate-limit/window.ts';
@@ -110,6 +111,13 @@ describe('leasing slots ahead of requests', () => {
     expect(sizes).toEqual([2, 4, 8, 8, 8]);
     expect(leases.size('a', 6)).toBe(1);
     expect(new Leases(1).size('a', 5)).toBe(1);
+  });
+
+  it('gives no slot to a request the replica already decided alone (its wait for the store timed out)', () => {
+    const waiter = (answerBy: number): Waiter => ({ resolve: () => undefined, reject: () => undefined, answerBy });
+    const [late, onTime] = [waiter(1_000), waiter(1_100)];
+    expect(waiting([late, onTime], 1_000)).toEqual([onTime]);
+    expect(waiting([late, onTime], 999)).toEqual([late, onTime]);
   });
 
   it('forgets the least recently leased gamer past its capacity', () => {

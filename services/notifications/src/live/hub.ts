@@ -1,5 +1,5 @@
 import { natsNames, NotificationCloseCode, type Notification } from '@gfts/contracts';
-import { headers, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GamerRef } from '../repository/inbox.ts';
 import { Heartbeat } from './heartbeat.ts';
@@ -13,6 +13,14 @@ const CLOSE_HEADER = 'Gfts-Close';
 interface GamerSockets {
   sessions: Set<Session>;
   subscription: Subscription;
+  /** settles once NATS has the subscription */
+  subscribed: Promise<void>;
+  /** the connection's epoch `subscribed` was asked in: after a disconnect it proves nothing */
+  subscribedIn: number;
+  /** set while the gamer has no socket here: when it fires, the subscription and the presence go */
+  lingering?: NodeJS.Timeout;
+  /** the service closed the gamer's sockets (erasure): no grace once they are gone */
+  ended?: boolean;
 }
 
 export interface HubOptions {
@@ -20,6 +28,13 @@ export interface HubOptions {
   prefix: string;
   heartbeatMs: number;
   maxSocketsPerGamer: number;
+  /**
+   * LIVE_RELEASE_GRACE_MS: how long a gamer whose last socket here closed keeps this
+   * replica's subscription and presence, so that a reconnect within it (a network blip, a
+   * storm after a load balancer's restart) costs no NATS write and no presence change; 0
+   * releases at once.
+   */
+  releaseGraceMs: number;
   log: Logger;
   /** the gamer's first socket on this replica opened, and their last one closed (presence) */
   presence?: { held(gamer: GamerRef): void; released(gamer: GamerRef): void };
@@ -28,14 +43,18 @@ export interface HubOptions {
 /**
  * The sockets of this replica, by gamer. A gamer's first socket here subscribes this
  * replica to the gamer's NATS subject (`<prefix>.notify.<applicationId>.<gamerId>`), the
- * last one to close unsubscribes, so a notification reaches exactly the replicas that hold
- * a socket of its gamer, whichever replica made it (docs/notifications.md, "Fan-out").
+ * last one to close unsubscribes (after `releaseGraceMs`, unless the gamer is back), so a
+ * notification reaches the replicas that hold a socket of its gamer, whichever replica made
+ * it (docs/notifications.md, "Fan-out"); within the grace it reaches no socket here, and the
+ * gamer's resume replays it from the inbox.
  */
 export class Hub {
   private readonly gamers = new Map<string, GamerSockets>();
   private readonly opts: HubOptions;
   private readonly heartbeat: Heartbeat;
   private readonly heartbeatTimer: NodeJS.Timeout;
+  /** counts the connection's disconnects and reconnects: a confirmation from before one is stale */
+  private connectionEpoch = 0;
 
   constructor(opts: HubOptions) {
     this.opts = opts;
@@ -44,6 +63,9 @@ export class Hub {
       if (!this.heartbeat.beat()) opts.log.warn({ sockets: this.socketCount }, 'heartbeat skipped: the previous one is still pinging');
     }, opts.heartbeatMs);
     this.heartbeatTimer.unref();
+    void (async () => {
+      for await (const status of opts.nc.status()) if (status.type === 'disconnect' || status.type === 'reconnect') this.connectionEpoch++;
+    })().catch(() => undefined);
   }
 
   get socketCount(): number {
@@ -60,34 +82,81 @@ export class Hub {
     const key = `${session.gamer.applicationId}.${session.gamer.gamerId}`;
     let gamer = this.gamers.get(key);
     if (!gamer) {
-      const subject = natsNames(this.opts.prefix).notifyGamer(session.gamer.applicationId, session.gamer.gamerId);
-      const entry: GamerSockets = { sessions: new Set(), subscription: this.opts.nc.subscribe(subject, { callback: (error, msg) => {
-        if (error) return this.opts.log.warn({ err: error }, 'gamer subscription error');
-        const control = Number(msg.headers?.get(CLOSE_HEADER));
-        if (control) {
-          for (const s of [...entry.sessions]) s.close(control, 'closed by the service');
-          return;
-        }
-        const text = msg.string();
-        let notification: Notification;
-        try {
-          notification = JSON.parse(text) as Notification;
-        } catch {
-          return;
-        }
-        for (const s of entry.sessions) s.deliver({ notification, text });
-      } }) };
-      gamer = entry;
+      gamer = this.subscribe(key, session.gamer);
       this.gamers.set(key, gamer);
       this.opts.presence?.held(session.gamer);
+    } else if (gamer.lingering) {
+      // back within the grace: the subscription and the presence were never released
+      clearTimeout(gamer.lingering);
+      gamer.lingering = undefined;
     }
+    // NATS may have been away since the subscription was confirmed: confirm it again (a flush
+    // that fails on the reconnect fails this attach, and the client resumes again)
+    if (gamer.subscribedIn !== this.connectionEpoch) this.reconfirm(gamer);
     gamer.sessions.add(session);
     session.socket.once('close', () => this.detach(key, session));
     if (gamer.sessions.size > this.opts.maxSocketsPerGamer) {
       const oldest = [...gamer.sessions].reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
       oldest.close(NotificationCloseCode.TOO_MANY_SOCKETS, 'too many sockets');
     }
-    await this.opts.nc.flush();
+    try {
+      await gamer.subscribed;
+    } catch (error) {
+      // NATS did not confirm it: the gamer's next socket asks again instead of this answer
+      this.reconfirm(gamer);
+      throw error;
+    }
+  }
+
+  /** Gamers whose subscription is kept for the grace after their last socket here closed. */
+  get lingeringCount(): number {
+    let count = 0;
+    for (const gamer of this.gamers.values()) if (gamer.lingering) count++;
+    return count;
+  }
+
+  private subscribe(key: string, gamer: GamerRef): GamerSockets {
+    const subject = natsNames(this.opts.prefix).notifyGamer(gamer.applicationId, gamer.gamerId);
+    const entry: GamerSockets = {
+      sessions: new Set(),
+      subscription: this.opts.nc.subscribe(subject, { callback: (error, msg) => this.receive(key, entry, error, msg) }),
+      // one flush per subscription: the gamer's later sockets (and a reconnect within the grace) wait for the same one
+      subscribed: this.confirm(),
+      subscribedIn: this.connectionEpoch,
+    };
+    return entry;
+  }
+
+  private reconfirm(gamer: GamerSockets): void {
+    gamer.subscribed = this.confirm();
+    gamer.subscribedIn = this.connectionEpoch;
+  }
+
+  private receive(key: string, gamer: GamerSockets, error: Error | null, msg: Msg): void {
+    if (error) return this.opts.log.warn({ err: error }, 'gamer subscription error');
+    const control = Number(msg.headers?.get(CLOSE_HEADER));
+    if (control) {
+      gamer.ended = true;
+      if (gamer.lingering) this.unsubscribe(key, gamer);
+      for (const s of [...gamer.sessions]) s.close(control, 'closed by the service');
+      return;
+    }
+    if (gamer.sessions.size === 0) return;
+    const text = msg.string();
+    let notification: Notification;
+    try {
+      notification = JSON.parse(text) as Notification;
+    } catch {
+      return;
+    }
+    for (const s of gamer.sessions) s.deliver({ notification, text });
+  }
+
+  /** A flush: NATS has every subscription made before it. Its failure is for the attach that awaits it. */
+  private confirm(): Promise<void> {
+    const flushed = this.opts.nc.flush();
+    flushed.catch(() => undefined);
+    return flushed;
   }
 
   /**
@@ -107,7 +176,8 @@ export class Hub {
     await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const s of sessions) s.terminate();
-    for (const [key, { subscription }] of this.gamers) {
+    for (const [key, { subscription, lingering }] of this.gamers) {
+      clearTimeout(lingering);
       subscription.unsubscribe();
       this.release(key);
     }
@@ -134,11 +204,19 @@ export class Hub {
     const gamer = this.gamers.get(key);
     if (!gamer) return;
     gamer.sessions.delete(session);
-    if (gamer.sessions.size === 0) {
-      gamer.subscription.unsubscribe();
-      this.gamers.delete(key);
-      this.release(key);
-    }
+    if (gamer.sessions.size > 0 || gamer.lingering) return;
+    if (this.opts.releaseGraceMs === 0 || gamer.ended) return this.unsubscribe(key, gamer);
+    gamer.lingering = setTimeout(() => this.unsubscribe(key, gamer), this.opts.releaseGraceMs);
+    gamer.lingering.unref();
+  }
+
+  private unsubscribe(key: string, gamer: GamerSockets): void {
+    clearTimeout(gamer.lingering);
+    // the entry may have been replaced meanwhile (drain cleared the map)
+    if (this.gamers.get(key) !== gamer) return;
+    gamer.subscription.unsubscribe();
+    this.gamers.delete(key);
+    this.release(key);
   }
 
   private release(key: string): void {

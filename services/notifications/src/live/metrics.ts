@@ -17,10 +17,13 @@ const REASONS: Record<number, string> = {
   1006: 'heartbeat_missed',
 };
 
-/** The live channel on /metrics: open sockets, notifications sent, sockets closed by the server and why. */
-export function liveMetrics(registry: Registry, sockets: () => number): LiveMetrics {
+/** The live channel on /metrics: open sockets, gamers in their release grace, notifications sent, sockets closed by the server and why. */
+export function liveMetrics(registry: Registry, sockets: () => number, lingering: () => number): LiveMetrics {
   new Gauge({ name: 'gfts_notifications_sockets', help: 'open live-channel sockets on this replica', registers: [registry], collect() {
     this.set(sockets());
+  } });
+  new Gauge({ name: 'gfts_notifications_lingering_gamers', help: 'gamers without a socket on this replica still subscribed and shown online (LIVE_RELEASE_GRACE_MS)', registers: [registry], collect() {
+    this.set(lingering());
   } });
   const sent = new Counter({ name: 'gfts_notifications_sent_total', help: 'notifications written to live sockets', registers: [registry] });
   const closed = new Counter({ name: 'gfts_notifications_closed_total', help: 'live sockets the server closed, by reason', labelNames: ['reason'], registers: [registry] });

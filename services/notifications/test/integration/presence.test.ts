@@ -9,9 +9,13 @@ import { LiveClient } from '../support/live-client.ts';
 import { startNotificationsStack, type NotificationsStack, type Replica } from '../support/stack.ts';
 
 const LIVE = '/api/v1/notifications/live';
-/** Short presence settings so a test sees a gamer go offline: a 5 s window, refreshed every second, changes settled after 300 ms. */
+/**
+ * Short presence settings so a test sees a gamer go offline: a 5 s window, refreshed every
+ * second, changes settled after 300 ms, a closed gamer released after 500 ms.
+ */
 const WINDOW_MS = 5_000;
 const SETTLE_MS = 300;
+const GRACE_MS = 500;
 
 type PresenceNote = Extract<Notification, { type: 'presence.changed' }>;
 
@@ -27,7 +31,7 @@ describe('presence from the live connection', () => {
   let b: Replica;
   const app = randomUUID();
   beforeAll(async () => {
-    stack = await startNotificationsStack({ PRESENCE_RECORD_INTERVAL_MS: '1000' }, {}, { PRESENCE_ONLINE_WINDOW_MS: String(WINDOW_MS), PRESENCE_CHANGE_SETTLE_MS: String(SETTLE_MS) });
+    stack = await startNotificationsStack({ PRESENCE_RECORD_INTERVAL_MS: '1000', LIVE_RELEASE_GRACE_MS: String(GRACE_MS) }, {}, { PRESENCE_ONLINE_WINDOW_MS: String(WINDOW_MS), PRESENCE_CHANGE_SETTLE_MS: String(SETTLE_MS) });
     a = stack.replicas[0]!;
     b = await stack.addReplica();
     // a second friendship replica sees every change too: each must still be announced once
@@ -108,6 +112,39 @@ describe('presence from the live connection', () => {
     expect(about(bobLive, ann).map((n) => n.data.status)).toEqual(['online', 'offline']);
     bobLive.close();
   });
+
+  it('keeps a gamer who is back within the release grace online, without a presence write', async () => {
+    const [dot, bob] = [await join('Dot'), await join('Bob')];
+    await befriend(dot, bob);
+    const bobLive = await open(a, bob);
+    const first = await open(a, dot);
+    await next(bobLive, dot, 'online');
+    // the replica's key for Dot, as it stands after the first connect
+    const kv = await new Kvm(jetstream(await stack.nats())).open(stack.names.presenceBucket);
+    const keyOfDot = async () => {
+      for await (const k of await kv.keys()) if (k.endsWith(`.${app}.${dot.id}`)) return k;
+      return undefined;
+    };
+    const key = await eventually(keyOfDot);
+    const held = (await kv.get(key))!.revision;
+
+    first.close();
+    await first.closed;
+    const again = await open(a, dot);
+    // past the grace and the settle time: a release would have been written and seen by now
+    await sleep(GRACE_MS + SETTLE_MS + 1_000);
+    expect((await kv.get(key))?.revision).toBe(held);
+    expect((await entryOf(bob, dot))?.presence.status).toBe('online');
+    expect(about(bobLive, dot).map((n) => n.data.status)).toEqual(['online']);
+
+    // gone for longer than the grace: released, offline, announced
+    const closedAt = Date.now();
+    again.close();
+    const offline = await next(bobLive, dot, 'offline');
+    expect(Date.parse(offline.data.lastSeenAt!)).toBeGreaterThanOrEqual(closedAt);
+    expect(await keyOfDot()).toBeUndefined();
+    bobLive.close();
+  }, 30_000);
 
   it('turns a gamer offline a window after their replica\'s heartbeat stopped, and purges that replica\'s keys', async () => {
     const [cat, bob] = [await join('Cat'), await join('Bob')];
