@@ -1,0 +1,89 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { natsNames } from '@gfts/contracts';
+import { startNats } from '@gfts/testkit/containers';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hub } from '../../src/live/hub.ts';
+import type { LiveMetrics } from '../../src/live/metrics.ts';
+import { Session } from '../../src/live/session.ts';
+
+/** The part of a ws socket the hub and a Session use: what was sent, closed on demand. */
+class FakeSocket extends EventEmitter {
+  readonly sent: string[] = [];
+  readonly bufferedAmount = 0;
+  readonly CLOSED = 3;
+  readyState = 1;
+  send(text: string): void {
+    this.sent.push(text);
+  }
+  close(): void {
+    this.readyState = this.CLOSED;
+    this.emit('close');
+  }
+  terminate(): void {
+    this.close();
+  }
+}
+
+const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
+const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 10 };
+const gamer = { applicationId: '0193a000-0000-7000-8000-000000000001', gamerId: '0193a000-0000-7000-8000-000000000002' };
+const log = { warn: () => {}, info: () => {} };
+const session = () => {
+  const socket = new FakeSocket();
+  return { socket, session: new Session(socket as unknown as WebSocket, gamer, limits, metrics, false) };
+};
+
+/**
+ * The release grace on a NATS connection of its own (a server this test stops): a gamer
+ * back within the grace takes over the kept subscription, and after NATS was away its
+ * attach asks NATS to confirm the subscription again rather than trusting the old answer.
+ */
+describe('the hub keeps a closed gamer for the grace', () => {
+  let nats: { url: string; stop: () => Promise<void> };
+  let nc: NatsConnection;
+  let hub: Hub;
+  const prefix = 'hubtest';
+
+  beforeAll(async () => {
+    nats = await startNats();
+    nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
+    hub = new Hub({ nc, prefix, heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 60_000, log });
+  });
+  afterAll(async () => {
+    await hub?.drain(0);
+    await nc?.close().catch(() => undefined);
+  });
+
+  it('delivers to the socket that took over a kept subscription, then does not answer while NATS is away', async () => {
+    const first = session();
+    await hub.attach(first.session);
+    first.socket.close();
+    expect(hub.lingeringCount).toBe(1);
+
+    // back within the grace: the same subscription carries the gamer's notifications
+    const second = session();
+    await hub.attach(second.session);
+    expect(hub.lingeringCount).toBe(0);
+    const publisher = await connect({ servers: nats.url });
+    const notification = { id: '0193a000-0000-7000-8000-0000000000aa', type: 'task.completed', at: new Date().toISOString(), data: { gamerTaskId: 'g', taskId: 't' } };
+    publisher.publish(natsNames(prefix).notifyGamer(gamer.applicationId, gamer.gamerId), JSON.stringify(notification));
+    await publisher.flush();
+    await publisher.close();
+    await expect.poll(() => second.socket.sent.length).toBe(1);
+    second.socket.close();
+
+    // NATS goes away: the kept subscription's old confirmation proves nothing any more
+    const statuses = nc.status();
+    await nats.stop();
+    for await (const status of statuses) if (status.type === 'disconnect') break;
+    await sleep(50);
+    const third = session();
+    // the attach fails (or waits for the reconnect) instead of answering at once: its
+    // resume must not read the inbox before NATS delivers to this replica again
+    const attached = hub.attach(third.session).then(() => 'attached', () => 'failed');
+    expect(await Promise.race([attached, sleep(1_000).then(() => 'waiting')])).not.toBe('attached');
+  }, 60_000);
+});
