@@ -17,8 +17,8 @@ interface Lease {
  * number of the window's shared count, handed out here without a round trip to the store.
  * A gamer's next lease in the same window asks for twice as many slots as the last (1, 2,
  * 4 … up to `cap`), so a gamer who sends a few requests holds a few slots and a busy one
- * costs one round trip per `cap` requests. Bounded like LocalCounter: past `capacity` keys
- * the one whose window began first goes (its unused slots are lost, the strict side).
+ * costs one round trip per `cap` requests. Bounded: past `capacity` keys the gamer whose
+ * lease was taken longest ago goes (its unused slots are lost, the strict side).
  */
 export class Leases {
   readonly #leases = new Map<string, Lease>();
