@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { natsNames } from '@gfts/contracts';
 import { startNats } from '@gfts/testkit/containers';
@@ -8,24 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hub } from '../../src/live/hub.ts';
 import type { LiveMetrics } from '../../src/live/metrics.ts';
 import { Session } from '../../src/live/session.ts';
-
-/** The part of a ws socket the hub and a Session use: what was sent, closed on demand. */
-class FakeSocket extends EventEmitter {
-  readonly sent: string[] = [];
-  readonly bufferedAmount = 0;
-  readonly CLOSED = 3;
-  readyState = 1;
-  send(text: string): void {
-    this.sent.push(text);
-  }
-  close(): void {
-    this.readyState = this.CLOSED;
-    this.emit('close');
-  }
-  terminate(): void {
-    this.close();
-  }
-}
+import { FakeSocket } from '../support/fake-socket.ts';
 
 const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
 const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 10 };

@@ -1,27 +1,9 @@
-import { EventEmitter } from 'node:events';
 import { NotificationType, type Notification } from '@gfts/contracts';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
 import type { LiveMetrics } from '../../src/live/metrics.ts';
 import { Session } from '../../src/live/session.ts';
-
-/** The part of a ws socket a Session uses: what it sent, nothing buffered. */
-class FakeSocket extends EventEmitter {
-  readonly sent: string[] = [];
-  readonly bufferedAmount = 0;
-  readonly CLOSED = 3;
-  readyState = 1;
-  send(text: string): void {
-    this.sent.push(text);
-  }
-  close(): void {
-    this.readyState = this.CLOSED;
-    this.emit('close');
-  }
-  terminate(): void {
-    this.close();
-  }
-}
+import { FakeSocket } from '../support/fake-socket.ts';
 
 const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
 const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 2 };

@@ -1,0 +1,19 @@
+import { EventEmitter } from 'node:events';
+
+/** The part of a ws socket the hub and a Session use: what was sent, nothing buffered, closed on demand. */
+export class FakeSocket extends EventEmitter {
+  readonly sent: string[] = [];
+  readonly bufferedAmount = 0;
+  readonly CLOSED = 3;
+  readyState = 1;
+  send(text: string): void {
+    this.sent.push(text);
+  }
+  close(): void {
+    this.readyState = this.CLOSED;
+    this.emit('close');
+  }
+  terminate(): void {
+    this.close();
+  }
+}
