@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { natsConnectionOptions } from '../../src/connections.ts';
+
+describe('natsConnectionOptions', () => {
+  it('turns off the stack nats.js captures up front for every request (CPU on every call)', () => {
+    expect(natsConnectionOptions('nats://a:4222', 'gateway').noAsyncTraces).toBe(true);
+  });
+
+  it('keeps reconnecting for ever, with an inbox prefix of its own and the credentials given', () => {
+    const options = natsConnectionOptions('nats://a:4222, nats://b:4222', 'tasks', { user: 'tasks', password: 'secret' });
+    expect(options).toMatchObject({ servers: ['nats://a:4222', 'nats://b:4222'], name: 'tasks', maxReconnectAttempts: -1, user: 'tasks', pass: 'secret' });
+    expect(options.inboxPrefix).toMatch(/tasks/);
+    expect(() => natsConnectionOptions('nats://a:4222', 'tasks', { user: 'tasks' })).toThrow(/together/);
+  });
+});
