@@ -50,7 +50,7 @@ export interface PeerReport {
   phases: PeerPhase[];
 }
 
-const PROCESS_ORDER = ['gateway', 'friendship', 'friendship-db', 'tasks', 'tasks-db', 'notifications', 'nats', 'loadgen'];
+const PROCESS_ORDER = ['gateway', 'friendship', 'friendship-db', 'tasks', 'tasks-db', 'notifications', 'notifications-db', 'nats', 'loadgen'];
 
 export function fmt(n: number | undefined, digits = 2): string {
   if (n === undefined || !Number.isFinite(n)) return '–';

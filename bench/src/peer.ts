@@ -129,7 +129,9 @@ const pids = new Map<string, number>([
 ]);
 const notifications = (state.services as { notifications?: { pid: number } }).notifications;
 if (notifications?.pid) pids.set('notifications', notifications.pid);
-for (const [name, container] of [['friendship-db', state.containers.friendshipDb], ['tasks-db', state.containers.tasksDb], ['nats', state.containers.nats]] as const) {
+// every store the add-friend path reaches: friend events become inbox rows in the notifications store
+for (const [name, container] of [['friendship-db', state.containers.friendshipDb], ['tasks-db', state.containers.tasksDb], ['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats]] as const) {
+  if (!container) continue;
   const pid = containerPid(state.engine, container);
   if (pid) pids.set(name, pid);
 }

@@ -17,7 +17,8 @@ export interface StackState {
     notifications?: { pid: number; url: string; mongoUrl: string };
     gateway: { pid: number; url: string };
   };
-  containers: { friendshipDb: string; tasksDb: string; nats: string };
+  /** notificationsDb: absent from the state files of stacks before the notifications service */
+  containers: { friendshipDb: string; tasksDb: string; nats: string; notificationsDb?: string };
 }
 
 export const DEV_JWT_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
