@@ -47,6 +47,7 @@ duplicates). Writes bench/results/<date>-notifications[-quick].md and .json. ~6 
   --source-addresses N     local addresses 127.0.0.1..N the load client spreads over (default 4)
   --state FILE             stack state (default .stack/state.json)
   --out DIR                results directory (default bench/results)
+  --label NAME             names the run: <date>-notifications-NAME.{json,generated.md} (e.g. before, after)
   --help                   this text
 
 Service settings (e.g. NOTIFY_HEARTBEAT_MS) pass through the environment of bench/run.sh; the
@@ -70,7 +71,7 @@ const num = (name: string, fallback: number): number => {
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} needs a number >= 0, got ${v}`);
   return n;
 };
-const known = new Set(['--notifications', '--quick', '--sockets', '--via-gateway', '--rates', '--phase-s', '--idle-s', '--storm-rate', '--storm-cap-s', '--connect-concurrency', '--source-addresses', '--state', '--out']);
+const known = new Set(['--notifications', '--quick', '--sockets', '--via-gateway', '--rates', '--phase-s', '--idle-s', '--storm-rate', '--storm-cap-s', '--connect-concurrency', '--source-addresses', '--state', '--out', '--label']);
 for (const a of argv) if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown option ${a}; see --help`);
 const quick = argv.includes('--quick');
 const options = {
@@ -85,6 +86,9 @@ const options = {
   sourceAddresses: num('--source-addresses', 4),
 };
 if (options.viaGateway > options.sockets) throw new Error('--via-gateway cannot exceed --sockets');
+const label = arg('--label');
+// part of a file name: nothing that could climb out of the results directory
+if (label !== undefined && !/^[A-Za-z0-9._-]+$/.test(label)) throw new Error(`--label takes letters, digits, '.', '_' and '-', got ${label}`);
 if (process.env.BENCH_ARGS_ONLY === '1') process.exit(0);
 
 const AIM_P99_MS = 50;
@@ -517,7 +521,7 @@ const report: NotificationsReport = {
   ],
 };
 mkdirSync(outDir, { recursive: true });
-const base = join(outDir, `${report.date}-notifications${quick ? '-quick' : ''}`);
+const base = join(outDir, `${report.date}-notifications${quick ? '-quick' : ''}${label ? `-${label}` : ''}`);
 writeFileSync(`${base}.json`, JSON.stringify(report, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2));
 writeFileSync(`${base}.generated.md`, renderNotifications(report));
 progress.log(`results: ${relative(root, base)}.json and .generated.md (${formatDuration(Date.now() - startedAt.getTime())})`);
