@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LOG_FLUSH_MS, logDestination } from '../../src/observability.ts';
 
 function file(): string {
@@ -15,43 +15,48 @@ async function ready(dest: ReturnType<typeof logDestination>): Promise<void> {
   if ((dest as unknown as { fd: number }).fd < 0) await once(dest, 'ready');
 }
 
-const read = (path: string) => readFileSync(path, 'utf8');
+/** A destination writing to a file of its own, opened; `written()` is what reached the file. */
+async function opened(bufferBytes: number) {
+  const path = file();
+  const dest = logDestination(bufferBytes, path);
+  await ready(dest);
+  return { dest, written: () => readFileSync(path, 'utf8') };
+}
 
 describe('log destination', () => {
+  const open: Array<{ destroy(): void }> = [];
+  afterEach(() => open.splice(0).forEach((dest) => dest.destroy()));
+  const destination = async (bufferBytes: number) => {
+    const made = await opened(bufferBytes);
+    open.push(made.dest);
+    return made;
+  };
+
   it('holds lines until the buffer fills, then writes them in one go', async () => {
-    const path = file();
-    const dest = logDestination(1024, path);
-    await ready(dest);
+    const { dest, written } = await destination(1024);
     dest.write('{"msg":"first"}\n');
     await sleep(50);
-    expect(read(path)).toBe('');
+    expect(written()).toBe('');
     const line = `{"msg":"${'x'.repeat(100)}"}\n`;
     for (let i = 0; i < 12; i++) dest.write(line);
     await sleep(50);
-    expect(read(path).startsWith('{"msg":"first"}\n')).toBe(true);
-    expect(read(path).length).toBeGreaterThan(1024);
-    dest.destroy();
+    expect(written().startsWith('{"msg":"first"}\n')).toBe(true);
+    expect(written().length).toBeGreaterThan(1024);
   });
 
   it('writes a lone line within the flush interval', async () => {
-    const path = file();
-    const dest = logDestination(4096, path);
-    await ready(dest);
+    const { dest, written } = await destination(4096);
     dest.write('{"msg":"alone"}\n');
     await sleep(50);
-    expect(read(path)).toBe('');
+    expect(written()).toBe('');
     await sleep(LOG_FLUSH_MS + 200);
-    expect(read(path)).toBe('{"msg":"alone"}\n');
-    dest.destroy();
+    expect(written()).toBe('{"msg":"alone"}\n');
   });
 
   it('writes each line at once with a buffer of 0', async () => {
-    const path = file();
-    const dest = logDestination(0, path);
-    await ready(dest);
+    const { dest, written } = await destination(0);
     dest.write('{"msg":"now"}\n');
     await sleep(50);
-    expect(read(path)).toBe('{"msg":"now"}\n');
-    dest.destroy();
+    expect(written()).toBe('{"msg":"now"}\n');
   });
 });
