@@ -154,6 +154,7 @@ _gfts_go_binary() {
       # look for the repository's .git).
       (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/) >&2 || return 1
       _gfts_fast_libc "$src" "$recipe" || return 1
+      _gfts_stmt_cache "$src" "$recipe" || return 1
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
       rm -rf "$src"
       ;;
@@ -188,6 +189,31 @@ _gfts_fast_libc() {
   (cd "$src" && go mod edit -replace "modernc.org/libc=./gfts-libc") || return 1
   mkdir -p "$src/internal/util/gftslibc" && cp "$recipe/libc_mem_test.go" "$src/internal/util/gftslibc/libc_mem_test.go"
   (cd "$src" && go test -count=1 ./internal/util/gftslibc/) >&2 || return 1
+}
+
+# modernc.org/sqlite (the pure-Go SQLite FerretDB runs on) keeping prepared statements per
+# connection instead of preparing each statement again on every execution
+# (scripts/images/ferretdb/stmt_cache.go; README.md, "Prepared statements kept"): a patched
+# copy of the module FerretDB's go.mod names, used through a replace directive. Three of
+# the driver's functions are renamed for the cache to wrap; the build fails if any is not
+# found exactly once. Upstream's tests need modules the build does not; ours run instead.
+_gfts_stmt_cache() {
+  local src="$1" recipe="$2" version moddir copy fn
+  version="$(cd "$src" && go list -m -f '{{.Version}}' modernc.org/sqlite)" || return 1
+  moddir="$(go mod download -json "modernc.org/sqlite@$version" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')" || return 1
+  copy="$src/gfts-sqlite"
+  rm -rf "$copy" && cp -r "$moddir" "$copy" && chmod -R u+w "$copy" && rm -f "$copy"/*_test.go || return 1
+  cp "$recipe/stmt_cache.go" "$copy/gfts_stmt_cache.go" && cp "$recipe/stmt_cache_test.go" "$copy/gfts_stmt_cache_test.go" || return 1
+  for fn in 'prepareV2(zSQL \*uintptr) (pstmt uintptr, err error)' 'finalize(pstmt uintptr) error' 'closeV2(db uintptr) error'; do
+    [ "$(grep -c "^func (c \*conn) $fn {\$" "$copy/sqlite.go")" = 1 ] ||
+      _gfts_die "modernc.org/sqlite $version: func ${fn%%(*} not found once in sqlite.go" || return 1
+    sed -i "s/^func (c \*conn) ${fn%%(*}(/func (c *conn) ${fn%%(*}Uncached(/" "$copy/sqlite.go"
+  done
+  [ "$(grep -c '^type conn struct {$' "$copy/sqlite.go")" = 1 ] ||
+    _gfts_die "modernc.org/sqlite $version: type conn not found once in sqlite.go" || return 1
+  sed -i 's/^type conn struct {$/&\n\tgftsStmts gftsStmtCache/' "$copy/sqlite.go"
+  (cd "$copy" && go test -count=1 -run Gfts .) >&2 || return 1
+  (cd "$src" && go mod edit -replace "modernc.org/sqlite=./gfts-sqlite") || return 1
 }
 
 _gfts_local_image() {
