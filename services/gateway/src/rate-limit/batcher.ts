@@ -22,7 +22,8 @@ export const waiting = (waiters: Waiter[], nowMs: number) => waiters.filter((w) 
  * of one gamer then costs a few round trips instead of each request racing the others for
  * the same revision, and the racers on a counter are at most the replicas. Each update also
  * takes a lease of slots beyond the waiting requests (Leases), which later requests spend
- * without a round trip.
+ * without a round trip, and remembers the counter it wrote, which the next update starts
+ * from without reading it (incrementShared).
  */
 export class Batcher {
   readonly #kv: () => KV | undefined;
@@ -56,10 +57,10 @@ export class Batcher {
       if (!kv) throw new Error('NATS KV not connected');
       const nowMs = Date.now();
       const size = Math.max(batch.length, this.#leases.size(key, windowAt(nowMs, windowMs).index));
-      const { before, granted, ttl, window } = await incrementShared(kv, key, windowMs, max, batch.length, size, nowMs);
+      const { before, granted, ttl, window, known } = await incrementShared(kv, key, windowMs, max, batch.length, size, nowMs, this.#leases.known(key));
       // In arrival order: the first `granted` are within the budget, the rest above it.
       batch.forEach((waiter, i) => waiter.resolve({ current: before + i + 1, ttl }));
-      this.#leases.keep(key, window, size, before + batch.length + 1, before + granted);
+      this.#leases.keep(key, window, size, before + batch.length + 1, before + granted, known);
     } catch (error) {
       for (const waiter of batch) waiter.reject(error);
     } finally {

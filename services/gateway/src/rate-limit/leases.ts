@@ -1,4 +1,4 @@
-import type { Count } from './shared-counter.ts';
+import type { Count, KnownCount } from './shared-counter.ts';
 import { windowAt } from './window.ts';
 
 interface Lease {
@@ -10,6 +10,8 @@ interface Lease {
   last: number;
   /** slots asked for when it was taken; the next lease of the window asks for twice as many */
   size: number;
+  /** the shared counter as the update that took the lease left it */
+  known?: KnownCount;
 }
 
 /**
@@ -44,11 +46,19 @@ export class Leases {
     return lease && lease.window === window ? Math.min(this.#cap, lease.size * 2) : 1;
   }
 
-  /** Keeps the slots first..last (none when last < first) of a lease of `size` slots asked for. */
-  keep(key: string, window: number, size: number, first: number, last: number): void {
+  /** The shared counter of `key` as this replica's last update of it left it, if known. */
+  known(key: string): KnownCount | undefined {
+    return this.#leases.get(key)?.known;
+  }
+
+  /**
+   * Keeps the slots first..last (none when last < first) of a lease of `size` slots asked
+   * for, and the counter as the update that took it left it.
+   */
+  keep(key: string, window: number, size: number, first: number, last: number, known?: KnownCount): void {
     // Re-inserted so that Map order is the order leases were taken in.
     this.#leases.delete(key);
     if (this.#leases.size >= this.#capacity) this.#leases.delete(this.#leases.keys().next().value!);
-    this.#leases.set(key, { window, next: first, last, size });
+    this.#leases.set(key, { window, next: first, last, size, ...(known ? { known } : {}) });
   }
 }

@@ -152,12 +152,46 @@ describe('leased slots', () => {
     }
   }
 
-  it('lets a busy gamer spend slots taken ahead, with a write per lease instead of per request', async () => {
+  /** Reads of the counters' bucket (direct or stream gets) the replicas send while `run` runs. */
+  async function readsDuring(run: () => Promise<void>): Promise<number> {
+    const nc = await connect({ servers: infra().natsUrl });
+    try {
+      const stream = `KV_${bucketName(LEASED_WINDOW_MS)}`;
+      let reads = 0;
+      nc.subscribe(`$JS.API.DIRECT.GET.${stream}.>`, { callback: () => void reads++ });
+      nc.subscribe(`$JS.API.STREAM.MSG.GET.${stream}`, { callback: () => void reads++ });
+      await nc.flush();
+      await run();
+      await nc.flush();
+      return reads;
+    } finally {
+      await nc.close();
+    }
+  }
+
+  it('lets a busy gamer spend slots taken ahead, with a write per lease and no read of the counter', async () => {
     const gamer = bearer();
     const before = await writes();
-    for (let i = 0; i < 60; i++) expect((await a.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+    const reads = await readsDuring(async () => {
+      for (let i = 0; i < 60; i++) expect((await a.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+    });
     // leases of 1, 2, 4, 8, 16, 16, 16 slots cover 63 requests
     expect((await writes()) - before).toBe(7);
+    // each lease is written at the revision the replica's previous one left
+    expect(reads).toBe(0);
+  });
+
+  it('reads the counter again when another replica wrote it, and still gives exactly the limit', async () => {
+    const gamer = bearer();
+    let passed = 0;
+    const reads = await readsDuring(async () => {
+      // a few requests on each in turn: every lease after the first of each replica finds the other's write
+      for (let i = 0; i < LEASED_MAX + 20; i++) {
+        if ((await (Math.floor(i / 3) % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })).status === 200) passed++;
+      }
+    });
+    expect(reads).toBeGreaterThan(0);
+    expect(passed).toBe(LEASED_MAX);
   });
 
   it('never lets more than the limit through a burst on both replicas, and every slot is spent in the end', async () => {
