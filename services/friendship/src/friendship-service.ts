@@ -6,13 +6,13 @@ import { badRequest, conflict, decodeCursor, encodeCursor, notFound, uuidv7 } fr
 
 import { displayNameKey } from './domain/display-name.ts';
 import { limitReached, pageSize, Quota, searchSize } from './domain/limits.ts';
-import type { FriendNotes, GamerProfile, Relation } from './domain/model.ts';
+import type { FriendNotes, GamerProfile } from './domain/model.ts';
 import { presenceOf } from './domain/presence.ts';
 import { commonFriends, rankSuggestions } from './domain/suggestions.ts';
 import { assertNotBlocked, assertNotSelf, decideFriendRequest, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import type { RegistrationCache } from './registration-cache.ts';
-import type { FriendshipRepositories, RelationList } from './repository/index.ts';
+import type { FriendshipRepositories, ListedRelation, RelationList } from './repository/index.ts';
 
 export interface FriendshipLimits {
   maxFriends: number;
@@ -107,11 +107,11 @@ export function friendshipService(deps: FriendshipServiceDeps) {
   }
 
   /** A friend-list entry: the friend, their presence, and the caller's own notes on them. */
-  function friendEntry(relation: Relation, me: string, profiles: Map<string, GamerProfile>): FriendEntry {
+  function friendEntry(applicationId: string, relation: ListedRelation, me: string, profiles: Map<string, GamerProfile>): FriendEntry {
     const friend = otherMember(relation, me);
     const notes = relation.notes?.[me];
     const presence = presenceOf(
-      { liveSeenAt: deps.presence.lastSeen(relation.applicationId, friend), storedSeenAt: profiles.get(friend)?.lastSeenAt },
+      { liveSeenAt: deps.presence.lastSeen(applicationId, friend), storedSeenAt: profiles.get(friend)?.lastSeenAt },
       now().getTime(),
       deps.onlineWindowMs,
     );
@@ -263,7 +263,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         (afterId, limit) => repo.relations.list(applicationId, gamerId, 'friends', afterId, limit, { favoriteOnly }),
         async (rows) => {
           const profiles = await repo.gamers.profiles(applicationId, rows.map((r) => otherMember(r, gamerId)));
-          return rows.map((r) => friendEntry(r, gamerId, profiles));
+          return rows.map((r) => friendEntry(applicationId, r, gamerId, profiles));
         },
       );
       return favoriteOnly ? { ...result, filter: { favorite: 'true' } } : result;
@@ -274,7 +274,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const { applicationId, gamerId } = caller;
       const relation = await repo.relations.setNotes(applicationId, friendshipId.toLowerCase(), gamerId, notes);
       if (!relation) throw unknownRelation();
-      return friendEntry(relation, gamerId, await repo.gamers.profiles(applicationId, [otherMember(relation, gamerId)]));
+      return friendEntry(applicationId, relation, gamerId, await repo.gamers.profiles(applicationId, [otherMember(relation, gamerId)]));
     },
 
     /**

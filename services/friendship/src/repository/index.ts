@@ -4,9 +4,9 @@ import { friendListRepository, type FriendListRepository, type FriendListSetting
 import { gamerErasure, type GamerErasure } from './gamer-erasure.ts';
 import { gamerDirectory, type GamerDirectory } from './gamers.ts';
 import { createModels } from './models.ts';
-import { relationRepository, type RelationList, type RelationRepository } from './relations.ts';
+import { relationRepository, type ListedRelation, type RelationList, type RelationRepository } from './relations.ts';
 
-export type { BlockRepository, FriendListRepository, FriendListSettings, GamerDirectory, RelationList, RelationRepository };
+export type { BlockRepository, FriendListRepository, FriendListSettings, GamerDirectory, ListedRelation, RelationList, RelationRepository };
 
 export interface FriendshipRepositories {
   gamers: GamerDirectory;
