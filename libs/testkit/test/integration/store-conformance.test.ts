@@ -503,6 +503,24 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await ids(docs, { owner: null })).toEqual(['d2', 'd3']);
     });
 
+    it('matches $in lists of any length, with repeated values, once per document, also sorted, limited and counted', async () => {
+      const docs = fresh('in_lists');
+      await docs.createIndex({ owner: 1 });
+      const key = (i: number) => `k${String(i).padStart(2, '0')}`;
+      await docs.insertMany(range(40).map((i) => ({ _id: key(i), owner: `g${i % 10}` })));
+      // one statement per list length on the local store (a parameter per value), on an index and on _id
+      for (const n of [1, 2, 3, 5, 7, 9, 10]) {
+        const want = range(40).filter((i) => i % 10 < n).map(key);
+        expect(await ids(docs, { owner: { $in: range(n).map((i) => `g${i}`) } })).toEqual(want);
+        expect(await ids(docs, { _id: { $in: want } })).toEqual(want);
+      }
+      expect(await ids(docs, { owner: { $in: ['g1', 'g1', 'g2', 'g1', 'none'] } })).toEqual(['k01', 'k02', 'k11', 'k12', 'k21', 'k22', 'k31', 'k32']);
+      const three = { owner: { $in: ['g1', 'g2', 'g3'] } };
+      expect((await docs.find(three).sort({ _id: 1 }).limit(5).toArray()).map((d) => d._id)).toEqual(['k01', 'k02', 'k03', 'k11', 'k12']);
+      expect(await docs.countDocuments(three)).toBe(12);
+      expect(await docs.countDocuments(three, { limit: 5 })).toBe(5);
+    });
+
     it('counts with a limit, and sorts then limits', async () => {
       const docs = fresh('count_sort');
       await docs.insertMany(range(10).map((i) => ({ _id: `d${i}`, app: 'a', score: (i * 7) % 10 })));
