@@ -100,7 +100,9 @@ EOF
   if ! _gfts_podman_socket_works; then
     _gfts_say "starting podman's Docker-compatible API socket"
     mkdir -p /run/podman
-    nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1 &
+    # Started from /: conmon inherits the service's working directory, and once that is gone
+    # (a removed worktree) every container start fails with "write child: broken pipe".
+    (cd / && exec nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1) &
     # the caller that started it may stop it (scripts/stack.sh does, on exit)
     export GFTS_PODMAN_SERVICE_PID=$!
     local i
