@@ -16,7 +16,9 @@
 #     version pinned below, from PyPI into a venv; its `st` is exported as GFTS_SCHEMATHESIS.
 #   - Images: with Docker the official mongo and nats images; with Podman (no registry
 #     reachable) FROM-scratch images of FerretDB and nats-server built from the Go module
-#     proxy. MONGO_IMAGE / NATS_IMAGE override either choice.
+#     proxy. MONGO_IMAGE / NATS_IMAGE override either choice, except one of our own
+#     localhost/gfts tags built from another recipe (left exported by an earlier provision):
+#     that one is replaced by this checkout's.
 #
 # Everything is cached under $GFTS_CACHE, so a second run takes seconds.
 # Run directly (bash scripts/provision.sh) it warms the cache; --help prints this header.
@@ -252,8 +254,21 @@ _gfts_containers() {
   _gfts_podman || return 1
   export GFTS_ENGINE=podman
   # The tag carries a hash of the recipe, so a changed Containerfile builds a new image.
-  export MONGO_IMAGE="${MONGO_IMAGE:-localhost/gfts/ferretdb:${GFTS_FERRETDB_VERSION#v}-$(_gfts_recipe ferretdb)}"
-  export NATS_IMAGE="${NATS_IMAGE:-localhost/gfts/nats:${GFTS_NATS_VERSION#v}-$(_gfts_recipe nats)}"
+  local ferretdb="localhost/gfts/ferretdb:${GFTS_FERRETDB_VERSION#v}-$(_gfts_recipe ferretdb)"
+  local nats="localhost/gfts/nats:${GFTS_NATS_VERSION#v}-$(_gfts_recipe nats)"
+  # One of our tags from another recipe was exported by an earlier provision in this shell
+  # (before a pull or a change of branch): this checkout's recipe decides, or the tests
+  # would run against the store as it was. Images of other names are left as given.
+  case "${MONGO_IMAGE:-}" in localhost/gfts/ferretdb:*) if [ "$MONGO_IMAGE" != "$ferretdb" ]; then
+    _gfts_say "MONGO_IMAGE $MONGO_IMAGE was built from another recipe; using $ferretdb"
+    MONGO_IMAGE="$ferretdb"
+  fi ;; esac
+  case "${NATS_IMAGE:-}" in localhost/gfts/nats:*) if [ "$NATS_IMAGE" != "$nats" ]; then
+    _gfts_say "NATS_IMAGE $NATS_IMAGE was built from another recipe; using $nats"
+    NATS_IMAGE="$nats"
+  fi ;; esac
+  export MONGO_IMAGE="${MONGO_IMAGE:-$ferretdb}"
+  export NATS_IMAGE="${NATS_IMAGE:-$nats}"
   case "$MONGO_IMAGE" in localhost/gfts/ferretdb:*)
     _gfts_local_image "$MONGO_IMAGE" ferretdb "$GFTS_FERRETDB_VERSION" ferretdb || return 1 ;;
   esac
