@@ -116,6 +116,13 @@ EOF
   export TESTCONTAINERS_RYUK_DISABLED=true
 }
 
+# A writable copy of a module (path@version) from the Go module proxy at $2, replacing what is there.
+_gfts_module_copy() {
+  local dir
+  dir="$(go mod download -json "$1" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')" || return 1
+  [ -n "$dir" ] && rm -rf "$2" && cp -r "$dir" "$2" && chmod -R u+w "$2"
+}
+
 # Builds a static Go binary from the Go module proxy into $GFTS_CACHE/bin, once per version.
 _gfts_go_binary() {
   local name="$1" version="$2" out="$GFTS_CACHE/bin/$1-$2-$(_gfts_recipe "$3")"
@@ -132,10 +139,8 @@ _gfts_go_binary() {
     ferretdb)
       # The module zip lacks build/version/version.txt, without which the binary panics at
       # start (FerretDB#2982): build from a copy of the module with the file written in.
-      local modjson moddir src="$GFTS_CACHE/build/ferretdb-$version"
-      modjson="$(go mod download -json "github.com/FerretDB/FerretDB@$version")" || return 1
-      moddir="$(printf '%s' "$modjson" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')"
-      rm -rf "$src" && cp -r "$moddir" "$src" && chmod -R u+w "$src"
+      local src="$GFTS_CACHE/build/ferretdb-$version"
+      _gfts_module_copy "github.com/FerretDB/FerretDB@$version" "$src" || return 1
       printf '%s\n' "$version" >"$src/build/version/version.txt"
       # Our index-using pushdown for the SQLite backend, and atomic read-modify-write in the
       # handler (see scripts/images/ferretdb/README.md).
@@ -171,11 +176,9 @@ _gfts_go_binary() {
 # a replace directive. Each function gains a first line that calls the helper; the build
 # fails if any of the eight is not found exactly once.
 _gfts_fast_libc() {
-  local src="$1" recipe="$2" version moddir libc
+  local src="$1" recipe="$2" version libc="$1/gfts-libc"
   version="$(cd "$src" && go list -m -f '{{.Version}}' modernc.org/libc)" || return 1
-  moddir="$(go mod download -json "modernc.org/libc@$version" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')" || return 1
-  libc="$src/gfts-libc"
-  rm -rf "$libc" && cp -r "$moddir" "$libc" && chmod -R u+w "$libc" || return 1
+  _gfts_module_copy "modernc.org/libc@$version" "$libc" || return 1
   cp "$recipe/libc_mem.go" "$libc/gfts_mem.go"
   local arch fn head call
   for arch in amd64 arm64; do
@@ -202,11 +205,9 @@ _gfts_fast_libc() {
 # the driver's functions are renamed for the cache to wrap; the build fails if any is not
 # found exactly once. Upstream's tests need modules the build does not; ours run instead.
 _gfts_stmt_cache() {
-  local src="$1" recipe="$2" version moddir copy fn
+  local src="$1" recipe="$2" version copy="$1/gfts-sqlite" fn
   version="$(cd "$src" && go list -m -f '{{.Version}}' modernc.org/sqlite)" || return 1
-  moddir="$(go mod download -json "modernc.org/sqlite@$version" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')" || return 1
-  copy="$src/gfts-sqlite"
-  rm -rf "$copy" && cp -r "$moddir" "$copy" && chmod -R u+w "$copy" && rm -f "$copy"/*_test.go || return 1
+  _gfts_module_copy "modernc.org/sqlite@$version" "$copy" && rm -f "$copy"/*_test.go || return 1
   cp "$recipe/stmt_cache.go" "$copy/gfts_stmt_cache.go" && cp "$recipe/stmt_cache_test.go" "$copy/gfts_stmt_cache_test.go" || return 1
   for fn in 'prepareV2(zSQL \*uintptr) (pstmt uintptr, err error)' 'finalize(pstmt uintptr) error' 'closeV2(db uintptr) error'; do
     [ "$(grep -c "^func (c \*conn) $fn {\$" "$copy/sqlite.go")" = 1 ] ||
