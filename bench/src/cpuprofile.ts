@@ -61,11 +61,16 @@ function shortUrl(url: string): string {
   return w ? w[1]! : url.replace(/^file:\/\//, '');
 }
 
+/** A frame as the reports name it: function, then its file (package-relative) and line. */
+export function frameLabel({ functionName, url, lineNumber }: CpuProfileNode['callFrame']): string {
+  return `${functionName || '(anonymous)'}${url ? ` ${shortUrl(url)}:${lineNumber + 1}` : ''}`;
+}
+
 /**
  * Self time of every node in microseconds, from samples + timeDeltas (or hitCount × mean
  * interval). Samples in the first `fromMs` of the profile (start-up) are left out.
  */
-function selfTimesUs(profile: CpuProfile, fromMs: number, toMs = Number.POSITIVE_INFINITY): Map<number, number> {
+export function selfTimesUs(profile: CpuProfile, fromMs: number, toMs = Number.POSITIVE_INFINITY): Map<number, number> {
   const self = new Map<number, number>();
   const { samples, timeDeltas } = profile;
   if (samples && timeDeltas && samples.length === timeDeltas.length && samples.length > 0) {
@@ -97,14 +102,14 @@ export function summarizeProfile(profile: CpuProfile, topN = 15, fromMs = 0, toM
     const us = self.get(node.id) ?? 0;
     if (us === 0) continue;
     total += us;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url } = node.callFrame;
     if (functionName === PSEUDO_IDLE) {
       idle += us;
       continue;
     }
     if (functionName === PSEUDO_GC) gc += us;
     const area = functionName.startsWith('(') ? '(V8)' : areaOf(url);
-    const frame = `${functionName || '(anonymous)'}${url ? ` ${shortUrl(url)}:${lineNumber + 1}` : ''}`;
+    const frame = frameLabel(node.callFrame);
     const entry = byFrame.get(frame) ?? { area, us: 0 };
     entry.us += us;
     byFrame.set(frame, entry);

@@ -7,13 +7,15 @@
  *
  *   node bench/src/peer-profile.ts bench/results/<date>-peer-L.json .stack/cpuprof
  *
- * Writes bench/results/<date>-peer-L-profile.md next to the JSON. The .cpuprofile files
- * themselves (tens of MB) stay in .stack/cpuprof: open one in Chrome DevTools or speedscope
- * for the flame graph.
+ * Writes bench/results/<date>-peer-L-profile.md next to the JSON, and beside it a flame
+ * graph per process and phase (<date>-peer-L-<process>-<phase>.svg, flamegraph.ts). The
+ * .cpuprofile files themselves (tens of MB) stay in .stack/cpuprof: open one in Chrome
+ * DevTools or speedscope to explore it further.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { summarizeProfile, type CpuProfile } from './cpuprofile.ts';
+import { flameGraphSvg, flameTree } from './flamegraph.ts';
 import { fmt } from './peer-report.ts';
 
 const [jsonFile, dir] = process.argv.slice(2);
@@ -40,11 +42,14 @@ for (const name of ['gateway', 'friendship']) {
   }
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   for (const phase of run.phases.filter((p) => p.id === 'friend-list' || p.id === 'add-friend' || p.id === 'cheap-gateway')) {
-    const s = summarizeProfile(profile, phase.id === 'cheap-gateway' ? 30 : 15, phase.startEpochMs - proc.startEpochMs, phase.endEpochMs - proc.startEpochMs);
+    const [fromMs, toMs] = [phase.startEpochMs - proc.startEpochMs, phase.endEpochMs - proc.startEpochMs];
+    const s = summarizeProfile(profile, phase.id === 'cheap-gateway' ? 30 : 15, fromMs, toMs);
+    const svg = jsonFile.replace(/\.json$/, `-${name}-${phase.id}.svg`);
+    writeFileSync(svg, flameGraphSvg(flameTree(profile, fromMs, toMs), { title: `${name}, ${phase.title}`, per: { count: phase.count, unit: phase.unit } }));
     lines.push(
       `## ${name}, ${phase.id}`,
       '',
-      `Busy ${fmt(s.busyMs, 0)} ms (GC ${fmt(s.gcMs, 0)} ms) over ${phase.count} ${phase.unit}s: ${fmt(s.busyMs / phase.count, 2)} ms per ${phase.unit} under the profiler. Profile \`${file}\`.`,
+      `Busy ${fmt(s.busyMs, 0)} ms (GC ${fmt(s.gcMs, 0)} ms) over ${phase.count} ${phase.unit}s: ${fmt(s.busyMs / phase.count, 2)} ms per ${phase.unit} under the profiler. Profile \`${file}\`. Flame graph: [${basename(svg)}](${basename(svg)}).`,
       '',
       '| self ms | % busy | function | area |',
       '|---|---|---|---|',
