@@ -68,7 +68,7 @@ writes bench/results/, stops the stack. See bench/README.md.
 
   BENCH_CPU_PROF=1     the stack's node processes run under --cpu-prof (.stack/cpuprof); then
                        node bench/src/peer-profile.ts <peer json> .stack/cpuprof summarises them
-                       (a table per phase, and a flame graph .svg per process and phase);
+                       (gateway and friendship: a table and a flame graph .svg per phase);
                        for other runs node bench/src/flamegraph-cli.ts .stack/cpuprof <prefix>
   BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
   BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git

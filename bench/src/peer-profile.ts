@@ -19,9 +19,9 @@ import { flameGraphSvg, flameTree } from './flamegraph.ts';
 import { fmt } from './peer-report.ts';
 
 const [jsonFile, dir] = process.argv.slice(2);
-if (!jsonFile || !dir || process.argv.includes('--help')) {
+if (!jsonFile?.endsWith('.json') || !dir || process.argv.includes('--help')) {
   console.log('usage: node bench/src/peer-profile.ts <date>-peer-LABEL.json <dir of .cpuprofile files>\n(see the header of this file and bench/README.md)');
-  process.exit(jsonFile && dir ? 0 : 2);
+  process.exit(process.argv.includes('--help') ? 0 : 2);
 }
 
 interface Phase { id: string; title: string; count: number; unit: string; startEpochMs: number; endEpochMs: number }
