@@ -17,18 +17,21 @@ interface Lease {
 /**
  * Slots of gamers' shared budgets this replica has taken ahead of their requests: each is a
  * number of the window's shared count, handed out here without a round trip to the store.
- * A gamer's next lease in the same window asks for twice as many slots as the last (1, 2,
- * 4 … up to `cap`), so a gamer who sends a few requests holds a few slots and a busy one
- * costs one round trip per `cap` requests. Bounded: past `capacity` keys the gamer whose
- * lease was taken longest ago goes (its unused slots are lost, the strict side).
+ * A gamer's first lease in a window asks for `first` slots (at most `cap`), and each next
+ * one for twice as many as the last (4, 8, 16 … up to `cap`), so a gamer who sends a few
+ * requests holds a few slots and a busy one costs one round trip per `cap` requests.
+ * Bounded: past `capacity` keys the gamer whose lease was taken longest ago goes (its
+ * unused slots are lost, the strict side).
  */
 export class Leases {
   readonly #leases = new Map<string, Lease>();
   readonly #cap: number;
+  readonly #first: number;
   readonly #capacity: number;
 
-  constructor(cap: number, capacity = 10_000) {
+  constructor(cap: number, first = 1, capacity = 10_000) {
     this.#cap = cap;
+    this.#first = Math.min(first, cap);
     this.#capacity = capacity;
   }
 
@@ -43,7 +46,7 @@ export class Leases {
   /** How many slots the next lease of `key` in window `window` asks for, its waiting requests' included. */
   size(key: string, window: number): number {
     const lease = this.#leases.get(key);
-    return lease && lease.window === window ? Math.min(this.#cap, lease.size * 2) : 1;
+    return lease && lease.window === window ? Math.min(this.#cap, lease.size * 2) : this.#first;
   }
 
   /** The shared counter of `key` as this replica's last update of it left it, if known. */

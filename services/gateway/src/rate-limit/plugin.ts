@@ -49,6 +49,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
       timeoutMs,
       pauseMs: PAUSE_AFTER_FAILURE_MS,
       leaseMax: config.RATE_LIMIT_LEASE_MAX,
+      leaseFirst: config.RATE_LIMIT_LEASE_FIRST,
       log: app.log,
       onFallback: (reason) => fallbacks.inc({ reason }),
     });

@@ -20,6 +20,8 @@ export interface SharedStoreOptions {
   pauseMs: number;
   /** most slots a replica leases ahead for one gamer (1: a round trip per request) */
   leaseMax: number;
+  /** slots a gamer's first lease in a window takes (at most leaseMax) */
+  leaseFirst: number;
   log: Logger;
   onFallback: (reason: FallbackReason) => void;
 }
@@ -50,7 +52,7 @@ export class SharedStore {
   constructor(opts: SharedStoreOptions) {
     this.#opts = opts;
     this.#breaker = new Breaker(opts.pauseMs);
-    this.#leases = new Leases(opts.leaseMax);
+    this.#leases = new Leases(opts.leaseMax, opts.leaseFirst);
     this.#batcher = new Batcher(opts.kv, this.#leases);
   }
 

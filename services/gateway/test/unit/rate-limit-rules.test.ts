@@ -98,19 +98,28 @@ describe('leasing slots ahead of requests', () => {
     expect(leases.size('a', 5)).toBe(4);
   });
 
-  it('doubles a gamer\'s lease within a window up to the cap, and starts at one in the next', () => {
-    const leases = new Leases(8);
-    expect(leases.size('a', 5)).toBe(1);
-    let size = 1;
+  it('doubles a gamer\'s lease within a window up to the cap, and starts at the first size in the next', () => {
+    const leases = new Leases(32, 4);
+    expect(leases.size('a', 5)).toBe(4);
+    let size = 4;
     const sizes = [];
     for (let i = 0; i < 5; i++) {
       leases.keep('a', 5, size, 1, 0);
       size = leases.size('a', 5);
       sizes.push(size);
     }
-    expect(sizes).toEqual([2, 4, 8, 8, 8]);
-    expect(leases.size('a', 6)).toBe(1);
-    expect(new Leases(1).size('a', 5)).toBe(1);
+    expect(sizes).toEqual([8, 16, 32, 32, 32]);
+    expect(leases.size('a', 6)).toBe(4);
+    expect(leases.size('b', 5)).toBe(4);
+  });
+
+  it('starts no larger than the cap, and at one slot when asked to', () => {
+    expect(new Leases(1, 4).size('a', 5)).toBe(1);
+    expect(new Leases(2, 4).size('a', 5)).toBe(2);
+    const single = new Leases(8, 1);
+    expect(single.size('a', 5)).toBe(1);
+    single.keep('a', 5, 1, 1, 0);
+    expect(single.size('a', 5)).toBe(2);
   });
 
   it('gives no slot to a request the replica already decided alone (its wait for the store timed out)', () => {
@@ -121,7 +130,7 @@ describe('leasing slots ahead of requests', () => {
   });
 
   it('forgets the least recently leased gamer past its capacity', () => {
-    const leases = new Leases(64, 2);
+    const leases = new Leases(64, 1, 2);
     leases.keep('a', 5, 4, 1, 3);
     leases.keep('b', 5, 4, 1, 3);
     leases.keep('a', 5, 8, 4, 10);
