@@ -3,7 +3,7 @@
  * that turns its raw counts into the figures the page shows. No I/O here.
  */
 import type { ProcessUsage } from './procstat.ts';
-import type { AimCheck, LatencySummary } from './stats.ts';
+import type { AimCheck, LatencySummary, SecondLatency } from './stats.ts';
 
 export interface PipelineOptions {
   mode: 'quick' | 'full';
@@ -82,6 +82,8 @@ export interface RatePhase {
   failedAttempts: number;
   /** event→completion, first completion per event, events processed within the phase */
   latency: LatencySummary;
+  /** the same latency by the second of the phase the events were published in (absent in runs before 2026-11-27) */
+  latencyBySecond?: SecondLatency[];
   completionsSeen: number;
   /** completions the model expects from the events the consumer processed */
   completionsExpected: number;
@@ -240,6 +242,24 @@ export function stalls(timeline: readonly TimelinePoint[]): { longestS: number; 
     } else current = 0;
   }
   return { longestS: longest, totalS: total, count };
+}
+
+/** The event→completion aim of issue #10 at 1,000 events/s offered. */
+export const P99_AIM_MS = 100;
+
+/**
+ * A phase's latency by second of publication, as one line: the p99 of each second, and
+ * whether the phase's tail is a few seconds of stall or spread over the phase (how many
+ * seconds had an event over `aimMs`, and the worst).
+ */
+export function secondsLine(seconds: readonly SecondLatency[], aimMs: number): string {
+  const over = seconds.filter((s) => s.max > aimMs);
+  const worst = seconds.reduce((w, s) => (s.max > w.max ? s : w), seconds[0]!);
+  const p99s = seconds.map((s) => Math.round(s.p99)).join(' ');
+  const spread = over.length === 0
+    ? `no second had an event over ${aimMs} ms`
+    : `${over.length} of ${seconds.length} seconds had an event over ${aimMs} ms (the worst ${Math.round(worst.max)} ms, published in second ${worst.second})`;
+  return `p99 ms by second of publication: ${p99s}; ${spread}.`;
 }
 
 export { div as ratioOf };

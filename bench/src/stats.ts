@@ -36,6 +36,35 @@ export function summarize(values: readonly number[]): LatencySummary {
   };
 }
 
+/** Latency of the events published in one second of a phase. */
+export interface SecondLatency {
+  /** whole seconds from the phase's start to the events' publication */
+  second: number;
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * Latency samples grouped by the second of the phase in which their event was published
+ * (`at`: publication, same clock as `startMs`), in order; seconds without a sample are left
+ * out. Shows whether a phase's p99 is a few stalls or spread over the whole phase.
+ */
+export function latencyBySecond(samples: ReadonlyArray<{ at: number; ms: number }>, startMs: number): SecondLatency[] {
+  const bySecond = new Map<number, number[]>();
+  for (const { at, ms } of samples) {
+    const second = Math.max(0, Math.floor((at - startMs) / 1000));
+    const list = bySecond.get(second);
+    if (list) list.push(ms);
+    else bySecond.set(second, [ms]);
+  }
+  return [...bySecond.keys()].sort((a, b) => a - b).map((second) => {
+    const { n, p50, p99, max } = summarize(bySecond.get(second)!);
+    return { second, n, p50, p99, max };
+  });
+}
+
 /** a / b, NaN when either side is missing or b is zero. */
 export function ratio(a: number | undefined, b: number | undefined): number {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;

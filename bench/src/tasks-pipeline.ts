@@ -29,7 +29,7 @@ import type { PhaseUsage, PipelineOptions, RatePhase, SetupResult, SustainedResu
 import { MachineCpu, UsageSampler, loadAverage } from './procstat.ts';
 import type { Progress } from './progress.ts';
 import { call, type Credentials, type Gamer, type StackState } from './stack.ts';
-import { summarize, type LatencySummary } from './stats.ts';
+import { latencyBySecond, summarize, type LatencySummary } from './stats.ts';
 
 export interface PipelineCtx {
   state: StackState;
@@ -221,6 +221,8 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
   const jsm = await jetstreamManager(nc);
   const sent = new Map<string, Sent>();
   const latencies = new Map<string, number[]>();
+  /** the same samples with their event's publication time, for the rates' per-second view */
+  const timedLatencies = new Map<string, Array<{ at: number; ms: number }>>();
   const completionCount = new Map<string, number>();
   const sub = nc.subscribe(names.taskCompleted, {
     callback: (_e, msg) => {
@@ -240,6 +242,9 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       const list = latencies.get(s.phase) ?? [];
       list.push(now - s.at);
       latencies.set(s.phase, list);
+      const timed = timedLatencies.get(s.phase) ?? [];
+      timed.push({ at: s.at, ms: now - s.at });
+      timedLatencies.set(s.phase, timed);
     },
   });
   const subject = names.statsSubject(app);
@@ -579,6 +584,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       serviceCounter: c1.handled - c0.handled,
       failedAttempts: c1.failed - c0.failed,
       latency: summarize(latencies.get(phase) ?? []),
+      latencyBySecond: latencyBySecond(timedLatencies.get(phase) ?? [], tStart),
       completionsSeen: completionCount.get(phase) ?? 0,
       completionsExpected: effect.completions,
       usage,

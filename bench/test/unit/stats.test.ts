@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkAim, cpuPercent, etaMs, growthExponent, growthFactor, percentileSorted, ratio, summarize } from '../../src/stats.ts';
+import { secondsLine } from '../../src/pipeline-report.ts';
+import { checkAim, cpuPercent, etaMs, growthExponent, growthFactor, latencyBySecond, percentileSorted, ratio, summarize } from '../../src/stats.ts';
 
 describe('percentiles', () => {
   it('uses the nearest rank', () => {
@@ -64,5 +65,30 @@ describe('cpu and eta', () => {
     expect(etaMs(0.25, 1000)).toBe(3000);
     expect(etaMs(1, 1000)).toBe(0);
     expect(etaMs(0, 1000)).toBeNaN();
+  });
+});
+
+describe('latency by second of publication', () => {
+  it('groups samples by the second their event was published in, in order, skipping empty seconds', () => {
+    const start = 5_000;
+    const samples = [
+      { at: 7_100, ms: 40 },
+      { at: 5_000, ms: 10 },
+      { at: 5_999, ms: 30 },
+      { at: 4_990, ms: 5 },
+      { at: 7_900, ms: 200 },
+    ];
+    expect(latencyBySecond(samples, start)).toEqual([
+      // a publication a little before the start counts in second 0
+      { second: 0, n: 3, p50: 10, p99: 30, max: 30 },
+      { second: 2, n: 2, p50: 40, p99: 200, max: 200 },
+    ]);
+    expect(latencyBySecond([], start)).toEqual([]);
+  });
+
+  it('says how many seconds had an event over the aim, and the worst', () => {
+    const seconds = latencyBySecond([{ at: 0, ms: 20 }, { at: 1_500, ms: 150 }, { at: 2_100, ms: 99.6 }, { at: 3_000, ms: 120 }], 0);
+    expect(secondsLine(seconds, 100)).toBe('p99 ms by second of publication: 20 150 100 120; 2 of 4 seconds had an event over 100 ms (the worst 150 ms, published in second 1).');
+    expect(secondsLine(seconds.slice(0, 1), 100)).toBe('p99 ms by second of publication: 20; no second had an event over 100 ms.');
   });
 });
