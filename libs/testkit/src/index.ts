@@ -3,7 +3,7 @@ import { createSigner } from 'fast-jwt';
 import { inject } from 'vitest';
 
 export { composeNatsPassword, composeNatsPasswords, startComposeNats, startConfiguredNats, type ConfiguredNats } from './containers.ts';
-export { commandNames, countStoreCommands, type StoreCommandCounter } from './store-commands.ts';
+export { wireCommands, countStoreCommands, type StoreCommandCounter, type WireCommand } from './store-commands.ts';
 
 /** Secrets used only by tests; the services under test are configured with them. */
 export const TEST_JWT_SECRET = 'test-jwt-secret-test-jwt-secret-0123456789';

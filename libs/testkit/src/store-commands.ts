@@ -8,7 +8,11 @@ import { connect, createServer, type Socket } from 'node:net';
 export interface StoreCommandCounter {
   /** A `mongodb://` URL of the hop for `database`: a direct connection, so the driver stays on the hop. */
   url(database: string): string;
-  /** The commands sent since the last call, by name; the driver's own (handshake, monitoring, sessions) left out. */
+  /**
+   * The commands sent since the last call, as "<command> <collection>" (or the command alone
+   * when it names no collection) with their counts; the driver's own (handshake, monitoring,
+   * sessions) left out.
+   */
   take(): Record<string, number>;
   close(): Promise<void>;
 }
@@ -17,25 +21,39 @@ const OP_MSG = 2013;
 /** what a driver sends on its own, not for an operation */
 const DRIVER_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'saslStart', 'saslContinue', 'buildInfo', 'endSessions', 'getParameter']);
 
+const BSON_STRING = 0x02;
+
+/** A command as sent: its name, and the collection it names when its value is one. */
+export interface WireCommand {
+  name: string;
+  collection?: string;
+}
+
 /**
- * The command name of each complete OP_MSG at the start of `buffer` (the first key of its
- * body section), and the bytes left over for the next chunk.
+ * The command of each complete OP_MSG at the start of `buffer` (the first element of its
+ * body section: key = command, a string value = collection), and the bytes left over for
+ * the next chunk.
  */
-export function commandNames(buffer: Buffer): { names: string[]; rest: Buffer } {
-  const names: string[] = [];
+export function wireCommands(buffer: Buffer): { commands: WireCommand[]; rest: Buffer } {
+  const commands: WireCommand[] = [];
   let at = 0;
   while (buffer.length - at >= 16) {
     const length = buffer.readInt32LE(at);
     if (buffer.length - at < length) break;
     // header (16 bytes), flagBits (4), then a kind-0 section: its document's first element
     if (buffer.readInt32LE(at + 12) === OP_MSG && buffer[at + 20] === 0) {
-      const nameStart = at + 21 + 4 + 1;
+      const type = buffer[at + 25];
+      const nameStart = at + 26;
       const nameEnd = buffer.indexOf(0, nameStart);
-      names.push(buffer.toString('utf8', nameStart, nameEnd));
+      const name = buffer.toString('utf8', nameStart, nameEnd);
+      if (type === BSON_STRING) {
+        const size = buffer.readInt32LE(nameEnd + 1);
+        commands.push({ name, collection: buffer.toString('utf8', nameEnd + 5, nameEnd + 5 + size - 1) });
+      } else commands.push({ name });
     }
     at += length;
   }
-  return { names, rest: buffer.subarray(at) };
+  return { commands, rest: buffer.subarray(at) };
 }
 
 /** Starts a counting hop to `mongoUrl`'s first host. */
@@ -48,9 +66,13 @@ export async function countStoreCommands(mongoUrl: string): Promise<StoreCommand
     sockets.add(client).add(store);
     let pending = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
-      const { names, rest } = commandNames(Buffer.concat([pending, chunk]));
+      const { commands, rest } = wireCommands(Buffer.concat([pending, chunk]));
       pending = Buffer.from(rest);
-      for (const name of names) if (!DRIVER_COMMANDS.has(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
+      for (const { name, collection } of commands) {
+        if (DRIVER_COMMANDS.has(name)) continue;
+        const key = collection === undefined ? name : `${name} ${collection}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
       store.write(chunk);
     });
     store.pipe(client);

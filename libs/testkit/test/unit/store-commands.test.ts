@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { describe, expect, it } from 'vitest';
-import { commandNames } from '../../src/store-commands.ts';
+import { wireCommands } from '../../src/store-commands.ts';
 
 const { BSON } = mongoose.mongo;
 
@@ -19,24 +19,24 @@ function opMsg(command: Record<string, unknown>, opCode = 2013): Buffer {
 }
 
 describe('command names read from the wire', () => {
-  it('names each complete message by its command, in order', () => {
+  it('names each complete message by its command and collection, in order', () => {
     const wire = Buffer.concat([opMsg({ find: 'relations', filter: {} }), opMsg({ aggregate: 'relations', pipeline: [] }), opMsg({ update: 'lists', updates: [] })]);
-    expect(commandNames(wire)).toEqual({ names: ['find', 'aggregate', 'update'], rest: Buffer.alloc(0) });
+    expect(wireCommands(wire)).toEqual({ commands: [{ name: 'find', collection: 'relations' }, { name: 'aggregate', collection: 'relations' }, { name: 'update', collection: 'lists' }], rest: Buffer.alloc(0) });
   });
 
   it('keeps a message split across chunks until its last byte arrives', () => {
     const wire = Buffer.concat([opMsg({ find: 'a' }), opMsg({ findAndModify: 'b', query: {} })]);
     const cut = wire.length - 5;
-    const first = commandNames(wire.subarray(0, cut));
-    expect(first.names).toEqual(['find']);
-    const second = commandNames(Buffer.concat([first.rest, wire.subarray(cut)]));
-    expect(second).toEqual({ names: ['findAndModify'], rest: Buffer.alloc(0) });
+    const first = wireCommands(wire.subarray(0, cut));
+    expect(first.commands).toEqual([{ name: 'find', collection: 'a' }]);
+    const second = wireCommands(Buffer.concat([first.rest, wire.subarray(cut)]));
+    expect(second).toEqual({ commands: [{ name: 'findAndModify', collection: 'b' }], rest: Buffer.alloc(0) });
     // fewer bytes than a header: nothing yet
-    expect(commandNames(wire.subarray(0, 10)).names).toEqual([]);
+    expect(wireCommands(wire.subarray(0, 10)).commands).toEqual([]);
   });
 
-  it('skips messages of other op codes', () => {
-    const wire = Buffer.concat([opMsg({ isMaster: 1 }, 2004), opMsg({ find: 'a' })]);
-    expect(commandNames(wire).names).toEqual(['find']);
+  it('skips messages of other op codes, and names no collection when the command has none', () => {
+    const wire = Buffer.concat([opMsg({ isMaster: 1 }, 2004), opMsg({ find: 'a' }), opMsg({ aggregate: 1, pipeline: [] })]);
+    expect(wireCommands(wire).commands).toEqual([{ name: 'find', collection: 'a' }, { name: 'aggregate' }]);
   });
 });

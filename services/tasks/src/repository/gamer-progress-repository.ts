@@ -18,6 +18,8 @@ export interface GamerProgress {
   applied: string[];
   /** entries whose gamer task is gone (a crash inside a reset): the next write drops them */
   orphans: string[];
+  /** the document's epoch when read: what the definitions of entries a write adds are remembered under */
+  epoch: string;
 }
 
 /** One gamer's write of a stat batch. */
@@ -30,6 +32,8 @@ export interface ProgressWrite {
   replacing: string[];
   /** entries of expired tasks, or whose gamer task is gone, dropped with the write */
   dropped: string[];
+  /** the document's epoch the write was planned from (GamerProgress.epoch) */
+  epoch: string;
 }
 
 /** Which gamers' writes the store took. */
@@ -69,7 +73,7 @@ function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): 
     }
     tasks.push({ ...definition, progress: e.p, games: e.g, completed: e.c, completedAt: e.at ?? null, completedByEventId: e.by ?? null, appliedEventIds: applied });
   }
-  return { tasks, applied, orphans };
+  return { tasks, applied, orphans, epoch: doc.epoch };
 }
 
 /** The events a write applies: those that changed one of its tasks. */
@@ -207,7 +211,7 @@ export class GamerProgressRepository {
     const sent = writes.map((w) => ({ w, op: progressOp(w) })).filter((s): s is { w: ProgressWrite; op: mongo.AnyBulkWriteOperation<GamerProgressDoc> } => s.op !== null);
     if (sent.length === 0) return { landed: writes, stale: [] };
     const result = await this.store.gamerProgress.bulkWrite(sent.map((s) => s.op), { ordered: false });
-    if (result.matchedCount === sent.length) return { landed: writes, stale: [] };
+    if (result.matchedCount === sent.length) return this.rememberAdded({ landed: writes, stale: [] });
     const stored = new Map(
       (await this.store.gamerProgress.find({ _id: { $in: sent.map((s) => progressKey(s.w.owner)) } }, { projection: { applied: 1, ...Object.fromEntries(sent.flatMap((s) => s.w.added.map((t) => [`tasks.${t.id}`, 1]))) } }).toArray())
         .map((d) => [d._id, d]),
@@ -219,7 +223,18 @@ export class GamerProgressRepository {
       // nothing to apply (only entries to add): it landed if the entries are there, whoever wrote them
       return eventIds.length > 0 ? eventIds.every((id) => applied.has(id)) : w.added.every((t) => doc?.tasks?.[t.id] !== undefined);
     };
-    return { landed: writes.filter(landed), stale: writes.filter((w) => !landed(w)) };
+    return this.rememberAdded({ landed: writes.filter(landed), stale: writes.filter((w) => !landed(w)) });
+  }
+
+  /**
+   * The definitions of entries a landed write added (achievements a batch tracked) are kept
+   * as a read keeps them, so the gamer's next batch does not read their gamer tasks back. Under
+   * the epoch the write was planned from: if the document moved to another epoch meanwhile,
+   * the definitions are never looked up.
+   */
+  private rememberAdded(result: ProgressWriteResult): ProgressWriteResult {
+    for (const w of result.landed) for (const task of w.added) this.remember(w.epoch, task);
+    return result;
   }
 
   /**

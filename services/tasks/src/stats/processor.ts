@@ -119,7 +119,7 @@ export class StatBatchProcessor {
     for (const [key, gamer] of work) {
       try {
         const events = gamer.items.map((d) => d.event);
-        const { tasks, applied, orphans } = held.get(key) ?? { tasks: [], applied: [], orphans: [] };
+        const { tasks, applied, orphans, epoch } = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '' };
         const active = tasks.filter((t) => isActive(t.expiredAt, now));
         const fresh = (await this.untrackedAchievements(gamer, active, events, now)).map((r) => ({ ...r, appliedEventIds: applied }));
         created.push(...fresh);
@@ -127,7 +127,7 @@ export class StatBatchProcessor {
         // an orphan achievement entry tracked again in this batch is replaced, not dropped
         const replaced = new Set(fresh.map((r) => r.id));
         const dropped = [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans].filter((id) => !replaced.has(id));
-        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((id) => replaced.has(id)), dropped };
+        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((id) => replaced.has(id)), dropped, epoch };
         plans.push({ gamer, plan, write, applied: [...applied, ...eventIdsOf(plan.changes)] });
       } catch (error) {
         for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });
