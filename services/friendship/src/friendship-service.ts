@@ -70,6 +70,11 @@ export function friendshipService(deps: FriendshipServiceDeps) {
   const { repositories: repo, publish, limits, registrations } = deps;
   const now = deps.clock ?? (() => new Date());
 
+  /** A caller's entry in the registration cache: the gamer, and the claims registered. */
+  function registrationOf(caller: Caller): { key: string; fingerprint: string } {
+    return { key: `${caller.applicationId}:${caller.gamerId}`, fingerprint: JSON.stringify([caller.displayName ?? null, caller.avatar ?? null]) };
+  }
+
   function summary(gamerId: string, profiles: Map<string, GamerProfile>): UserSummary {
     const profile = profiles.get(gamerId);
     // a relation's gamers are always registered; the fallback only guards a hand-edited database
@@ -85,6 +90,10 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     const { applicationId, gamerId, displayName, avatar } = caller;
     const claimed = { id: gamerId, displayName: displayName ?? '', avatar: avatar ?? '' };
     if (displayName !== undefined && avatar !== undefined) return claimed;
+    // what this call's registration found stored (cached with it), else one read
+    const { key, fingerprint } = registrationOf(caller);
+    const stored = registrations.storedSummary(key, fingerprint);
+    if (stored) return { id: gamerId, ...stored };
     try {
       return summary(gamerId, await repo.gamers.profiles(applicationId, [gamerId]));
     } catch {
@@ -162,11 +171,9 @@ export function friendshipService(deps: FriendshipServiceDeps) {
      * recently stored the same values.
      */
     async registerCaller(caller: Caller): Promise<void> {
-      const key = `${caller.applicationId}:${caller.gamerId}`;
-      const fingerprint = JSON.stringify([caller.displayName ?? null, caller.avatar ?? null]);
+      const { key, fingerprint } = registrationOf(caller);
       if (registrations.isFresh(key, fingerprint)) return;
-      await repo.gamers.upsert(caller.applicationId, caller, now());
-      registrations.remember(key, fingerprint);
+      registrations.remember(key, fingerprint, await repo.gamers.upsert(caller.applicationId, caller, now()));
     },
 
     /**

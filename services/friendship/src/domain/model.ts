@@ -46,6 +46,9 @@ export interface GamerProfile {
   lastSeenAt?: Date;
 }
 
+/** The name and avatar the directory holds for a gamer. */
+export type StoredSummary = Pick<GamerProfile, 'displayName' | 'avatar'>;
+
 /** The two directions of blocking between a caller and a target. */
 export interface BlockState {
   targetBlocksCaller: boolean;

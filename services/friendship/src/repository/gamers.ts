@@ -1,6 +1,6 @@
 import type { Model } from 'mongoose';
 import { displayNameKey, prefixRange } from '../domain/display-name.ts';
-import type { GamerProfile } from '../domain/model.ts';
+import type { GamerProfile, StoredSummary } from '../domain/model.ts';
 import type { GamerDoc } from './models.ts';
 
 /** What a token says about its gamer; absent claims leave the stored values alone. */
@@ -27,10 +27,12 @@ export interface LastSeen {
 export function gamerDirectory(gamers: Model<GamerDoc>) {
   return {
     /**
-     * Registers a gamer or refreshes their name and avatar. A claim the token does not
-     * carry is only defaulted to '' on first registration, never erased later.
+     * Registers a gamer or refreshes their name and avatar, and answers the name and avatar
+     * the directory then holds. A claim the token does not carry is only defaulted to '' on
+     * first registration, never erased later; the stored value then comes back from the same
+     * write (findOneAndUpdate), not from another read.
      */
-    async upsert(applicationId: string, claims: GamerClaims, now: Date): Promise<void> {
+    async upsert(applicationId: string, claims: GamerClaims, now: Date): Promise<StoredSummary> {
       const set: Partial<GamerDoc> = { updatedAt: now };
       const onInsert: Partial<GamerDoc> = {};
       if (claims.displayName !== undefined) {
@@ -46,7 +48,14 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       // Two first calls of one gamer may race to insert: the filter is the unique index's
       // fields, so MongoDB retries the losing upsert as an update (the local store runs
       // upserts one at a time per collection).
-      await gamers.updateOne({ applicationId, gamerId: claims.gamerId }, update, { upsert: true });
+      const filter = { applicationId, gamerId: claims.gamerId };
+      if (claims.displayName !== undefined && claims.avatar !== undefined) {
+        await gamers.updateOne(filter, update, { upsert: true });
+        return { displayName: claims.displayName, avatar: claims.avatar };
+      }
+      // the whole (small) document: the local store has no projection on findAndModify
+      const stored = await gamers.findOneAndUpdate(filter, update, { upsert: true, returnDocument: 'after' }).lean();
+      return { displayName: stored?.displayName ?? claims.displayName ?? '', avatar: stored?.avatar ?? claims.avatar ?? '' };
     },
 
     /**

@@ -1,5 +1,5 @@
 import { check, FriendshipEvent, natsNames, type CanMessageReply } from '@gfts/contracts';
-import { eventually } from '@gfts/testkit';
+import { eventually, mintToken } from '@gfts/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +55,18 @@ describe('NATS', () => {
         { ...base, type: 'removed', friendshipId, actorId: a!.id, targetId: b!.id },
       ]);
       for (const { event } of events) expect(check(FriendshipEvent, event)).toEqual({ ok: true, value: event });
+    });
+
+    it('names the actor by the avatar stored earlier when the token carries none', async () => {
+      const app = randomUUID();
+      const withPicture = await w.join(app, 'Pia', { picture: 'https://cdn.example/pia.png' });
+      // the same gamer, a later token without the picture claim: the stored avatar stays
+      const token = mintToken({ sub: withPicture.id, app, name: 'Pia' });
+      const pia = { ...withPicture, token, auth: { authorization: `Bearer ${token}` } };
+      const bo = await w.join(app, 'Bo');
+      expectRequested(await w.request(pia, bo.id));
+      const [requested] = await eventsOf(app, 1);
+      expect(requested!.event).toMatchObject({ type: 'requested', actorId: pia.id, actor: { id: pia.id, displayName: 'Pia', avatar: 'https://cdn.example/pia.png' } });
     });
 
     it('publishes accepted with the request\'s id when crossed requests make the friendship', async () => {
