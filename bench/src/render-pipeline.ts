@@ -3,7 +3,7 @@
  * before/after table against an earlier run. Pure: report in, Markdown out.
  */
 import { P99_AIM_MS, p99OfAllEvents, ratioOf, secondsLine, stalls, type PhaseUsage, type PipelineReport, type RatePhase } from './pipeline-report.ts';
-import { fmt, pct } from './report.ts';
+import { fmt, pct, referenceSentence } from './report.ts';
 import { checkAim, type AimCheck } from './stats.ts';
 
 const PROCS = ['tasks', 'tasks-db', 'nats', 'notifications', 'gateway', 'loadgen'];
@@ -76,7 +76,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   p('## Machine, load and stack');
   p();
   p(`- CPU: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memGb} GiB; kernel ${r.machine.kernel}; Node ${r.machine.node}`);
-  p(`- \`uptime\` at the start: \`${r.load.uptimeStart}\`; at the end: \`${r.load.uptimeEnd}\` (load averages over 1/5/15 min; 2.00 = both cores busy). Other engineers work on this machine: each phase below also gives the machine's busy CPU and the part of it not used by the processes of the stack or the bench ("other").`);
+  p(`- \`uptime\` at the start: \`${r.load.uptimeStart}\`; at the end: \`${r.load.uptimeEnd}\` (load averages over 1/5/15 min; 2.00 = both cores busy). Other engineers work on this machine: each phase below also gives the machine's busy CPU and the part of it not used by the processes of the stack or the bench ("other").${r.load.referenceMs === undefined ? '' : ` ${referenceSentence(r.load.referenceMs)}`}`);
   p(`- Store: ${r.stack.db} (\`${r.stack.mongoImage}\`); NATS \`${r.stack.natsImage}\`; engine ${r.stack.engine}. Services, store, NATS and the load generator share the 2 cores; CPU % is of one core (200 % = the whole machine).`);
   p(`- Settings: ${r.stack.settings.join(', ') || 'service defaults'}`);
   p();

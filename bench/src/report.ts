@@ -137,3 +137,8 @@ export function profileTable(p: ProfileReport): string {
   }
   return out.join('\n');
 }
+
+/** How a report names the machine's speed at its start (bench/src/machine-speed.ts). */
+export function referenceSentence(ms: number): string {
+  return `Reference work (bench/src/machine-speed.ts) took ${ms.toFixed(0)} ms at the start: the machine's speed then; runs whose reference times differ much do not compare.`;
+}
