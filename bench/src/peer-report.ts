@@ -35,8 +35,8 @@ export interface PeerReport {
   app: string;
   loadBefore: number[];
   loadAfter: number[];
-  /** ms of bench/src/machine-speed.ts's reference work at the start; absent in runs before 2026-11-27 */
-  referenceMs?: number;
+  /** bench/src/machine-speed.ts's references at the start; absent in runs before 2026-11-27 */
+  machineSpeed?: { cpuMs: number; loopbackUs: number };
   setup: { gamers: number; friendships: number; seconds: number; registered: number };
   nakama: { friendListCpuMs: number; addFriendCpuMs: number; friendListRps: number; addFriendPairsPerS: number };
   aims: { friendListRps: number; addFriendPairsPerS: number; gatewayVsDirect: number };
@@ -99,7 +99,7 @@ export function renderPeer(r: PeerReport, before?: PeerReport): string {
     `# Peer-shaped scenario (issue #16): ${r.startedAt.slice(0, 10)}${r.label ? ` — ${r.label}` : ''}`,
     '',
     `Command: \`bench/run.sh --peer${r.label ? ` --label ${r.label}` : ''}\`, started ${r.startedAt}. Stack: \`${r.stackRoot}\` at ${r.stackCommit}; bench at ${r.benchCommit}. Application \`${r.app}\` (fresh per run).`,
-    `Load average ${r.loadBefore.map((l) => l.toFixed(2)).join(' / ')} before, ${r.loadAfter.map((l) => l.toFixed(2)).join(' / ')} after (1/5/15 min; 2.00 = both cores busy).${r.referenceMs === undefined ? '' : ` ${referenceSentence(r.referenceMs)}`} Data: ${r.setup.gamers} gamers and ${r.setup.friendships} friendships written straight into the friendship database in ${fmt(r.setup.seconds, 1)} s (the service's own models); ${r.setup.registered} gamers then called once through the gateway (registration is not measured).`,
+    `Load average ${r.loadBefore.map((l) => l.toFixed(2)).join(' / ')} before, ${r.loadAfter.map((l) => l.toFixed(2)).join(' / ')} after (1/5/15 min; 2.00 = both cores busy).${r.machineSpeed === undefined ? '' : ` ${referenceSentence(r.machineSpeed)}`} Data: ${r.setup.gamers} gamers and ${r.setup.friendships} friendships written straight into the friendship database in ${fmt(r.setup.seconds, 1)} s (the service's own models); ${r.setup.registered} gamers then called once through the gateway (registration is not measured).`,
     'Everything (services, stores, NATS, load client) shares the same 2 cores. CPU ms per request: utime+stime of the process from /proc over the phase ÷ the requests (pairs) it served.',
     '',
     '## Goals (issue #16)',

@@ -26,7 +26,7 @@ import { loadAverage, MachineCpu, processStartEpochMs, UsageSampler, type Proces
 import { Progress } from './progress.ts';
 import { call, containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, readStackState, startNode, stopNode, type Gamer } from './stack.ts';
 import { cpuMsPerUnit, summarize, type LatencySummary } from './stats.ts';
-import { referenceWorkMs } from './machine-speed.ts';
+import { machineSpeed } from './machine-speed.ts';
 
 const HELP = `usage: node bench/src/peer.ts [options]   (bench/run.sh --peer starts a stack first)
   --state FILE      stack state file (default .stack/state.json)
@@ -197,9 +197,9 @@ async function timed(id: string, title: string, url: string, path: string, secon
 }
 
 const loadBefore = loadAverage();
-const referenceMs = referenceWorkMs();
+const machineSpeedAtStart = await machineSpeed();
 const startedAt = new Date();
-progress.log(`application ${app}; load average ${loadBefore.join(' ')}; reference work ${referenceMs.toFixed(0)} ms; processes ${[...pids.keys()].join(', ')}`);
+progress.log(`application ${app}; load average ${loadBefore.join(' ')}; reference work ${machineSpeedAtStart.cpuMs.toFixed(0)} ms, loopback round trip ${machineSpeedAtStart.loopbackUs.toFixed(0)} µs; processes ${[...pids.keys()].join(', ')}`);
 
 // --- data: 20 listers with 100 friends each, written straight into the friendship database with
 // the service's own models (datagen/friendship-data.ts; 2,000 request+accept calls would take
@@ -290,7 +290,7 @@ const stackRoot = process.env.BENCH_STACK_ROOT ?? root;
 const report = {
   kind: 'peer', date: startedAt.toISOString().slice(0, 10), startedAt: startedAt.toISOString(), label: label ?? null,
   benchCommit: commitOf(root), stackCommit: commitOf(stackRoot), stackRoot,
-  app, loadBefore, loadAfter, referenceMs,
+  app, loadBefore, loadAfter, machineSpeed: machineSpeedAtStart,
   processes: Object.fromEntries([...pids].map(([name, pid]) => [name, { pid, startEpochMs: processStartEpochMs(pid) ?? null }])), setup: { gamers: plan.spec.gamers, friendships: LISTERS * FRIENDS, seconds: setupS, registered: callers.length }, nakama: NAKAMA, aims: AIMS, ratios, phases,
 };
 const name = `${report.date}-peer${label ? `-${label}` : ''}`;

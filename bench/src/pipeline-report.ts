@@ -172,8 +172,8 @@ export interface PipelineReport {
   /** the bench's own code, when the services ran another checkout */
   benchGit?: { commit: string; branch: string; dirty: boolean };
   machine: { cpu: string; cores: number; memGb: number; node: string; kernel: string };
-  /** referenceMs: bench/src/machine-speed.ts's reference work at the start (absent in runs before 2026-11-27) */
-  load: { start: number[]; end: number[]; uptimeStart: string; uptimeEnd: string; referenceMs?: number };
+  /** machineSpeed: bench/src/machine-speed.ts's references at the start (absent in runs before 2026-11-27) */
+  load: { start: number[]; end: number[]; uptimeStart: string; uptimeEnd: string; machineSpeed?: { cpuMs: number; loopbackUs: number } };
   stack: { engine: string; mongoImage: string; natsImage: string; db: string; settings: string[] };
   options: PipelineOptions;
   setup: SetupResult;

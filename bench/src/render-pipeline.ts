@@ -76,7 +76,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   p('## Machine, load and stack');
   p();
   p(`- CPU: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memGb} GiB; kernel ${r.machine.kernel}; Node ${r.machine.node}`);
-  p(`- \`uptime\` at the start: \`${r.load.uptimeStart}\`; at the end: \`${r.load.uptimeEnd}\` (load averages over 1/5/15 min; 2.00 = both cores busy). Other engineers work on this machine: each phase below also gives the machine's busy CPU and the part of it not used by the processes of the stack or the bench ("other").${r.load.referenceMs === undefined ? '' : ` ${referenceSentence(r.load.referenceMs)}`}`);
+  p(`- \`uptime\` at the start: \`${r.load.uptimeStart}\`; at the end: \`${r.load.uptimeEnd}\` (load averages over 1/5/15 min; 2.00 = both cores busy). Other engineers work on this machine: each phase below also gives the machine's busy CPU and the part of it not used by the processes of the stack or the bench ("other").${r.load.machineSpeed === undefined ? '' : ` ${referenceSentence(r.load.machineSpeed)}`}`);
   p(`- Store: ${r.stack.db} (\`${r.stack.mongoImage}\`); NATS \`${r.stack.natsImage}\`; engine ${r.stack.engine}. Services, store, NATS and the load generator share the 2 cores; CPU % is of one core (200 % = the whole machine).`);
   p(`- Settings: ${r.stack.settings.join(', ') || 'service defaults'}`);
   p();

@@ -139,6 +139,6 @@ export function profileTable(p: ProfileReport): string {
 }
 
 /** How a report names the machine's speed at its start (bench/src/machine-speed.ts). */
-export function referenceSentence(ms: number): string {
-  return `Reference work (bench/src/machine-speed.ts) took ${ms.toFixed(0)} ms at the start: the machine's speed then; runs whose reference times differ much do not compare.`;
+export function referenceSentence(speed: { cpuMs: number; loopbackUs: number }): string {
+  return `Machine speed at the start (bench/src/machine-speed.ts): CPU reference work ${speed.cpuMs.toFixed(0)} ms, a loopback TCP round trip ${speed.loopbackUs.toFixed(0)} µs; runs far apart in these do not compare.`;
 }

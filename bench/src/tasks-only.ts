@@ -14,7 +14,7 @@ import { Progress, formatDuration } from './progress.ts';
 import { pipelineChecks, renderPipeline } from './render-pipeline.ts';
 import { containerPid, Credentials, DEV_INTERNAL_SECRET, DEV_JWT_SECRET, readStackState } from './stack.ts';
 import { gitInfo, pipelineOptions, runPipeline } from './tasks-pipeline.ts';
-import { referenceWorkMs } from './machine-speed.ts';
+import { machineSpeed } from './machine-speed.ts';
 
 export const TASKS_ONLY_HELP = `bench/run.sh --tasks-only [options]   (or: node bench/src/tasks-only.ts [options] against a running stack)
 
@@ -110,7 +110,7 @@ const git = gitInfo(stackRoot);
 const benchGit = stackRoot === root ? undefined : gitInfo(root);
 const loadStart = loadAverage();
 const uptimeStart = uptime();
-const referenceMs = referenceWorkMs();
+const machineSpeedAtStart = await machineSpeed();
 const state = readStackState(stateFile);
 const creds = new Credentials(process.env.JWT_SECRET ?? DEV_JWT_SECRET, process.env.INTERNAL_TOKEN_SECRET ?? DEV_INTERNAL_SECRET);
 const pids = new Map<string, number>([
@@ -145,7 +145,7 @@ const report: PipelineReport = {
   git,
   ...(benchGit ? { benchGit } : {}),
   machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), node: process.version, kernel: release() },
-  load: { start: loadStart, end: loadAverage(), uptimeStart, uptimeEnd: uptime(), referenceMs },
+  load: { start: loadStart, end: loadAverage(), uptimeStart, uptimeEnd: uptime(), machineSpeed: machineSpeedAtStart },
   stack: {
     engine: state.engine,
     mongoImage: state.mongoImage,
