@@ -148,7 +148,7 @@ _gfts_go_binary() {
       (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch" &&
         git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch" &&
         git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch" &&
-        git apply -p1 "$recipe/sjson-values.patch") >&2 || return 1
+        git apply -p1 "$recipe/sjson-values.patch" && git apply -p1 "$recipe/findandmodify-fields.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"

@@ -462,6 +462,20 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await docs.findOneAndUpdate({ _id: 'missing' }, { $set: { n: 0 } }, { returnDocument: 'after' })).toBeNull();
       expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', n: 3 });
     });
+
+    it('findOneAndUpdate and findOneAndDelete answer the document projected, on update, upsert and delete alike', async () => {
+      const docs = fresh('find_and_modify_projection');
+      await docs.insertOne({ _id: 'd', app: 'a', name: 'Ann', avatar: 'x.png', n: 1 });
+      // inclusion: the named fields and _id unless left out; the update applies in full
+      expect(await docs.findOneAndUpdate({ _id: 'd' }, { $inc: { n: 1 } }, { returnDocument: 'after', projection: { _id: 0, name: 1, avatar: 1 } })).toEqual({ name: 'Ann', avatar: 'x.png' });
+      expect(await docs.findOneAndUpdate({ _id: 'd' }, { $set: { name: 'Ana' } }, { returnDocument: 'before', projection: { name: 1 } })).toEqual({ _id: 'd', name: 'Ann' });
+      // exclusion
+      expect(await docs.findOneAndUpdate({ _id: 'd' }, { $inc: { n: 1 } }, { returnDocument: 'after', projection: { app: 0, avatar: 0 } })).toEqual({ _id: 'd', name: 'Ana', n: 3 });
+      // an upsert's new document
+      expect(await docs.findOneAndUpdate({ _id: 'e' }, { $set: { name: 'Eve' }, $setOnInsert: { avatar: '' } }, { upsert: true, returnDocument: 'after', projection: { _id: 0, name: 1, avatar: 1 } })).toEqual({ name: 'Eve', avatar: '' });
+      expect(await docs.findOneAndDelete({ _id: 'e' }, { projection: { name: 1 } })).toEqual({ _id: 'e', name: 'Eve' });
+      expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', app: 'a', name: 'Ana', avatar: 'x.png', n: 3 });
+    });
   });
 
   describe('filters', () => {
