@@ -53,8 +53,7 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
         await gamers.updateOne(filter, update, { upsert: true });
         return { displayName: claims.displayName, avatar: claims.avatar };
       }
-      // the whole (small) document: the local store has no projection on findAndModify
-      const stored = await gamers.findOneAndUpdate(filter, update, { upsert: true, returnDocument: 'after' }).lean();
+      const stored = await gamers.findOneAndUpdate(filter, update, { upsert: true, returnDocument: 'after', projection: { _id: 0, displayName: 1, avatar: 1 } }).lean();
       return { displayName: stored?.displayName ?? claims.displayName ?? '', avatar: stored?.avatar ?? claims.avatar ?? '' };
     },
 
