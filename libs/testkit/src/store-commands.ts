@@ -14,6 +14,8 @@ export interface StoreCommandCounter {
    * sessions) left out.
    */
   take(): Record<string, number>;
+  /** The commands sent while `run` ran (as `take` counts them). */
+  during(run: () => Promise<unknown>): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -87,12 +89,18 @@ export async function countStoreCommands(mongoUrl: string): Promise<StoreCommand
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  const take = () => {
+    const taken = Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
+    counts.clear();
+    return taken;
+  };
   return {
     url: (database) => `mongodb://127.0.0.1:${port}/${database}?directConnection=true`,
-    take() {
-      const taken = Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
-      counts.clear();
-      return taken;
+    take,
+    async during(run) {
+      take();
+      await run();
+      return take();
     },
     close: () =>
       new Promise<void>((resolve) => {

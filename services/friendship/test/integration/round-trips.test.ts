@@ -25,11 +25,7 @@ describe('store round trips per request', () => {
   });
 
   /** The store commands one call sends, after every gamer it names has called once (registration is not counted). */
-  async function commandsOf(call: () => Promise<unknown>): Promise<Record<string, number>> {
-    counter.take();
-    await call();
-    return counter.take();
-  }
+  const commandsOf = (call: () => Promise<unknown>) => counter.during(call);
 
   it('reads a page of the friend list in three: the two sides of the relations, then the friends\' profiles', async () => {
     const app = randomUUID();

@@ -53,9 +53,8 @@ describe('store round trips per stat batch', () => {
   }
 
   async function pipelineCommandsOf(events: number): Promise<Record<string, number>> {
-    counter.take();
-    await burst(events);
-    return Object.fromEntries(Object.entries(counter.take()).filter(([key]) => PIPELINE.includes(key.split(' ')[1] ?? '')));
+    const commands = await counter.during(() => burst(events));
+    return Object.fromEntries(Object.entries(commands).filter(([key]) => PIPELINE.includes(key.split(' ')[1] ?? '')));
   }
 
   it('reads the gamers\' progress and the processed ids once, writes the progress and the processed records once, for 10 events or 50', async () => {
