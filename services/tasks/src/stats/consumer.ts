@@ -192,10 +192,11 @@ export class StatsConsumer {
       }
     };
     const failed = (error: unknown): EventOutcome[] => batch.map(() => ({ kind: 'failed', error }));
-    // Written up to its progress write here, before the next batch may start (which reads
-    // what this one wrote: a gamer's events stay in stream order); the rest (completions,
-    // processed records, acks) settles while the next batch is written. Batches settle one
-    // at a time, in order, and a batch is not written before the one two back settled.
+    // Written up to its progress write here, and its completions announced, before the next
+    // batch may start (which reads what this one wrote: a gamer's events stay in stream
+    // order); the rest (unlock counters, processed records, acks) settles while the next
+    // batch is written. Batches settle one at a time, in order, and a batch is not written
+    // before the one two back settled.
     const written = await retrying('apply stat batch', () => processor.write(delivered), (error) => ({ settle: async () => failed(error) }));
     this.router.written(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
     const before = lane.settling;

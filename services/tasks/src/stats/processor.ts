@@ -86,10 +86,11 @@ export class StatBatchProcessor {
   }
 
   /**
-   * A batch up to its progress write; `settle` does the rest (completions counted and
-   * announced, the events recorded as processed) and answers the outcomes. Once this
-   * resolves the next batch may start, while this one settles: it reads the progress this
-   * one wrote, so a gamer's events still apply in stream order.
+   * A batch up to its progress write and the completions it landed announced; `settle` does
+   * the rest (progress announced, completions counted, the events recorded as processed) and
+   * answers the outcomes. Once this resolves the next batch may start, while this one settles: it reads
+   * the progress this one wrote, so a gamer's events still apply in stream order, and its
+   * announcements follow this one's.
    */
   async write(batch: DeliveredEvent[]): Promise<{ settle: () => Promise<EventOutcome[]> }> {
     const { gamerTasks, progress, processed } = this.deps;
@@ -140,38 +141,48 @@ export class StatBatchProcessor {
     const staleWrites = new Set(stale);
     const landed = plans.filter((p) => !staleWrites.has(p.write));
     for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
+    // announced as soon as the store holds them, not behind the previous batch's records
+    this.announceCompleted(landed);
     return { settle: () => this.settle(batch, landed, tracked, outcomes, now) };
+  }
+
+  /** The completions of the gamers whose writes landed, in the batch's order. */
+  private announceCompleted(landed: GamerPlan[]): void {
+    for (const { gamer, plan } of landed) {
+      for (const delivered of gamer.items) {
+        const { eventId } = delivered.event;
+        const announce = [
+          ...plan.completed.filter((c) => c.eventId === eventId),
+          // a delivery that wrote but was not acknowledged may not have announced them
+          ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
+        ];
+        if (announce.length === 0) continue;
+        withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
+          for (const { task } of announce) this.announce(task, eventId);
+        }));
+      }
+    }
   }
 
   private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, now: Date): Promise<EventOutcome[]> {
     const { processed } = this.deps;
     const recorded: string[] = [];
-    for (const { gamer, plan } of landed) {
+    for (const { gamer } of landed) {
       for (const delivered of gamer.items) {
-        const { eventId } = delivered.event;
         try {
           await this.deps.faults?.afterApply?.(delivered.event);
         } catch (error) {
           outcomes.set(delivered, { kind: 'failed', error });
           continue;
         }
-        const announce = [
-          ...plan.completed.filter((c) => c.eventId === eventId),
-          // a delivery that wrote but was not acknowledged may not have announced them
-          ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
-        ];
-        withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
-          for (const { task } of announce) this.announce(task, eventId);
-        }));
         outcomes.set(delivered, { kind: 'processed' });
-        recorded.push(eventId);
+        recorded.push(delivered.event.eventId);
       }
     }
+    // progress bars move behind the next batch's reads, which completions do not wait for
     this.announceProgress(landed.flatMap((p) => p.plan.changes), now);
     // Unlock rates move with the batch: what it tracked, what it (or an unacknowledged
     // earlier delivery of its events) completed; counted once whatever is redelivered.
-    // After the announcements, which the progress write already allows: this write waits
-    // for the store's lock behind the next batch's, and the completion need not.
     const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
     await this.deps.unlockStats.record(tracked, completions.map((c) => c.task), now);
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
