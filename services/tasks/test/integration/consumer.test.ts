@@ -1,5 +1,6 @@
-import type { StatDeadLetter, StatEvent } from '@gfts/contracts';
+import type { StatDeadLetter, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
 import { eventually, type Gamer } from '@gfts/testkit';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
@@ -212,6 +213,59 @@ describe('an event redelivered after many newer ones', () => {
     await eventually(async () => /gfts_stats_events_processed_total\{[^}]*outcome="processed"[^}]*\} 41/.test(await metrics()), 10_000, 100);
     const [held] = (await world.tasks(ann)).filter((t) => t.task.id === task.id);
     expect(held).toMatchObject({ progress: 45, gamesPlayed: 41 });
+  });
+});
+
+describe('announcements', () => {
+  // one lane, so every batch settles behind the one before it; a batch waits 200 ms for its
+  // events, so two published back to back make one
+  let stack: TasksStack;
+  let openGate: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  const held = new Set<string>();
+  beforeAll(async () => {
+    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH_WAIT_MS: '200' }, {
+      // holds a batch's settling (its events' records and acknowledgements) at this event
+      faults: { processor: { afterApply: async (event) => { if (held.has(event.eventId)) await gate; } } },
+    });
+  });
+  afterAll(async () => {
+    openGate();
+    await stack?.close();
+  });
+
+  it('a batch\'s completions go out when its write lands, not behind the previous batch\'s settling', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
+    const [ann, carl, bob] = [world.gamer('Ann'), world.gamer('Carl'), world.gamer('Bob')];
+    for (const player of [ann, carl, bob]) expect((await world.assign(player, 'lifetime', 1)).status).toBe(200);
+    const completed: TaskCompletedEvent[] = [];
+    const nc = await stack.nats();
+    const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
+    await nc.flush();
+
+    // Ann's win completes her task; Carl's game (no win) holds the batch's settling
+    const win = world.event(ann, { wins: 1 });
+    const holding = world.event(carl, { wins: 0 });
+    held.add(holding.eventId);
+    await world.publish(win);
+    await world.publish(holding);
+    await eventually(async () => completed.some((c) => c.eventId === win.eventId), 10_000, 20);
+    // the next batch's completion is announced while the one before it is still settling
+    const next = world.event(bob, { wins: 1 });
+    await world.publish(next);
+    await eventually(async () => completed.some((c) => c.eventId === next.eventId), 10_000, 20);
+    expect(completed.map((c) => [c.gamerId, c.taskId])).toEqual([[ann.id, task.id], [bob.id, task.id]]);
+
+    // released, every event settles, and nothing is announced twice
+    openGate();
+    const jsm = await jetstreamManager(nc);
+    await eventually(async () => {
+      const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+    }, 10_000, 50);
+    expect(completed).toHaveLength(2);
+    sub.unsubscribe();
   });
 });
 
