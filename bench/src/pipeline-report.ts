@@ -84,6 +84,11 @@ export interface RatePhase {
   latency: LatencySummary;
   /** the same latency by the second of the phase the events were published in (absent in runs before 2026-11-27) */
   latencyBySecond?: SecondLatency[];
+  /**
+   * The tasks service's own gfts_stats_event_age_seconds over the phase, by stage (pulled,
+   * written, acknowledged): where an event's time went, bucketed (absent before 2026-11-27)
+   */
+  ageByStage?: StageAge[];
   completionsSeen: number;
   /** completions the model expects from the events the consumer processed */
   completionsExpected: number;
@@ -243,6 +248,24 @@ export function stalls(timeline: readonly TimelinePoint[]): { longestS: number; 
     } else current = 0;
   }
   return { longestS: longest, totalS: total, count };
+}
+
+/** An event's age at one stage of the consumer over a phase, from the service's histogram. */
+export interface StageAge {
+  stage: string;
+  n: number;
+  meanMs: number;
+  /** estimates within the histogram's buckets (histogram_quantile) */
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** A phase's event age by stage, as one line. */
+export function stagesLine(stages: readonly StageAge[]): string {
+  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
+  return `event age by stage (the service's gfts_stats_event_age_seconds; p50 and p99 estimated within its buckets): ${stages
+    .map((s) => `${s.stage} mean ${ms(s.meanMs)}, p50 ~${ms(s.p50Ms)}, p99 ~${ms(s.p99Ms)} ms`)
+    .join('; ')}.`;
 }
 
 /** The event→completion aim of issue #10 at 1,000 events/s offered. */

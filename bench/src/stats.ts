@@ -65,6 +65,75 @@ export function latencyBySecond(samples: ReadonlyArray<{ at: number; ms: number 
   });
 }
 
+/** One label value's series of a Prometheus histogram: cumulative bucket counts by upper bound, and the sum and count. */
+export interface HistogramSeries {
+  /** [upper bound, cumulative count], ascending, +Inf last */
+  buckets: Array<[number, number]>;
+  sum: number;
+  count: number;
+}
+
+/**
+ * The series of histogram `name` in Prometheus text, by the value of `label` (e.g. the tasks
+ * service's gfts_stats_event_age_seconds by `stage`). Other labels are ignored.
+ */
+export function histogramByLabel(text: string, name: string, label: string): Map<string, HistogramSeries> {
+  const out = new Map<string, HistogramSeries>();
+  const of = (value: string) => {
+    let series = out.get(value);
+    if (!series) out.set(value, (series = { buckets: [], sum: 0, count: 0 }));
+    return series;
+  };
+  const labelValue = (labels: string, key: string) => new RegExp(`(?:^|,)${key}="([^"]*)"`).exec(labels)?.[1];
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m || !m[1]!.startsWith(name)) continue;
+    const [, metric, labels, raw] = m;
+    const value = labelValue(labels!, label);
+    if (value === undefined) continue;
+    const n = Number(raw);
+    if (metric === `${name}_bucket`) {
+      const le = labelValue(labels!, 'le');
+      if (le !== undefined) of(value).buckets.push([le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le), n]);
+    } else if (metric === `${name}_sum`) of(value).sum = n;
+    else if (metric === `${name}_count`) of(value).count = n;
+  }
+  for (const series of out.values()) series.buckets.sort((a, b) => a[0] - b[0]);
+  return out;
+}
+
+/** What a histogram series gained between two scrapes (`before` absent: from nothing). */
+export function histogramDelta(after: HistogramSeries, before: HistogramSeries | undefined): HistogramSeries {
+  const earlier = new Map(before?.buckets ?? []);
+  return {
+    buckets: after.buckets.map(([le, n]) => [le, n - (earlier.get(le) ?? 0)]),
+    sum: after.sum - (before?.sum ?? 0),
+    count: after.count - (before?.count ?? 0),
+  };
+}
+
+/**
+ * The q-quantile (0..1) of a histogram series, interpolated linearly within its bucket as
+ * Prometheus's histogram_quantile does: an estimate as coarse as the buckets. NaN when
+ * empty; the highest finite bound when the quantile falls in the +Inf bucket.
+ */
+export function histogramQuantile(series: HistogramSeries, q: number): number {
+  if (series.count <= 0 || series.buckets.length === 0) return Number.NaN;
+  const rank = q * series.count;
+  let lower = 0;
+  let below = 0;
+  for (const [le, cumulative] of series.buckets) {
+    if (cumulative >= rank) {
+      if (le === Number.POSITIVE_INFINITY) return lower;
+      const inBucket = cumulative - below;
+      return inBucket <= 0 ? le : lower + (le - lower) * ((rank - below) / inBucket);
+    }
+    lower = le;
+    below = cumulative;
+  }
+  return lower;
+}
+
 /** a / b, NaN when either side is missing or b is zero. */
 export function ratio(a: number | undefined, b: number | undefined): number {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return Number.NaN;

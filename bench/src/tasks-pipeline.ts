@@ -25,11 +25,11 @@ import { MongoClient, type AnyBulkWriteOperation, type Document } from 'mongodb'
 import { gameStats, MixModel, mixCatalog, seededRandom, type CatalogTaskView, type EventEffect, type Stat } from './datagen/tasks-mix.ts';
 import { seededUuid } from './datagen/ids.ts';
 import { writeGamerTasks } from './datagen/tasks-direct.ts';
-import type { PhaseUsage, PipelineOptions, RatePhase, SetupResult, SustainedResult, FirstPassResult, CeilingResult, TimelinePoint } from './pipeline-report.ts';
+import type { PhaseUsage, PipelineOptions, RatePhase, SetupResult, StageAge, SustainedResult, FirstPassResult, CeilingResult, TimelinePoint } from './pipeline-report.ts';
 import { MachineCpu, UsageSampler, loadAverage } from './procstat.ts';
 import type { Progress } from './progress.ts';
 import { call, type Credentials, type Gamer, type StackState } from './stack.ts';
-import { latencyBySecond, summarize, type LatencySummary } from './stats.ts';
+import { histogramByLabel, histogramDelta, histogramQuantile, latencyBySecond, summarize, type HistogramSeries, type LatencySummary } from './stats.ts';
 
 export interface PipelineCtx {
   state: StackState;
@@ -274,6 +274,18 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     }
     return { handled, failed: failedN, stale: staleN };
   };
+  /** The service's event-age histogram by stage (empty when the service has none: older code). */
+  const ageScrape = async (): Promise<Map<string, HistogramSeries>> => {
+    const r = await fetch(`${state.services.tasks.url}/metrics`, { signal: AbortSignal.timeout(10_000) }).then((x) => x.text()).catch(() => '');
+    return histogramByLabel(r, 'gfts_stats_event_age_seconds', 'stage');
+  };
+  const agesBetween = (before: Map<string, HistogramSeries>, after: Map<string, HistogramSeries>): StageAge[] =>
+    ['pulled', 'written', 'acknowledged'].flatMap((stage) => {
+      const end = after.get(stage);
+      if (!end) return [];
+      const d = histogramDelta(end, before.get(stage));
+      return [{ stage, n: d.count, meanMs: d.count > 0 ? (d.sum / d.count) * 1000 : Number.NaN, p50Ms: histogramQuantile(d, 0.5) * 1000, p99Ms: histogramQuantile(d, 0.99) * 1000 }];
+    });
   /**
    * Waits until the consumer holds none of the bench's events: nothing in the stream and the
    * service's counter still for 3 s (a slow consumer finishes its in-hand events in bursts).
@@ -536,6 +548,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     const events = plan(Math.round(rate * o.phaseS));
     const u = samplers();
     const c0 = await counter();
+    const ages0 = await ageScrape();
     const tStart = performance.now();
     const accepted0 = acceptedTotal;
     const watch = recordTimeline(tStart, accepted0);
@@ -562,6 +575,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     if (b.total > 0) await quiesce(30_000, true);
     await sleep(500);
     const c1 = await counter();
+    const ageByStage = agesBetween(ages0, await ageScrape());
     if (c1.stale > c0.stale) notes.push(`${rate}/s: ${c1.stale - c0.stale} attempts found the gamer's tasks moved meanwhile (outcome "stale") and were redelivered`);
     const handled = finalProcessed(pub.accepted, pub.accepted - b.total, c1.handled - c0.handled);
     const effect = applyModel(events, handled);
@@ -585,6 +599,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
       failedAttempts: c1.failed - c0.failed,
       latency: summarize(latencies.get(phase) ?? []),
       latencyBySecond: latencyBySecond(timedLatencies.get(phase) ?? [], tStart),
+      ageByStage,
       completionsSeen: completionCount.get(phase) ?? 0,
       completionsExpected: effect.completions,
       usage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { secondsLine } from '../../src/pipeline-report.ts';
-import { checkAim, cpuPercent, etaMs, growthExponent, growthFactor, latencyBySecond, percentileSorted, ratio, summarize } from '../../src/stats.ts';
+import { checkAim, cpuPercent, etaMs, growthExponent, growthFactor, histogramByLabel, histogramDelta, histogramQuantile, latencyBySecond, percentileSorted, ratio, summarize } from '../../src/stats.ts';
 
 describe('percentiles', () => {
   it('uses the nearest rank', () => {
@@ -90,5 +90,40 @@ describe('latency by second of publication', () => {
     const seconds = latencyBySecond([{ at: 0, ms: 20 }, { at: 1_500, ms: 150 }, { at: 2_100, ms: 99.6 }, { at: 3_000, ms: 120 }], 0);
     expect(secondsLine(seconds, 100)).toBe('p99 ms by second of publication: 20 150 100 120; 2 of 4 seconds had an event over 100 ms (the worst 150 ms, published in second 1).');
     expect(secondsLine(seconds.slice(0, 1), 100)).toBe('p99 ms by second of publication: 20; no second had an event over 100 ms.');
+  });
+});
+
+describe('a service histogram from /metrics', () => {
+  const scrape = (pulled: number[], written: number[]) => [
+    '# HELP gfts_stats_event_age_seconds age',
+    '# TYPE gfts_stats_event_age_seconds histogram',
+    ...[['pulled', pulled], ['written', written]].flatMap(([stage, counts]) => [
+      ...(counts as number[]).map((n, i) => `gfts_stats_event_age_seconds_bucket{le="${['0.01', '0.1', '1', '+Inf'][i]}",stage="${stage as string}",service="tasks"} ${n}`),
+      `gfts_stats_event_age_seconds_sum{stage="${stage as string}",service="tasks"} ${(counts as number[])[3]! * 0.05}`,
+      `gfts_stats_event_age_seconds_count{stage="${stage as string}",service="tasks"} ${(counts as number[])[3]}`,
+    ]),
+    'gfts_stats_batch_events_bucket{le="1",service="tasks"} 4',
+  ].join('\n');
+
+  it('reads each stage\'s buckets, sum and count, and what they gained between two scrapes', () => {
+    const before = histogramByLabel(scrape([10, 10, 10, 10], [0, 10, 10, 10]), 'gfts_stats_event_age_seconds', 'stage');
+    const after = histogramByLabel(scrape([60, 110, 110, 110], [0, 50, 109, 110]), 'gfts_stats_event_age_seconds', 'stage');
+    expect([...after.keys()]).toEqual(['pulled', 'written']);
+    expect(after.get('written')!.buckets).toEqual([[0.01, 0], [0.1, 50], [1, 109], [Number.POSITIVE_INFINITY, 110]]);
+    const gained = histogramDelta(after.get('written')!, before.get('written'));
+    expect(gained.buckets).toEqual([[0.01, 0], [0.1, 40], [1, 99], [Number.POSITIVE_INFINITY, 100]]);
+    expect(gained.count).toBe(100);
+    expect(gained.sum).toBeCloseTo(5, 9);
+    expect(histogramDelta(after.get('pulled')!, undefined).count).toBe(110);
+  });
+
+  it('estimates quantiles inside the buckets as histogram_quantile does', () => {
+    const series = { buckets: [[0.01, 0], [0.1, 40], [1, 99], [Number.POSITIVE_INFINITY, 100]] as Array<[number, number]>, sum: 5, count: 100 };
+    // the 50th of 100 lies 10 of the 59 into (0.1, 1]
+    expect(histogramQuantile(series, 0.5)).toBeCloseTo(0.1 + 0.9 * (10 / 59), 9);
+    expect(histogramQuantile(series, 0.2)).toBeCloseTo(0.01 + 0.09 * (20 / 40), 9);
+    // in the +Inf bucket: the highest finite bound
+    expect(histogramQuantile(series, 0.999)).toBe(1);
+    expect(histogramQuantile({ buckets: [], sum: 0, count: 0 }, 0.5)).toBeNaN();
   });
 });

@@ -5,8 +5,8 @@ import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@g
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { SpillRouter } from './lanes.ts';
-import type { StatsMetrics } from './metrics.ts';
-import { parseStatMessage, retryDelay } from './parse.ts';
+import type { EventStage, StatsMetrics } from './metrics.ts';
+import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
 
 export interface ConsumerSettings {
@@ -157,6 +157,7 @@ export class StatsConsumer {
       return undefined;
     }
     if (msg.info.redelivered) this.deps.metrics.redelivered.inc();
+    this.observeAge(msg, 'pulled');
     // the game server's request id (from POST /stats or its own publish) follows the event
     // into logs and the task events it causes; an event without one goes by its eventId
     const requestId = requestIdOf(msg) ?? parsed.event.eventId;
@@ -199,6 +200,7 @@ export class StatsConsumer {
     // before the one two back settled.
     const written = await retrying('apply stat batch', () => processor.write(delivered), (error) => ({ settle: async () => failed(error) }));
     this.router.written(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
+    for (const { msg } of batch) this.observeAge(msg, 'written');
     const before = lane.settling;
     lane.settling = before
       .then(async () => {
@@ -223,7 +225,10 @@ export class StatsConsumer {
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {
     const { metrics, log, settings } = this.deps;
     metrics.processed.inc({ outcome: outcome.kind });
-    if (outcome.kind === 'processed' || outcome.kind === 'duplicate') return msg.ack();
+    if (outcome.kind === 'processed' || outcome.kind === 'duplicate') {
+      msg.ack();
+      return this.observeAge(msg, 'acknowledged');
+    }
     if (outcome.kind === 'stale') return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
     const { eventId } = delivered.event;
     const deliveries = msg.info.deliveryCount;
@@ -235,6 +240,10 @@ export class StatsConsumer {
       log.warn({ err: outcome.error, eventId, deliveries }, 'stat event failed; will be redelivered');
       msg.nak(retryDelay(deliveries, settings.retryBaseMs));
     }
+  }
+
+  private observeAge(msg: JsMsg, stage: EventStage): void {
+    this.deps.metrics.eventAge.observe({ stage }, eventAgeSeconds(msg.info.timestampNanos, Date.now()));
   }
 
   private track(letter: Promise<void>): void {

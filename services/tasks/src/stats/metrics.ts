@@ -7,7 +7,12 @@ export interface StatsMetrics {
   redelivered: Counter;
   deadLettered: Counter;
   batchSize: Histogram;
+  /** an event's age (since JetStream stored it) at each stage of the consumer */
+  eventAge: Histogram<'stage'>;
 }
+
+/** The stages `gfts_stats_event_age_seconds` is observed at (docs/tasks.md, Metrics). */
+export type EventStage = 'pulled' | 'written' | 'acknowledged';
 
 export interface ClaimMetrics {
   claims: Counter<'outcome'>;
@@ -34,6 +39,14 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
   return {
     processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, stale: redelivered to apply on newer state, failed)', labelNames: ['outcome'], registers: [registry] }),
     batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: [1, 4, 16, 64, 128, 256, 512, 1000], registers: [registry] }),
+    eventAge: new Histogram({
+      name: 'gfts_stats_event_age_seconds',
+      help: 'age of a stat event (since the stream stored it) when the consumer pulled it, when its batch was written (its completions announced), and when it was acknowledged',
+      labelNames: ['stage'],
+      // fine around the 100 ms aim of event-to-completion (docs/tasks.md), coarse beyond a second
+      buckets: [0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
     redelivered: new Counter({ name: 'gfts_stats_consumer_redelivered_total', help: 'stat events delivered more than once', registers: [registry] }),
     deadLettered: new Counter({ name: 'gfts_stats_dead_letter_total', help: 'stat events moved to the dead-letter subject', registers: [registry] }),
   };

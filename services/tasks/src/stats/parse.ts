@@ -31,3 +31,11 @@ export function parseStatMessage(subject: string, data: Uint8Array): Parsed {
 export function retryDelay(deliveryCount: number, baseMs: number): number {
   return Math.min(30_000, baseMs * 2 ** Math.max(0, deliveryCount - 1));
 }
+
+/**
+ * How long ago JetStream stored a message, in seconds, by this process's clock: never
+ * negative (a server clock ahead of the pod's reads as 0, not as time travel).
+ */
+export function eventAgeSeconds(storedAtNanos: number, nowMs: number): number {
+  return Math.max(0, nowMs - storedAtNanos / 1e6) / 1000;
+}

@@ -269,6 +269,31 @@ describe('announcements', () => {
   });
 });
 
+describe('event age metric', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it('observes every event when pulled, when its batch is written and when acknowledged, each later than the one before', async () => {
+    const { world, players } = await scoreWorld(stack, 2);
+    const events = randomEvents(world, players, 6);
+    await publishAll(world, events);
+    const jsm = await jetstreamManager(await stack.nats());
+    await eventually(async () => {
+      const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+      return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= events.length ? true : undefined;
+    }, 10_000, 50);
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    const series = (kind: 'count' | 'sum', stage: string) => Number(new RegExp(`^gfts_stats_event_age_seconds_${kind}\\{[^}]*stage="${stage}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    expect(['pulled', 'written', 'acknowledged'].map((stage) => series('count', stage))).toEqual([6, 6, 6]);
+    expect(series('sum', 'pulled')).toBeGreaterThanOrEqual(0);
+    expect(series('sum', 'written')).toBeGreaterThanOrEqual(series('sum', 'pulled'));
+    expect(series('sum', 'acknowledged')).toBeGreaterThanOrEqual(series('sum', 'written'));
+  });
+});
+
 describe('lanes', () => {
   // small batches over four lanes: the backlog spills over all of them, and a gamer's five
   // events do not fit one batch, so their lane must hold them over two

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStatMessage, retryDelay } from '../../src/stats/parse.ts';
+import { eventAgeSeconds, parseStatMessage, retryDelay } from '../../src/stats/parse.ts';
 
 const APP = 'a1b2c3d4-0000-4000-8000-000000000001';
 const encode = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
@@ -32,5 +32,13 @@ describe('stat message parsing', () => {
     expect([1, 2, 3, 4].map((n) => retryDelay(n, 1000))).toEqual([1000, 2000, 4000, 8000]);
     expect(retryDelay(20, 1000)).toBe(30_000);
     expect(retryDelay(3, 0)).toBe(0);
+  });
+
+  it('an event\'s age is the time since JetStream stored it, in seconds, and never negative', () => {
+    const storedAtMs = Date.UTC(2026, 10, 27, 4, 0, 0);
+    expect(eventAgeSeconds(storedAtMs * 1e6, storedAtMs + 250)).toBeCloseTo(0.25, 6);
+    expect(eventAgeSeconds(storedAtMs * 1e6, storedAtMs)).toBe(0);
+    // the server's clock ahead of the pod's
+    expect(eventAgeSeconds(storedAtMs * 1e6, storedAtMs - 40)).toBe(0);
   });
 });
