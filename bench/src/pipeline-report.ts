@@ -86,7 +86,7 @@ export interface RatePhase {
   latencyBySecond?: SecondLatency[];
   /**
    * The tasks service's own gfts_stats_event_age_seconds over the phase, by stage (pulled,
-   * written, acknowledged): where an event's time went, bucketed (absent before 2026-11-27)
+   * batched, written, acknowledged): where an event's time went, bucketed (absent before 2026-11-27)
    */
   ageByStage?: StageAge[];
   completionsSeen: number;

@@ -280,7 +280,7 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
     return histogramByLabel(r, 'gfts_stats_event_age_seconds', 'stage');
   };
   const agesBetween = (before: Map<string, HistogramSeries>, after: Map<string, HistogramSeries>): StageAge[] =>
-    ['pulled', 'written', 'acknowledged'].flatMap((stage) => {
+    ['pulled', 'batched', 'written', 'acknowledged'].flatMap((stage) => {
       const end = after.get(stage);
       if (!end) return [];
       const d = histogramDelta(end, before.get(stage));

@@ -168,6 +168,7 @@ export class StatsConsumer {
     const { metrics, processor, log, settings } = this.deps;
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
+    for (const { msg } of batch) this.observeAge(msg, 'batched');
     // while the batch is written (or waits for the store), its events and those queued behind
     // it are kept in progress, so JetStream does not redeliver them meanwhile
     const keepAlive = setInterval(() => {

@@ -12,7 +12,7 @@ export interface StatsMetrics {
 }
 
 /** The stages `gfts_stats_event_age_seconds` is observed at (docs/tasks.md, Metrics). */
-export type EventStage = 'pulled' | 'written' | 'acknowledged';
+export type EventStage = 'pulled' | 'batched' | 'written' | 'acknowledged';
 
 export interface ClaimMetrics {
   claims: Counter<'outcome'>;
@@ -41,7 +41,7 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
     batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: [1, 4, 16, 64, 128, 256, 512, 1000], registers: [registry] }),
     eventAge: new Histogram({
       name: 'gfts_stats_event_age_seconds',
-      help: 'age of a stat event (since the stream stored it) when the consumer pulled it, when its batch was written (its completions announced), and when it was acknowledged',
+      help: 'age of a stat event (since the stream stored it) when the consumer pulled it, when its batch started, when its batch was written (its completions announced), and when it was acknowledged',
       labelNames: ['stage'],
       // fine around the 100 ms aim of event-to-completion (docs/tasks.md), coarse beyond a second
       buckets: [0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],

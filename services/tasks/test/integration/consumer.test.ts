@@ -276,7 +276,7 @@ describe('event age metric', () => {
   });
   afterAll(async () => stack?.close());
 
-  it('observes every event when pulled, when its batch is written and when acknowledged, each later than the one before', async () => {
+  it('observes every event when pulled, when its batch starts, when it is written and when acknowledged, each later than the one before', async () => {
     const { world, players } = await scoreWorld(stack, 2);
     const events = randomEvents(world, players, 6);
     await publishAll(world, events);
@@ -287,9 +287,10 @@ describe('event age metric', () => {
     }, 10_000, 50);
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
     const series = (kind: 'count' | 'sum', stage: string) => Number(new RegExp(`^gfts_stats_event_age_seconds_${kind}\\{[^}]*stage="${stage}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
-    expect(['pulled', 'written', 'acknowledged'].map((stage) => series('count', stage))).toEqual([6, 6, 6]);
+    expect(['pulled', 'batched', 'written', 'acknowledged'].map((stage) => series('count', stage))).toEqual([6, 6, 6, 6]);
     expect(series('sum', 'pulled')).toBeGreaterThanOrEqual(0);
-    expect(series('sum', 'written')).toBeGreaterThanOrEqual(series('sum', 'pulled'));
+    expect(series('sum', 'batched')).toBeGreaterThanOrEqual(series('sum', 'pulled'));
+    expect(series('sum', 'written')).toBeGreaterThanOrEqual(series('sum', 'batched'));
     expect(series('sum', 'acknowledged')).toBeGreaterThanOrEqual(series('sum', 'written'));
   });
 });
