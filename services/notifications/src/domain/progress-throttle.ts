@@ -25,9 +25,14 @@ interface TaskSlot<T> {
   timer: unknown;
 }
 
+/** Completed tasks a socket remembers, to drop their late progress: far more than a session completes. */
+const COMPLETED_KEPT = 1_000;
+
 /** Holds the progress of each task of one socket per progressDecision; `send` writes one. */
 export class ProgressThrottle<T> {
   private readonly slots = new Map<string, TaskSlot<T>>();
+  /** tasks whose completion went out, oldest first: a completed gamer task never moves again */
+  private readonly completed = new Set<string>();
   private readonly intervalMs: number;
   private readonly send: (message: T) => void;
   private readonly timers: Timers;
@@ -41,6 +46,7 @@ export class ProgressThrottle<T> {
   }
 
   offer(taskKey: string, message: T): void {
+    if (this.completed.has(taskKey)) return;
     const slot = this.slots.get(taskKey) ?? { lastSentAt: undefined, pending: undefined, timer: undefined };
     this.slots.set(taskKey, slot);
     const decision = progressDecision(slot.lastSentAt, this.now(), this.intervalMs);
@@ -53,16 +59,23 @@ export class ProgressThrottle<T> {
     slot.timer ??= this.timers.setTimeout(() => this.flush(taskKey), decision.forMs);
   }
 
-  /** The task completed: a progress still held would arrive after its completion; drop it. */
+  /**
+   * The task completed: a progress still held, or one arriving later (the tasks service
+   * publishes a batch's progress after its completions, and another lane or replica may
+   * complete the task first), would show after its completion; drop them.
+   */
   forget(taskKey: string): void {
     const slot = this.slots.get(taskKey);
     if (slot?.timer !== undefined) this.timers.clearTimeout(slot.timer);
     this.slots.delete(taskKey);
+    this.completed.add(taskKey);
+    if (this.completed.size > COMPLETED_KEPT) this.completed.delete(this.completed.values().next().value!);
   }
 
   stop(): void {
     for (const slot of this.slots.values()) if (slot.timer !== undefined) this.timers.clearTimeout(slot.timer);
     this.slots.clear();
+    this.completed.clear();
   }
 
   private flush(taskKey: string): void {

@@ -61,4 +61,16 @@ describe('ProgressThrottle', () => {
     time.advance(2000);
     expect(sent).toEqual(['p1']);
   });
+
+  it('drops a progress that arrives after its task completed, and keeps the other tasks\' going', () => {
+    const time = manualTime();
+    const sent: string[] = [];
+    const throttle = new ProgressThrottle<string>(1000, (m) => sent.push(m), time.timers, time.now);
+    throttle.forget('t1');
+    throttle.offer('t1', 'late');
+    throttle.offer('t2', 'p1');
+    time.advance(2000);
+    throttle.offer('t1', 'later');
+    expect(sent).toEqual(['p1']);
+  });
 });

@@ -199,15 +199,21 @@ export class StatsConsumer {
     // order); the rest (unlock counters, processed records, acks) settles while the next
     // batch is written. Batches settle one at a time, in order, and a batch is not written
     // before the one two back settled.
-    const written = await retrying('apply stat batch', () => processor.write(delivered), (error) => ({ settle: async () => failed(error) }));
+    // A later attempt, or a failure after the write, applies the batch again as redelivered:
+    // what an earlier attempt landed (its reply lost, say) is recognised as applied, and its
+    // completions are announced then.
+    const again = delivered.map((d) => ({ ...d, redelivered: true }));
+    let attempts = 0;
+    let gaveUp = false;
+    const written = await retrying('apply stat batch', () => processor.write(attempts++ === 0 ? delivered : again), (error) => {
+      gaveUp = true;
+      return { settle: async () => failed(error) };
+    });
     this.router.written(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
-    for (const { msg } of batch) this.observeAge(msg, 'written');
+    if (!gaveUp) for (const { msg } of batch) this.observeAge(msg, 'written');
     const before = lane.settling;
     lane.settling = before
       .then(async () => {
-        // a failure after the write: the whole batch again, as redelivered (what landed is
-        // recognised as applied, and its completions are announced then)
-        const again = delivered.map((d) => ({ ...d, redelivered: true }));
         const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(again), failed));
         clearInterval(keepAlive);
         batch.forEach(({ msg, delivered: event, span }, i) => {

@@ -16,6 +16,8 @@ import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts
 export interface ProcessorFaults {
   /** called per event after the batch's task writes, before it is recorded as processed (tests) */
   afterApply?: (event: StatEvent) => void | Promise<void>;
+  /** called with the batch's events once its progress write landed, before its completions are announced (tests: a reply lost after the commit) */
+  afterWrite?: (events: StatEvent[]) => void | Promise<void>;
 }
 
 /** A stat event as delivered: its payload, whether it came before, and its request id. */
@@ -141,6 +143,7 @@ export class StatBatchProcessor {
     const staleWrites = new Set(stale);
     const landed = plans.filter((p) => !staleWrites.has(p.write));
     for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
+    await this.deps.faults?.afterWrite?.(batch.map((d) => d.event));
     // announced as soon as the store holds them, not behind the previous batch's records
     this.announceCompleted(landed);
     return { settle: () => this.settle(batch, landed, tracked, outcomes, now) };

@@ -264,6 +264,8 @@ describe('announcements', () => {
       const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
       return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
     }, 10_000, 50);
+    // a late duplicate would still be on its way
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(completed).toHaveLength(2);
     sub.unsubscribe();
   });
@@ -292,6 +294,39 @@ describe('event age metric', () => {
     expect(series('sum', 'batched')).toBeGreaterThanOrEqual(series('sum', 'pulled'));
     expect(series('sum', 'written')).toBeGreaterThanOrEqual(series('sum', 'batched'));
     expect(series('sum', 'acknowledged')).toBeGreaterThanOrEqual(series('sum', 'written'));
+  });
+});
+
+describe('a batch whose write landed but whose attempt failed', () => {
+  let stack: TasksStack;
+  const lostReply = new Set<string>();
+  beforeAll(async () => {
+    stack = await startTasksStack({}, {
+      // as if the store's reply to the progress write were lost after it committed: the batch is tried again
+      faults: { processor: { afterWrite: (events) => { if (events.some((e) => lostReply.delete(e.eventId))) throw new Error('injected: reply lost after the write'); } } },
+    });
+  });
+  afterAll(async () => stack?.close());
+
+  it('announces the completion on the next attempt, once, and counts the game once', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
+    const ann = world.gamer('Ann');
+    expect((await world.assign(ann, 'lifetime', 1)).status).toBe(200);
+    const completed: TaskCompletedEvent[] = [];
+    const nc = await stack.nats();
+    const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
+    await nc.flush();
+
+    const win = world.event(ann, { wins: 1 });
+    lostReply.add(win.eventId);
+    await world.publish(win);
+    await eventually(async () => completed.some((c) => c.eventId === win.eventId), 10_000, 20);
+    await world.waitFor(ann, (l) => l.find((t) => t.task.id === task.id), (t) => t.completed && t.gamesPlayed === 1);
+    expect(lostReply.size).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(completed.map((c) => c.eventId)).toEqual([win.eventId]);
+    sub.unsubscribe();
   });
 });
 
