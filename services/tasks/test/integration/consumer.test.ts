@@ -48,6 +48,15 @@ async function publishAll(world: World, events: (StatEvent | string)[], msgId?: 
   }
 }
 
+/** Waits until the stat consumer acknowledged the stream's first `events` events and holds none. */
+async function untilAcknowledged(stack: TasksStack, events: number): Promise<void> {
+  const jsm = await jetstreamManager(await stack.nats());
+  await eventually(async () => {
+    const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+    return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= events ? true : undefined;
+  }, 10_000, 50);
+}
+
 /** Waits until every gamer's task and achievement show the expected totals, then checks they stay. */
 async function expectTotals(world: World, players: Gamer[], taskId: string, achievementId: string, events: StatEvent[]) {
   const expected = expectedTotals(events);
@@ -259,11 +268,7 @@ describe('announcements', () => {
 
     // released, every event settles, and nothing is announced twice
     openGate();
-    const jsm = await jetstreamManager(nc);
-    await eventually(async () => {
-      const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
-      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
-    }, 10_000, 50);
+    await untilAcknowledged(stack, 3);
     // a late duplicate would still be on its way
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(completed).toHaveLength(2);
@@ -282,11 +287,7 @@ describe('event age metric', () => {
     const { world, players } = await scoreWorld(stack, 2);
     const events = randomEvents(world, players, 6);
     await publishAll(world, events);
-    const jsm = await jetstreamManager(await stack.nats());
-    await eventually(async () => {
-      const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
-      return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= events.length ? true : undefined;
-    }, 10_000, 50);
+    await untilAcknowledged(stack, events.length);
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
     const series = (kind: 'count' | 'sum', stage: string) => Number(new RegExp(`^gfts_stats_event_age_seconds_${kind}\\{[^}]*stage="${stage}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
     expect(['pulled', 'batched', 'written', 'acknowledged'].map((stage) => series('count', stage))).toEqual([6, 6, 6, 6]);
