@@ -90,9 +90,9 @@ export class StatBatchProcessor {
   /**
    * A batch up to its progress write and the completions it landed announced; `settle` does
    * the rest (progress announced, completions counted, the events recorded as processed) and
-   * answers the outcomes. Once this resolves the next batch may start, while this one settles: it reads
-   * the progress this one wrote, so a gamer's events still apply in stream order, and its
-   * announcements follow this one's.
+   * answers the outcomes. Once this resolves the next batch may start, while this one
+   * settles: it reads the progress this one wrote, so a gamer's events still apply in stream
+   * order, and its completions are announced after this one's.
    */
   async write(batch: DeliveredEvent[]): Promise<{ settle: () => Promise<EventOutcome[]> }> {
     const { gamerTasks, progress, processed } = this.deps;
