@@ -3,7 +3,7 @@
  * that turns its raw counts into the figures the page shows. No I/O here.
  */
 import type { ProcessUsage } from './procstat.ts';
-import type { AimCheck, LatencySummary, SecondLatency } from './stats.ts';
+import { percentileSorted, type AimCheck, type LatencySummary, type SecondLatency } from './stats.ts';
 
 export interface PipelineOptions {
   mode: 'quick' | 'full';
@@ -280,10 +280,12 @@ export function secondsLine(seconds: readonly SecondLatency[], aimMs: number): s
   const over = seconds.filter((s) => s.max > aimMs);
   const worst = seconds.reduce((w, s) => (s.max > w.max ? s : w), seconds[0]!);
   const p99s = seconds.map((s) => Math.round(s.p99)).join(' ');
+  // the median second: a phase's typical tail, which a few stalls do not move
+  const median = percentileSorted(seconds.map((s) => s.p99).sort((a, b) => a - b), 50);
   const spread = over.length === 0
     ? `no second had an event over ${aimMs} ms`
     : `${over.length} of ${seconds.length} seconds had an event over ${aimMs} ms (the worst ${Math.round(worst.max)} ms, published in second ${worst.second})`;
-  return `p99 ms by second of publication: ${p99s}; ${spread}.`;
+  return `p99 ms by second of publication: ${p99s} (median ${Math.round(median)}); ${spread}.`;
 }
 
 export { div as ratioOf };

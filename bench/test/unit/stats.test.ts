@@ -88,8 +88,8 @@ describe('latency by second of publication', () => {
 
   it('says how many seconds had an event over the aim, and the worst', () => {
     const seconds = latencyBySecond([{ at: 0, ms: 20 }, { at: 1_500, ms: 150 }, { at: 2_100, ms: 99.6 }, { at: 3_000, ms: 120 }], 0);
-    expect(secondsLine(seconds, 100)).toBe('p99 ms by second of publication: 20 150 100 120; 2 of 4 seconds had an event over 100 ms (the worst 150 ms, published in second 1).');
-    expect(secondsLine(seconds.slice(0, 1), 100)).toBe('p99 ms by second of publication: 20; no second had an event over 100 ms.');
+    expect(secondsLine(seconds, 100)).toBe('p99 ms by second of publication: 20 150 100 120 (median 100); 2 of 4 seconds had an event over 100 ms (the worst 150 ms, published in second 1).');
+    expect(secondsLine(seconds.slice(0, 1), 100)).toBe('p99 ms by second of publication: 20 (median 20); no second had an event over 100 ms.');
   });
 });
 
