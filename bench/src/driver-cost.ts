@@ -110,6 +110,11 @@ async function rawPinger(url: URL): Promise<{ ping: (i: number) => Promise<void>
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) return void console.log(HELP);
+  const unknown = argv.filter((a) => a.startsWith('-') && !['--state', '--ops', '--label', '--out'].includes(a));
+  if (unknown.length > 0) {
+    console.error(`unknown option ${unknown.join(', ')}\n${HELP}`);
+    process.exit(2);
+  }
   const arg = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
   const state = readStackState(arg('--state') ?? join(root, '.stack/state.json'));
