@@ -1,5 +1,5 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
-import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
@@ -41,6 +41,12 @@ const text = new TextDecoder();
  */
 const STALE_REDELIVERY_MS = 100;
 
+/**
+ * How long one pull stays open when the stream has nothing for it (nats.js allows no less);
+ * a replica that stops waits at most this for its open pull to end.
+ */
+const PULL_EXPIRES_MS = 1_000;
+
 interface Parsed {
   msg: JsMsg;
   delivered: DeliveredEvent;
@@ -73,7 +79,6 @@ interface Lane {
  */
 export class StatsConsumer {
   private readonly deps: Deps;
-  private messages: ConsumerMessages | undefined;
   private stopping = false;
   private loop: Promise<void> | undefined;
   private advisories: Subscription | undefined;
@@ -99,7 +104,7 @@ export class StatsConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.advisories?.unsubscribe();
-    await this.messages?.close().catch(() => undefined);
+    // the open pull ends by itself (run), at most PULL_EXPIRES_MS from now
     await this.loop;
     await Promise.all(this.lanes.map((lane) => lane.queue.drain()));
     await Promise.all(this.lanes.map((lane) => lane.settling));
@@ -111,38 +116,32 @@ export class StatsConsumer {
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
-        // Pulled messages wait in the client's buffer, where nothing keeps them alive, until
-        // the loop below takes them: one batch at most (the library pulls again only as the
-        // loop iterates), and the loop takes them as soon as a batch leaves its lane's queue.
-        const messages = await consumer.consume({ max_messages: settings.batch });
-        this.messages = messages;
-        if (this.stopping) await messages.close();
-        void this.watchHeartbeats(messages);
-        for await (const msg of messages) {
-          const parsed = this.parse(msg);
-          if (!parsed) continue;
-          const { applicationId, gamerId } = parsed.delivered.event;
-          const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
-          const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
-          const room = this.lanes[lane]!.queue.push(parsed);
-          // the pull stops while the store is behind (SpillRouter.mustWait)
-          const wait = this.router.mustWait(lane, waiting);
-          if (wait === 'thisLane') await room;
-          else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
+        while (!this.stopping) {
+          // One pull at a time, each left to end by itself: when all it asked for arrived, or
+          // when the server says it expired, which comes after every message sent for it. So a
+          // replica that stops takes and acknowledges everything it was sent. (Closing a
+          // standing pull instead, as `consume` must, dropped what was still unread in the
+          // socket, held by JetStream until ack_wait.) Pulled messages wait in the client's
+          // buffer, where nothing keeps them alive, until the loop below takes them: one
+          // batch at most, and the loop takes them as soon as a batch leaves its lane's queue.
+          const messages = await consumer.fetch({ max_messages: settings.batch, expires: PULL_EXPIRES_MS });
+          for await (const msg of messages) {
+            const parsed = this.parse(msg);
+            if (!parsed) continue;
+            const { applicationId, gamerId } = parsed.delivered.event;
+            const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
+            const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
+            const room = this.lanes[lane]!.queue.push(parsed);
+            // the pull stops while the store is behind (SpillRouter.mustWait)
+            const wait = this.router.mustWait(lane, waiting);
+            if (wait === 'thisLane') await room;
+            else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
+          }
         }
       } catch (error) {
         if (this.stopping) break;
         log.warn({ err: error }, 'stat consumer interrupted; resuming');
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
-      }
-    }
-  }
-
-  private async watchHeartbeats(messages: ConsumerMessages): Promise<void> {
-    for await (const status of messages.status()) {
-      if ((status.type === 'heartbeats_missed' && status.count >= 2) || status.type === 'consumer_deleted') {
-        this.deps.log.warn({ status: status.type }, 'stat consumer lost its server side; re-subscribing');
-        await messages.close().catch(() => undefined);
       }
     }
   }

@@ -361,3 +361,36 @@ describe('lanes', () => {
     }
   });
 });
+
+describe('stopping', () => {
+  // the stack's own service does not consume: the replica below is the stream's only reader
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ STATS_CONSUMER_ENABLED: 'false', LOG_LEVEL: process.env.TLOG ?? 'silent' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('acknowledges every event the server sent it before it stops, even those still unread in its socket', async () => {
+    const { world, players } = await scoreWorld(stack, 10);
+    // ack_wait far longer than the test: an event the replica was sent and dropped stays pending
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', CONSUMER_BATCH: '50', STATS_ACK_WAIT_MS: '60000' });
+    const jsm = await jetstreamManager(await stack.nats());
+    const info = () => jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+    const first = randomEvents(world, players, 100);
+    await publishAll(world, first);
+    await untilAcknowledged(stack, first.length);
+    // Caught up, the replica holds a pull open. Events published now reach the server at
+    // once (the publishes leave on the next microtask); while this process is busy, the
+    // server sends the replica what its pull asks for, and it waits unread in the replica's
+    // socket when the stop begins (a pod under load when its SIGTERM arrives).
+    const nc = await stack.nats();
+    for (const event of randomEvents(world, players, 200)) nc.publish(stack.names.statsSubject(world.app), JSON.stringify(event));
+    await Promise.resolve();
+    const until = Date.now() + 300;
+    while (Date.now() < until);
+    await replica.close();
+    const after = await info();
+    expect(after.delivered.stream_seq).toBeGreaterThan(first.length);
+    expect(after.num_ack_pending).toBe(0);
+  });
+});
