@@ -2,7 +2,7 @@
  * What a tasks-pipeline run (bench/run.sh --tasks-only) records, and the pure arithmetic
  * that turns its raw counts into the figures the page shows. No I/O here.
  */
-import type { ProcessUsage } from './procstat.ts';
+import type { IntervalCpu, ProcessUsage } from './procstat.ts';
 import { percentileSorted, type AimCheck, type LatencySummary, type SecondLatency } from './stats.ts';
 
 export interface PipelineOptions {
@@ -41,6 +41,8 @@ export interface TimelinePoint {
   backlog: number;
   /** events of the phase the consumer has acknowledged: accepted by JetStream so far − backlog */
   processed: number;
+  /** CPU since the previous point (absent for an interval under 0.5 s) */
+  cpu?: IntervalCpu;
 }
 
 export interface PhaseUsage {
@@ -286,6 +288,65 @@ export function secondsLine(seconds: readonly SecondLatency[], aimMs: number): s
     ? `no second had an event over ${aimMs} ms`
     : `${over.length} of ${seconds.length} seconds had an event over ${aimMs} ms (the worst ${Math.round(worst.max)} ms, published in second ${worst.second})`;
   return `p99 ms by second of publication: ${p99s} (median ${Math.round(median)}); ${spread}.`;
+}
+
+/** The CPU of the timeline's interval that ends nearest the end of second `second` of the phase (within half a second). */
+export function cpuOfSecond(timeline: readonly TimelinePoint[], second: number): IntervalCpu | undefined {
+  let best: TimelinePoint | undefined;
+  for (const pt of timeline) {
+    if (pt.cpu === undefined || Math.abs(pt.t - (second + 1)) > 0.5) continue;
+    if (!best || Math.abs(pt.t - (second + 1)) < Math.abs(best.t - (second + 1))) best = pt;
+  }
+  return best?.cpu;
+}
+
+/** Mean CPU over some seconds of a phase, percent of one core. */
+export interface SecondsCpu {
+  seconds: number;
+  machinePercent: number;
+  otherPercent: number;
+  processes: Record<string, number>;
+}
+
+/**
+ * The CPU of the seconds whose events waited over `aimMs` against that of the other
+ * seconds: were the slow seconds the machine's other work, one of the stack's processes,
+ * or neither? Second s of publication is matched with the timeline's interval that ends
+ * nearest s + 1 (the timeline samples about once a second from the phase's start).
+ * Undefined without both kinds of second.
+ */
+export function cpuOfSlowSeconds(seconds: readonly SecondLatency[], timeline: readonly TimelinePoint[], aimMs: number): { slow: SecondsCpu; rest: SecondsCpu } | undefined {
+  const mean = (cpus: IntervalCpu[]): SecondsCpu => {
+    const avg = (f: (c: IntervalCpu) => number) => cpus.reduce((sum, c) => sum + f(c), 0) / cpus.length;
+    const names = [...new Set(cpus.flatMap((c) => Object.keys(c.processes)))];
+    return {
+      seconds: cpus.length,
+      machinePercent: avg((c) => c.machinePercent),
+      otherPercent: avg((c) => c.otherPercent),
+      processes: Object.fromEntries(names.map((n) => [n, avg((c) => c.processes[n] ?? 0)])),
+    };
+  };
+  const slow: IntervalCpu[] = [];
+  const rest: IntervalCpu[] = [];
+  for (const s of seconds) {
+    const cpu = cpuOfSecond(timeline, s.second);
+    if (cpu) (s.max > aimMs ? slow : rest).push(cpu);
+  }
+  return slow.length > 0 && rest.length > 0 ? { slow: mean(slow), rest: mean(rest) } : undefined;
+}
+
+/** The comparison of cpuOfSlowSeconds as one line, with each second's "other" CPU for reading beside the p99s. */
+export function slowSecondsCpuLine(seconds: readonly SecondLatency[], timeline: readonly TimelinePoint[], aimMs: number, processes: readonly string[]): string | undefined {
+  const cmp = cpuOfSlowSeconds(seconds, timeline, aimMs);
+  if (!cmp) return undefined;
+  const pct = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? v.toFixed(0) : '–');
+  const pair = (name: string, f: (c: SecondsCpu) => number | undefined) => `${name} ${pct(f(cmp.slow))} vs ${pct(f(cmp.rest))}`;
+  const others = seconds.map((s) => pct(cpuOfSecond(timeline, s.second)?.otherPercent));
+  return `CPU % of one core in the ${cmp.slow.seconds} seconds with an event over ${aimMs} ms vs the other ${cmp.rest.seconds}: ${[
+    pair('machine', (c) => c.machinePercent),
+    pair('other', (c) => c.otherPercent),
+    ...processes.map((n) => pair(n, (c) => c.processes[n])),
+  ].join(', ')}; other CPU by second of publication: ${others.join(' ')}.`;
 }
 
 export { div as ratioOf };

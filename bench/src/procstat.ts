@@ -93,6 +93,59 @@ export class UsageSampler {
   }
 }
 
+/** CPU over one interval: the machine's busy CPU, each named process's, and the rest ("other"), in percent of one core. */
+export interface IntervalCpu {
+  machinePercent: number;
+  otherPercent: number;
+  processes: Record<string, number>;
+}
+
+/**
+ * CPU of the machine and of named processes between successive `next()` calls, for a
+ * timeline: which seconds the machine, or one of the processes, was busy in.
+ */
+export class CpuIntervals {
+  private readonly pids: Map<string, number>;
+  private last: { at: number; machine: { busy: number; total: number } | undefined; ticks: Map<string, number> };
+
+  constructor(pids: Map<string, number>) {
+    this.pids = pids;
+    this.last = this.read();
+  }
+
+  private read() {
+    const ticks = new Map<string, number>();
+    for (const [name, pid] of this.pids) {
+      const t = readTicks(pid);
+      if (t !== undefined) ticks.set(name, t);
+    }
+    let machine: { busy: number; total: number } | undefined;
+    try {
+      machine = parseMachineTicks(readFileSync('/proc/stat', 'utf8'));
+    } catch {
+      machine = undefined;
+    }
+    return { at: performance.now(), machine, ticks };
+  }
+
+  /** The interval since the previous call (or construction); undefined when it is under `minMs` (ticks are 10 ms). */
+  next(minMs = 500): IntervalCpu | undefined {
+    const now = this.read();
+    const before = this.last;
+    const elapsed = now.at - before.at;
+    if (elapsed < minMs) return undefined;
+    this.last = now;
+    const processes: Record<string, number> = {};
+    for (const [name, t1] of now.ticks) {
+      const t0 = before.ticks.get(name);
+      if (t0 !== undefined) processes[name] = cpuPercent(t1 - t0, CLOCK_TICKS, elapsed);
+    }
+    const machinePercent = now.machine && before.machine ? cpuPercent(now.machine.busy - before.machine.busy, CLOCK_TICKS, elapsed) : Number.NaN;
+    const ours = Object.values(processes).reduce((sum, v) => sum + v, 0);
+    return { machinePercent, otherPercent: Math.max(0, machinePercent - ours), processes };
+  }
+}
+
 /** Load average of the machine (1, 5, 15 minutes). */
 export function loadAverage(): [number, number, number] {
   try {

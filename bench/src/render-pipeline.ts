@@ -2,7 +2,7 @@
  * The results page of a tasks-pipeline run (bench/run.sh --tasks-only), optionally with a
  * before/after table against an earlier run. Pure: report in, Markdown out.
  */
-import { P99_AIM_MS, p99OfAllEvents, ratioOf, secondsLine, stagesLine, stalls, type PhaseUsage, type PipelineReport, type RatePhase } from './pipeline-report.ts';
+import { P99_AIM_MS, p99OfAllEvents, ratioOf, secondsLine, slowSecondsCpuLine, stagesLine, stalls, type PhaseUsage, type PipelineReport, type RatePhase } from './pipeline-report.ts';
 import { fmt, pct, referenceSentence } from './report.ts';
 import { checkAim, type AimCheck } from './stats.ts';
 
@@ -118,7 +118,11 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
     const all = p99OfAllEvents(x, o.drainCapS * 1000);
     if (all.lowerBound) p(`- ${x.offeredRate}/s: ${all.detail}; the p99 over the ${x.latency.n} completing events that were processed is ${fmt(x.latency.p99, 0)} ms.`);
     if (x.failedAttempts > 0) p(`- ${x.offeredRate}/s: ${x.failedAttempts} processing attempts failed and were retried (service counter).`);
-    if (x.latencyBySecond && x.latencyBySecond.length > 0 && x.drained) p(`- ${x.offeredRate}/s: ${secondsLine(x.latencyBySecond, P99_AIM_MS)}`);
+    if (x.latencyBySecond && x.latencyBySecond.length > 0 && x.drained) {
+      p(`- ${x.offeredRate}/s: ${secondsLine(x.latencyBySecond, P99_AIM_MS)}`);
+      const cpu = slowSecondsCpuLine(x.latencyBySecond, x.timeline, P99_AIM_MS, PROCS);
+      if (cpu) p(`- ${x.offeredRate}/s: ${cpu}`);
+    }
     if (x.ageByStage && x.ageByStage.length > 0) p(`- ${x.offeredRate}/s: ${stagesLine(x.ageByStage)}`);
     const st = stalls(x.timeline);
     if (st.longestS >= 3) p(`- ${x.offeredRate}/s: the consumer acknowledged nothing for ${fmt(st.longestS, 0)} s at a stretch with events queued (${st.count} such stall${st.count > 1 ? 's' : ''}, ${fmt(st.totalS, 0)} s in all; timeline in the JSON).`);

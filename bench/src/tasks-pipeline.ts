@@ -26,7 +26,7 @@ import { gameStats, MixModel, mixCatalog, seededRandom, type CatalogTaskView, ty
 import { seededUuid } from './datagen/ids.ts';
 import { writeGamerTasks } from './datagen/tasks-direct.ts';
 import type { PhaseUsage, PipelineOptions, RatePhase, SetupResult, StageAge, SustainedResult, FirstPassResult, CeilingResult, TimelinePoint } from './pipeline-report.ts';
-import { MachineCpu, UsageSampler, loadAverage } from './procstat.ts';
+import { CpuIntervals, MachineCpu, UsageSampler, loadAverage } from './procstat.ts';
 import type { Progress } from './progress.ts';
 import { call, type Credentials, type Gamer, type StackState } from './stack.ts';
 import { histogramByLabel, histogramDelta, histogramQuantile, latencyBySecond, summarize, type HistogramSeries, type LatencySummary } from './stats.ts';
@@ -446,10 +446,12 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
         await sampling;
       },
     };
+    const cpu = new CpuIntervals(ctx.pids);
     const sampling = (async () => {
       while (!stopped) {
         const b = await backlog().catch(() => undefined);
-        if (b) watch.points.push({ t: (performance.now() - tStart) / 1000, published: watch.published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total });
+        const interval = cpu.next();
+        if (b) watch.points.push({ t: (performance.now() - tStart) / 1000, published: watch.published, backlog: b.total, processed: acceptedTotal - accepted0 - b.total, ...(interval ? { cpu: interval } : {}) });
         await sleep(1000);
       }
     })();

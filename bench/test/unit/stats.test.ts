@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secondsLine } from '../../src/pipeline-report.ts';
+import { cpuOfSecond, cpuOfSlowSeconds, secondsLine, slowSecondsCpuLine, type TimelinePoint } from '../../src/pipeline-report.ts';
 import { checkAim, cpuPercent, etaMs, growthExponent, growthFactor, histogramByLabel, histogramDelta, histogramQuantile, latencyBySecond, percentileSorted, ratio, summarize } from '../../src/stats.ts';
 
 describe('percentiles', () => {
@@ -90,6 +90,38 @@ describe('latency by second of publication', () => {
     const seconds = latencyBySecond([{ at: 0, ms: 20 }, { at: 1_500, ms: 150 }, { at: 2_100, ms: 99.6 }, { at: 3_000, ms: 120 }], 0);
     expect(secondsLine(seconds, 100)).toBe('p99 ms by second of publication: 20 150 100 120 (median 100); 2 of 4 seconds had an event over 100 ms (the worst 150 ms, published in second 1).');
     expect(secondsLine(seconds.slice(0, 1), 100)).toBe('p99 ms by second of publication: 20 (median 20); no second had an event over 100 ms.');
+  });
+});
+
+describe('CPU of the slow seconds', () => {
+  const second = (s: number, max: number) => ({ second: s, n: 10, p50: max / 2, p99: max, max });
+  const point = (t: number, other: number, db: number) => ({ t, published: 0, backlog: 0, processed: 0, cpu: { machinePercent: 100 + other + db, otherPercent: other, processes: { tasks: 100, 'tasks-db': db } } });
+  // sampled at about 0, 1.02, 2.05, 3.01 s: second s of publication is the interval ending near s + 1
+  const timeline: TimelinePoint[] = [{ t: 0, published: 0, backlog: 0, processed: 0 }, point(1.02, 5, 50), point(2.05, 60, 50), point(3.01, 10, 90)];
+  const seconds = [second(0, 40), second(1, 300), second(2, 150)];
+
+  it('matches each second with the interval that ends nearest its end, and none beyond half a second', () => {
+    expect(cpuOfSecond(timeline, 0)?.otherPercent).toBe(5);
+    expect(cpuOfSecond(timeline, 1)?.otherPercent).toBe(60);
+    expect(cpuOfSecond(timeline, 2)?.otherPercent).toBe(10);
+    expect(cpuOfSecond(timeline, 3)).toBeUndefined();
+    // the first point has no interval of its own
+    expect(cpuOfSecond([timeline[0]!], -1)).toBeUndefined();
+  });
+
+  it('averages the seconds with an event over the aim against the others', () => {
+    const cmp = cpuOfSlowSeconds(seconds, timeline, 100)!;
+    expect(cmp.slow).toEqual({ seconds: 2, machinePercent: 205, otherPercent: 35, processes: { tasks: 100, 'tasks-db': 70 } });
+    expect(cmp.rest).toEqual({ seconds: 1, machinePercent: 155, otherPercent: 5, processes: { tasks: 100, 'tasks-db': 50 } });
+    // without both kinds of second there is nothing to compare
+    expect(cpuOfSlowSeconds(seconds, timeline, 1000)).toBeUndefined();
+    expect(cpuOfSlowSeconds(seconds, [], 100)).toBeUndefined();
+  });
+
+  it('says it in one line, with each second\'s other CPU beside the p99s', () => {
+    expect(slowSecondsCpuLine([...seconds, second(3, 20)], timeline, 100, ['tasks-db', 'nats'])).toBe(
+      'CPU % of one core in the 2 seconds with an event over 100 ms vs the other 1: machine 205 vs 155, other 35 vs 5, tasks-db 70 vs 50, nats – vs –; other CPU by second of publication: 5 60 10 –.',
+    );
   });
 });
 
