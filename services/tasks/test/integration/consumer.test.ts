@@ -301,10 +301,17 @@ describe('event age metric', () => {
 describe('a batch whose write landed but whose attempt failed', () => {
   let stack: TasksStack;
   const lostReply = new Set<string>();
+  const failAfterAnnouncing = new Set<string>();
   beforeAll(async () => {
-    stack = await startTasksStack({}, {
-      // as if the store's reply to the progress write were lost after it committed: the batch is tried again
-      faults: { processor: { afterWrite: (events) => { if (events.some((e) => lostReply.delete(e.eventId))) throw new Error('injected: reply lost after the write'); } } },
+    stack = await startTasksStack({ STATS_RETRY_BASE_MS: '50' }, {
+      faults: {
+        processor: {
+          // as if the store's reply to the progress write were lost after it committed: the batch is tried again
+          afterWrite: (events) => { if (events.some((e) => lostReply.delete(e.eventId))) throw new Error('injected: reply lost after the write'); },
+          // the event fails after its completion was announced: it is redelivered
+          afterApply: (event) => { if (failAfterAnnouncing.delete(event.eventId)) throw new Error('injected: failure after the announcement'); },
+        },
+      },
     });
   });
   afterAll(async () => stack?.close());
@@ -327,6 +334,30 @@ describe('a batch whose write landed but whose attempt failed', () => {
     expect(lostReply.size).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(completed.map((c) => c.eventId)).toEqual([win.eventId]);
+    sub.unsubscribe();
+  });
+
+  it('does not announce a completion twice when its event fails after the announcement and comes back', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
+    const bob = world.gamer('Bob');
+    expect((await world.assign(bob, 'lifetime', 1)).status).toBe(200);
+    const completed: TaskCompletedEvent[] = [];
+    const nc = await stack.nats();
+    const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
+    await nc.flush();
+
+    const win = world.event(bob, { wins: 1 });
+    failAfterAnnouncing.add(win.eventId);
+    await world.publish(win);
+    // failed once after announcing, then redelivered and acknowledged
+    const redelivered = /gfts_stats_consumer_redelivered_total(?:\{[^}]*\})? ([1-9]\d*)/;
+    await eventually(async () => redelivered.test(await (await fetch(`${stack.tasksUrl}/metrics`)).text()), 10_000, 20);
+    await untilAcknowledged(stack, 1);
+    expect(failAfterAnnouncing.size).toBe(0);
+    await world.waitFor(bob, (l) => l.find((t) => t.task.id === task.id), (t) => t.completed && t.gamesPlayed === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(completed.map((c) => [c.eventId, c.gamerId])).toEqual([[win.eventId, bob.id]]);
     sub.unsubscribe();
   });
 });
