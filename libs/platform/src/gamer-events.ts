@@ -1,10 +1,11 @@
 import { check, GamerErasedEvent, type GamerErasureCompletedEvent, type NatsNames } from '@gfts/contracts';
 import {
   AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
-  type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg,
+  type JetStreamClient, type JetStreamManager, type JsMsg,
 } from '@nats-io/jetstream';
 import type { TSchema, Static } from 'typebox';
 import type { FastifyBaseLogger } from 'fastify';
+import { pullUntilStopped } from './jetstream-pull.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -68,7 +69,7 @@ export async function ensureGamersConsumer(jsm: JetStreamManager, names: NatsNam
 }
 
 export interface GamerEventConsumer {
-  /** stops pulling and waits for the message being handled */
+  /** stops pulling, waits for the message being handled, and gives back the ones not started */
   stop(): Promise<void>;
 }
 
@@ -84,7 +85,6 @@ export function consumeGamerEvents<S extends TSchema>(
 ): GamerEventConsumer {
   const { js, names, durable, schema, log, retryBaseMs } = deps;
   let stopping = false;
-  let messages: ConsumerMessages | undefined;
   const settle = async (msg: JsMsg) => {
     let payload: unknown;
     try {
@@ -111,9 +111,9 @@ export function consumeGamerEvents<S extends TSchema>(
     while (!stopping) {
       try {
         const consumer = await js.consumers.get(names.gamersStream, durable);
-        messages = await consumer.consume({ max_messages: 100 });
-        if (stopping) await messages.close();
-        for await (const msg of messages) await settle(msg);
+        // an erasure can take a while: once stopping, the pull's other messages go back at
+        // once (nak), for another replica, rather than hold the shutdown
+        await pullUntilStopped(consumer, 100, () => stopping, (msg) => (stopping ? msg.nak() : settle(msg)));
       } catch (error) {
         if (stopping) break;
         log.warn({ err: error, durable }, 'gamer event consumer interrupted; resuming');
@@ -124,7 +124,7 @@ export function consumeGamerEvents<S extends TSchema>(
   return {
     async stop() {
       stopping = true;
-      await messages?.close().catch(() => undefined);
+      // the open pull ends by itself, at most PULL_EXPIRES_MS from now (pullUntilStopped)
       await loop;
     },
   };

@@ -14,3 +14,4 @@ export * from './next-link.ts';
 export { activeTraceFields, inBatchSpan, startMessageSpan, tracedPublish, withMessageContext, type MessageSpan } from './tracing/spans.ts';
 export { tracingStarted } from './tracing/state.ts';
 export * from './gamer-events.ts';
+export * from './jetstream-pull.ts';

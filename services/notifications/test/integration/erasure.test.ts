@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotificationCloseCode, type ErasureJob, type Notification } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClient } from '../support/live-client.ts';
 import { startNotificationsStack, type NotificationsStack } from '../support/stack.ts';
@@ -73,5 +74,33 @@ describe('gamer erasure in the notifications service', () => {
     await erase(dan);
     const left = await inbox(fay);
     expect(left.map((n) => n.type === 'friend.request.received' && n.data.user.id)).toEqual([eve.id]);
+  });
+
+  it('a replica that stops leaves no erasure it was sent waiting for ack_wait', async () => {
+    // ack_wait far longer than the test: an event the stopping replica was sent and dropped would stay pending
+    const slow = { ERASURE_ACK_WAIT_MS: '60000' };
+    const leaving = await stack.addReplica(slow);
+    // the leaving replica is the only one pulling
+    for (const replica of stack.replicas) if (replica !== leaving) await replica.close();
+    const nc = await stack.nats();
+    const jsm = await jetstreamManager(nc);
+    const durable = stack.names.gamerErasedConsumer('notifications');
+    const state = () => jsm.consumers.info(stack.names.gamersStream, durable);
+    await eventually(async () => ((await state()).num_ack_pending === 0 ? true : undefined));
+    // Erasures of gamers nobody knows (each finds nothing), published at once; while this
+    // process is busy, the server sends them to the replica's open pull, and they wait unread
+    // in its socket when its stop begins.
+    const erased = Array.from({ length: 50 }, () => ({ jobId: randomUUID(), applicationId: app, gamerId: randomUUID(), requestedAt: new Date().toISOString() }));
+    for (const event of erased) nc.publish(stack.names.gamerErased, JSON.stringify(event));
+    await Promise.resolve();
+    const until = Date.now() + 300;
+    while (Date.now() < until);
+    await leaving.close();
+    // what it was sent and did not finish went back at once: a new replica erases it all well within ack_wait
+    await stack.addReplica(slow);
+    await eventually(async () => {
+      const info = await state();
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+    }, 15_000);
   });
 });

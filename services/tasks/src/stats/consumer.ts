@@ -1,7 +1,7 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import { inBatchSpan, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
+import { inBatchSpan, pullUntilStopped, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { SpillRouter } from './lanes.ts';
@@ -40,12 +40,6 @@ const text = new TextDecoder();
  * plus up to as much again at random, so two replicas racing on one gamer fall out of step.
  */
 const STALE_REDELIVERY_MS = 100;
-
-/**
- * How long one pull stays open when the stream has nothing for it (nats.js allows no less);
- * a replica that stops waits at most this for its open pull to end.
- */
-const PULL_EXPIRES_MS = 1_000;
 
 interface Parsed {
   msg: JsMsg;
@@ -104,7 +98,7 @@ export class StatsConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.advisories?.unsubscribe();
-    // the open pull ends by itself (run), at most PULL_EXPIRES_MS from now
+    // the open pull ends by itself, at most PULL_EXPIRES_MS from now (pullUntilStopped)
     await this.loop;
     await Promise.all(this.lanes.map((lane) => lane.queue.drain()));
     await Promise.all(this.lanes.map((lane) => lane.settling));
@@ -116,28 +110,21 @@ export class StatsConsumer {
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
-        while (!this.stopping) {
-          // One pull at a time, each left to end by itself: when all it asked for arrived, or
-          // when the server says it expired, which comes after every message sent for it. So a
-          // replica that stops takes and acknowledges everything it was sent. (Closing a
-          // standing pull instead, as `consume` must, dropped what was still unread in the
-          // socket, held by JetStream until ack_wait.) Pulled messages wait in the client's
-          // buffer, where nothing keeps them alive, until the loop below takes them: one
-          // batch at most, and the loop takes them as soon as a batch leaves its lane's queue.
-          const messages = await consumer.fetch({ max_messages: settings.batch, expires: PULL_EXPIRES_MS });
-          for await (const msg of messages) {
-            const parsed = this.parse(msg);
-            if (!parsed) continue;
-            const { applicationId, gamerId } = parsed.delivered.event;
-            const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
-            const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
-            const room = this.lanes[lane]!.queue.push(parsed);
-            // the pull stops while the store is behind (SpillRouter.mustWait)
-            const wait = this.router.mustWait(lane, waiting);
-            if (wait === 'thisLane') await room;
-            else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
-          }
-        }
+        // What arrives while stopping is applied too (a batch is quick), so none is left
+        // unacknowledged. Pulled messages wait in the client's buffer, where nothing keeps them
+        // alive, until taken: one batch at most, taken as soon as a batch leaves its lane.
+        await pullUntilStopped(consumer, settings.batch, () => this.stopping, async (msg) => {
+          const parsed = this.parse(msg);
+          if (!parsed) return;
+          const { applicationId, gamerId } = parsed.delivered.event;
+          const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
+          const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
+          const room = this.lanes[lane]!.queue.push(parsed);
+          // the pull stops while the store is behind (SpillRouter.mustWait)
+          const wait = this.router.mustWait(lane, waiting);
+          if (wait === 'thisLane') await room;
+          else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
+        });
       } catch (error) {
         if (this.stopping) break;
         log.warn({ err: error }, 'stat consumer interrupted; resuming');
