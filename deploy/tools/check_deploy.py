@@ -201,6 +201,8 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
     tracing = repo / "libs" / "platform" / "src" / "tracing" / "settings.ts"
     if tracing.exists():
         settings.update({name: False for name in re.findall(r"\bOTEL_[A-Z0-9_]*[A-Z0-9]\b", tracing.read_text())})
+    # read by Node itself (the heap size the chart gives the tasks service, docs/deploy.md "Memory")
+    settings["NODE_OPTIONS"] = False
     return settings
 
 

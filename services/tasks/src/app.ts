@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
 import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, pingMongo, pingNats, startGamerErasure } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -6,7 +7,7 @@ import { AssignService } from './assign-service.ts';
 import { CatalogCache } from './catalog-cache.ts';
 import { CatalogService } from './catalog-service.ts';
 import { ClaimService, type ClaimFaults } from './claim-service.ts';
-import type { TasksConfig } from './config.ts';
+import { definitionCacheOverHeap, type TasksConfig } from './config.ts';
 import { TaskEvents } from './events.ts';
 import { GamerTaskService } from './gamer-task-service.ts';
 import { tasksEraser } from './erasure/erase-gamer.ts';
@@ -64,6 +65,13 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const catalogRepository = new CatalogRepository(store);
   const gamerTasks = new GamerTaskRepository(store);
   const progress = new GamerProgressRepository(store, gamerTasks, config.TASK_DEFINITION_CACHE_SIZE);
+  const overHeap = definitionCacheOverHeap(config.TASK_DEFINITION_CACHE_SIZE, getHeapStatistics().heap_size_limit);
+  if (overHeap) {
+    app.log.warn(
+      { TASK_DEFINITION_CACHE_SIZE: config.TASK_DEFINITION_CACHE_SIZE, ...overHeap },
+      'the task definition cache, when full, would take more than half of the heap: give the replica more memory (and --max-old-space-size) or lower TASK_DEFINITION_CACHE_SIZE (docs/deploy.md)',
+    );
+  }
   const inventory = new InventoryRepository(store);
   const processed = new ProcessedEventRepository(store);
   const keys = new IdempotencyRepository(store);

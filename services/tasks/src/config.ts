@@ -24,7 +24,7 @@ const TasksSettings = {
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
-  TASK_DEFINITION_CACHE_SIZE: Type.Integer({ minimum: 0, default: 100_000, description: 'gamer task definitions the stat consumer keeps in memory (~0.3 KB each; 0: read them every batch)' }),
+  TASK_DEFINITION_CACHE_SIZE: Type.Integer({ minimum: 0, default: 100_000, description: 'gamer task definitions the stat consumer keeps in memory (~1.2 KB of heap each, ~115 MB at the default: size the replica\'s memory for it, docs/deploy.md; 0: read them every batch)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
   ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
   GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),
@@ -33,6 +33,24 @@ const TasksSettings = {
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };
 export type TasksConfig = Static<TObject<typeof TasksSettings>>;
+
+/**
+ * Heap one cached gamer task definition holds, measured (2026-11-27: 90,000 definitions of the
+ * bench's shape, ten strings, a date and the cache's entry each, took 1,173 bytes apiece).
+ */
+export const DEFINITION_CACHE_ENTRY_BYTES = 1_200;
+
+/**
+ * The definition cache when full, against the process's heap limit: more than half of it
+ * leaves too little for the batches, and the process runs out of heap under load (measured:
+ * the default 100,000 with a 128 MB old space died in the bench's first pass over 10,000
+ * gamers). Undefined when it fits.
+ */
+export function definitionCacheOverHeap(entries: number, heapLimitBytes: number): { cacheMb: number; heapLimitMb: number } | undefined {
+  const cacheBytes = entries * DEFINITION_CACHE_ENTRY_BYTES;
+  if (cacheBytes <= heapLimitBytes / 2) return undefined;
+  return { cacheMb: Math.round(cacheBytes / 1_048_576), heapLimitMb: Math.round(heapLimitBytes / 1_048_576) };
+}
 
 export function readTasksConfig(env: Record<string, string | undefined> = process.env): TasksConfig {
   return loadConfig(TasksSettings, env);
