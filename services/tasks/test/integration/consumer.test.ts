@@ -87,6 +87,19 @@ async function expectTotals(world: World, players: Gamer[], taskId: string, achi
   }
 }
 
+/** A gamer whose first win completes their one lifetime task, and the task.completed events published from now on. */
+async function firstWin(stack: TasksStack, name: string) {
+  const world = new World(stack);
+  const task = await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
+  const player = world.gamer(name);
+  expect((await world.assign(player, 'lifetime', 1)).status).toBe(200);
+  const completed: TaskCompletedEvent[] = [];
+  const nc = await stack.nats();
+  const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
+  await nc.flush();
+  return { world, task, player, completed, stop: () => sub.unsubscribe() };
+}
+
 describe('stat consumer at scale', () => {
   let stack: TasksStack;
   beforeAll(async () => {
@@ -317,14 +330,7 @@ describe('a batch whose write landed but whose attempt failed', () => {
   afterAll(async () => stack?.close());
 
   it('announces the completion on the next attempt, once, and counts the game once', async () => {
-    const world = new World(stack);
-    const task = await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
-    const ann = world.gamer('Ann');
-    expect((await world.assign(ann, 'lifetime', 1)).status).toBe(200);
-    const completed: TaskCompletedEvent[] = [];
-    const nc = await stack.nats();
-    const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
-    await nc.flush();
+    const { world, task, player: ann, completed, stop } = await firstWin(stack, 'Ann');
 
     const win = world.event(ann, { wins: 1 });
     lostReply.add(win.eventId);
@@ -334,18 +340,11 @@ describe('a batch whose write landed but whose attempt failed', () => {
     expect(lostReply.size).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(completed.map((c) => c.eventId)).toEqual([win.eventId]);
-    sub.unsubscribe();
+    stop();
   });
 
   it('does not announce a completion twice when its event fails after the announcement and comes back', async () => {
-    const world = new World(stack);
-    const task = await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
-    const bob = world.gamer('Bob');
-    expect((await world.assign(bob, 'lifetime', 1)).status).toBe(200);
-    const completed: TaskCompletedEvent[] = [];
-    const nc = await stack.nats();
-    const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
-    await nc.flush();
+    const { world, task, player: bob, completed, stop } = await firstWin(stack, 'Bob');
 
     const win = world.event(bob, { wins: 1 });
     failAfterAnnouncing.add(win.eventId);
@@ -358,7 +357,7 @@ describe('a batch whose write landed but whose attempt failed', () => {
     await world.waitFor(bob, (l) => l.find((t) => t.task.id === task.id), (t) => t.completed && t.gamesPlayed === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(completed.map((c) => [c.eventId, c.gamerId])).toEqual([[win.eventId, bob.id]]);
-    sub.unsubscribe();
+    stop();
   });
 });
 
