@@ -5,7 +5,7 @@ import {
 } from '@nats-io/jetstream';
 import type { TSchema, Static } from 'typebox';
 import type { FastifyBaseLogger } from 'fastify';
-import { pullUntilStopped } from './jetstream-pull.ts';
+import { PULL_EXPIRES_MS, pullUntilStopped } from './jetstream-pull.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -111,9 +111,10 @@ export function consumeGamerEvents<S extends TSchema>(
     while (!stopping) {
       try {
         const consumer = await js.consumers.get(names.gamersStream, durable);
-        // an erasure can take a while: once stopping, the pull's other messages go back at
-        // once (nak), for another replica, rather than hold the shutdown
-        await pullUntilStopped(consumer, 100, () => stopping, (msg) => (stopping ? msg.nak() : settle(msg)));
+        // An erasure can take a while: once stopping, the pull's other messages go back (nak)
+        // for another replica rather than hold the shutdown; after this pull's end, or it would
+        // deliver them again to itself.
+        await pullUntilStopped(consumer, 100, () => stopping, (msg) => (stopping ? msg.nak(2 * PULL_EXPIRES_MS) : settle(msg)));
       } catch (error) {
         if (stopping) break;
         log.warn({ err: error, durable }, 'gamer event consumer interrupted; resuming');
@@ -124,7 +125,7 @@ export function consumeGamerEvents<S extends TSchema>(
   return {
     async stop() {
       stopping = true;
-      // the open pull ends by itself, at most PULL_EXPIRES_MS from now (pullUntilStopped)
+      // the open pull ends by itself, about PULL_EXPIRES_MS from now (pullUntilStopped)
       await loop;
     },
   };

@@ -19,19 +19,22 @@ export class TaskEvents {
     this.log = log;
   }
 
-  private publish(subject: string, body: unknown): void {
+  /** Whether the event went to the connection (it may still be lost with it). */
+  private publish(subject: string, body: unknown): boolean {
     try {
       tracedPublish(subject, () => {
         const headers = requestHeaders();
         this.nc.publish(subject, JSON.stringify(body), headers ? { headers } : undefined);
       });
+      return true;
     } catch (error) {
       this.log.warn({ err: error, subject }, 'could not publish event');
+      return false;
     }
   }
 
-  completed(event: TaskCompletedEvent): void {
-    this.publish(this.names.taskCompleted, event);
+  completed(event: TaskCompletedEvent): boolean {
+    return this.publish(this.names.taskCompleted, event);
   }
 
   progressed(event: TaskProgressEvent): void {

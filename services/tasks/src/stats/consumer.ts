@@ -98,7 +98,7 @@ export class StatsConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.advisories?.unsubscribe();
-    // the open pull ends by itself, at most PULL_EXPIRES_MS from now (pullUntilStopped)
+    // the open pull ends by itself, about PULL_EXPIRES_MS from now (pullUntilStopped)
     await this.loop;
     await Promise.all(this.lanes.map((lane) => lane.queue.drain()));
     await Promise.all(this.lanes.map((lane) => lane.settling));

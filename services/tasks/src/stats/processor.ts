@@ -179,8 +179,8 @@ export class StatBatchProcessor {
         if (fresh.length === 0) continue;
         withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
           for (const { task } of fresh) {
-            this.announce(task, eventId);
-            this.announced.set(`${eventId}:${task.id}`, true, at + ANNOUNCED_FOR_MS);
+            // one that did not go out is announced again by a redelivery
+            if (this.announce(task, eventId)) this.announced.set(`${eventId}:${task.id}`, true, at + ANNOUNCED_FOR_MS);
           }
         }));
       }
@@ -250,8 +250,8 @@ export class StatBatchProcessor {
     }
   }
 
-  private announce(task: TaskProgress, eventId: string): void {
-    this.deps.events.completed({
+  private announce(task: TaskProgress, eventId: string): boolean {
+    return this.deps.events.completed({
       applicationId: task.applicationId,
       gamerId: task.gamerId,
       gamerTaskId: task.id,
