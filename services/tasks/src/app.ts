@@ -146,9 +146,8 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     : undefined;
 
   app.addHook('onClose', async () => {
-    await consumer?.stop();
-    await erasing.stop();
-    await erasureReports.stop();
+    // side by side: each lets its open pull end (about 1 s)
+    await Promise.all([consumer?.stop(), erasing.stop(), erasureReports.stop()]);
     await sweeper.stop();
     catalogChanges.unsubscribe();
     await nats.drain();
