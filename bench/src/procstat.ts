@@ -119,13 +119,7 @@ export class CpuIntervals {
       const t = readTicks(pid);
       if (t !== undefined) ticks.set(name, t);
     }
-    let machine: { busy: number; total: number } | undefined;
-    try {
-      machine = parseMachineTicks(readFileSync('/proc/stat', 'utf8'));
-    } catch {
-      machine = undefined;
-    }
-    return { at: performance.now(), machine, ticks };
+    return { at: performance.now(), machine: readMachineTicks(), ticks };
   }
 
   /** The interval since the previous call (or construction); undefined when it is under `minMs` (ticks are 10 ms). */
@@ -165,25 +159,26 @@ export function parseMachineTicks(stat: string): { busy: number; total: number }
   return { busy: total - idle, total };
 }
 
+/** The machine's busy and total ticks now, or undefined where /proc/stat cannot be read. */
+function readMachineTicks(): { busy: number; total: number } | undefined {
+  try {
+    return parseMachineTicks(readFileSync('/proc/stat', 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Percent of one core the whole machine was busy since `since` (200 = both cores of a 2-core machine). */
 export class MachineCpu {
   private readonly startTicks: { busy: number; total: number } | undefined;
   private readonly started = performance.now();
 
   constructor() {
-    this.startTicks = MachineCpu.read();
-  }
-
-  private static read(): { busy: number; total: number } | undefined {
-    try {
-      return parseMachineTicks(readFileSync('/proc/stat', 'utf8'));
-    } catch {
-      return undefined;
-    }
+    this.startTicks = readMachineTicks();
   }
 
   stop(): number {
-    const end = MachineCpu.read();
+    const end = readMachineTicks();
     if (!this.startTicks || !end) return Number.NaN;
     return cpuPercent(end.busy - this.startTicks.busy, CLOCK_TICKS, performance.now() - this.started);
   }
