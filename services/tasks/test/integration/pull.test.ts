@@ -23,7 +23,8 @@ describe('pullUntilStopped', () => {
       await pullUntilStopped(await js.consumers.get(stream, 'slow'), 3, () => stopping, async (msg) => {
         seen.push(msg.string());
         if (seen.length === 1) await new Promise((resolve) => setTimeout(resolve, 2_500));
-        msg.ack();
+        // confirmed by the server, so the count below does not race the server's ack handling
+        await msg.ackAck();
         if (seen.length === 6) stopping = true;
       });
       expect(seen).toEqual(['0', '1', '2', '3', '4', '5']);
