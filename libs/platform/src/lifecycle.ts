@@ -1,3 +1,5 @@
+import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.ts';
 import { stopTracing } from './tracing/state.ts';
@@ -23,6 +25,21 @@ export interface RunOptions {
 }
 
 /**
+ * The heap V8 may grow to, against the memory the process may use (its container's limit):
+ * above three quarters of it, the rest of the process (code, socket and driver buffers)
+ * pushes it over the limit before the collector works hard, and the kernel kills it. Node 24
+ * sizes the heap from the container but never below ~259 MiB: a 256 Mi pod gets a heap limit
+ * larger than itself (measured, bench/results/2026-11-27-pod-memory.md). Undefined when it
+ * fits, or when nothing limits the process.
+ */
+export function heapOverMemoryLimit(heapLimitBytes: number, memoryLimitBytes: number | undefined, machineBytes: number): { heapLimitMb: number; memoryLimitMb: number } | undefined {
+  // cgroups without a limit answer a huge number (or 0)
+  if (!memoryLimitBytes || memoryLimitBytes >= machineBytes) return undefined;
+  if (heapLimitBytes <= memoryLimitBytes * 0.75) return undefined;
+  return { heapLimitMb: Math.round(heapLimitBytes / 1_048_576), memoryLimitMb: Math.round(memoryLimitBytes / 1_048_576) };
+}
+
+/**
  * Starts a service and stops it cleanly on SIGTERM/SIGINT: stop accepting, let in-flight
  * requests and consumers finish (the app's onClose hooks), then exit; a stop that takes
  * longer than the grace period exits non-zero.
@@ -35,6 +52,10 @@ export async function runService(opts: RunOptions): Promise<void> {
     app = started.app;
     graceMs = started.config.SHUTDOWN_GRACE_MS;
     await app.listen({ port: started.config.PORT, host: started.config.HOST, backlog: started.config.LISTEN_BACKLOG });
+    const overLimit = heapOverMemoryLimit(getHeapStatistics().heap_size_limit, process.constrainedMemory(), totalmem());
+    if (overLimit) {
+      app.log.warn(overLimit, 'the heap may grow past three quarters of the memory limit: the process can be killed before it collects. Set NODE_OPTIONS=--max-old-space-size to about half the limit, or raise the limit (docs/deploy.md, "Memory")');
+    }
   } catch (error) {
     if (error instanceof ConfigError) console.error(`${opts.name}: ${error.message}`);
     else console.error(`${opts.name}: failed to start:`, error);
