@@ -30,10 +30,16 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
 const lines = [
   `# CPU profile of the peer-shaped run ${run.label ?? ''} (${run.startedAt}, stack ${run.stackCommit})`,
   '',
-  'Self time per function of the gateway and friendship processes under `node --cpu-prof`, cut to each measured phase (from the phase\'s wall-clock window and the process\'s start time, ±50 ms). The profiler adds CPU of its own: compare shares, not absolute times, with the measured run.',
+  'Self time per function of the gateway and friendship processes under `node --cpu-prof`, cut to each measured phase (from the phase\'s wall-clock window and the process\'s start time, ±50 ms), and of the notifications service in the add-friend phase (its friendship notifications). The profiler adds CPU of its own: compare shares, not absolute times, with the measured run.',
   '',
 ];
-for (const name of ['gateway', 'friendship']) {
+/** the phases cut for each process: notifications works only when friendships change */
+const PHASES_OF: Record<string, string[]> = {
+  gateway: ['friend-list', 'add-friend', 'cheap-gateway'],
+  friendship: ['friend-list', 'add-friend', 'cheap-gateway'],
+  notifications: ['add-friend'],
+};
+for (const [name, phaseIds] of Object.entries(PHASES_OF)) {
   const proc = run.processes[name];
   const file = proc ? files.find((f) => f.split('.')[3] === String(proc.pid)) : undefined;
   if (!proc || !file || proc.startEpochMs === null) {
@@ -41,7 +47,7 @@ for (const name of ['gateway', 'friendship']) {
     continue;
   }
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
-  for (const phase of run.phases.filter((p) => p.id === 'friend-list' || p.id === 'add-friend' || p.id === 'cheap-gateway')) {
+  for (const phase of run.phases.filter((p) => phaseIds.includes(p.id))) {
     const [fromMs, toMs] = [phase.startEpochMs - proc.startEpochMs, phase.endEpochMs - proc.startEpochMs];
     const s = summarizeProfile(profile, phase.id === 'cheap-gateway' ? 30 : 15, fromMs, toMs);
     const svg = jsonFile.replace(/\.json$/, `-${name}-${phase.id}.svg`);
