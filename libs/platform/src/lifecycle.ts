@@ -26,11 +26,13 @@ export interface RunOptions {
 
 /**
  * The heap V8 may grow to, against the memory the process may use (its container's limit):
- * above three quarters of it, the rest of the process (code, socket and driver buffers)
- * pushes it over the limit before the collector works hard, and the kernel kills it. Node 24
- * sizes the heap from the container but never below ~259 MiB: a 256 Mi pod gets a heap limit
- * larger than itself (measured, bench/results/2026-11-27-pod-memory.md). Undefined when it
- * fits, or when nothing limits the process.
+ * above three quarters of it, a full heap and the rest of the process (code, socket and
+ * driver buffers: ~100 MiB measured in the notifications service) no longer fit, and the
+ * kernel may kill the process before its collector works hard. Node 24 sizes the heap from
+ * the container but never below ~259 MiB: a 256 Mi pod gets a heap limit larger than itself
+ * (measured, bench/results/2026-11-27-pod-memory.md). A quarter is a floor, not a guarantee:
+ * a process holding many sockets needs more room outside its heap. Undefined when it fits,
+ * or when nothing limits the process.
  */
 export function heapOverMemoryLimit(heapLimitBytes: number, memoryLimitBytes: number | undefined, machineBytes: number): { heapLimitMb: number; memoryLimitMb: number } | undefined {
   // cgroups without a limit answer a huge number (or 0)

@@ -20,7 +20,8 @@ describe('heapOverMemoryLimit', () => {
   it('is quiet when nothing limits the process', () => {
     expect(heapOverMemoryLimit(4288 * MiB, undefined, machine)).toBeUndefined();
     expect(heapOverMemoryLimit(4288 * MiB, 0, machine)).toBeUndefined();
-    // cgroup v1 without a limit
+    // cgroup v1 without a limit, raw and as libuv answers it (UINT64_MAX)
     expect(heapOverMemoryLimit(4288 * MiB, 9_223_372_036_854_771_712, machine)).toBeUndefined();
+    expect(heapOverMemoryLimit(4288 * MiB, 2 ** 64, machine)).toBeUndefined();
   });
 });
