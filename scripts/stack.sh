@@ -32,6 +32,8 @@ mkdir -p "$LOG_DIR"
 
 say() { printf '==> %s\n' "$*" >&2; }
 pids=()
+# the service each entry of pids runs
+services=()
 containers=()
 
 cleanup() {
@@ -104,6 +106,29 @@ run_service() {
   # the images' start command: tracing on when OTEL_EXPORTER_OTLP_ENDPOINT is set
   env "$@" node --import ./libs/platform/src/tracing/register.ts "services/$name/src/server.ts" >"$LOG_DIR/$name.log" 2>&1 &
   pids+=("$!")
+  services+=("$name")
+}
+
+# The first service that is no longer running, as "<index>", or nothing.
+exited_service() {
+  local i
+  for i in "${!pids[@]}"; do
+    if ! kill -0 "${pids[$i]}" 2>/dev/null; then echo "$i"; return; fi
+  done
+}
+
+# Names the service that stopped and how (a pod limit's kill shows as SIGKILL), with the
+# last lines of its log; the other services' logs stay in $LOG_DIR.
+report_exited() {
+  local i="$1" when="$2" status=0 how
+  wait "${pids[$i]}" 2>/dev/null || status=$?
+  case "$status" in
+    137) how="killed by SIGKILL: out of memory?" ;;
+    134) how="aborted: out of heap?" ;;
+    *) how="exit status $status" ;;
+  esac
+  echo "the ${services[$i]} service exited $when ($how); last lines of $LOG_DIR/${services[$i]}.log:" >&2
+  tail -n 30 "$LOG_DIR/${services[$i]}.log" >&2
 }
 
 run_service friendship PORT="$FRIENDSHIP_PORT" HOST=127.0.0.1 \
@@ -144,13 +169,11 @@ write_state
 gateway="http://localhost:$GATEWAY_PORT"
 for i in $(seq 1 120); do
   if curl -fsS "$gateway/readyz" >/dev/null 2>&1; then break; fi
-  for pid in "${pids[@]}"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "a service exited during start; last log lines:" >&2
-      tail -n 20 "$LOG_DIR"/*.log >&2
-      exit 1
-    fi
-  done
+  exited=$(exited_service)
+  if [ -n "$exited" ]; then
+    report_exited "$exited" "during start"
+    exit 1
+  fi
   [ "$i" = 120 ] && { echo "the stack did not become ready in 60 s; logs in $LOG_DIR" >&2; exit 1; }
   sleep 0.5
 done
@@ -181,12 +204,10 @@ INFO
 
 # Runs until Ctrl-C or until a service dies.
 while :; do
-  for pid in "${pids[@]}"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "a service exited; last log lines:" >&2
-      tail -n 20 "$LOG_DIR"/*.log >&2
-      exit 1
-    fi
-  done
+  exited=$(exited_service)
+  if [ -n "$exited" ]; then
+    report_exited "$exited" "while running"
+    exit 1
+  fi
   sleep 1
 done
