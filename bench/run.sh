@@ -177,4 +177,9 @@ bench_pid=$!
 rc=0
 wait "$bench_pid" || rc=$?
 bench_pid=""
+# a bench that failed because a service of its stack died says which (scripts/stack.sh names it)
+if [ "$rc" -ne 0 ] && [ -n "$stack_pid" ] && grep -q "service exited" "$root/.stack/bench-stack.log" 2>/dev/null; then
+  echo "==> bench: a service of the stack died during the run (.stack/bench-stack.log):" >&2
+  grep -A 31 "service exited" "$root/.stack/bench-stack.log" >&2
+fi
 exit "$rc"
