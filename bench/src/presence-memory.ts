@@ -1,21 +1,23 @@
 /**
  * Heap held by the friendship service's presence board per online gamer: the board
  * (services/friendship/src/presence/board.ts) filled with N gamers held by one notifications
- * replica, keys included, each decoded from bytes as the presence watch gets it from NATS (a
- * flat string; `randomUUID()`'s own strings are ropes of ~20 pieces, ~3× the heap), the heap
- * measured after full collections before and after, each N in a process of its own. Sizes
- * PRESENCE_MAX_TRACKED against the pod's memory (docs/deploy.md, "Memory"). No stack needed;
- * a few seconds.
+ * replica, each key taken as the presence watch (presence/watch.ts) takes it: the message's
+ * subject decoded from bytes, the KV key cut from it (nats.js), parsed, and handed over as the
+ * watch hands it. The heap is measured after full collections before and after, each N in a
+ * process of its own. Sizes PRESENCE_MAX_TRACKED against the pod's memory (docs/deploy.md,
+ * "Memory"). No stack needed; a few seconds.
  *
- *   node bench/src/presence-memory.ts [--gamers N,N...]   (default 100000,500000)
+ *   node bench/src/presence-memory.ts [--gamers N,N...] [--as-sliced]   (default 100000,300000)
  *
- * Prints one line per N: bytes per gamer, and MB at that many.
+ * --as-sliced hands the board the key as parsed, without the watch's own copy (how it was
+ * before 2026-11-27). Prints one line per N: bytes per gamer, and MiB at that many.
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { gamerKey, presenceBoard } from '../../services/friendship/src/presence/board.ts';
+import { natsNames, parsePresenceKey, presenceHoldKey } from '@gfts/contracts';
+import { gamerKey, ownCopy, presenceBoard } from '../../services/friendship/src/presence/board.ts';
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -23,7 +25,8 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 const at = args.indexOf('--gamers');
-const counts = (at >= 0 ? args[at + 1] ?? '' : '100000,500000').split(',').map(Number);
+const counts = (at >= 0 ? args[at + 1] ?? '' : '100000,300000').split(',').map(Number);
+const asSliced = args.includes('--as-sliced');
 if (counts.some((n) => !Number.isInteger(n) || n < 1)) {
   console.error('usage: node bench/src/presence-memory.ts [--gamers N,N...]');
   process.exit(2);
@@ -33,7 +36,7 @@ if (!gc || counts.length > 1) {
   // one process per N (a board measured before stays alive into the next measurement), with
   // full collections on demand
   for (const n of counts) {
-    const one = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--gamers', String(n)], { stdio: 'inherit' });
+    const one = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--gamers', String(n), ...(asSliced ? ['--as-sliced'] : [])], { stdio: 'inherit' });
     if (one.status !== 0) process.exit(one.status ?? 1);
   }
   process.exit(0);
@@ -53,13 +56,19 @@ for (const n of counts) {
   const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: n });
   const now = Date.now();
   board.beat(holder, now);
+  // as nats.js hands a KV entry's key: `$KV.<bucket>.` cut off the subject it decoded
+  const prefix = `$KV.${natsNames('gfts').presenceBucket}.`;
   let last = '';
   for (let i = 0; i < n; i++) {
     last = randomUUID();
-    board.hold(text.decode(bytes.encode(gamerKey(app, last))), holder, now);
+    const subject = text.decode(bytes.encode(prefix + presenceHoldKey(holder, app, last)));
+    const key = parsePresenceKey(subject.substring(prefix.length));
+    if (key?.kind !== 'hold') throw new Error(`not a hold key: ${subject}`);
+    const boardKey = gamerKey(key.applicationId, key.gamerId);
+    board.hold(asSliced ? boardKey : ownCopy(boardKey), key.holder, now);
   }
   const held = heapAfterGc() - before;
   // after the measurement, so the board is alive through it; and it does hold them
   if (!board.isOnline(app, last, now)) throw new Error('the board lost a gamer it was given');
-  console.log(`${n.toLocaleString('en-US')} online gamers: ${Math.round(held / n)} bytes of heap each, ${(held / 1_048_576).toFixed(0)} MB in all`);
+  console.log(`${n.toLocaleString('en-US')} online gamers${asSliced ? ' (keys as parsed)' : ''}: ${Math.round(held / n)} bytes of heap each, ${(held / 1_048_576).toFixed(0)} MiB in all`);
 }

@@ -4,6 +4,13 @@ import type { LastSeen } from '../repository/gamers.ts';
 /** A gamer's key on the board and in the announced bucket: `<applicationId>.<gamerId>` (both uuids, so two tokens). */
 export const gamerKey = (applicationId: string, gamerId: string) => `${applicationId}.${gamerId}`;
 
+/**
+ * A copy of `s` that holds nothing else. A key cut from a NATS subject (a slice, or a join of
+ * slices) keeps the whole subject alive: 455 instead of ~270 bytes per online gamer
+ * (bench/src/presence-memory.ts). Keys are ASCII (uuids, dashes, dots).
+ */
+export const ownCopy = (s: string): string => Buffer.from(s, 'latin1').toString('latin1');
+
 export interface PresenceBoardOptions {
   /** how long a notifications replica counts as alive after its latest heartbeat (a crashed replica's gamers end so) */
   onlineWindowMs: number;
@@ -27,6 +34,8 @@ export interface BoardUpdate {
 
 /** A notifications replica: its latest heartbeat, and the gamers it holds sockets of. */
 interface Holder {
+  /** the replica's id, one copy for all the gamers it holds */
+  id: string;
   beat: number;
   gamers: Set<string>;
 }
@@ -61,8 +70,8 @@ export function presenceBoard(opts: PresenceBoardOptions) {
   const holderOf = (id: string, at: number): Holder => {
     let holder = holders.get(id);
     if (!holder) {
-      holder = { beat: at, gamers: new Set() };
-      holders.set(id, holder);
+      holder = { id: ownCopy(id), beat: at, gamers: new Set() };
+      holders.set(holder.id, holder);
     } else if (at > holder.beat) {
       holder.beat = at;
     }
@@ -121,10 +130,10 @@ export function presenceBoard(opts: PresenceBoardOptions) {
       holder.gamers.add(key);
       const entry = online.get(key);
       if (entry) {
-        if (!entry.holders.includes(id)) entry.holders.push(id);
+        if (!entry.holders.includes(holder.id)) entry.holders.push(holder.id);
         return NOTHING;
       }
-      online.set(key, { holders: [id], since: at });
+      online.set(key, { holders: [holder.id], since: at });
       const out: LastSeen[] = [];
       while (online.size > opts.maxEntries) {
         const [oldest, oldestEntry] = online.entries().next().value!;

@@ -5,7 +5,7 @@ import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LastSeen } from '../repository/gamers.ts';
-import { gamerKey, type BoardUpdate, type PresenceBoard, type PresenceChange } from './board.ts';
+import { gamerKey, ownCopy, type BoardUpdate, type PresenceBoard, type PresenceChange } from './board.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
@@ -102,7 +102,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
         const at = Number(entry.string());
         if (Number.isSafeInteger(at)) {
           if (key.kind === 'beat') opts.board.beat(key.holder, at);
-          else apply(opts.board.hold(gamerKey(key.applicationId, key.gamerId), key.holder, at));
+          // the board keeps the key: a copy of its own, not a piece of the message's subject
+          else apply(opts.board.hold(ownCopy(gamerKey(key.applicationId, key.gamerId)), key.holder, at));
           if (loading && seen) {
             seen.holders.add(key.holder);
             if (key.kind === 'hold') seen.holds.add(entry.key);
