@@ -178,6 +178,10 @@ rc=0
 wait "$bench_pid" || rc=$?
 bench_pid=""
 # a bench that failed because a service of its stack died says which (scripts/stack.sh names it)
+if [ "$rc" -ne 0 ] && [ -n "$stack_pid" ]; then
+  # the stack looks at its services once a second: give it time to notice and report
+  for _ in 1 2 3 4 5 6; do kill -0 "$stack_pid" 2>/dev/null || break; sleep 0.5; done
+fi
 if [ "$rc" -ne 0 ] && [ -n "$stack_pid" ] && grep -q "service exited" "$root/.stack/bench-stack.log" 2>/dev/null; then
   echo "==> bench: a service of the stack died during the run (.stack/bench-stack.log):" >&2
   grep -A 31 "service exited" "$root/.stack/bench-stack.log" >&2
