@@ -181,9 +181,9 @@ bench_pid=""
 if [ "$rc" -ne 0 ] && [ -n "$stack_pid" ]; then
   # the stack looks at its services once a second: give it time to notice and report
   for _ in 1 2 3 4 5 6; do kill -0 "$stack_pid" 2>/dev/null || break; sleep 0.5; done
-fi
-if [ "$rc" -ne 0 ] && [ -n "$stack_pid" ] && grep -q "service exited" "$root/.stack/bench-stack.log" 2>/dev/null; then
-  echo "==> bench: a service of the stack died during the run (.stack/bench-stack.log):" >&2
-  grep -A 31 "service exited" "$root/.stack/bench-stack.log" >&2
+  if grep -q "service exited" "$root/.stack/bench-stack.log" 2>/dev/null; then
+    echo "==> bench: a service of the stack died during the run (.stack/bench-stack.log):" >&2
+    grep -A 31 "service exited" "$root/.stack/bench-stack.log" >&2
+  fi
 fi
 exit "$rc"
