@@ -75,6 +75,15 @@ async function openKeyring(app: FastifyInstance, config: GatewayConfig): Promise
  * The ticket of a live-channel request that has no Authorization header: the one place a
  * ticket stands in for a bearer token (the header wins when both are sent).
  */
+/**
+ * Whether a request is an API call, which needs a gamer. The router matches the decoded path,
+ * so `/%61pi/v1/…` reaches an /api route while its raw URL does not start with /api/: the
+ * matched route decides, and the raw URL too (a 404 under /api/ still asks for a token).
+ */
+export function isApiRequest(request: FastifyRequest): boolean {
+  return request.url.startsWith('/api/') || request.routeOptions.url?.startsWith('/api/') === true;
+}
+
 function liveTicket(request: FastifyRequest): unknown {
   if (request.routeOptions.url !== notificationsRoutes.live.url || request.headers.authorization !== undefined) return undefined;
   return (request.query as { ticket?: unknown }).ticket;
@@ -121,7 +130,7 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
     }
   };
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!request.url.startsWith('/api/')) return;
+    if (!isApiRequest(request)) return;
     const ticket = liveTicket(request);
     if (ticket !== undefined) {
       const identity = typeof ticket === 'string' ? tickets.open(ticket) : undefined;

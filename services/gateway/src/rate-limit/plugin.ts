@@ -4,6 +4,7 @@ import { AppError } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter } from 'prom-client';
+import { isApiRequest } from '../authentication.ts';
 import type { GatewayConfig } from '../config.ts';
 import { LocalCounter } from './local-counter.ts';
 import { connectSharedKv } from './nats-kv.ts';
@@ -67,7 +68,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
       }
     } as never,
     keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : `ip:${request.ip}`),
-    allowList: (request) => !request.url.startsWith('/api/'),
+    allowList: (request) => !isApiRequest(request),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${context.after}`),
   });

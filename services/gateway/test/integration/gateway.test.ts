@@ -195,6 +195,23 @@ describe('gateway (HS256)', () => {
     }
   });
 
+  // The router decodes the path before it matches: these reach the /api routes.
+  it('asks a token of every path the router takes for an API path, however it is spelled', async () => {
+    for (const path of ['/%61pi/v1/friendship', '/%61%70%69/v1/tasks', '/api%2fv1/tasks', `/%61pi/v1/${app}/tasks`]) {
+      const anonymous = await api<Echo>('GET', path);
+      if (anonymous.status === 404) continue; // not routed at all: nothing reached a service
+      expect(anonymous.status, path).toBe(401);
+      expect(anonymous.body, path).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+    const routed = await api<Echo>('GET', '/%61pi/v1/friendship');
+    expect(routed.status).toBe(401);
+    // with a token the call is the gamer's, counted against their budget like any other
+    const counted = await api<Echo>('GET', '/%61pi/v1/friendship', { headers: auth });
+    expect(counted.status).toBe(200);
+    expect(counted.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(createIdentityVerifier(TEST_INTERNAL_SECRET)(counted.body.headers['x-gfts-identity']!).gamerId).toBe(sub);
+  });
+
   it('answers 413 for a body over the limit, before the service sees it', async () => {
     const response = await api('POST', '/api/v1/friendship', { headers: auth, body: { target: 'x'.repeat(2000) } });
     expect(response.status).toBe(413);
