@@ -16,6 +16,12 @@ export const BaseConfig = {
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   LOG_BUFFER_BYTES: Type.Integer({ minimum: 0, maximum: 16_000, default: 4096, description: 'log bytes gathered before one write to stdout, at most 1 s late; 0 writes each line at once' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 256, maximum: 10_485_760, default: 16_384, description: 'largest accepted request body' }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 300_000,
+    default: 10_000,
+    description: 'time a client has to send a whole request, headers and body, from its first byte; then 408 and the connection closes (a WebSocket once upgraded is not concerned)',
+  }),
   LISTEN_BACKLOG: Type.Integer({
     minimum: 1,
     maximum: 65_535,

@@ -14,11 +14,18 @@ declare module 'fastify' {
 }
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface HttpServerOptions {
   service: string;
   logLevel: string;
   bodyLimit: number;
+  /**
+   * time a client has to send a whole request (REQUEST_TIMEOUT_MS; default 10 s). Fastify
+   * turns Node's limit off, so without one a client that announces a body and never sends
+   * it holds a connection, and whatever the request holds, for ever.
+   */
+  requestTimeoutMs?: number;
   /** where log lines go (default: stdout); tests read them from here */
   logStream?: NodeJS.WritableStream;
   /** log bytes gathered before one write to stdout (LOG_BUFFER_BYTES; 0: each line at once) */
@@ -39,7 +46,12 @@ export interface HttpServerOptions {
  * for a known path asked with another method, and metrics. Routes and hooks are the caller's.
  */
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
+  const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
+    requestTimeout,
+    // the headers within the same time; Node checks its limits only every
+    // connectionsCheckingInterval (30 s by default), so check each second
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
     logger: { ...loggerOptions(opts.service, opts.logLevel), stream: opts.logStream ?? logDestination(opts.logBufferBytes ?? 0) },
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,

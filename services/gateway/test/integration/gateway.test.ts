@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { createIdentityVerifier } from '@gfts/platform';
 import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call } from '@gfts/testkit';
 import { createSigner } from 'fast-jwt';
@@ -255,6 +256,25 @@ describe('gateway limits and failures', () => {
       expect(limited.body).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
       expect(limited.headers.get('retry-after')).toBeTruthy();
       expect((await api('GET', '/api/v1/tasks', { headers: second })).status).toBe(200);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
+  // A client that announces a body and stops sending would otherwise hold the connection for ever.
+  it('ends a request whose body does not come within REQUEST_TIMEOUT_MS with 408', async () => {
+    const upstream = await echoUpstream('any');
+    const { gateway, gatewayUrl } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, REQUEST_TIMEOUT_MS: '1000' }, upstream.url, upstream.url);
+    try {
+      const { port } = new URL(gatewayUrl);
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.write(`POST /api/v1/friendship HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${mintToken()}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"target":`);
+      await closed; // the test's own timeout is the bound; nothing here measures time
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     } finally {
       await gateway.close();
       await upstream.app.close();
