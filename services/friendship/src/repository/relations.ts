@@ -202,6 +202,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      * would have fit). Counting after the write only saves the common accept a read and
      * four counts; an accept refused for the limit leaves the friendship visible to reads for
      * the milliseconds until it is put back, and announces nothing.
+     *
+     * The friend-id lists take the pair right after the write, and the relation is read
+     * again after that: a block or unfriend whose list update landed before this one's finds
+     * the relation gone here, and the pair leaves the lists again. Either that read sees the
+     * relation still accepted, and then whatever ends it later updates the lists after this.
      */
     async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
       const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
@@ -211,16 +216,24 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         .lean();
       if (!request) return { kind: 'notFound' };
       const friendship: RelationDoc = { ...request, status: FriendshipStatus.ACCEPTED, updatedAt: now };
-      const over = await friendQuotaAfter(friendship, maxFriends);
+      const { requester } = friendship;
+      await friendLists.linked(applicationId, requester, addressee);
+      // Looked at again after the lists took the pair: a block or unfriend that ended the
+      // friendship meanwhile may have taken the pair out of the lists before they had it.
+      const [over, stillFriends] = await Promise.all([
+        friendQuotaAfter(friendship, maxFriends),
+        relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } }),
+      ]);
       if (over) {
         // only this call accepted it, so an accepted document with this id is ours to undo
         await relations.updateOne(
           { _id: id, applicationId, status: FriendshipStatus.ACCEPTED },
           { $set: { status: FriendshipStatus.PENDING, updatedAt: request.updatedAt } },
         );
+        await friendLists.unlinked(applicationId, requester, addressee);
         return { kind: 'friendLimit', whose: over };
       }
-      await friendLists.linked(applicationId, friendship.requester, friendship.addressee);
+      if (!stillFriends) await friendLists.unlinked(applicationId, requester, addressee);
       return { kind: 'accepted', friendship: toRelation(friendship) };
     },
 

@@ -1,6 +1,7 @@
 import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockRepository } from '../../src/repository/blocks.ts';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
 import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
 import { createModels, type RelationDoc } from '../../src/repository/models.ts';
@@ -186,6 +187,44 @@ describe('friend-id lists', () => {
     // and the next read rebuilds both from the relations
     expect(await suggested(n.me)).toEqual({ [n.x.id]: 3, [n.y.id]: 1, [z1!.id]: 1, [z2!.id]: 1 });
     expect(await friendsInList(n.f2)).toEqual(ids(n.me, n.x, z2!));
+  });
+
+  it('a friendship ended while its accept updated the lists leaves neither gamer in the other\'s list', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    // what ends the friendship runs after the accept's relation write, before its list update
+    let between: (() => Promise<unknown>) | undefined;
+    const listsLate: typeof lists = {
+      ...lists,
+      linked: async (...args) => {
+        const run = between;
+        between = undefined;
+        await run?.();
+        return lists.linked(...args);
+      },
+    };
+    const relations = relationRepository(models.relations, models.blocks, listsLate);
+    const blocks = blockRepository(models.blocks, models.relations, lists);
+    const plainRelations = relationRepository(models.relations, models.blocks, lists);
+
+    const [a, b, c, d] = await w.gamers(4);
+    const blocked = await w.request(a!, b!.id);
+    between = () => blocks.block(a!.app, a!.id, b!.id, new Date(), 1000);
+    expect((await relations.accept(a!.app, blocked.body.id, b!.id, new Date(), 1000)).kind).toBe('accepted');
+    expect(between).toBeUndefined();
+    const unfriended = await w.request(c!, d!.id);
+    between = () => plainRelations.unfriend(c!.app, unfriended.body.id, c!.id);
+    expect((await relations.accept(c!.app, unfriended.body.id, d!.id, new Date(), 1000)).kind).toBe('accepted');
+    expect(between).toBeUndefined();
+    for (const gamer of [a!, b!, c!, d!]) expect(await friendsInList(gamer)).toEqual([]);
+    expect((await w.friends(c!)).body).toEqual([]);
+
+    // an accept refused for the friend limit takes the pair it linked out again
+    const [e, f] = await w.gamers(2);
+    const refused = await w.request(e!, f!.id);
+    expect((await plainRelations.accept(e!.app, refused.body.id, f!.id, new Date(), 0)).kind).toBe('friendLimit');
+    expect(await friendsInList(e!)).toEqual([]);
+    expect(await friendsInList(f!)).toEqual([]);
   });
 
   it('a failed list update does not fail the friendship change; the list is rebuilt later', async () => {
