@@ -1,5 +1,5 @@
 import type { ProgressResetResult, ResetScope } from '@gfts/contracts';
-import { resetSelection } from './domain/progress-reset.ts';
+import { entriesToDrop, resetSelection } from './domain/progress-reset.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
@@ -21,7 +21,10 @@ export class ProgressResetService {
     // their progress goes after them (and before the unlock counts), with every entry
     // without a gamer task, so a reset retried after a failure here removes what is left
     const removedIds = removed.flatMap((top) => [top.id, ...top.children.map((c) => c.gamerTaskId)]);
-    await progress.retain(owner, (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id), removedIds);
+    // the entries before the gamer tasks held: a task assigned in between keeps its entry
+    const entries = await progress.entryIds(owner);
+    const held = (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id);
+    await progress.remove(owner, entriesToDrop(entries, held, removedIds));
     // removed achievements are tracked again, from zero, on the gamer's next event or read
     await unlockStats.forget(removed);
     const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllOf(applicationId, gamerId) : 0;

@@ -16,3 +16,17 @@ export function resetSelection(scope: ResetScope): { select: (top: GamerTaskReco
       return { select: () => true, claimStates: ['none', 'claimed'] };
   }
 }
+
+/**
+ * The progress entries a reset drops (docs/tasks.md "Reset"): those of the gamer tasks it
+ * `removed` (also when one was tracked again meanwhile under its derived id: the entry is
+ * the old one's), and every other one whose gamer task the gamer no longer `held`, so a
+ * retried reset cleans what a failed first attempt left. Only entries read before `held`:
+ * an entry is written after its gamer task, so one read first has its task in `held`, and
+ * an entry written after the read (an assign meanwhile) is not the reset's to judge.
+ */
+export function entriesToDrop(entries: readonly string[], held: readonly string[], removed: readonly string[]): string[] {
+  const gone = new Set(removed);
+  const keep = new Set(held.filter((id) => !gone.has(id)));
+  return entries.filter((id) => !keep.has(id));
+}

@@ -305,16 +305,10 @@ export class GamerProgressRepository {
     await this.store.gamerProgress.updateOne({ _id: progressKey(owner) }, { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])), $set: { epoch: randomUUID() } });
   }
 
-  /**
-   * A reset's cleanup, with a new epoch: drops the entries of the gamer tasks it `removed`
-   * (also when a read has tracked one of them again meanwhile, under its derived id: the
-   * entry is the old one's), and every entry but those of `held` (the gamer tasks the gamer
-   * still holds), so a retried reset cleans what a failed first attempt left.
-   */
-  async retain(owner: GamerRef, held: string[], removed: string[]): Promise<void> {
+  /** The gamer tasks the gamer's document has entries for (a reset's cleanup reads them first). */
+  async entryIds(owner: GamerRef): Promise<string[]> {
     const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });
-    const keep = new Set(held.filter((id) => !removed.includes(id)));
-    await this.remove(owner, Object.keys(doc?.tasks ?? {}).filter((id) => !keep.has(id)));
+    return Object.keys(doc?.tasks ?? {});
   }
 
   /** The gamer's document (erase). */

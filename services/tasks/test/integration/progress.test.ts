@@ -1,6 +1,13 @@
-import type { TaskCompletedEvent } from '@gfts/contracts';
+import type { GamerTask, TaskCompletedEvent } from '@gfts/contracts';
+import mongoose from 'mongoose';
 import { eventually, type Gamer } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProgressResetService } from '../../src/progress-reset-service.ts';
+import { AchievementStatsRepository } from '../../src/repository/achievement-stats-repository.ts';
+import { GamerProgressRepository } from '../../src/repository/gamer-progress-repository.ts';
+import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
+import { InventoryRepository } from '../../src/repository/inventory-repository.ts';
+import { openStore } from '../../src/repository/store.ts';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { byId, World } from '../support/world.ts';
 
@@ -111,6 +118,39 @@ describe('gamer progress documents', () => {
     await world.play(ann, { wins: 1 });
     const done = await world.waitFor(ann, (list) => list.find((t) => t.task.id === achievement.id), (t) => t.completed, 'achievements');
     expect(done).toMatchObject({ progress: 2, completed: true, task: { targetValue: 2 } });
+  });
+
+  it('a task assigned while a reset runs keeps its entry, and its games count', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 100 });
+    const ann = world.gamer();
+    const owner = { applicationId: world.app, gamerId: ann.id.toLowerCase() };
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const gamerTasks = new GamerTaskRepository(store);
+      const progress = new GamerProgressRepository(store, gamerTasks, 100);
+      // the assign lands after the reset read which tasks the gamer holds
+      let assignedMeanwhile: GamerTask | undefined;
+      const heldThenAssigned = new Proxy(gamerTasks, {
+        get(target, prop, receiver) {
+          if (prop !== 'activeOf') return Reflect.get(target, prop, receiver) as unknown;
+          return async (...args: Parameters<GamerTaskRepository['activeOf']>) => {
+            const held = await target.activeOf(...args);
+            if (!assignedMeanwhile) assignedMeanwhile = await assigned(world, ann);
+            return held;
+          };
+        },
+      });
+      const resets = new ProgressResetService({ gamerTasks: heldThenAssigned, progress, inventory: new InventoryRepository(store), unlockStats: new AchievementStatsRepository(store) });
+      await resets.reset(owner.applicationId, owner.gamerId, 'tasks');
+      expect(assignedMeanwhile).toBeDefined();
+      expect((await progressOf(world, ann))?.tasks[assignedMeanwhile!.id]).toEqual({ p: 0, g: 0, c: false });
+      await world.play(ann, { wins: 4 });
+      await world.waitFor(ann, byId(assignedMeanwhile!.id), (t) => t.progress === 4);
+    } finally {
+      await connection.close();
+    }
   });
 
   it('an achievement entry left without its gamer task is replaced when the achievement is tracked again', async () => {
