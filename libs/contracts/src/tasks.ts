@@ -194,7 +194,7 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 export const AssignHeaders = Type.Object({
   [IDEMPOTENCY_KEY_HEADER]: Type.Optional(
-    Type.String({ minLength: 1, maxLength: TaskLimits.IDEMPOTENCY_KEY_MAX, pattern: '^[\\x21-\\x7E]+$', description: 'makes a retried assign safe: same key and body replay the first answer' }),
+    Type.String({ minLength: 1, maxLength: TaskLimits.IDEMPOTENCY_KEY_MAX, pattern: '^[\\x21-\\x7E]+$', description: 'makes a retried assign safe: same key and body replay the first answer; 409 CONFLICT while the first request with the key still runs (retry it later for its answer)' }),
   ),
 });
 export type AssignHeaders = Static<typeof AssignHeaders>;

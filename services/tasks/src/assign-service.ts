@@ -12,10 +12,6 @@ import type { SettingsRepository } from './repository/settings-repository.ts';
 
 /** A pending key older than this belongs to a request that died; a retry takes it over. */
 const ABANDONED_AFTER_MS = 30_000;
-/** How long a retry waits for the first request with its key to finish. */
-const WAIT_FOR_FIRST_MS = 5_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface AssignRequest {
   family: TaskFamily;
@@ -50,27 +46,28 @@ export class AssignService {
 
   /**
    * Runs `work` once per key: the first request stores its answer, a retry with the same
-   * body gets that answer again, another body under the same key is refused. A request
-   * that fails frees the key so that a retry runs again.
+   * body gets that answer again, another body under the same key is refused, and a retry
+   * while the first still runs is told so at once (409; nothing waits on it). A request
+   * that fails frees the key so that a retry runs again. Completing and freeing are the
+   * holder's only (its `startedAt`): a request that outlived a take-over changes nothing.
    */
   private async once(id: string, fingerprint: string, work: () => Promise<GamerTask[]>): Promise<GamerTask[]> {
-    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-    for (;;) {
-      const taken = await this.keys.begin(id, fingerprint, new Date());
-      if (taken === null) break;
-      const decision = decideOnKey(taken, fingerprint, new Date(), ABANDONED_AFTER_MS);
+    const startedAt = new Date();
+    const taken = await this.keys.begin(id, fingerprint, startedAt);
+    if (taken !== null) {
+      const decision = decideOnKey(taken, fingerprint, startedAt, ABANDONED_AFTER_MS);
       if (decision === 'reused') throw conflict(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with another request body');
       if (decision === 'replay') return taken.response as GamerTask[];
-      if (decision === 'take-over' && (await this.keys.takeOver(id, taken.startedAt, new Date()))) break;
-      if (Date.now() > deadline) throw conflict(ErrorCode.CONFLICT, 'a request with this Idempotency-Key is still in progress');
-      await sleep(50);
+      if (decision === 'in-progress' || !(await this.keys.takeOver(id, taken.startedAt, startedAt))) {
+        throw conflict(ErrorCode.CONFLICT, 'a request with this Idempotency-Key is still in progress; retry it in a moment for its answer');
+      }
     }
     try {
       const answer = await work();
-      await this.keys.complete(id, answer);
+      await this.keys.complete(id, startedAt, answer);
       return answer;
     } catch (error) {
-      await this.keys.release(id).catch(() => undefined);
+      await this.keys.release(id, startedAt).catch(() => undefined);
       throw error;
     }
   }

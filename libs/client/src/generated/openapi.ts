@@ -8700,7 +8700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description makes a retried assign safe: same key and body replay the first answer */
+                /** @description makes a retried assign safe: same key and body replay the first answer; 409 CONFLICT while the first request with the key still runs (retry it later for its answer) */
                 "idempotency-key"?: string;
             };
             path?: never;

@@ -20,8 +20,8 @@ export type KeyDecision = 'replay' | 'reused' | 'in-progress' | 'take-over';
 
 /**
  * What to do with a request whose key was seen before: another body is a misuse (409); a
- * finished request is replayed; one still running is waited for, unless it has been
- * running so long that its process must have died, when this request takes it over.
+ * finished request is replayed; one still running is in progress (409 at once), unless it
+ * has been running so long that its process must have died, when this request takes it over.
  */
 export function decideOnKey(stored: StoredKey, fingerprint: string, now: Date, abandonAfterMs: number): KeyDecision {
   if (stored.fingerprint !== fingerprint) return 'reused';

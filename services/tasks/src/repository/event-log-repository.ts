@@ -57,13 +57,14 @@ export class IdempotencyRepository {
     return result.modifiedCount === 1;
   }
 
-  async complete(id: string, response: unknown): Promise<void> {
-    await this.store.idempotencyKeys.updateOne({ _id: id }, { $set: { state: 'done', response } });
+  /** Stores the answer of the request holding the key (the one that took it at `startedAt`). */
+  async complete(id: string, startedAt: Date, response: unknown): Promise<void> {
+    await this.store.idempotencyKeys.updateOne({ _id: id, state: 'pending', startedAt }, { $set: { state: 'done', response } });
   }
 
-  /** A request that failed frees its key, so a retry runs again. */
-  async release(id: string): Promise<void> {
-    await this.store.idempotencyKeys.deleteOne({ _id: id, state: 'pending' });
+  /** A request that failed frees its key, so a retry runs again; only while it still holds it. */
+  async release(id: string, startedAt: Date): Promise<void> {
+    await this.store.idempotencyKeys.deleteOne({ _id: id, state: 'pending', startedAt });
   }
 
   async prune(before: Date): Promise<number> {

@@ -2,7 +2,11 @@ import type { GamerTask } from '@gfts/contracts';
 import { eventually } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import mongoose from 'mongoose';
 import { expiryFor } from '../../src/domain/expiry.ts';
+import { assignFingerprint } from '../../src/domain/idempotency.ts';
+import { IdempotencyRepository } from '../../src/repository/event-log-repository.ts';
+import { openStore } from '../../src/repository/store.ts';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
@@ -176,6 +180,52 @@ describe('assign and the gamer task list', () => {
     for (const a of answers) expect([200, 409]).toContain(a.status);
     for (const a of ok) expect(a.body).toEqual(ok[0]!.body);
     expect(await world.tasks(ann)).toHaveLength(2);
+  });
+
+  it('answers a retry while its key\'s first request runs with 409 at once; takes over the key of a request that died', async () => {
+    const world = new World(stack);
+    await Promise.all([1, 2, 3].map((n) => world.createTask({ name: `D${n}` })));
+    const ann = world.gamer();
+    const key = randomUUID();
+    const _id = `${world.app}:${ann.id.toLowerCase()}:${key}`;
+    const keys = (await stack.db()).collection<{ _id: string; fingerprint: string; state: string; startedAt: Date; response?: unknown }>('idempotency_keys');
+    // a first request with this key and body is running
+    const startedAt = new Date();
+    await keys.insertOne({ _id, fingerprint: assignFingerprint({ family: 'daily', numberOfTasks: 1 }), state: 'pending', startedAt });
+    const meanwhile = await world.assign(ann, 'daily', 1, { 'idempotency-key': key });
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body).toMatchObject({ code: 'CONFLICT' });
+    expect(await world.tasks(ann)).toHaveLength(0);
+    expect(await keys.findOne({ _id })).toMatchObject({ state: 'pending', startedAt });
+    // its process died: after ABANDONED_AFTER_MS (30 s) a retry takes the key over and runs
+    await keys.updateOne({ _id }, { $set: { startedAt: new Date(Date.now() - 31_000) } });
+    const retried = await world.assign(ann, 'daily', 1, { 'idempotency-key': key });
+    expect(retried.status).toBe(200);
+    expect(await keys.findOne({ _id })).toMatchObject({ state: 'done', response: retried.body });
+    expect((await world.assign(ann, 'daily', 1, { 'idempotency-key': key })).body).toEqual(retried.body);
+    expect(await world.tasks(ann)).toHaveLength(1);
+  });
+
+  it('lets only the request holding a key store its answer or free it', async () => {
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const keys = new IdempotencyRepository(openStore(connection));
+      const id = `fence:${randomUUID()}`;
+      const first = new Date(Date.now() - 60_000);
+      const second = new Date();
+      expect(await keys.begin(id, 'fp', first)).toBeNull();
+      expect(await keys.takeOver(id, first, second)).toBe(true);
+      // the request that lost the key (stalled past the take-over) comes back
+      await keys.complete(id, first, ['stale']);
+      await keys.release(id, first);
+      expect(await keys.find(id)).toMatchObject({ state: 'pending', startedAt: second });
+      await keys.complete(id, second, ['answer']);
+      expect(await keys.find(id)).toMatchObject({ state: 'done', response: ['answer'] });
+      await keys.release(id, second);
+      expect(await keys.find(id)).toMatchObject({ state: 'done' });
+    } finally {
+      await connection.close();
+    }
   });
 
   it('concurrent assigns never give a gamer the same task twice', async () => {
