@@ -5,9 +5,16 @@ import type { Static, TSchema } from 'typebox';
 // ajv-formats ships CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
+/**
+ * A UUID in its plain text form only. ajv-formats' `uuid` also takes `urn:uuid:<uuid>`,
+ * which then named no stored gamer (an erasure answered 202 and erased nothing) and would
+ * reach field paths built from ids.
+ */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** An ajv with the standard formats (uuid, date-time, …), as Fastify's validator has. */
 export function createAjv(options: Options = {}): Ajv {
-  return addFormats(new Ajv({ allErrors: true, strict: false, ...options }));
+  return addFormats(new Ajv({ allErrors: true, strict: false, ...options })).addFormat('uuid', UUID_PATTERN);
 }
 
 const ajv = createAjv();

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { UUID_PATTERN } from '@gfts/contracts';
 
 // Random bytes drawn 4 KiB at a time, as crypto.randomUUID does: one call into the
 // CSPRNG per 256 ids instead of per id (3 % of the gateway's CPU on its cheapest request).
@@ -29,7 +30,6 @@ export function uuidv7(now: number = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
+  return typeof value === 'string' && UUID_PATTERN.test(value);
 }
