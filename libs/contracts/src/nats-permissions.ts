@@ -61,7 +61,7 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
     publish: [
       // POST /api/v1/stats stores events for the application the gateway authenticated
       n.statsSubjects,
-      n.statsDeadLetter,
+      n.statsDeadLetters,
       n.taskCompleted,
       n.taskClaimed,
       n.inventoryGranted,

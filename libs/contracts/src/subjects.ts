@@ -15,7 +15,14 @@ export function natsNames(prefix = 'gfts') {
     statsSubjects: `${prefix}.stats.*`,
     statsStream: `${streamPrefix}_STATS`,
     statsConsumer: `${prefix}-tasks-stats`,
-    /** events that failed processing past the redelivery bound */
+    /**
+     * events that failed processing past the redelivery bound, per application:
+     * `<prefix>.dlq.stats.<applicationId>` (the last token of the event's subject), so one
+     * application's letters are read without reading another's
+     */
+    statsDeadLetterOf: (applicationId: string) => `${prefix}.dlq.stats.${applicationId}`,
+    statsDeadLetters: `${prefix}.dlq.stats.>`,
+    /** where letters went before 2026-11-27, all applications on one subject (still read) */
     statsDeadLetter: `${prefix}.dlq.stats`,
     /** the stream keeping dead-lettered stat events, for an operator to inspect */
     statsDeadLetterStream: `${streamPrefix}_STATS_DLQ`,

@@ -115,7 +115,7 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
         readiness(deps.checks),
         bounded(jsm.consumers.info(names.statsStream, names.statsConsumer)).catch(() => null),
         bounded(jsm.streams.info(names.statsStream)).catch(() => null),
-        bounded(deps.deadLetters.all(request.identity.applicationId)).catch(() => null),
+        bounded(deps.deadLetters.count(request.identity.applicationId)).catch(() => null),
       ]);
       return {
         service: 'tasks',
@@ -125,7 +125,7 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
         stream: stream
           ? { messages: stream.state.messages, lastSequence: stream.state.last_seq, lastEventAt: stream.state.messages > 0 && stream.state.last_ts ? new Date(stream.state.last_ts).toISOString() : null }
           : null,
-        deadLetters: letters ? letters.length : null,
+        deadLetters: letters,
       };
     },
   });

@@ -1,10 +1,22 @@
 import type { DeadLetter, NatsNames, StatDeadLetter } from '@gfts/contracts';
-import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 
 const text = new TextDecoder();
 
-/** Reads of the dead-letter stream go this many messages at a time. */
-const READ_CONCURRENCY = 32;
+/** The stats stream's subjects are `<prefix>.stats.<applicationId>`: its last token. */
+function applicationOf(statsSubject: string): string {
+  return statsSubject.slice(statsSubject.lastIndexOf('.') + 1);
+}
+
+/** Where a stat event that came on `statsSubject` is dead-lettered: its application's subject. */
+export function deadLetterSubject(names: NatsNames, statsSubject: string): string {
+  return names.statsDeadLetterOf(applicationOf(statsSubject));
+}
+
+/** JetStream's answer to a read past the last message on a subject, or of a deleted one. */
+function isNoMessage(error: unknown): boolean {
+  return error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound;
+}
 
 /** A field of a JSON payload when it is a string; the payload of a poison event may be anything. */
 function payloadField(payload: string, field: 'eventId' | 'gamerId'): string | null {
@@ -46,8 +58,11 @@ export type ReplayOutcome =
 /**
  * The stats dead-letter stream (`<PREFIX>_STATS_DLQ`), seen per application: a letter
  * belongs to the application whose stats subject its event came on, and one of another
- * application is as absent as an unknown sequence. Letters are read by sequence (the
- * stream keeps few: each is a game result an operator must look at).
+ * application is as absent as an unknown sequence. Each application's letters are on their
+ * own subject and read from it in order (JetStream's next message on a subject from a
+ * sequence), so one application's letters, however many, cost nothing to another's reads.
+ * Letters written before 2026-11-27 share one subject; they are read too, filtered, until
+ * they expire with the stream's max age.
  */
 export class DeadLetterStore {
   private readonly jsm: JetStreamManager;
@@ -67,33 +82,61 @@ export class DeadLetterStore {
   private async read(seq: number): Promise<StoredMsg | null> {
     try {
       return await this.jsm.streams.getMessage(this.names.statsDeadLetterStream, { seq });
-    } catch {
-      // a deleted sequence answers "no message found"
-      return null;
+    } catch (error) {
+      if (isNoMessage(error)) return null;
+      throw error;
+    }
+  }
+
+  /** The application's letters on `subject` from sequence `from` on, in order, one read each. */
+  private async *lettersOn(applicationId: string, subject: string, from: number): AsyncGenerator<DeadLetter> {
+    for (let seq = from; ; ) {
+      let stored: StoredMsg | null;
+      try {
+        // the server's next_by_subj (nats.js types only the seq and last_by_subj forms)
+        stored = await this.jsm.streams.getMessage(this.names.statsDeadLetterStream, { seq, next_by_subj: subject } as never);
+      } catch (error) {
+        if (isNoMessage(error)) return;
+        throw error;
+      }
+      if (!stored) return;
+      const letter = toDeadLetter(stored.seq, stored.data);
+      if (this.ofApplication(applicationId, letter)) yield letter;
+      seq = stored.seq + 1;
     }
   }
 
   /** The application's letters after sequence `after`, oldest first, at most `limit`; `more` when others follow. */
   async list(applicationId: string, after: number, limit: number): Promise<{ letters: DeadLetter[]; more: boolean }> {
-    const { state } = await this.jsm.streams.info(this.names.statsDeadLetterStream);
+    const sources = [this.names.statsDeadLetterOf(applicationId), this.names.statsDeadLetter].map((subject) => this.lettersOn(applicationId, subject, after + 1));
+    const heads = await Promise.all(sources.map((source) => source.next()));
     const letters: DeadLetter[] = [];
-    let seq = Math.max(after + 1, state.first_seq);
-    while (seq <= state.last_seq && letters.length <= limit) {
-      const upTo = Math.min(state.last_seq, seq + READ_CONCURRENCY - 1);
-      const batch = await Promise.all(Array.from({ length: upTo - seq + 1 }, (_, i) => this.read(seq + i)));
-      for (const stored of batch) {
-        if (!stored) continue;
-        const letter = toDeadLetter(stored.seq, stored.data);
-        if (this.ofApplication(applicationId, letter)) letters.push(letter);
-      }
-      seq = upTo + 1;
+    // merged by sequence: the two subjects' letters interleave only around an upgrade
+    while (letters.length <= limit) {
+      let pick = -1;
+      heads.forEach((head, i) => {
+        if (!head.done && (pick < 0 || head.value.sequence < (heads[pick]!.value as DeadLetter).sequence)) pick = i;
+      });
+      if (pick < 0) break;
+      letters.push(heads[pick]!.value as DeadLetter);
+      heads[pick] = await sources[pick]!.next();
     }
+    await Promise.all(sources.map((source) => source.return(undefined)));
     return { letters: letters.slice(0, limit), more: letters.length > limit };
   }
 
-  /** Every letter of the application (the health count, replay all). */
+  /** Every letter of the application (replay all). */
   async all(applicationId: string): Promise<DeadLetter[]> {
     return (await this.list(applicationId, 0, Number.MAX_SAFE_INTEGER - 1)).letters;
+  }
+
+  /** How many letters the application has: its subject's count from the stream, plus any of before 2026-11-27. */
+  async count(applicationId: string): Promise<number> {
+    const subject = this.names.statsDeadLetterOf(applicationId);
+    const info = await this.jsm.streams.info(this.names.statsDeadLetterStream, { subjects_filter: subject });
+    let count = info.state.subjects?.[subject] ?? 0;
+    for await (const _ of this.lettersOn(applicationId, this.names.statsDeadLetter, 1)) count++;
+    return count;
   }
 
   async get(applicationId: string, sequence: number): Promise<DeadLetter | undefined> {

@@ -47,7 +47,7 @@ async function ensureStream(jsm: JetStreamManager, name: string, subjects: strin
  */
 export async function ensureStatsTopology(jsm: JetStreamManager, names: NatsNames, settings: StreamSettings): Promise<void> {
   await ensureStream(jsm, names.statsStream, [names.statsSubjects], settings, settings.duplicateWindowMs);
-  await ensureStream(jsm, names.statsDeadLetterStream, [names.statsDeadLetter], settings, settings.duplicateWindowMs);
+  await ensureStream(jsm, names.statsDeadLetterStream, [names.statsDeadLetter, names.statsDeadLetters], settings, settings.duplicateWindowMs);
   const consumer = {
     ack_policy: AckPolicy.Explicit,
     max_deliver: settings.maxDeliver,

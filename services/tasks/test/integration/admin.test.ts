@@ -1,6 +1,6 @@
 import type { AdminGamerProgress, AdminPipelineHealth, DeadLetter, DeadLetterReplayAll, DeadLetterReplayed, StatDeadLetter } from '@gfts/contracts';
 import { eventually, gamer } from '@gfts/testkit';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
@@ -19,13 +19,24 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
   });
   afterAll(async () => stack?.close());
 
-  /** A letter as the consumer writes it, for an event that never reached the tasks (its cause fixed since). */
-  async function deadLetter(world: World, payload: string): Promise<void> {
+  /**
+   * A letter as the consumer writes it, for an event that never reached the tasks (its cause
+   * fixed since); by default as a version before 2026-11-27 wrote it, on the one subject of
+   * all applications, else on the application's own subject.
+   */
+  async function deadLetter(world: World, payload: string, subject = stack.names.statsDeadLetter): Promise<void> {
     const letter: StatDeadLetter = {
       reason: 'processing failed 5 times: database unavailable', subject: stack.names.statsSubject(world.app),
       streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload,
     };
-    await jetstream(await stack.nats()).publish(stack.names.statsDeadLetter, JSON.stringify(letter));
+    await jetstream(await stack.nats()).publish(subject, JSON.stringify(letter));
+  }
+
+  /** Letters stored on the application's own subject. */
+  async function lettersOnSubjectOf(world: World): Promise<number> {
+    const subject = stack.names.statsDeadLetterOf(world.app);
+    const info = await (await jetstreamManager(await stack.nats())).streams.info(stack.names.statsDeadLetterStream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
   }
 
   const letters = async (world: World) => {
@@ -84,6 +95,9 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     const failedLetter = listed.find((l) => l.eventId === failed.eventId)!;
     expect(failedLetter).toMatchObject({ gamerId: player.id, deliveryCount: 2, reason: expect.stringMatching(/^processing failed 2 times/) });
     expect((await letters(other)).map((l) => l.subject)).toEqual([stack.names.statsSubject(other.app)]);
+    // the consumer wrote its two on the application's own subject; the third is of before
+    expect(await lettersOnSubjectOf(world)).toBe(2);
+    expect(await lettersOnSubjectOf(other)).toBe(0);
 
     // pages: one at a time, the next announced in Link
     const first = await stack.api<DeadLetter[]>('GET', `${ADMIN}/dead-letters?limit=1`, { headers: world.admin.auth });
@@ -122,13 +136,17 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
   it('reports readiness, consumer lag and the application\'s dead-letter count', async () => {
     const world = new World(stack);
     await deadLetter(world, '{}');
+    await deadLetter(world, '{}', stack.names.statsDeadLetterOf(world.app));
+    // another application's letters count nothing here
+    const stranger = new World(stack);
+    await deadLetter(stranger, '{}', stack.names.statsDeadLetterOf(stranger.app));
     const health = await stack.api<AdminPipelineHealth>('GET', `${ADMIN}/health`, { headers: world.admin.auth });
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({
       service: 'tasks', status: 'ok', checks: { mongodb: 'ok', nats: 'ok' },
       consumer: { pending: expect.any(Number), ackPending: expect.any(Number) },
       stream: { lastSequence: expect.any(Number) },
-      deadLetters: 1,
+      deadLetters: 2,
     });
     expect((await stack.api('GET', `${ADMIN}/health`, { headers: gamer(world.app, 'P').auth })).status).toBe(403);
   });

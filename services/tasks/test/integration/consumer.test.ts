@@ -169,7 +169,7 @@ describe('poison and failing events', () => {
 
     const nc = await stack.nats();
     const letters: StatDeadLetter[] = [];
-    const sub = nc.subscribe(stack.names.statsDeadLetter, { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
     await nc.flush();
 
     const failing = world.event(players[0]!, { score: 7 });

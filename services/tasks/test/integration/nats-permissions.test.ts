@@ -89,7 +89,7 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
 
     // the HTTP stats route and the dead-letter copy publish through JetStream too
     await expect(jetstream(tasks).publish(names.statsSubject(OTHER_APP), '{}', { msgID: randomUUID() })).resolves.toMatchObject({ stream: names.statsStream });
-    await expect(jetstream(tasks).publish(names.statsDeadLetter, '{}')).resolves.toMatchObject({ stream: names.statsDeadLetterStream });
+    await expect(jetstream(tasks).publish(names.statsDeadLetterOf(APP), '{}')).resolves.toMatchObject({ stream: names.statsDeadLetterStream });
   });
 
   it('keeps a game server to its own stats subject', async () => {
