@@ -62,6 +62,8 @@ export function tasksPermissions(prefix: string): NatsUserPermissions {
       // POST /api/v1/stats stores events for the application the gateway authenticated
       n.statsSubjects,
       n.statsDeadLetters,
+      // the shared subject of before 2026-11-27: where a letter goes while a rollout runs
+      n.statsDeadLetter,
       n.taskCompleted,
       n.taskClaimed,
       n.inventoryGranted,

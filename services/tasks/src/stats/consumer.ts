@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
-import { deadLetterSubject } from './dead-letters.ts';
+import { publishDeadLetter } from './dead-letters.ts';
 import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
 
@@ -257,7 +257,7 @@ export class StatsConsumer {
       payload: text.decode(msg.data),
     };
     try {
-      await this.deps.js.publish(deadLetterSubject(this.deps.names, msg.subject), JSON.stringify(letter), { msgID: `dlq-${msg.info.stream}-${msg.seq}` });
+      await publishDeadLetter(this.deps.js, this.deps.names, letter, `dlq-${msg.info.stream}-${msg.seq}`);
     } catch (error) {
       // the dead-letter stream is unreachable: keep the event, try again later
       this.deps.log.error({ err: error, seq: msg.seq }, 'could not dead-letter a stat event');
@@ -294,7 +294,7 @@ export class StatsConsumer {
               deadLetteredAt: new Date().toISOString(),
               payload: text.decode(stored.data),
             };
-            await this.deps.js.publish(deadLetterSubject(names, stored.subject), JSON.stringify(letter), { msgID: `dlq-${names.statsStream}-${stored.seq}` });
+            await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`);
             this.deps.metrics.deadLettered.inc();
           } catch (err) {
             log.error({ err }, 'could not dead-letter an event past its deliveries');

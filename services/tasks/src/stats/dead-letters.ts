@@ -1,21 +1,28 @@
 import type { DeadLetter, NatsNames, StatDeadLetter } from '@gfts/contracts';
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import { subjectApplication } from './parse.ts';
 
 const text = new TextDecoder();
 
-/** The stats stream's subjects are `<prefix>.stats.<applicationId>`: its last token. */
-function applicationOf(statsSubject: string): string {
-  return statsSubject.slice(statsSubject.lastIndexOf('.') + 1);
-}
-
 /** Where a stat event that came on `statsSubject` is dead-lettered: its application's subject. */
 export function deadLetterSubject(names: NatsNames, statsSubject: string): string {
-  return names.statsDeadLetterOf(applicationOf(statsSubject));
+  return names.statsDeadLetterOf(subjectApplication(statsSubject));
 }
 
-/** JetStream's answer to a read past the last message on a subject, or of a deleted one. */
-function isNoMessage(error: unknown): boolean {
-  return error instanceof JetStreamApiError && error.code === JetStreamApiCodes.NoMessageFound;
+/**
+ * Stores a letter on its application's subject. While a rollout runs, a replica of before
+ * 2026-11-27 may set the stream back to the one shared subject: a letter then goes there,
+ * where it is read too (the publish is refused as having no stream, so nothing is stored twice).
+ */
+export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, letter: StatDeadLetter, msgID: string): Promise<void> {
+  try {
+    await js.publish(deadLetterSubject(names, letter.subject), JSON.stringify(letter), { msgID });
+  } catch (error) {
+    // no stream takes the subject: nats.js reports the no-responders answer as JetStream not
+    // enabled (a class its package does not export)
+    if ((error as Error).name !== 'JetStreamNotEnabled') throw error;
+    await js.publish(names.statsDeadLetter, JSON.stringify(letter), { msgID });
+  }
 }
 
 /** A field of a JSON payload when it is a string; the payload of a poison event may be anything. */
@@ -79,26 +86,22 @@ export class DeadLetterStore {
     return letter?.subject === this.names.statsSubject(applicationId);
   }
 
-  private async read(seq: number): Promise<StoredMsg | null> {
-    try {
-      return await this.jsm.streams.getMessage(this.names.statsDeadLetterStream, { seq });
-    } catch (error) {
-      if (isNoMessage(error)) return null;
-      throw error;
-    }
+  /** The message at `seq`; null when there is none (deleted, or past the end). */
+  private read(seq: number): Promise<StoredMsg | null> {
+    return this.jsm.streams.getMessage(this.names.statsDeadLetterStream, { seq });
+  }
+
+  /** How many letters the stream holds on `subject`. */
+  private async countOn(subject: string): Promise<number> {
+    const info = await this.jsm.streams.info(this.names.statsDeadLetterStream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
   }
 
   /** The application's letters on `subject` from sequence `from` on, in order, one read each. */
   private async *lettersOn(applicationId: string, subject: string, from: number): AsyncGenerator<DeadLetter> {
     for (let seq = from; ; ) {
-      let stored: StoredMsg | null;
-      try {
-        // the server's next_by_subj (nats.js types only the seq and last_by_subj forms)
-        stored = await this.jsm.streams.getMessage(this.names.statsDeadLetterStream, { seq, next_by_subj: subject } as never);
-      } catch (error) {
-        if (isNoMessage(error)) return;
-        throw error;
-      }
+      // the server's next_by_subj (nats.js types only the seq and last_by_subj forms)
+      const stored = await this.jsm.streams.getMessage(this.names.statsDeadLetterStream, { seq, next_by_subj: subject } as never);
       if (!stored) return;
       const letter = toDeadLetter(stored.seq, stored.data);
       if (this.ofApplication(applicationId, letter)) yield letter;
@@ -108,7 +111,9 @@ export class DeadLetterStore {
 
   /** The application's letters after sequence `after`, oldest first, at most `limit`; `more` when others follow. */
   async list(applicationId: string, after: number, limit: number): Promise<{ letters: DeadLetter[]; more: boolean }> {
-    const sources = [this.names.statsDeadLetterOf(applicationId), this.names.statsDeadLetter].map((subject) => this.lettersOn(applicationId, subject, after + 1));
+    // the shared subject of before is read only while it holds letters (it empties with the max age)
+    const subjects = [this.names.statsDeadLetterOf(applicationId), ...((await this.countOn(this.names.statsDeadLetter)) > 0 ? [this.names.statsDeadLetter] : [])];
+    const sources = subjects.map((subject) => this.lettersOn(applicationId, subject, after + 1));
     const heads = await Promise.all(sources.map((source) => source.next()));
     const letters: DeadLetter[] = [];
     // merged by sequence: the two subjects' letters interleave only around an upgrade
@@ -132,10 +137,9 @@ export class DeadLetterStore {
 
   /** How many letters the application has: its subject's count from the stream, plus any of before 2026-11-27. */
   async count(applicationId: string): Promise<number> {
-    const subject = this.names.statsDeadLetterOf(applicationId);
-    const info = await this.jsm.streams.info(this.names.statsDeadLetterStream, { subjects_filter: subject });
-    let count = info.state.subjects?.[subject] ?? 0;
-    for await (const _ of this.lettersOn(applicationId, this.names.statsDeadLetter, 1)) count++;
+    const [own, shared] = await Promise.all([this.countOn(this.names.statsDeadLetterOf(applicationId)), this.countOn(this.names.statsDeadLetter)]);
+    let count = own;
+    if (shared > 0) for await (const _ of this.lettersOn(applicationId, this.names.statsDeadLetter, 1)) count++;
     return count;
   }
 

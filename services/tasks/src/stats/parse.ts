@@ -10,6 +10,11 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * on the subject of its own application (`<prefix>.stats.<applicationId>`). Anything else
  * is poison: it will never process, so it goes to the dead-letter subject at once.
  */
+/** The application a stats subject (`<prefix>.stats.<applicationId>`) names: its last token, lower case. */
+export function subjectApplication(subject: string): string {
+  return subject.slice(subject.lastIndexOf('.') + 1).toLowerCase();
+}
+
 export function parseStatMessage(subject: string, data: Uint8Array): Parsed {
   let value: unknown;
   try {
@@ -20,8 +25,7 @@ export function parseStatMessage(subject: string, data: Uint8Array): Parsed {
   const result = check(StatEvent, value);
   if (!result.ok) return { ok: false, reason: 'payload does not match the StatEvent schema', errors: result.errors };
   const event = normaliseEvent(result.value);
-  const subjectApplication = subject.slice(subject.lastIndexOf('.') + 1).toLowerCase();
-  if (subjectApplication !== event.applicationId) {
+  if (subjectApplication(subject) !== event.applicationId) {
     return { ok: false, reason: `subject ${subject} is not the event's application (${event.applicationId})` };
   }
   return { ok: true, event };

@@ -1,5 +1,5 @@
 import type { AdminGamerProgress, AdminPipelineHealth, DeadLetter, DeadLetterReplayAll, DeadLetterReplayed, StatDeadLetter } from '@gfts/contracts';
-import { eventually, gamer } from '@gfts/testkit';
+import { eventually, gamer, type ApiResponse } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,12 +99,16 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     expect(await lettersOnSubjectOf(world)).toBe(2);
     expect(await lettersOnSubjectOf(other)).toBe(0);
 
-    // pages: one at a time, the next announced in Link
-    const first = await stack.api<DeadLetter[]>('GET', `${ADMIN}/dead-letters?limit=1`, { headers: world.admin.auth });
-    expect(first.body).toHaveLength(1);
-    const next = first.headers.get('link')!.match(/<([^>]+)>; rel="next"/)![1]!;
-    const second = await stack.api<DeadLetter[]>('GET', next, { headers: world.admin.auth });
-    expect(second.body[0]!.sequence).toBeGreaterThan(first.body[0]!.sequence);
+    // pages: one at a time, the next announced in Link, across both subjects to the end
+    const paged: DeadLetter[] = [];
+    for (let url: string | undefined = `${ADMIN}/dead-letters?limit=1`; url; ) {
+      const page: ApiResponse<DeadLetter[]> = await stack.api<DeadLetter[]>('GET', url, { headers: world.admin.auth });
+      expect(page.body).toHaveLength(1);
+      paged.push(...page.body);
+      url = page.headers.get('link')?.match(/<([^>]+)>; rel="next"/)?.[1];
+    }
+    expect(paged).toEqual(listed);
+    expect(listed.map((l) => l.sequence)).toEqual([...listed.map((l) => l.sequence)].sort((a, b) => a - b));
 
     // another application cannot see, replay or delete them
     expect((await stack.api('POST', `${ADMIN}/dead-letters/${failedLetter.sequence}/replay`, { headers: other.admin.auth })).status).toBe(404);
@@ -131,6 +135,25 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     expect((await stack.api('POST', `${ADMIN}/dead-letters/${failedLetter.sequence}/replay`, { headers: world.admin.auth })).status).toBe(404);
     expect(await letters(world)).toEqual([]);
     expect((await world.tasks(player)).find((t) => t.task.id === task.id)!.progress).toBe(12);
+  });
+
+  it('dead-letters on the shared subject of before while an older replica has set the stream back to it', async () => {
+    const world = new World(stack);
+    const jsm = await jetstreamManager(await stack.nats());
+    const stream = stack.names.statsDeadLetterStream;
+    const { config } = await jsm.streams.info(stream);
+    await jsm.streams.update(stream, { ...config, subjects: [stack.names.statsDeadLetter] });
+    try {
+      await world.publish('{"not": json');
+      const [letter] = await eventually(async () => {
+        const list = await letters(world);
+        return list.length === 1 ? list : undefined;
+      }, 20_000);
+      expect(letter).toMatchObject({ reason: 'payload is not UTF-8 JSON', subject: stack.names.statsSubject(world.app) });
+      expect(await lettersOnSubjectOf(world)).toBe(0);
+    } finally {
+      await jsm.streams.update(stream, config);
+    }
   });
 
   it('reports readiness, consumer lag and the application\'s dead-letter count', async () => {
