@@ -231,6 +231,10 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
           { $set: { status: FriendshipStatus.PENDING, updatedAt: request.updatedAt } },
         );
         await friendLists.unlinked(applicationId, requester, addressee);
+        // an accept retried between the undo and that unlink linked the pair first: again
+        if (await relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } })) {
+          await friendLists.linked(applicationId, requester, addressee);
+        }
         return { kind: 'friendLimit', whose: over };
       }
       if (!stillFriends) await friendLists.unlinked(applicationId, requester, addressee);

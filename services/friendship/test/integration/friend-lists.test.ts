@@ -225,6 +225,27 @@ describe('friend-id lists', () => {
     expect((await plainRelations.accept(e!.app, refused.body.id, f!.id, new Date(), 0)).kind).toBe('friendLimit');
     expect(await friendsInList(e!)).toEqual([]);
     expect(await friendsInList(f!)).toEqual([]);
+
+    // ... unless an accept retried between its undo and that unlink made them friends
+    let beforeUnlink: (() => Promise<unknown>) | undefined;
+    const unlinkLate: typeof lists = {
+      ...lists,
+      unlinked: async (...args) => {
+        const run = beforeUnlink;
+        beforeUnlink = undefined;
+        await run?.();
+        return lists.unlinked(...args);
+      },
+    };
+    const refusing = relationRepository(models.relations, models.blocks, unlinkLate);
+    const [g, h] = await w.gamers(2);
+    const retried = await w.request(g!, h!.id);
+    beforeUnlink = () => plainRelations.accept(g!.app, retried.body.id, h!.id, new Date(), 1000);
+    expect((await refusing.accept(g!.app, retried.body.id, h!.id, new Date(), 0)).kind).toBe('friendLimit');
+    expect(beforeUnlink).toBeUndefined();
+    expect((await w.friends(g!)).body.map((friend) => friend.user.id)).toEqual([h!.id]);
+    expect(await friendsInList(g!)).toEqual([h!.id]);
+    expect(await friendsInList(h!)).toEqual([g!.id]);
   });
 
   it('a failed list update does not fail the friendship change; the list is rebuilt later', async () => {
