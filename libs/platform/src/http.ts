@@ -50,8 +50,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     requestTimeout,
     // the headers within the same time; Node checks its limits only every
-    // connectionsCheckingInterval (30 s by default), so check each second
-    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
+    // connectionsCheckingInterval (30 s by default): each second, so a 408 is at most 1 s late
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: 1_000 },
     logger: { ...loggerOptions(opts.service, opts.logLevel), stream: opts.logStream ?? logDestination(opts.logBufferBytes ?? 0) },
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,

@@ -72,18 +72,18 @@ async function openKeyring(app: FastifyInstance, config: GatewayConfig): Promise
 }
 
 /**
+ * Whether a request is an API call, which needs a gamer: the route it matched says, not its
+ * raw URL. The router matches the decoded path, so `/%61pi/v1/…` reaches an /api route while
+ * its raw URL does not start with /api/. (A path no route takes is answered 404 before this.)
+ */
+export function isApiRequest(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith('/api/') === true;
+}
+
+/**
  * The ticket of a live-channel request that has no Authorization header: the one place a
  * ticket stands in for a bearer token (the header wins when both are sent).
  */
-/**
- * Whether a request is an API call, which needs a gamer. The router matches the decoded path,
- * so `/%61pi/v1/…` reaches an /api route while its raw URL does not start with /api/: the
- * matched route decides, and the raw URL too (a 404 under /api/ still asks for a token).
- */
-export function isApiRequest(request: FastifyRequest): boolean {
-  return request.url.startsWith('/api/') || request.routeOptions.url?.startsWith('/api/') === true;
-}
-
 function liveTicket(request: FastifyRequest): unknown {
   if (request.routeOptions.url !== notificationsRoutes.live.url || request.headers.authorization !== undefined) return undefined;
   return (request.query as { ticket?: unknown }).ticket;
