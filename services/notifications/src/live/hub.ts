@@ -95,8 +95,10 @@ export class Hub {
     if (gamer.subscribedIn !== this.connectionEpoch) this.reconfirm(gamer);
     gamer.sessions.add(session);
     session.socket.once('close', () => this.detach(key, session));
-    if (gamer.sessions.size > this.opts.maxSocketsPerGamer) {
-      const oldest = [...gamer.sessions].reduce((a, b) => (a.openedAt <= b.openedAt ? a : b));
+    // Counted among the open ones: a closed socket stays in the set until its close handshake
+    // ends (up to ws's 30 s for a peer that does not answer), and closing it again does nothing.
+    const open = [...gamer.sessions].filter((s) => !s.isClosed).sort((a, b) => a.openedAt - b.openedAt);
+    for (const oldest of open.slice(0, Math.max(0, open.length - this.opts.maxSocketsPerGamer))) {
       oldest.close(NotificationCloseCode.TOO_MANY_SOCKETS, 'too many sockets');
     }
     try {

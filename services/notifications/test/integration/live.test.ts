@@ -152,4 +152,24 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
     middle.close();
     newest.close();
   });
+
+  it('keeps to NOTIFY_MAX_SOCKETS_PER_GAMER while a socket it closed has not answered the close', async () => {
+    const capped = await stack.addReplica({ NOTIFY_MAX_SOCKETS_PER_GAMER: '2' });
+    const ann = await registered('Ann');
+    const deaf = await open(capped, ann);
+    // it reads nothing more: the service's close frame stays unanswered (ws waits 30 s)
+    const deafSocket = (deaf.socket as unknown as { _socket: Socket })._socket;
+    deafSocket.pause();
+    const second = await open(capped, ann);
+    const third = await open(capped, ann);
+    const fourth = await open(capped, ann);
+    expect((await second.closed).code).toBe(4029);
+    await requestsTo(ann, 1);
+    await third.next('friend.request.received');
+    await fourth.next('friend.request.received');
+    deafSocket.resume();
+    expect((await deaf.closed).code).toBe(4029);
+    third.close();
+    fourth.close();
+  });
 });
