@@ -28,9 +28,14 @@ interface TaskSlot<T> {
 /** Completed tasks a socket remembers, to drop their late progress: far more than a session completes. */
 const COMPLETED_KEPT = 1_000;
 
+/** Slots a socket keeps before it drops those past their interval (a missing slot sends at once too). */
+const SLOTS_BEFORE_SWEEP = 64;
+
 /** Holds the progress of each task of one socket per progressDecision; `send` writes one. */
 export class ProgressThrottle<T> {
   private readonly slots = new Map<string, TaskSlot<T>>();
+  /** the slot count past which the next new slot first drops the stale ones */
+  private sweepAt = SLOTS_BEFORE_SWEEP;
   /** tasks whose completion went out, oldest first: a completed gamer task never moves again */
   private readonly completed = new Set<string>();
   private readonly intervalMs: number;
@@ -47,8 +52,12 @@ export class ProgressThrottle<T> {
 
   offer(taskKey: string, message: T): void {
     if (this.completed.has(taskKey)) return;
-    const slot = this.slots.get(taskKey) ?? { lastSentAt: undefined, pending: undefined, timer: undefined };
-    this.slots.set(taskKey, slot);
+    let slot = this.slots.get(taskKey);
+    if (!slot) {
+      if (this.slots.size >= this.sweepAt) this.sweep();
+      slot = { lastSentAt: undefined, pending: undefined, timer: undefined };
+      this.slots.set(taskKey, slot);
+    }
     const decision = progressDecision(slot.lastSentAt, this.now(), this.intervalMs);
     if (decision.kind === 'send') {
       slot.lastSentAt = this.now();
@@ -76,6 +85,24 @@ export class ProgressThrottle<T> {
     for (const slot of this.slots.values()) if (slot.timer !== undefined) this.timers.clearTimeout(slot.timer);
     this.slots.clear();
     this.completed.clear();
+  }
+
+  /**
+   * Drops the slots that hold nothing and whose interval has passed: their task's next
+   * progress goes at once with or without them. Without this a long-lived socket kept a slot
+   * for every task it ever saw move (daily tasks expire unfinished and come back as new ids).
+   */
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, slot] of this.slots) {
+      if (slot.timer === undefined && slot.pending === undefined && (slot.lastSentAt === undefined || now - slot.lastSentAt >= this.intervalMs)) this.slots.delete(key);
+    }
+    this.sweepAt = Math.max(SLOTS_BEFORE_SWEEP, 2 * this.slots.size);
+  }
+
+  /** Tasks with a slot (tests). */
+  get slotCount(): number {
+    return this.slots.size;
   }
 
   private flush(taskKey: string): void {

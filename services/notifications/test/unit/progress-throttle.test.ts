@@ -73,4 +73,22 @@ describe('ProgressThrottle', () => {
     throttle.offer('t1', 'later');
     expect(sent).toEqual(['p1']);
   });
+
+  it('does not keep a slot for every task it ever saw: those past their interval go', () => {
+    const time = manualTime();
+    const sent: string[] = [];
+    const throttle = new ProgressThrottle<string>(1000, (m) => sent.push(m), time.timers, time.now);
+    for (let day = 0; day < 50; day++) {
+      for (let task = 0; task < 3; task++) throttle.offer(`day${day}-task${task}`, `p${day}.${task}`);
+      time.advance(86_400_000);
+    }
+    expect(sent).toHaveLength(150);
+    expect(throttle.slotCount).toBeLessThanOrEqual(64);
+    // a held progress survives a sweep, and still ends on the latest value
+    throttle.offer('busy', 'b1');
+    throttle.offer('busy', 'b2');
+    for (let task = 0; task < 100; task++) throttle.offer(`late-${task}`, 'x');
+    time.advance(1000);
+    expect(sent.filter((m) => m.startsWith('b'))).toEqual(['b1', 'b2']);
+  });
 });
