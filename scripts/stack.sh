@@ -7,6 +7,11 @@
 #
 #   scripts/stack.sh            # gateway on http://localhost:8080, console on /console
 #   GATEWAY_PORT=9090 scripts/stack.sh
+#   GATEWAY_HOST=0.0.0.0 scripts/stack.sh
+#                               # the gateway reachable from other machines too (a phone on the
+#                               # LAN); by default only from this one, since the stack's JWT
+#                               # secret is the published development one: anyone who reaches
+#                               # the gateway can mint an admin token for it
 #   FRIENDSHIP_DB_STATE=/path/dir scripts/stack.sh
 #                               # the friendship database keeps its files in that host directory
 #                               # (a dataset loaded once, reused by several runs: bench/README.md)
@@ -137,7 +142,7 @@ run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service notifications PORT="$NOTIFICATIONS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$notifications_db_port/notifications" NATS_URL="nats://127.0.0.1:$nats_port"
-run_service gateway PORT="$GATEWAY_PORT" HOST=0.0.0.0 \
+run_service gateway PORT="$GATEWAY_PORT" HOST="${GATEWAY_HOST:-127.0.0.1}" \
   FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT" \
   NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT" \
   NATS_URL="nats://127.0.0.1:$nats_port"
