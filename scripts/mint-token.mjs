@@ -33,12 +33,17 @@ for (let i = 0; i < argv.length; i++) {
   args.set(key.slice(2), argv[++i]);
 }
 
+const ttl = Number(args.get('ttl') ?? 3600);
+if (!Number.isInteger(ttl)) {
+  console.error(`--ttl must be a whole number of seconds, not ${JSON.stringify(args.get('ttl'))}\n\n${USAGE}`);
+  process.exit(2);
+}
 const now = Math.floor(Date.now() / 1000);
 const claims = {
   sub: args.get('sub') ?? randomUUID(),
   app: args.get('app') ?? DEV_APP,
   iat: now,
-  exp: now + Number(args.get('ttl') ?? 3600),
+  exp: now + ttl,
 };
 if (args.has('name')) claims.name = args.get('name');
 if (args.has('picture')) claims.picture = args.get('picture');

@@ -150,6 +150,7 @@ run_service gateway PORT="$GATEWAY_PORT" HOST="${GATEWAY_HOST:-127.0.0.1}" \
 # Where everything runs, for tools such as bench/ that measure the running stack.
 STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"
 write_state() {
+  mkdir -p "$(dirname "$STATE_FILE")"
   cat >"$STATE_FILE.tmp" <<JSON
 {
   "startedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
