@@ -9,7 +9,7 @@
 #   GATEWAY_PORT=9090 scripts/stack.sh
 #   GATEWAY_HOST=0.0.0.0 scripts/stack.sh
 #                               # the gateway reachable from other machines too (a phone on the
-#                               # LAN); by default only from this one, since the stack's JWT
+#                               # LAN); by default (127.0.0.1) only from this one, since the stack's JWT
 #                               # secret is the published development one: anyone who reaches
 #                               # the gateway can mint an admin token for it
 #   FRIENDSHIP_DB_STATE=/path/dir scripts/stack.sh
@@ -17,6 +17,11 @@
 #                               # (a dataset loaded once, reused by several runs: bench/README.md)
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+GATEWAY_HOST="${GATEWAY_HOST:-127.0.0.1}"
+case "$GATEWAY_HOST" in
+  127.0.0.1 | 0.0.0.0) ;;
+  *) echo "GATEWAY_HOST must be 127.0.0.1 (this machine) or 0.0.0.0 (every interface), not '$GATEWAY_HOST'" >&2; exit 2 ;;
+esac
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -142,7 +147,7 @@ run_service tasks PORT="$TASKS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$tasks_db_port/tasks" NATS_URL="nats://127.0.0.1:$nats_port"
 run_service notifications PORT="$NOTIFICATIONS_PORT" HOST=127.0.0.1 \
   MONGO_URL="mongodb://127.0.0.1:$notifications_db_port/notifications" NATS_URL="nats://127.0.0.1:$nats_port"
-run_service gateway PORT="$GATEWAY_PORT" HOST="${GATEWAY_HOST:-127.0.0.1}" \
+run_service gateway PORT="$GATEWAY_PORT" HOST="$GATEWAY_HOST" \
   FRIENDSHIP_URL="http://127.0.0.1:$FRIENDSHIP_PORT" TASKS_URL="http://127.0.0.1:$TASKS_PORT" \
   NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT" \
   NATS_URL="nats://127.0.0.1:$nats_port"
