@@ -33,8 +33,9 @@ for (let i = 0; i < argv.length; i++) {
   args.set(key.slice(2), argv[++i]);
 }
 
-const ttl = Number(args.get('ttl') ?? 3600);
-if (!Number.isInteger(ttl)) {
+const ttlText = args.get('ttl') ?? '3600';
+const ttl = Number(ttlText);
+if (!/^-?\d+$/.test(ttlText)) {
   console.error(`--ttl must be a whole number of seconds, not ${JSON.stringify(args.get('ttl'))}\n\n${USAGE}`);
   process.exit(2);
 }

@@ -95,9 +95,10 @@ export class Hub {
     if (gamer.subscribedIn !== this.connectionEpoch) this.reconfirm(gamer);
     gamer.sessions.add(session);
     session.socket.once('close', () => this.detach(key, session));
-    // Counted among the open ones: a closed socket stays in the set until its close handshake
-    // ends (up to ws's 30 s for a peer that does not answer), and closing it again does nothing.
-    const open = [...gamer.sessions].filter((s) => !s.isClosed).sort((a, b) => a.openedAt - b.openedAt);
+    // Counted among the open ones: a closing socket (closed here, or by its client) stays in
+    // the set until its handshake ends (up to ws's 30 s for a peer that does not answer), and
+    // closing it again does nothing.
+    const open = [...gamer.sessions].filter((s) => !s.isClosed && s.socket.readyState === s.socket.OPEN).sort((a, b) => a.openedAt - b.openedAt);
     for (const oldest of open.slice(0, Math.max(0, open.length - this.opts.maxSocketsPerGamer))) {
       oldest.close(NotificationCloseCode.TOO_MANY_SOCKETS, 'too many sockets');
     }

@@ -88,7 +88,11 @@ describe('ProgressThrottle', () => {
     throttle.offer('busy', 'b1');
     throttle.offer('busy', 'b2');
     for (let task = 0; task < 100; task++) throttle.offer(`late-${task}`, 'x');
+    // and one sent within its interval still holds the next (late-0 lived through the sweeps)
+    throttle.offer('late-0', 'y');
+    expect(sent.at(-1)).toBe('x');
     time.advance(1000);
     expect(sent.filter((m) => m.startsWith('b'))).toEqual(['b1', 'b2']);
+    expect(sent.at(-1)).toBe('y');
   });
 });
