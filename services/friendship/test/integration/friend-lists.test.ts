@@ -192,30 +192,34 @@ describe('friend-id lists', () => {
   it('a friendship ended while its accept updated the lists leaves neither gamer in the other\'s list', async () => {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
-    // what ends the friendship runs after the accept's relation write, before its list update
-    let between: (() => Promise<unknown>) | undefined;
-    const listsLate: typeof lists = {
-      ...lists,
-      linked: async (...args) => {
-        const run = between;
-        between = undefined;
-        await run?.();
-        return lists.linked(...args);
-      },
+    /** Relations whose list update `step` first runs what `interleave.next` holds (once). */
+    const interleaved = (step: 'linked' | 'unlinked') => {
+      const interleave: { next: (() => Promise<unknown>) | undefined } = { next: undefined };
+      const late = {
+        ...lists,
+        [step]: async (...args: Parameters<typeof lists.linked>) => {
+          const run = interleave.next;
+          interleave.next = undefined;
+          await run?.();
+          return lists[step](...args);
+        },
+      };
+      return { relations: relationRepository(models.relations, models.blocks, late), interleave };
     };
-    const relations = relationRepository(models.relations, models.blocks, listsLate);
     const blocks = blockRepository(models.blocks, models.relations, lists);
     const plainRelations = relationRepository(models.relations, models.blocks, lists);
 
+    // what ends the friendship runs after the accept's relation write, before its list update
+    const { relations, interleave: beforeLink } = interleaved('linked');
     const [a, b, c, d] = await w.gamers(4);
     const blocked = await w.request(a!, b!.id);
-    between = () => blocks.block(a!.app, a!.id, b!.id, new Date(), 1000);
+    beforeLink.next = () => blocks.block(a!.app, a!.id, b!.id, new Date(), 1000);
     expect((await relations.accept(a!.app, blocked.body.id, b!.id, new Date(), 1000)).kind).toBe('accepted');
-    expect(between).toBeUndefined();
+    expect(beforeLink.next).toBeUndefined();
     const unfriended = await w.request(c!, d!.id);
-    between = () => plainRelations.unfriend(c!.app, unfriended.body.id, c!.id);
+    beforeLink.next = () => plainRelations.unfriend(c!.app, unfriended.body.id, c!.id);
     expect((await relations.accept(c!.app, unfriended.body.id, d!.id, new Date(), 1000)).kind).toBe('accepted');
-    expect(between).toBeUndefined();
+    expect(beforeLink.next).toBeUndefined();
     for (const gamer of [a!, b!, c!, d!]) expect(await friendsInList(gamer)).toEqual([]);
     expect((await w.friends(c!)).body).toEqual([]);
 
@@ -227,22 +231,12 @@ describe('friend-id lists', () => {
     expect(await friendsInList(f!)).toEqual([]);
 
     // ... unless an accept retried between its undo and that unlink made them friends
-    let beforeUnlink: (() => Promise<unknown>) | undefined;
-    const unlinkLate: typeof lists = {
-      ...lists,
-      unlinked: async (...args) => {
-        const run = beforeUnlink;
-        beforeUnlink = undefined;
-        await run?.();
-        return lists.unlinked(...args);
-      },
-    };
-    const refusing = relationRepository(models.relations, models.blocks, unlinkLate);
+    const { relations: refusing, interleave: beforeUnlink } = interleaved('unlinked');
     const [g, h] = await w.gamers(2);
     const retried = await w.request(g!, h!.id);
-    beforeUnlink = () => plainRelations.accept(g!.app, retried.body.id, h!.id, new Date(), 1000);
+    beforeUnlink.next = () => plainRelations.accept(g!.app, retried.body.id, h!.id, new Date(), 1000);
     expect((await refusing.accept(g!.app, retried.body.id, h!.id, new Date(), 0)).kind).toBe('friendLimit');
-    expect(beforeUnlink).toBeUndefined();
+    expect(beforeUnlink.next).toBeUndefined();
     expect((await w.friends(g!)).body.map((friend) => friend.user.id)).toEqual([h!.id]);
     expect(await friendsInList(g!)).toEqual([h!.id]);
     expect(await friendsInList(h!)).toEqual([g!.id]);
