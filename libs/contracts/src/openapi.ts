@@ -82,6 +82,7 @@ const problemResponse = (status: string) => ({
   description: STATUS_TEXT[status] ?? 'Error',
   ...(status === '405' ? { headers: { Allow: { description: 'the methods this path takes', required: true, schema: { type: 'string' } } } } : {}),
   ...(status === '429' ? { headers: { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'string' } } } } : {}),
+  ...(status === '409' ? { headers: { 'Retry-After': { description: 'only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry', schema: { type: 'string' } } } } : {}),
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 

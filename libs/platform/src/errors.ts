@@ -6,18 +6,21 @@ import fp from 'fastify-plugin';
 export class AppError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, detail: string) {
+  /** seconds after which the same request may succeed, sent as Retry-After (a conflict that passes by itself) */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(status: number, code: string, detail: string, opts: { retryAfterSeconds?: number } = {}) {
     super(detail);
     this.name = 'AppError';
     this.status = status;
     this.code = code;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 
 export const notFound = (detail = 'no such resource') => new AppError(404, ErrorCode.NOT_FOUND, detail);
 export const badRequest = (detail: string, code: string = ErrorCode.VALIDATION_FAILED) => new AppError(400, code, detail);
 export const forbidden = (detail: string, code: string = ErrorCode.FORBIDDEN) => new AppError(403, code, detail);
-export const conflict = (code: string, detail: string) => new AppError(409, code, detail);
+export const conflict = (code: string, detail: string, opts: { retryAfterSeconds?: number } = {}) => new AppError(409, code, detail, opts);
 export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAUTHORIZED, detail);
 
 const TITLES: Record<number, string> = {
@@ -82,6 +85,7 @@ export const problemHandlers = fp<{ allowedMethods: (path: string) => string[] }
       const allowed = opts.allowedMethods(request.url.split('?')[0]!);
       if (allowed.length > 0 && !allowed.includes(request.method)) return unrouted(request, reply, opts.allowedMethods);
     }
+    if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return sendProblem(reply, toProblem(error, request));
   });
   // A request no route takes is answered before its body is read: Fastify would otherwise

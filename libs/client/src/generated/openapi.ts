@@ -1212,6 +1212,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1516,6 +1518,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1830,6 +1834,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +1988,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2136,6 +2144,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2286,6 +2296,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2517,6 +2529,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2789,6 +2803,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,6 +3035,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3145,6 +3163,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3385,6 +3405,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3649,6 +3671,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4837,6 +4861,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4978,6 +5004,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5124,6 +5152,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,6 +5313,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5429,6 +5461,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6026,6 +6060,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +6223,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6315,6 +6353,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6449,6 +6489,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6593,6 +6635,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6721,6 +6765,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +6911,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6993,6 +7041,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7129,6 +7179,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7266,6 +7318,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7396,6 +7450,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8244,6 +8300,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8508,6 +8566,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8641,6 +8701,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8838,6 +8900,8 @@ export interface operations {
             /** @description Conflict with the current state */
             409: {
                 headers: {
+                    /** @description only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -195,6 +195,7 @@ describe('assign and the gamer task list', () => {
     const meanwhile = await world.assign(ann, 'daily', 1, { 'idempotency-key': key });
     expect(meanwhile.status).toBe(409);
     expect(meanwhile.body).toMatchObject({ code: 'CONFLICT' });
+    expect(meanwhile.headers.get('retry-after')).toBe('1');
     expect(await world.tasks(ann)).toHaveLength(0);
     expect(await keys.findOne({ _id })).toMatchObject({ state: 'pending', startedAt });
     // its process died: after ABANDONED_AFTER_MS (30 s) a retry takes the key over and runs
