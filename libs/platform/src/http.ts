@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
@@ -14,7 +15,6 @@ declare module 'fastify' {
 }
 
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface HttpServerOptions {
   service: string;

@@ -142,6 +142,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     return friendLimitHolder({ caller, other }, max, 'after');
   }
 
+  /** Whether the relation is (still) an accepted friendship: an `_id` read, nothing else of it. */
+  async function isAccepted(applicationId: string, id: string): Promise<boolean> {
+    return (await relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } })) !== null;
+  }
+
   async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {
     const doc = await relations.findOneAndDelete(filter).lean();
     return doc ? { kind: 'removed', relation: toRelation(doc) } : { kind: 'notFound' };
@@ -222,7 +227,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
       // friendship meanwhile may have taken the pair out of the lists before they had it.
       const [over, stillFriends] = await Promise.all([
         friendQuotaAfter(friendship, maxFriends),
-        relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } }),
+        isAccepted(applicationId, id),
       ]);
       if (over) {
         // only this call accepted it, so an accepted document with this id is ours to undo
@@ -232,7 +237,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         );
         await friendLists.unlinked(applicationId, requester, addressee);
         // an accept retried between the undo and that unlink linked the pair first: again
-        if (await relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } })) {
+        if (await isAccepted(applicationId, id)) {
           await friendLists.linked(applicationId, requester, addressee);
         }
         return { kind: 'friendLimit', whose: over };
