@@ -1,9 +1,12 @@
 import { request as httpRequest, ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
 import { AppError, createIdentitySigner, problem } from '@gfts/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
 import { forwardHeaders } from './forward-headers.ts';
+import { lookAt, type LastHeard } from './upstream-silence.ts';
 
 export const LIVE_PATH = notificationsRoutes.live.url;
 
@@ -48,6 +51,15 @@ export interface LiveProxyOptions {
   upstream: string;
   internalSecret: string;
   timeoutMs: number;
+  /** a pipe whose upstream sent nothing for this long is cut (LIVE_IDLE_TIMEOUT_MS) */
+  idleTimeoutMs: number;
+}
+
+/** A client socket piped to its upstream socket, and when the upstream was last heard. */
+interface Pipe {
+  upstream: Socket;
+  heard: LastHeard;
+  cut(): void;
 }
 
 /**
@@ -61,8 +73,13 @@ export interface LiveProxyOptions {
 export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
   const sign = createIdentitySigner(opts.internalSecret);
   const target = new URL(opts.upstream);
-  const open = new Set<Duplex>();
+  const open = new Map<Duplex, Pipe>();
   const { websocket: _websocket, schema, ...route } = notificationsRoutes.live;
+  const silentCuts = new Counter({
+    name: 'gateway_live_idle_cuts_total',
+    help: 'live-channel pipes cut because the notifications service sent nothing for LIVE_IDLE_TIMEOUT_MS',
+    registers: [app.metrics],
+  });
 
   app.route({
     ...route,
@@ -76,9 +93,28 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     },
   });
 
+  // The service pings every socket each heartbeat and the client answers, so a live pipe
+  // always carries bytes. Without this sweep, a pipe whose notifications node and client both
+  // vanished without a FIN (node lost, network cut) would be held for ever; one whose node
+  // alone vanished leaves a client waiting on a dead channel instead of reconnecting.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const pipe of open.values()) {
+      const look = lookAt(pipe.heard, pipe.upstream.bytesRead, now, opts.idleTimeoutMs);
+      if (look !== 'silent') pipe.heard = look;
+      else {
+        silentCuts.inc();
+        app.log.info({ idleTimeoutMs: opts.idleTimeoutMs }, 'live pipe cut: nothing from the notifications service for the idle timeout');
+        pipe.cut();
+      }
+    }
+  }, Math.max(250, Math.floor(opts.idleTimeoutMs / 4)));
+  sweep.unref();
+
   // Piped sockets are not the HTTP server's any more: cut them when the gateway stops.
   app.addHook('preClose', async () => {
-    for (const socket of open) socket.destroy();
+    clearInterval(sweep);
+    for (const pipe of open.values()) pipe.cut();
   });
 
   function forward(request: FastifyRequest, { socket: client, head }: PendingUpgrade): void {
@@ -122,12 +158,12 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       if (upstreamHead.length > 0) client.write(upstreamHead);
       if (head.length > 0) socket.write(head);
       socket.setNoDelay(true);
-      open.add(client);
       const close = () => {
         open.delete(client);
         client.destroy();
         socket.destroy();
       };
+      open.set(client, { upstream: socket, heard: { bytes: socket.bytesRead, at: Date.now() }, cut: close });
       for (const side of [client, socket]) {
         side.on('error', close);
         side.on('close', close);

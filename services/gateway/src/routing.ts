@@ -23,7 +23,7 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
   ];
   if (config.NOTIFICATIONS_URL) {
     routeUpgrades(app);
-    liveProxy(app, { upstream: config.NOTIFICATIONS_URL, internalSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
+    liveProxy(app, { upstream: config.NOTIFICATIONS_URL, internalSecret: config.INTERNAL_TOKEN_SECRET, timeoutMs: config.UPSTREAM_TIMEOUT_MS, idleTimeoutMs: config.LIVE_IDLE_TIMEOUT_MS });
     const { schema } = notificationsRoutes.ticket;
     app.route({
       ...notificationsRoutes.ticket,

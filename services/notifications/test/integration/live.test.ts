@@ -139,6 +139,30 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
     healthy.close();
   });
 
+  it('is cut by the gateway when its notifications node falls silent, and kept while pings flow', async () => {
+    const idleMs = 2_500;
+    const node = await stack.spawnReplica({ NOTIFY_HEARTBEAT_MS: '1000' }, { LIVE_IDLE_TIMEOUT_MS: String(idleMs) });
+    const ann = await registered('Ann');
+    const live = await LiveClient.open(`${node.wsUrl}${LIVE}`, { headers: ann.auth });
+    try {
+      // the service's pings are the pipe's traffic: past the idle timeout it is still open
+      await new Promise((resolve) => setTimeout(resolve, idleMs + 1_000));
+      expect(live.socket.readyState).toBe(live.socket.OPEN);
+      // Stopped, the process keeps its TCP connections and sends nothing, as a node cut off
+      // without a FIN: the client is told by the gateway, not left on a dead channel.
+      const stoppedAt = Date.now();
+      node.process.child.kill('SIGSTOP');
+      expect((await live.closed).code).toBe(1006);
+      // not at once: only after the idle timeout since the last ping (at most a heartbeat before the stop)
+      expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(idleMs - 1_000);
+      const metrics = await (await fetch(`${node.gatewayUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^gateway_live_idle_cuts_total(\{[^}]*\})? 1$/m);
+    } finally {
+      node.process.child.kill('SIGCONT');
+      await node.close();
+    }
+  }, 30_000);
+
   it('closes the oldest socket of a gamer past NOTIFY_MAX_SOCKETS_PER_GAMER with 4029', async () => {
     const capped = await stack.addReplica({ NOTIFY_MAX_SOCKETS_PER_GAMER: '2' });
     const ann = await registered('Ann');

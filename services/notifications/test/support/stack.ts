@@ -35,9 +35,10 @@ export interface NotificationsStack {
   addReplica(env?: Record<string, string>): Promise<Replica>;
   /**
    * starts one more notifications replica as a real process (its src/server.ts), behind a
-   * gateway of its own in this process: a test can SIGKILL it (`process.child`)
+   * gateway of its own in this process (with `gatewayEnv` on top of the stack's): a test can
+   * SIGKILL or SIGSTOP it (`process.child`)
    */
-  spawnReplica(env?: Record<string, string>): Promise<Omit<Replica, 'app'> & { process: ServiceProcess }>;
+  spawnReplica(env?: Record<string, string>, gatewayEnv?: Record<string, string>): Promise<Omit<Replica, 'app'> & { process: ServiceProcess }>;
   /** starts one more friendship replica (same database and NATS prefix), not behind any gateway */
   addFriendshipReplica(): Promise<FastifyInstance>;
   db(): Promise<mongo.Db>;
@@ -63,11 +64,11 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
   const notificationsDb = databaseUrl(mongoUrl, 'notifications');
   const replicas: Replica[] = [];
 
-  const gatewayTo = (url: string) =>
+  const gatewayTo = (url: string, extraGatewayEnv: Record<string, string> = {}) =>
     buildGateway(
       readGatewayConfig({
         FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: url,
-        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', ...gatewayEnv,
+        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', ...gatewayEnv, ...extraGatewayEnv,
       }),
     );
   const spawned: ServiceProcess[] = [];
@@ -99,12 +100,12 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     replicas,
     names: natsNames(prefix),
     addReplica,
-    async spawnReplica(extra: Record<string, string> = {}) {
+    async spawnReplica(extra: Record<string, string> = {}, extraGatewayEnv: Record<string, string> = {}) {
       const server = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
       const child = spawnService(server, { ...common, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', MONGO_URL: notificationsDb, ...env, ...extra });
       spawned.push(child);
       const url = await child.listening(60_000);
-      const gateway = await gatewayTo(url);
+      const gateway = await gatewayTo(url, extraGatewayEnv);
       const gatewayUrl = await listen(gateway);
       return {
         process: child, url, gateway, gatewayUrl, wsUrl: gatewayUrl.replace(/^http/, 'ws'), api: client(gatewayUrl),
