@@ -225,13 +225,20 @@ _gfts_local_image() {
   local image="$1" name="$2" version="$3" dir="$_gfts_root/scripts/images/$4"
   podman image exists "$image" 2>/dev/null && return 0
   _gfts_go_binary "$name" "$version" "$4" || return 1
-  local ctx
-  ctx="$(mktemp -d)"
-  cp "$dir/Containerfile" "$ctx/" && cp "$GFTS_CACHE/bin/$name-$version-$(_gfts_recipe "$4")" "$ctx/$name"
-  mkdir -p "$ctx/state" && : >"$ctx/state/.keep"
+  local binary
+  binary="$GFTS_CACHE/bin/$name-$version-$(_gfts_recipe "$4")"
   _gfts_say "building image $image"
-  podman build -q -t "$image" "$ctx" >&2 || { rm -rf "$ctx"; return 1; }
-  rm -rf "$ctx"
+  # In a subshell with traps of its own: the build context goes away on Ctrl-C too, and the
+  # caller's traps (scripts/stack.sh's cleanup) stay as they were.
+  (
+    ctx="$(mktemp -d)"
+    trap 'rm -rf "$ctx"' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    cp "$dir/Containerfile" "$ctx/" && cp "$binary" "$ctx/$name" || exit 1
+    mkdir -p "$ctx/state" && : >"$ctx/state/.keep"
+    podman build -q -t "$image" "$ctx" >&2
+  )
 }
 
 # A hash of everything an image is built from (Containerfile, patches, sources), so a changed

@@ -25,21 +25,6 @@ esac
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-# shellcheck source=provision.sh
-. scripts/provision.sh
-gfts_provision
-
-export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
-export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
-GATEWAY_PORT="${GATEWAY_PORT:-8080}"
-FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
-TASKS_PORT="${TASKS_PORT:-8082}"
-NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-8083}"
-STACK_NAME="${STACK_NAME:-gfts-stack}"
-LOG_DIR="${LOG_DIR:-$root/.stack/logs}"
-engine="$GFTS_ENGINE"
-mkdir -p "$LOG_DIR"
-
 say() { printf '==> %s\n' "$*" >&2; }
 pids=()
 # the service each entry of pids runs
@@ -58,10 +43,27 @@ cleanup() {
   fi
   say "stopped"
 }
-# bash resumes the script after a signal's trap, so the signal traps exit themselves.
+# Set before provisioning, so that a Ctrl-C during a first run's downloads or image builds
+# also stops the Podman API service it started. bash resumes the script after a signal's
+# trap, so the signal traps exit themselves.
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
+
+# shellcheck source=provision.sh
+. scripts/provision.sh
+gfts_provision
+
+export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
+export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
+GATEWAY_PORT="${GATEWAY_PORT:-8080}"
+FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
+TASKS_PORT="${TASKS_PORT:-8082}"
+NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-8083}"
+STACK_NAME="${STACK_NAME:-gfts-stack}"
+LOG_DIR="${LOG_DIR:-$root/.stack/logs}"
+engine="$GFTS_ENGINE"
+mkdir -p "$LOG_DIR"
 
 for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT" "$NOTIFICATIONS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
