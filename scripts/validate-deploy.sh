@@ -31,7 +31,8 @@
 #   7. nats-server -t on compose's nats.conf and the chart's (dev and prod renderings)
 #   8. deploy/tools/check_deploy.py: security context, probes, grace periods,
 #      references, NetworkPolicy reachability, env vars against the services' config.ts,
-#      Dockerfile consistency (see that file)
+#      Dockerfile consistency, compose's memory limits, capabilities and JetStream limits
+#      (see that file)
 #
 # Exit status 0 only when every step passed; the last line is a one-line summary.
 # Environment: GFTS_CACHE, K8S_VERSIONS ("1.30.0 1.37.0"), HELM_VERSION, KEEP_RENDERED=1

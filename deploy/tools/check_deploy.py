@@ -36,6 +36,12 @@ What it checks (each failure names the file/resource and the rule):
     database and NATS; NATS <-> NATS), plus DNS for all and ingress only from the
     labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
+  * compose: every container (services and stores) has a memory limit, cap_drop ALL and
+    no-new-privileges, and adds back no capability beyond the documented ones (the mongo
+    entrypoint's, COMPOSE_CAP_ADD); each service with a database has its own store
+    (<name>-db) whose WiredTiger cache (--wiredTigerCacheSizeGB) is at most half its
+    limit; NATS's configuration sets JetStream's max_memory_store (at most half the
+    container's limit) and max_file_store, and GOMEMLIMIT, if set, is below the limit.
 """
 
 from __future__ import annotations
@@ -287,10 +293,128 @@ def check_dockerfiles(repo: Path) -> None:
 # --------------------------------------------------------------------------- compose
 
 
+# Capabilities a compose container may add back after cap_drop ALL, by kind; any other
+# container adds none. The official mongo image's entrypoint needs these before it drops to
+# the mongodb user (docker-compose.yml, x-mongo, says which step needs which).
+COMPOSE_CAP_ADD = {"mongo": {"SETUID", "SETGID", "DAC_OVERRIDE", "CHOWN"}}
+
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+def docker_bytes(value: Any) -> int | None:
+    """A Compose/Docker memory size ("512m", "1g", "1gb", 1073741824) in bytes (binary
+    multiples, as Docker reads them), or None when it is not one."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", str(value), re.I)
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()]) if m else None
+
+
+def nats_bytes(value: str) -> int | None:
+    """A NATS configuration size in bytes, as nats-server reads it: "64MB", "64MiB" and
+    "64Mi" are binary, "64M" decimal; a bare number is bytes."""
+    m = re.fullmatch(r"(\d+)\s*(?:([kmgt])(b|ib|i)?)?", value.strip().strip('"\''), re.I)
+    if not m:
+        return None
+    if not m.group(2):
+        return int(m.group(1))
+    power = "kmgt".index(m.group(2).lower()) + 1
+    return int(m.group(1)) * (1024 if m.group(3) else 1000) ** power
+
+
+def go_bytes(value: str) -> int | None:
+    """A GOMEMLIMIT value ("900MiB", "1GiB", bytes) in bytes, or None."""
+    m = re.fullmatch(r"(\d+)(B|KiB|MiB|GiB|TiB)?", value.strip())
+    return int(m.group(1)) * {None: 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}[m.group(2)] if m else None
+
+
+def nats_jetstream_settings(text: str) -> dict[str, str] | None:
+    """The key/value settings of a NATS configuration's jetstream block, or None without one."""
+    text = re.sub(r"(?m)(#|//).*$", "", text)
+    m = re.search(r"(?m)^\s*jetstream\s*[:=]?\s*\{", text)
+    if not m:
+        return None
+    depth, start = 0, m.end() - 1
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            body = text[start + 1 : i]
+            return {k.lower(): v.strip() for k, v in re.findall(r"(?m)^\s*([A-Za-z_]+)\s*[:=]?\s*(\S[^\n]*?)\s*$", body)}
+    return None
+
+
+def compose_memory_limit(spec: dict[str, Any]) -> int | None:
+    return docker_bytes((((spec.get("deploy") or {}).get("resources") or {}).get("limits") or {}).get("memory", ""))
+
+
+def check_compose_hardening(where: str, name: str, spec: dict[str, Any], kind: str | None) -> None:
+    """Memory limit and privileges of one compose container (service or store)."""
+    ok(compose_memory_limit(spec) is not None, where, f"{name} needs deploy.resources.limits.memory")
+    ok("ALL" in [str(c).upper() for c in spec.get("cap_drop") or []], where, f"{name} must have cap_drop: [ALL]")
+    ok(any(re.fullmatch(r"no-new-privileges(:true)?", str(o)) for o in spec.get("security_opt") or []), where,
+       f"{name} must have security_opt no-new-privileges:true")
+    added = {str(c).upper().removeprefix("CAP_") for c in spec.get("cap_add") or []}
+    allowed = COMPOSE_CAP_ADD.get(kind or "", set())
+    ok(added <= allowed, where, f"{name} adds capabilities {sorted(added - allowed)} beyond the documented {sorted(allowed)}")
+
+
+def check_compose_mongo(where: str, name: str, spec: dict[str, Any]) -> None:
+    """A store's WiredTiger cache is set and fits its memory limit with room for the rest of mongod."""
+    command = [str(a) for a in spec.get("command") or []]
+    cache = None
+    for i, arg in enumerate(command):
+        if arg == "--wiredTigerCacheSizeGB" and i + 1 < len(command):
+            cache = command[i + 1]
+        elif arg.startswith("--wiredTigerCacheSizeGB="):
+            cache = arg.partition("=")[2]
+    if not ok(cache is not None and re.fullmatch(r"\d+(\.\d+)?", cache) is not None, where,
+              f"{name} must set --wiredTigerCacheSizeGB (mongod otherwise sizes its cache from the RAM it detects, maybe the host's)"):
+        return
+    limit = compose_memory_limit(spec)
+    if limit:
+        ok(float(cache) * 1024**3 <= limit / 2, where,
+           f"{name}: a WiredTiger cache of {cache} GB does not leave half of the {limit // 1024**2} MiB memory limit to the rest of mongod")
+
+
+def check_compose_nats(repo: Path, compose_path: Path, where: str, spec: dict[str, Any]) -> None:
+    """NATS in compose: JetStream's limits in the configuration it loads, fitting the container's."""
+    command = [str(a) for a in spec.get("command") or []]
+    conf_target = next((command[i + 1] for i, a in enumerate(command[:-1]) if a in ("--config", "-c")), None)
+    source = None
+    for volume in spec.get("volumes") or []:
+        src, dst = (volume.get("source"), volume.get("target")) if isinstance(volume, dict) else (str(volume).split(":") + [""])[:2]
+        if conf_target and dst == conf_target:
+            source = (compose_path.parent / src).resolve()
+    if not ok(source is not None and source.is_file(), where, f"nats must load a configuration file mounted from the repository (--config {conf_target})"):
+        return
+    conf_where = str(source.relative_to(repo)) if source.is_relative_to(repo) else str(source)
+    js = nats_jetstream_settings(source.read_text())
+    if not ok(js is not None, conf_where, "no jetstream block"):
+        return
+    memory_store = next((nats_bytes(js[k]) for k in ("max_memory_store", "max_mem_store", "max_mem") if k in js), None)
+    file_store = next((nats_bytes(js[k]) for k in ("max_file_store", "max_file") if k in js), None)
+    ok(memory_store is not None, conf_where, "jetstream must set max_memory_store (unset: 75 % of the memory the server detects)")
+    ok(file_store is not None, conf_where, "jetstream must set max_file_store (unset: up to 1 TB of disk)")
+    limit = compose_memory_limit(spec)
+    if limit and memory_store is not None:
+        ok(memory_store <= limit / 2, conf_where,
+           f"max_memory_store ({memory_store // 1024**2} MiB) must leave the server half of its {limit // 1024**2} MiB memory limit")
+    env = spec.get("environment") or {}
+    if isinstance(env, dict) and "GOMEMLIMIT" in env and limit:
+        gomem = go_bytes(str(env["GOMEMLIMIT"]))
+        ok(gomem is not None and gomem < limit, where, f"nats GOMEMLIMIT {env['GOMEMLIMIT']} must be below its memory limit")
+
+
 def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, bool] | None]) -> None:
     model = yaml.safe_load(compose_path.read_text())
     where = str(compose_path.relative_to(repo))
     services = model.get("services", {})
+    stores = {f"{name}-db" for name, svc in SERVICE_VALUES.items() if svc.get("mongodb")}
+    for name in sorted(stores):
+        if ok(name in services, where, f"store {name} missing (each service with a database has its own)"):
+            check_compose_mongo(where, name, services[name])
+    if ok("nats" in services, where, "service nats missing"):
+        check_compose_nats(repo, compose_path, where, services["nats"])
+    for name, spec in services.items():
+        check_compose_hardening(where, name, spec, "mongo" if name in stores else None)
     for service, port in SERVICES.items():
         spec = services.get(service)
         if not ok(spec is not None, where, f"service {service} missing"):
