@@ -245,21 +245,34 @@ fi
 
 # ------------------------------------------------------------------------------- NATS
 step "NATS server configuration (nats-server -t)"
-# compose's files as they are; the chart's as rendered (its ConfigMap's two keys).
+# compose's files as they are; the chart's as rendered (its ConfigMap's two keys), with
+# the StatefulSet's environment (pod.env: Secret keys as placeholders, $(VAR) expanded as
+# the kubelet does, which makes the route URLs).
 confs=("$ROOT/deploy/compose/nats.conf")
 for item in "${rendered[@]}"; do
   case "$item" in dev=* | prod=*) ;; *) continue ;; esac
   name="${item%%=*}"
   mkdir -p "$WORK/nats-$name"
   if "$PY" -c '
-import sys, yaml
-for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d and d["kind"] == "ConfigMap" and "nats.conf" in (d.get("data") or {}):
+import re, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+for d in docs:
+    if d["kind"] == "ConfigMap" and "nats.conf" in (d.get("data") or {}):
         for key, text in d["data"].items():
             open(f"{sys.argv[2]}/{key}", "w").write(text)
         break
 else:
     sys.exit("no NATS ConfigMap")
+env = {}
+for d in docs:
+    if d["kind"] == "StatefulSet" and d["metadata"].get("labels", {}).get("app.kubernetes.io/name") == "nats":
+        for e in d["spec"]["template"]["spec"]["containers"][0].get("env") or []:
+            source = e.get("valueFrom") or {}
+            if "value" in e:
+                env[e["name"]] = re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), e["value"])
+            elif "secretKeyRef" in source:
+                env[e["name"]] = "validatePlaceholder"
+open(f"{sys.argv[2]}/pod.env", "w").write("".join(f"{k}={v}\n" for k, v in env.items()))
 ' "${item#*=}" "$WORK/nats-$name"; then
     confs+=("$WORK/nats-$name/nats.conf")
   else
@@ -271,8 +284,12 @@ for conf in "${confs[@]}"; do
   rel="${conf#"$ROOT"/}"
   rel="${rel#"$WORK"/}"
   # $POD_NAME is set by the StatefulSet from the pod name; the users' passwords
-  # ($NATS_*_PASSWORD in the included nats-auth.conf) come from a Secret: placeholders.
+  # ($NATS_*_PASSWORD in the included nats-auth.conf) come from a Secret: placeholders;
+  # the pod's own variables (the route password and URLs) from pod.env.
   password_env=()
+  if [ -f "$(dirname "$conf")/pod.env" ]; then
+    while IFS= read -r line; do password_env+=("$line"); done <"$(dirname "$conf")/pod.env"
+  fi
   for var in $(grep -ohE '\$NATS_[A-Z0-9_]+_PASSWORD' "$(dirname "$conf")/nats-auth.conf" 2>/dev/null | tr -d '$' | sort -u); do
     password_env+=("$var=validate-placeholder")
   done
