@@ -35,7 +35,9 @@ What it checks (each failure names the file/resource and the rule):
     calls; gateway -> NATS for the shared rate-limit counters; each service -> its own
     database and NATS; NATS <-> NATS), plus DNS for all and ingress only from the
     labelled ingress-controller and monitoring namespaces;
-  * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always.
+  * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always;
+    a cluster's routes authenticate (cluster authorization, and every route URL carries
+    that user and the password from a Secret).
   * compose: every container (services and stores) has a memory limit, cap_drop ALL and
     no-new-privileges, and adds back no capability beyond the documented ones (the mongo
     entrypoint's, COMPOSE_CAP_ADD); each service with a database has its own store
@@ -123,6 +125,9 @@ def load_services(chart: Path) -> None:
     EXTERNAL_SECRETS[prod["nats"]["inCluster"]["usersSecret"]] = {
         "NATS_" + re.sub(r"[^A-Z0-9]", "_", svc["natsUser"].upper()) + "_PASSWORD" for svc in SERVICE_VALUES.values() if svc.get("natsUser")
     }
+    if int(prod["nats"]["inCluster"]["replicas"]) > 1:
+        # the cluster routes' password, read by the NATS servers
+        EXTERNAL_SECRETS[prod["nats"]["inCluster"]["routeSecret"]] = {"NATS_ROUTE_PASSWORD"}
 
 
 class UniqueKeyLoader(yaml.SafeLoader):
@@ -745,6 +750,63 @@ def check_ingress(env_name: str, docs) -> None:
         ok(all(i["spec"].get("tls") for i in ingresses), env_name, "prod Ingress needs TLS")
 
 
+def conf_block(text: str, name: str) -> str | None:
+    """The body of a top-level `name {...}` block of a NATS configuration, or None."""
+    m = re.search(rf"^\s*{name}\s*[:=]?\s*{{", text, re.M)
+    if not m:
+        return None
+    depth = 0
+    for i in range(m.end() - 1, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[m.end() : i]
+    return None
+
+
+def check_nats_routes(env_name: str, docs, nats, text: str, replicas: int) -> None:
+    """A cluster's routes authenticate, with a password from a Secret, never from the ConfigMap."""
+    cluster = conf_block(text, "cluster")
+    if not ok(cluster is not None, env_name, f"{replicas} NATS servers but nats.conf has no cluster block"):
+        return
+    auth = conf_block(cluster, "authorization") or ""
+    user = re.search(r"^\s*user\s*[:=]\s*\"?([\w-]+)\"?\s*$", auth, re.M)
+    password = re.search(r"^\s*password\s*[:=]\s*\$(\w+)\s*$", auth, re.M)
+    if not ok(bool(user and password), env_name,
+              "nats.conf cluster needs authorization { user, password: $VAR }: without it anything reaching port 6222 joins as a server"):
+        return
+    user, password = user.group(1), password.group(1)
+    routes = re.search(r"^\s*routes\s*[:=]\s*\[(.*?)\]", cluster, re.M | re.S)
+    entries = routes.group(1).split() if routes else []
+    ok(bool(entries) and all(re.fullmatch(r"\$\w+", e) for e in entries), env_name,
+       f"every cluster route must be a variable holding its URL with credentials (NATS expands none inside a string), found {entries}")
+    container = nats["spec"]["template"]["spec"]["containers"][0]
+    env = container.get("env") or []
+    names = [e["name"] for e in env]
+    # the password: a Secret key the rendering generates (trials) or the secret store provides (prod)
+    source = next((e for e in env if e["name"] == password), None)
+    ref = ((source or {}).get("valueFrom") or {}).get("secretKeyRef") or {}
+    if ok(bool(ref), env_name, f"the route password ${password} must come from a Secret (secretKeyRef)"):
+        generated = next((d for d in docs if d["kind"] == "Secret" and d["metadata"]["name"] == ref["name"]), None)
+        if generated:
+            keys = set(generated.get("stringData") or {}) | set(generated.get("data") or {})
+        else:
+            keys = EXTERNAL_SECRETS.get(ref["name"], set())
+        ok(ref["key"] in keys, env_name, f"Secret {ref['name']} has no key {ref['key']} (generated, or documented for the secret store)")
+    hosts = set()
+    for entry in entries:
+        var = entry[1:]
+        item = next((e for e in env if e["name"] == var), None)
+        url = (item or {}).get("value", "")
+        # the kubelet expands $(VAR) only from variables defined before this one
+        m = re.fullmatch(rf"nats://{re.escape(user)}:\$\({re.escape(password)}\)@([^:/\s]+):6222", url)
+        ok(bool(m) and var in names and password in names and names.index(var) > names.index(password), env_name,
+           f"route {entry} must be nats://{user}:$({password})@<server>:6222, defined after {password}; is {url!r}")
+        if m:
+            hosts.add(m.group(1))
+    for i in range(replicas):
+        ok(any(re.fullmatch(rf"\S*nats-{i}\.\S*nats-headless", h) for h in hosts), env_name, f"the cluster must route to nats-{i}")
+
+
 def check_nats(env_name: str, docs) -> None:
     nats = find_generated(docs, "StatefulSet", "nats")
     tasks = find_generated(docs, "Deployment", "tasks")
@@ -775,11 +837,11 @@ def check_nats(env_name: str, docs) -> None:
         if service == "gateway" and w:
             window = config_value(docs, w, "RATE_LIMIT_WINDOW_MS") or "60000"
             ok(f"KV_gateway_rate_limit_{window}" in auth, env_name, f"the gateway's RATE_LIMIT_WINDOW_MS {window} names a bucket nats-auth.conf does not allow")
+    if replicas > 1:
+        check_nats_routes(env_name, docs, nats, text, replicas)
     if env_name == "prod":
         ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
         ok(re.search(r"^\s*sync_interval:\s*\"?always\"?\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")
-        for i in range(replicas):
-            ok(re.search(rf"nats-{i}\.\S*nats-headless:6222", text) is not None, env_name, f"prod nats.conf must route to nats-{i}")
         zone = [c for c in nats["spec"]["template"]["spec"].get("topologySpreadConstraints") or [] if c["topologyKey"] == "topology.kubernetes.io/zone"]
         ok(bool(zone) and zone[0]["whenUnsatisfiable"] == "DoNotSchedule", env_name, "prod NATS servers must be spread over zones as a hard rule")
 

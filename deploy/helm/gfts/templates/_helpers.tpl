@@ -103,6 +103,11 @@ merge and mergeOverwrite both treat those as unset), maps merge key by key, list
 {{- .Values.nats.inCluster.usersSecret | default (printf "%s-nats-users" (include "gfts.fullname" .)) -}}
 {{- end -}}
 
+{{/* The Secret with the cluster routes' password (key NATS_ROUTE_PASSWORD), read by the NATS servers only. */}}
+{{- define "gfts.natsRouteSecretName" -}}
+{{- .Values.nats.inCluster.routeSecret | default (printf "%s-nats-route" (include "gfts.fullname" .)) -}}
+{{- end -}}
+
 {{/* The environment variable the NATS server reads a user's password from (libs/contracts nats-permissions.ts). */}}
 {{- define "gfts.natsPasswordEnv" -}}
 {{- printf "NATS_%s_PASSWORD" (regexReplaceAll "[^A-Z0-9]" (upper .) "_") -}}
