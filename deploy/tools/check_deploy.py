@@ -37,7 +37,7 @@ What it checks (each failure names the file/resource and the rule):
     labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always;
     a cluster's routes authenticate (cluster authorization, and every route URL carries
-    that user and the password from a Secret).
+    that user and the password from a Secret); no ConfigMap holds a password.
   * compose: every container (services and stores) has a memory limit, cap_drop ALL and
     no-new-privileges, and adds back no capability beyond the documented ones (the mongo
     entrypoint's, COMPOSE_CAP_ADD); each service with a database has its own store
@@ -763,6 +763,19 @@ def conf_block(text: str, name: str) -> str | None:
     return None
 
 
+def check_no_password_in_configmaps(env_name: str, docs) -> None:
+    """Passwords come from Secrets: a ConfigMap may name one ($VAR), never hold one."""
+    for d in docs:
+        if d["kind"] != "ConfigMap":
+            continue
+        for key, text in (d.get("data") or {}).items():
+            where = f"{env_name} ConfigMap/{d['metadata']['name']} {key}"
+            ok(re.search(r"(PASSWORD|SECRET)$", key) is None, where, "a password or secret as a ConfigMap key; it belongs in a Secret")
+            literal = [v for v in re.findall(r"^\s*password\s*[:=]\s*(\S+)", str(text), re.M) if not v.startswith("$")]
+            ok(not literal, where, f"password literal(s) {literal}: reference a variable from a Secret ($NAME)")
+            ok(re.search(r"://[^\s/@:]+:[^\s/@]+@", str(text)) is None, where, "a URL carries credentials; they belong in a Secret")
+
+
 def check_nats_routes(env_name: str, docs, nats, text: str, replicas: int) -> None:
     """A cluster's routes authenticate, with a password from a Secret, never from the ConfigMap."""
     cluster = conf_block(text, "cluster")
@@ -837,6 +850,7 @@ def check_nats(env_name: str, docs) -> None:
         if service == "gateway" and w:
             window = config_value(docs, w, "RATE_LIMIT_WINDOW_MS") or "60000"
             ok(f"KV_gateway_rate_limit_{window}" in auth, env_name, f"the gateway's RATE_LIMIT_WINDOW_MS {window} names a bucket nats-auth.conf does not allow")
+    check_no_password_in_configmaps(env_name, docs)
     if replicas > 1:
         check_nats_routes(env_name, docs, nats, text, replicas)
     if env_name == "prod":
