@@ -118,6 +118,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
 
   const sweeper = new Sweeper({
     gamerTasks,
+    progress,
     claims,
     erasures,
     processed,
@@ -125,6 +126,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     log: app.log,
     settings: {
       intervalMs: config.EXPIRY_SWEEP_INTERVAL_MS,
+      expiryPage: config.EXPIRY_SWEEP_PAGE,
       claimRecoveryAfterMs: config.CLAIM_RECOVERY_AFTER_MS,
       processedEventRetentionMs: config.PROCESSED_EVENT_RETENTION_MS,
       idempotencyKeyRetentionMs: config.IDEMPOTENCY_KEY_RETENTION_MS,

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ClaimService } from './claim-service.ts';
 import type { ErasureService } from './erasure/erasure-service.ts';
 import type { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
+import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 
 export interface SweepSettings {
@@ -9,18 +10,20 @@ export interface SweepSettings {
   claimRecoveryAfterMs: number;
   processedEventRetentionMs: number;
   idempotencyKeyRetentionMs: number;
+  /** expired gamer tasks removed per step, their progress entries with them */
+  expiryPage: number;
 }
 
 /**
  * The periodic housekeeping FerretDB's missing TTL indexes call for: finish claims left
- * half-done, delete expired gamer tasks, forget old processed-event ids and idempotency keys,
+ * half-done, delete expired gamer tasks and their progress entries, forget old processed-event ids and idempotency keys,
  * publish the events of erasure jobs a crash left unpublished.
  * Every step is idempotent, so all replicas may run it at once.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private readonly deps: { gamerTasks: GamerTaskRepository; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
+  private readonly deps: { gamerTasks: GamerTaskRepository; progress: Pick<GamerProgressRepository, 'dropExpired'>; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
 
   constructor(deps: Sweeper['deps']) {
     this.deps = deps;
@@ -39,10 +42,10 @@ export class Sweeper {
   }
 
   async runOnce(now: Date = new Date()): Promise<void> {
-    const { gamerTasks, claims, processed, keys, log, settings } = this.deps;
+    const { claims, processed, keys, log, settings } = this.deps;
     try {
       const recovered = await claims.recover(new Date(now.getTime() - settings.claimRecoveryAfterMs));
-      const expired = await gamerTasks.deleteExpired(now);
+      const expired = await this.deleteExpired(now);
       const events = await processed.prune(new Date(now.getTime() - settings.processedEventRetentionMs));
       const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
       // erasures a crash left between storing the job and publishing its event
@@ -50,6 +53,18 @@ export class Sweeper {
       if (recovered + expired + events + prunedKeys + erasures > 0) log.info({ recovered, expired, events, keys: prunedKeys, erasures }, 'sweep');
     } catch (error) {
       log.warn({ err: error }, 'sweep failed; next period retries');
+    }
+  }
+
+  /** Expired gamer tasks, a page at a time, each page's progress entries after it (a crash in between: the consumer drops them). */
+  private async deleteExpired(now: Date): Promise<number> {
+    const { gamerTasks, progress, settings } = this.deps;
+    let removed = 0;
+    for (;;) {
+      const page = await gamerTasks.deleteExpiredPage(now, settings.expiryPage);
+      await progress.dropExpired(page.removed);
+      removed += page.removed.length;
+      if (page.found < settings.expiryPage) return removed;
     }
   }
 }

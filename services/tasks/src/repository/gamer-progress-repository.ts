@@ -305,6 +305,25 @@ export class GamerProgressRepository {
     await this.store.gamerProgress.updateOne({ _id: progressKey(owner) }, { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])), $set: { epoch: randomUUID() } });
   }
 
+  /**
+   * Drops the entries of expired gamer tasks the sweep removed: one unordered bulk write, an
+   * update per gamer. Without it they stayed in the document of a gamer who is assigned
+   * tasks but sends no stats (the consumer drops them on its next write). The epoch stays:
+   * an expired task's id never comes back (achievements, whose ids do, never expire).
+   */
+  async dropExpired(removed: (GamerRef & { id: string })[]): Promise<void> {
+    const byGamer = new Map<string, string[]>();
+    for (const task of removed) {
+      const key = progressKey(task);
+      byGamer.set(key, [...(byGamer.get(key) ?? []), task.id]);
+    }
+    if (byGamer.size === 0) return;
+    await this.store.gamerProgress.bulkWrite(
+      [...byGamer].map(([_id, ids]) => ({ updateOne: { filter: { _id }, update: { $unset: Object.fromEntries(ids.map((id) => [`tasks.${id}`, ''])) } } })),
+      { ordered: false },
+    );
+  }
+
   /** The gamer tasks the gamer's document has entries for (a reset's cleanup reads them first). */
   async entryIds(owner: GamerRef): Promise<string[]> {
     const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });

@@ -172,9 +172,18 @@ export class GamerTaskRepository {
     return (await this.store.gamerTasks.deleteMany({ applicationId: owner.applicationId, gamerId: owner.gamerId })).deletedCount;
   }
 
-  /** The sweep: expired gamer tasks leave the pool (claims are finished before, by the recovery). */
-  async deleteExpired(now: Date): Promise<number> {
-    const result = await this.store.gamerTasks.deleteMany({ expiredAt: { $ne: null, $lte: now }, claimState: { $ne: 'claiming' } });
-    return result.deletedCount;
+  /**
+   * The sweep: one page of expired gamer tasks leaves the pool (claims are finished before,
+   * by the recovery; one that starts meanwhile keeps its task). Answers how many the page
+   * found and the tasks this call removed, whose progress entries go next.
+   */
+  async deleteExpiredPage(now: Date, limit: number): Promise<{ found: number; removed: (GamerRef & { id: string })[] }> {
+    const expired = { expiredAt: { $ne: null, $lte: now }, claimState: { $ne: 'claiming' as const } };
+    const page = await this.store.gamerTasks.find(expired, { projection: { _id: 1, applicationId: 1, gamerId: 1 } }).limit(limit).toArray();
+    if (page.length === 0) return { found: 0, removed: [] };
+    const ids = page.map((d) => d._id);
+    await this.store.gamerTasks.deleteMany({ _id: { $in: ids }, ...expired });
+    const kept = new Set((await this.store.gamerTasks.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    return { found: page.length, removed: page.filter((d) => !kept.has(d._id)).map((d) => ({ applicationId: d.applicationId, gamerId: d.gamerId, id: d._id })) };
   }
 }

@@ -8,6 +8,7 @@ import { GamerProgressRepository } from '../../src/repository/gamer-progress-rep
 import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
 import { InventoryRepository } from '../../src/repository/inventory-repository.ts';
 import { openStore } from '../../src/repository/store.ts';
+import { Sweeper } from '../../src/sweep.ts';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { byId, World } from '../support/world.ts';
 
@@ -99,6 +100,42 @@ describe('gamer progress documents', () => {
     const doc = await progressOf(world, ann);
     expect(doc?.tasks[daily.id]).toBeUndefined();
     expect(doc?.tasks[lifetime.id]).toEqual({ p: 2, g: 1, c: false });
+  });
+
+  it('the sweep drops the entries of the expired tasks it deletes, page by page, for a gamer who sends no stats', async () => {
+    const world = new World(stack);
+    await world.createTask({ targetValue: 100 });
+    await world.createTask({ name: 'Weekly', family: 'weekly', targetValue: 100 });
+    await world.createTask({ name: 'Lifetime', family: 'lifetime', targetValue: 100 });
+    const [ann, bob] = [world.gamer(), world.gamer()];
+    const [annDaily, annWeekly, annLifetime] = [await assigned(world, ann), await assigned(world, ann, 'weekly'), await assigned(world, ann, 'lifetime')];
+    const [bobDaily, bobWeekly] = [await assigned(world, bob), await assigned(world, bob, 'weekly')];
+    const db = await stack.db();
+    const past = new Date(Date.now() - 1000);
+    const expired = [annDaily, annWeekly, bobDaily, bobWeekly].map((t) => t.id);
+    await db.collection<{ _id: string }>('gamer_tasks').updateMany({ _id: { $in: expired } }, { $set: { expiredAt: past } });
+    // a claim under way keeps its task, and so its entry
+    await db.collection<{ _id: string }>('gamer_tasks').updateOne({ _id: bobWeekly.id }, { $set: { claimState: 'claiming', claimStartedAt: new Date() } });
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const gamerTasks = new GamerTaskRepository(store);
+      const progress = new GamerProgressRepository(store, gamerTasks, 100);
+      const quiet = { info: () => {}, warn: () => {} } as unknown as ConstructorParameters<typeof Sweeper>[0]['log'];
+      const noop = { recover: async () => 0, publishLeftOver: async () => 0, prune: async () => 0 };
+      const sweeper = new Sweeper({
+        gamerTasks, progress, claims: noop as never, erasures: noop as never, processed: noop as never, keys: noop as never, log: quiet,
+        // a page of one: the sweep steps until nothing expired is left
+        settings: { intervalMs: 60_000, claimRecoveryAfterMs: 60_000, processedEventRetentionMs: 0, idempotencyKeyRetentionMs: 0, expiryPage: 1 },
+      });
+      await sweeper.runOnce();
+    } finally {
+      await connection.close();
+    }
+    expect(Object.keys((await progressOf(world, ann))?.tasks ?? {})).toEqual([annLifetime.id]);
+    expect(Object.keys((await progressOf(world, bob))?.tasks ?? {})).toEqual([bobWeekly.id]);
+    const left = await db.collection<{ _id: string }>('gamer_tasks').find({ _id: { $in: [...expired, annLifetime.id] } }).toArray();
+    expect(left.map((t) => t._id).sort()).toEqual([annLifetime.id, bobWeekly.id].sort());
   });
 
   it('an achievement tracked again after a reset moves by the catalog\'s current target, not by a definition remembered from before', async () => {
