@@ -18,6 +18,16 @@ export function resetSelection(scope: ResetScope): { select: (top: GamerTaskReco
 }
 
 /**
+ * Whether a task tree may go under a removal that takes `claimStates`: its top and every
+ * child must be in one of them. A composite whose parent is unclaimed but one child was
+ * claimed (or is being claimed) stays whole: removing it let the gamer be assigned it
+ * again, and claim that child's rewards a second time.
+ */
+export function isRemovableTree(top: Pick<GamerTaskRecord, 'claimState'>, children: readonly Pick<GamerTaskRecord, 'claimState'>[], claimStates: readonly ClaimState[]): boolean {
+  return [top, ...children].every((node) => claimStates.includes(node.claimState));
+}
+
+/**
  * The progress entries a reset drops (docs/tasks.md "Reset"): those of the gamer tasks it
  * `removed` (also when one was tracked again meanwhile under its derived id: the entry is
  * the old one's), and every other one whose gamer task the gamer no longer `held`, so a

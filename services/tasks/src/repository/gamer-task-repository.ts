@@ -1,5 +1,6 @@
 import type { mongo } from 'mongoose';
 import { isActive } from '../domain/expiry.ts';
+import { isRemovableTree } from '../domain/progress-reset.ts';
 import type { ClaimState, GamerTaskRecord, TaskProgress } from '../domain/model.ts';
 import { fromDoc, isDuplicateKey, toDoc, upsertedIndexes, type GamerTaskDoc, type Store } from './store.ts';
 
@@ -151,19 +152,23 @@ export class GamerTaskRepository {
   }
 
   /**
-   * Removes a gamer's task trees (reset, erase): each top-level record `select` picks, on
-   * condition that its claim state is still one of `claimStates` (a claim that starts
-   * meanwhile keeps its task), then the children of those removed. Answers the top-level
-   * records this call removed (one conditional delete each, so two removals racing never
-   * both answer one) and how many documents went in all.
+   * Removes a gamer's task trees (reset, erase): each top-level record `select` picks whose
+   * whole tree is in `claimStates` (isRemovableTree), on condition that the top's claim state
+   * still is (a claim that starts meanwhile keeps its task), then the children of those
+   * removed that still are too. Answers the top-level records this call removed (one
+   * conditional delete each, so two removals racing never both answer one) and how many
+   * documents went in all.
    */
   async removeTrees(owner: GamerRef, select: (top: GamerTaskRecord) => boolean, claimStates: ClaimState[]): Promise<{ removed: GamerTaskRecord[]; count: number }> {
     const { applicationId, gamerId } = owner;
-    const tops = (await this.store.gamerTasks.find({ applicationId, gamerId, parentGamerTaskId: null }).toArray()).map(toRecord).filter((t) => claimStates.includes(t.claimState) && select(t));
+    const records = (await this.store.gamerTasks.find({ applicationId, gamerId }).toArray()).map(toRecord);
+    const childrenOf = new Map<string, GamerTaskRecord[]>();
+    for (const r of records) if (r.parentGamerTaskId !== null) childrenOf.set(r.parentGamerTaskId, [...(childrenOf.get(r.parentGamerTaskId) ?? []), r]);
+    const tops = records.filter((t) => t.parentGamerTaskId === null && select(t) && isRemovableTree(t, childrenOf.get(t.id) ?? [], claimStates));
     const deleted = await Promise.all(tops.map((t) => this.store.gamerTasks.findOneAndDelete({ _id: t.id, applicationId, gamerId, claimState: { $in: claimStates } })));
     const removed = deleted.filter((d): d is GamerTaskDoc => d !== null).map(toRecord);
     const parentIds = removed.map((r) => r.id);
-    const children = parentIds.length === 0 ? 0 : (await this.store.gamerTasks.deleteMany({ applicationId, gamerId, parentGamerTaskId: { $in: parentIds } })).deletedCount;
+    const children = parentIds.length === 0 ? 0 : (await this.store.gamerTasks.deleteMany({ applicationId, gamerId, parentGamerTaskId: { $in: parentIds }, claimState: { $in: claimStates } })).deletedCount;
     return { removed, count: removed.length + children };
   }
 

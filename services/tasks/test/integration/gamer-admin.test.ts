@@ -77,6 +77,32 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await w.inventory(g.ann)).toEqual([{ inventoryItemId: g.item, quantity: 5 }]);
   });
 
+  it('keeps a composite one of whose children was claimed: assigned again, that child could be claimed twice', async () => {
+    const w = world();
+    const item = randomUUID();
+    const composite = await w.createTask({
+      name: 'Composite', rewards: [],
+      children: [
+        { name: 'c1', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', rewards: [{ inventoryItemId: item, quantity: 4 }] },
+        { name: 'c2', targetValue: 9, numberOfGames: 0, applicationStatsId: 'wins' },
+      ],
+    });
+    const ann = w.gamer('Ann');
+    const [parent] = (await w.assign(ann, 'daily', 1)).body;
+    await w.play(ann, { kills: 1, wins: 2 });
+    const listed = await w.waitFor(ann, byTask(composite.id), (t) => t.childTasks[0]!.completed && t.childTasks[1]!.progress === 2);
+    expect((await claim(ann, listed.childTasks[0]!.id)).status).toBe(200);
+
+    const response = await reset(w, ann.id, { scope: 'tasks' });
+    expect(response.body).toEqual({ gamerId: ann.id, scope: 'tasks', tasksRemoved: 0, inventoryItemsRemoved: 0 });
+    // the tree is whole, its progress too; it is still held, so an assign cannot hand it out again
+    const kept = find(await w.tasks(ann), composite.id);
+    expect(kept?.id).toBe(parent!.id);
+    expect(kept?.childTasks.map((c) => [c.completed, c.claimed, c.progress])).toEqual([[true, true, 1], [false, false, 2]]);
+    expect((await w.assign(ann, 'daily', 1)).status).toBe(409);
+    expect(await w.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 4 }]);
+  });
+
   it('scope all clears claimed tasks and achievements and the inventory too', async () => {
     const w = world();
     const g = await playedGamer(w);

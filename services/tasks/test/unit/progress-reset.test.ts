@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entriesToDrop } from '../../src/domain/progress-reset.ts';
+import { entriesToDrop, isRemovableTree } from '../../src/domain/progress-reset.ts';
 
 describe('entriesToDrop (a reset\'s progress cleanup)', () => {
   it('drops the removed tasks\' entries and those of tasks no longer held, keeps the held ones', () => {
@@ -16,5 +16,23 @@ describe('entriesToDrop (a reset\'s progress cleanup)', () => {
 
   it('drops nothing from an empty document', () => {
     expect(entriesToDrop([], ['a'], ['b'])).toEqual([]);
+  });
+});
+
+describe('isRemovableTree (which trees a reset or erase may take)', () => {
+  const node = (claimState: 'none' | 'claiming' | 'claimed') => ({ claimState });
+
+  it('takes a tree whose top and children are all in the removal\'s claim states', () => {
+    expect(isRemovableTree(node('none'), [node('none'), node('none')], ['none'])).toBe(true);
+    expect(isRemovableTree(node('none'), [node('claimed')], ['none', 'claimed'])).toBe(true);
+  });
+
+  it('keeps a composite whose parent is unclaimed but one child was claimed', () => {
+    expect(isRemovableTree(node('none'), [node('claimed'), node('none')], ['none'])).toBe(false);
+  });
+
+  it('keeps a tree with a claim in flight anywhere in it', () => {
+    expect(isRemovableTree(node('none'), [node('claiming')], ['none', 'claimed'])).toBe(false);
+    expect(isRemovableTree(node('claiming'), [], ['none', 'claimed'])).toBe(false);
   });
 });
