@@ -16,6 +16,12 @@ export interface BackoffOptions {
   jitter: number;
   /** failed attempts in a row after which the client gives up (Infinity: never) */
   maxAttempts: number;
+  /**
+   * How long a connection must stay open before the schedule starts over (ms). One that
+   * the service opens and closes again at once (its store or NATS down: 1011) is a failed
+   * attempt like a refused one, so the delays keep growing through an outage.
+   */
+  resetAfterMs: number;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = {
@@ -24,17 +30,19 @@ export const DEFAULT_BACKOFF: BackoffOptions = {
   maxDelayMs: 30_000,
   jitter: 0.5,
   maxAttempts: Infinity,
+  resetAfterMs: 5_000,
 };
 
 /** Merges partial settings over the defaults and refuses nonsense early, with a clear message. */
 export function backoffOptions(partial: Partial<BackoffOptions> = {}): BackoffOptions {
   const options = { ...DEFAULT_BACKOFF, ...partial };
-  const { initialDelayMs, multiplier, maxDelayMs, jitter, maxAttempts } = options;
+  const { initialDelayMs, multiplier, maxDelayMs, jitter, maxAttempts, resetAfterMs } = options;
   if (!(initialDelayMs >= 0 && Number.isFinite(initialDelayMs))) throw new RangeError('backoff.initialDelayMs must be a finite number >= 0');
   if (!(multiplier >= 1 && Number.isFinite(multiplier))) throw new RangeError('backoff.multiplier must be a finite number >= 1');
   if (!(maxDelayMs >= initialDelayMs && Number.isFinite(maxDelayMs))) throw new RangeError('backoff.maxDelayMs must be finite and >= initialDelayMs');
   if (!(jitter >= 0 && jitter <= 1)) throw new RangeError('backoff.jitter must be between 0 and 1');
   if (!(maxAttempts >= 1)) throw new RangeError('backoff.maxAttempts must be >= 1');
+  if (!(resetAfterMs >= 0 && Number.isFinite(resetAfterMs))) throw new RangeError('backoff.resetAfterMs must be a finite number >= 0');
   return options;
 }
 

@@ -87,6 +87,13 @@ export const CloseCode = {
 } as const;
 const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS, CloseCode.GAMER_ERASED];
 
+/**
+ * The resume point of a client whose gamer's inbox is empty: below every id (ids are UUIDv7,
+ * sorting by creation), so a resume replays whatever was stored since.
+ */
+export const BEFORE_EVERY_ID = '00000000-0000-7000-8000-000000000000';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export class NotificationsClient {
   readonly #options: NotificationsClientOptions;
   readonly #backoff: BackoffOptions;
@@ -101,12 +108,15 @@ export class NotificationsClient {
   #failures = 0;
   #socket: WebSocketLike | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #stableTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: NotificationsClientOptions) {
     this.#options = options;
     this.#backoff = backoffOptions(options.backoff);
     this.#auth = options.auth ?? defaultAuthMode();
     this.#stopCodes = options.stopOnCloseCodes ?? DEFAULT_STOP_CODES;
+    // a corrupted saved id would be refused (400) on every connect, for ever
+    if (options.since !== undefined && !UUID.test(options.since)) throw new RangeError('since must be a notification id (a UUID), e.g. a saved lastId');
     this.#lastId = options.since;
     this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
   }
@@ -151,6 +161,13 @@ export class NotificationsClient {
     let url: string;
     let init: { headers: Record<string, string> } | undefined;
     try {
+      // Without a resume point, a drop before the first frame would lose what was stored
+      // meanwhile: the first connect already resumes, after the inbox's newest notification.
+      if (this.#lastId === undefined) {
+        const start = await this.#startingPoint();
+        if (start === undefined || this.#state !== 'connecting') return;
+        this.#lastId ??= start;
+      }
       if (this.#auth === 'ticket') {
         // the JWT stays in a header of an HTTP call; only the single-use ticket goes in the URL
         const ticket = await this.#ticket();
@@ -183,8 +200,11 @@ export class NotificationsClient {
     socket.onopen = () => {
       if (this.#socket !== socket) return;
       opened = true;
-      this.#failures = 0;
       this.#state = 'open';
+      // only a connection that lasts starts the schedule over (BackoffOptions.resetAfterMs)
+      this.#stableTimer = setTimeout(() => {
+        if (this.#socket === socket) this.#failures = 0;
+      }, this.#backoff.resetAfterMs);
       this.#emit('open', { since });
     };
     socket.onmessage = (event) => {
@@ -196,6 +216,7 @@ export class NotificationsClient {
     socket.onclose = (event) => {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
+      clearTimeout(this.#stableTimer);
       if (this.#stopCodes.includes(event.code)) {
         this.#emit('disconnect', { code: event.code, reason: event.reason, retryInMs: undefined });
         this.#stop({ reason: 'close-code', code: event.code });
@@ -206,6 +227,20 @@ export class NotificationsClient {
       if (!opened && this.#auth === 'header') void this.#probeThenRetry(event.code, event.reason);
       else this.#retry(event.code, event.reason);
     };
+  }
+
+  /**
+   * Where a client without a resume point starts: after the newest stored notification, or
+   * BEFORE_EVERY_ID when there is none. `undefined` when the token was refused (stopped).
+   */
+  async #startingPoint(): Promise<string | undefined> {
+    const { data, response } = await this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
+    if (response.status === 401 || response.status === 403) {
+      this.#stop({ reason: 'unauthorized' });
+      return undefined;
+    }
+    if (!data) throw new Error(`GET /api/v1/notifications answered ${response.status}`);
+    return data[0]?.id ?? BEFORE_EVERY_ID;
   }
 
   /** A ticket for the next connect; `undefined` when the client stopped or will retry. */
@@ -269,6 +304,7 @@ export class NotificationsClient {
     if (this.#state === 'stopped') return;
     this.#state = 'stopped';
     clearTimeout(this.#retryTimer);
+    clearTimeout(this.#stableTimer);
     this.#emit('stop', info);
   }
 

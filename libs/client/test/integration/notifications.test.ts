@@ -11,7 +11,7 @@ import { buildFriendshipApp } from '../../../../services/friendship/src/app.ts';
 import { readFriendshipConfig } from '../../../../services/friendship/src/config.ts';
 import { buildNotificationsApp } from '../../../../services/notifications/src/app.ts';
 import { readNotificationsConfig } from '../../../../services/notifications/src/config.ts';
-import { connectNotifications, createApiClient, type NotificationsClient, type NotificationsClientOptions, type Notification } from '../../src/index.ts';
+import { BEFORE_EVERY_ID, connectNotifications, createApiClient, type NotificationsClient, type NotificationsClientOptions, type Notification } from '../../src/index.ts';
 
 /** What a client saw: every notification in order of arrival, its opens and its disconnects. */
 function watch(live: NotificationsClient) {
@@ -118,6 +118,20 @@ describe('notifications client (@gfts/client) against the notifications service'
     expect((await inboxOf(ann)).map((n) => n.id).reverse()).toEqual(ids);
     expect(client.lastId).toBe(ids[3]);
     expect(seen.stops).toEqual([]);
+  });
+
+  it('loses nothing to a drop before its first notification: it starts from the inbox, not from nothing', async () => {
+    const [ann, bob] = [await join('Ann'), await join('Bob')];
+    const seen = watch(live(ann));
+    await eventually(async () => seen.opens.length === 1);
+    expect(seen.opens[0]).toBe(BEFORE_EVERY_ID);
+    await replicaA!.close();
+    await eventually(async () => seen.disconnects.length > 0);
+    await requestFriendship(bob, ann);
+    await eventually(async () => (await inboxOf(ann)).length === 1, 10_000);
+    await startReplicaA();
+    const received = await eventually(async () => seen.notifications[0], 15_000);
+    expect(received).toMatchObject({ type: 'friend.request.received', data: { user: { id: bob.id } } });
   });
 
   it('connects with a single-use ticket, as a browser does', async () => {

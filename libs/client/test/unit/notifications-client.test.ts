@@ -1,7 +1,7 @@
 // The reconnect-and-resume loop, with a scripted socket standing in for the network; the
 // real service is exercised by test/integration.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NotificationsClient, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
+import { BEFORE_EVERY_ID, NotificationsClient, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
 import type { Notification } from '../../src/notifications/messages.ts';
 
 class ScriptedSocket implements WebSocketLike {
@@ -76,7 +76,8 @@ describe('notifications client', () => {
     const { live, seen } = client();
     live.start();
     await settle();
-    expect(latest().url).toBe('ws://gw.test/api/v1/notifications/live');
+    // an empty inbox: the first connect resumes before every id
+    expect(latest().url).toBe(`ws://gw.test/api/v1/notifications/live?since=${BEFORE_EVERY_ID}`);
     expect(latest().init).toEqual({ headers: { authorization: 'Bearer tok' } });
     latest().open();
     latest().send(completed('a1'));
@@ -93,11 +94,30 @@ describe('notifications client', () => {
     live.close();
   });
 
-  it('starts from a given id', async () => {
-    const { live } = client({ since: 'persisted-7' });
+  it('starts from a given id, and refuses one that is not an id', async () => {
+    const fetch = answering(200, []);
+    const { live } = client({ since: id(7), fetch: fetch as unknown as typeof globalThis.fetch });
     live.start();
     await settle();
-    expect(query(latest())).toEqual({ since: 'persisted-7' });
+    expect(query(latest())).toEqual({ since: id(7) });
+    expect(fetch).not.toHaveBeenCalled();
+    live.close();
+    expect(() => client({ since: 'persisted-7' })).toThrow(RangeError);
+  });
+
+  it('without a given id, starts after the inbox\'s newest notification: a drop before the first frame loses nothing', async () => {
+    const fetch = answering(200, [completed(id(5))]);
+    const { live } = client({ fetch: fetch as unknown as typeof globalThis.fetch });
+    live.start();
+    await settle();
+    const asked = fetch.mock.calls[0]![0];
+    expect([asked.method, asked.url]).toEqual(['GET', 'http://gw.test/api/v1/notifications?limit=1']);
+    expect(query(latest())).toEqual({ since: id(5) });
+    latest().open();
+    latest().drop(1006);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(query(latest())).toEqual({ since: id(5) });
+    expect(fetch).toHaveBeenCalledTimes(1);
     live.close();
   });
 
@@ -113,14 +133,37 @@ describe('notifications client', () => {
     expect(seen.retries).toEqual([100, 200, 400, 800, 1_000]);
     await settle();
     latest().open();
+    await vi.advanceTimersByTimeAsync(5_000);
     latest().drop(1001);
     expect(seen.retries.at(-1)).toBe(100);
     live.close();
   });
 
+  it('counts a connection closed soon after it opened as a failed attempt: the delays grow through an outage', async () => {
+    const { live, seen } = client();
+    live.start();
+    for (const wait of [100, 200, 400]) {
+      await settle();
+      latest().open();
+      await vi.advanceTimersByTimeAsync(4_000);
+      latest().drop(1011, 'internal error');
+      await vi.advanceTimersByTimeAsync(wait);
+    }
+    expect(seen.retries).toEqual([100, 200, 400]);
+    live.close();
+  });
+
   it('stops when the token is refused instead of hammering the gateway', async () => {
     const fetch = answering(401, { code: 'UNAUTHORIZED' });
-    const { live, seen } = client({ fetch: fetch as unknown as typeof globalThis.fetch });
+    const first = client({ fetch: fetch as unknown as typeof globalThis.fetch });
+    first.live.start();
+    await settle();
+    // refused when asked where to start: no socket at all
+    expect(first.seen.stops).toEqual([{ reason: 'unauthorized' }]);
+    expect(ScriptedSocket.made).toHaveLength(0);
+    fetch.mockClear();
+    // refused later (a resume point given): the failed upgrade is followed by a credentials probe
+    const { live, seen } = client({ since: id(1), fetch: fetch as unknown as typeof globalThis.fetch });
     live.start();
     await settle();
     latest().drop();
@@ -136,13 +179,14 @@ describe('notifications client', () => {
   it('in ticket mode, fetches a fresh single-use ticket for every connect', async () => {
     let n = 0;
     const fetch = vi.fn(async (request: Request) => {
+      if (request.method === 'GET') return new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });
       expect([request.method, request.url, request.headers.get('authorization')]).toEqual(['POST', 'http://gw.test/api/v1/notifications/ticket', 'Bearer tok']);
       return new Response(JSON.stringify({ ticket: `t${++n}`, expiresAt: at }), { status: 200, headers: { 'content-type': 'application/json' } });
     });
     const { live } = client({ auth: 'ticket', fetch: fetch as unknown as typeof globalThis.fetch });
     live.start();
     await settle();
-    expect(query(latest())).toEqual({ ticket: 't1' });
+    expect(query(latest())).toEqual({ since: BEFORE_EVERY_ID, ticket: 't1' });
     expect(latest().init).toBeUndefined();
     latest().open();
     latest().send(completed('b1'));
@@ -153,7 +197,7 @@ describe('notifications client', () => {
   });
 
   it('in ticket mode, stops when the ticket is refused', async () => {
-    const { live, seen } = client({ auth: 'ticket', fetch: answering(401) as unknown as typeof fetch });
+    const { live, seen } = client({ auth: 'ticket', since: id(1), fetch: answering(401) as unknown as typeof fetch });
     live.start();
     await settle();
     expect(ScriptedSocket.made).toHaveLength(0);
@@ -162,7 +206,7 @@ describe('notifications client', () => {
 
   it('asks the token function before every connect', async () => {
     let version = 0;
-    const { live } = client({ token: async () => `tok${++version}` });
+    const { live } = client({ token: async () => `tok${++version}`, since: id(1) });
     live.start();
     await settle();
     latest().open();
