@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { problemHandlers } from './errors.ts';
@@ -40,6 +40,19 @@ export interface HttpServerOptions {
 }
 
 /**
+ * A request with an empty body (Content-Length: 0, or neither it nor Transfer-Encoding, as
+ * HTTP/1.1 frames a request without a body) has none, whatever its Content-Type: Fastify would parse '' as JSON (a 400) or refuse the type (a 415), and
+ * Unity's UnityWebRequest.Post(url, "") sends a form type, SDKs a default JSON one, to
+ * routes that take no body (accept, claim, ticket, DELETE). Without the type Fastify takes
+ * it as no body; a route that needs one still answers 400.
+ */
+async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
+  const { headers } = request.raw;
+  const length = headers['content-length'];
+  if ((length === '0' || length === undefined) && headers['transfer-encoding'] === undefined) delete headers['content-type'];
+}
+
+/**
  * A Fastify instance with what every service shares: JSON logs carrying the request id,
  * problem+json errors, strict validation (unknown body fields are a 400, not dropped),
  * JSON bodies only (other media types are a 415), body size limit (413), 405 with `Allow`
@@ -75,6 +88,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.decorate('declaredRoutes', routes.list);
   // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.
   app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', emptyBodyIsNoBody);
   // While closing, tell keep-alive clients not to reuse the connection.
   let closing = false;
   app.addHook('preClose', async () => {

@@ -92,6 +92,23 @@ describe('answers at the edge (gateway and services as processes)', () => {
         });
       }
 
+      describe('an empty body sent with a Content-Type is no body (Unity\'s UnityWebRequest.Post(url, ""), SDKs with a default JSON type)', () => {
+        for (const type of ['application/json', 'application/x-www-form-urlencoded', 'text/plain']) {
+          it(`POST claim of an unknown task, ${type}: the route's 404, not a 400 or 415`, async () => {
+            const response = await call()('POST', `/api/v1/tasks/${randomUUID()}/claim`, { headers: { ...auth, 'content-type': type }, rawBody: '' });
+            expectProblem(response, 404, 'NOT_FOUND');
+          });
+        }
+        it('DELETE of an unknown friendship, application/json: the route\'s 404', async () => {
+          const response = await call()('DELETE', `/api/v1/friendship/${randomUUID()}`, { headers: { ...auth, 'content-type': 'application/json' }, rawBody: '' });
+          expectProblem(response, 404, 'NOT_FOUND');
+        });
+        it('a route that needs a body still refuses none: 400', async () => {
+          const response = await call()('POST', '/api/v1/friendship', { headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: '' });
+          expectProblem(response, 400, 'VALIDATION_FAILED');
+        });
+      });
+
       describe('a known path asked with a method it does not take is a 405 with Allow', () => {
         const cases: Array<[string, string, string]> = [
           // not DELETE: the router would take /blocked as a :friendshipId, which must be a UUID
