@@ -83,7 +83,10 @@ export class DeadLetterStore {
   }
 
   private ofApplication(applicationId: string, letter: DeadLetter | undefined): letter is DeadLetter {
-    return letter?.subject === this.names.statsSubject(applicationId);
+    if (letter === undefined) return false;
+    // the consumer took the event's subject with the id in any case (subjectApplication)
+    const dot = letter.subject.lastIndexOf('.');
+    return `${letter.subject.slice(0, dot)}.${subjectApplication(letter.subject)}` === this.names.statsSubject(applicationId);
   }
 
   /** The message at `seq`; null when there is none (deleted, or past the end). */

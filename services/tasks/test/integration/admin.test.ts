@@ -24,9 +24,9 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
    * fixed since); by default as a version before 2026-11-27 wrote it, on the one subject of
    * all applications, else on the application's own subject.
    */
-  async function deadLetter(world: World, payload: string, subject = stack.names.statsDeadLetter): Promise<void> {
+  async function deadLetter(world: World, payload: string, subject = stack.names.statsDeadLetter, eventSubject = stack.names.statsSubject(world.app)): Promise<void> {
     const letter: StatDeadLetter = {
-      reason: 'processing failed 5 times: database unavailable', subject: stack.names.statsSubject(world.app),
+      reason: 'processing failed 5 times: database unavailable', subject: eventSubject,
       streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload,
     };
     await jetstream(await stack.nats()).publish(subject, JSON.stringify(letter));
@@ -154,6 +154,17 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     } finally {
       await jsm.streams.update(stream, config);
     }
+  });
+
+  it('lists and deletes a letter whose event came with the application id in capitals on its subject', async () => {
+    const world = new World(stack);
+    // the consumer takes such a subject (it compares ids in lower case) and files the letter on the application's own
+    const shouted = stack.names.statsSubject(world.app).replace(world.app, world.app.toUpperCase());
+    await deadLetter(world, '{}', stack.names.statsDeadLetterOf(world.app), shouted);
+    const listed = await letters(world);
+    expect(listed.map((l) => l.subject)).toEqual([shouted]);
+    expect((await stack.api('DELETE', `${ADMIN}/dead-letters/${listed[0]!.sequence}`, { headers: world.admin.auth })).status).toBe(204);
+    expect(await letters(world)).toEqual([]);
   });
 
   it('reports readiness, consumer lag and the application\'s dead-letter count', async () => {
