@@ -1,6 +1,6 @@
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { inBatchSpan, pullUntilStopped, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
@@ -41,6 +41,14 @@ const text = new TextDecoder();
  * plus up to as much again at random, so two replicas racing on one gamer fall out of step.
  */
 const STALE_REDELIVERY_MS = 100;
+
+/** How many times a stat event was put back on the stream after going stale on its last delivery. */
+export const REQUEUED_HEADER = 'Gfts-Requeued';
+/**
+ * Requeues of one event before it is dead-lettered after all: stale on every delivery of
+ * them means something keeps moving the gamer, not a race to wait out.
+ */
+const MAX_REQUEUES = 3;
 
 interface Parsed {
   msg: JsMsg;
@@ -223,7 +231,11 @@ export class StatsConsumer {
       msg.ack();
       return this.observeAge(msg, 'acknowledged');
     }
-    if (outcome.kind === 'stale') return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
+    if (outcome.kind === 'stale') {
+      if (msg.info.deliveryCount < settings.maxDeliver) return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
+      // JetStream counts every delivery and would drop the event now, as if it had failed
+      return this.track(this.requeue(msg));
+    }
     const { eventId } = delivered.event;
     const deliveries = msg.info.deliveryCount;
     const reason = (outcome.error as Error)?.message ?? String(outcome.error);
@@ -243,6 +255,34 @@ export class StatsConsumer {
   private track(letter: Promise<void>): void {
     this.letters.add(letter);
     void letter.finally(() => this.letters.delete(letter));
+  }
+
+  /**
+   * A stale event on its last delivery goes back on the stream as a new message with the
+   * same payload and headers (a message id of its own: a re-publication within the duplicate
+   * window would be dropped), then this one is acknowledged. Its events stay counted once
+   * (`processed_events`, the documents' `applied` lists). A crash between the two leaves the
+   * server's MAX_DELIVERIES advisory to dead-letter this one: a letter that replays as a
+   * duplicate.
+   */
+  private async requeue(msg: JsMsg): Promise<void> {
+    const { js, log, settings } = this.deps;
+    const requeued = Number(msg.headers?.get(REQUEUED_HEADER) || 0);
+    if (requeued >= MAX_REQUEUES) return this.deadLetter(msg, `stale on ${msg.info.deliveryCount} deliveries, requeued ${requeued} times: the gamer kept being moved by other writers`);
+    const headers = natsHeaders();
+    for (const [name, values] of msg.headers ?? []) for (const value of values) headers.append(name, value);
+    headers.set(REQUEUED_HEADER, String(requeued + 1));
+    try {
+      await js.publish(msg.subject, msg.data, { msgID: `requeue-${msg.info.stream}-${msg.seq}`, headers, timeout: 5_000 });
+    } catch (error) {
+      log.error({ err: error, seq: msg.seq }, 'could not requeue a stale stat event; trying again later');
+      // still the last delivery: the advisory dead-letters it if this nak is not redelivered
+      msg.nak(retryDelay(msg.info.deliveryCount, settings.retryBaseMs));
+      return;
+    }
+    this.deps.metrics.requeued.inc();
+    log.info({ seq: msg.seq, requeued: requeued + 1 }, 'stale stat event requeued on its last delivery');
+    msg.ack();
   }
 
   /** Publishes the event to the dead-letter stream, then terminates it (never redelivered). */

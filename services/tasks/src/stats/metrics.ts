@@ -6,6 +6,8 @@ export interface StatsMetrics {
   processed: Counter<'outcome'>;
   redelivered: Counter;
   deadLettered: Counter;
+  /** stale on their last delivery, put back on the stream */
+  requeued: Counter;
   batchSize: Histogram;
   /** an event's age (since JetStream stored it) at each stage of the consumer */
   eventAge: Histogram<'stage'>;
@@ -49,6 +51,7 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
     }),
     redelivered: new Counter({ name: 'gfts_stats_consumer_redelivered_total', help: 'stat events delivered more than once', registers: [registry] }),
     deadLettered: new Counter({ name: 'gfts_stats_dead_letter_total', help: 'stat events moved to the dead-letter subject', registers: [registry] }),
+    requeued: new Counter({ name: 'gfts_stats_requeued_total', help: 'stat events stale on their last delivery (another writer kept moving the gamer), put back on the stream instead of being dropped', registers: [registry] }),
   };
 }
 

@@ -18,6 +18,8 @@ export interface ProcessorFaults {
   afterApply?: (event: StatEvent) => void | Promise<void>;
   /** called with the batch's events once its progress write landed, before its completions are announced (tests: a reply lost after the commit) */
   afterWrite?: (events: StatEvent[]) => void | Promise<void>;
+  /** called per gamer of a batch before its progress write; true: the write is not sent, as if another writer had moved the gamer (tests: stale) */
+  staleWrite?: (events: StatEvent[]) => boolean;
 }
 
 /** A stat event as delivered: its payload, whether it came before, and its request id. */
@@ -153,8 +155,9 @@ export class StatBatchProcessor {
 
     // the gamer tasks of newly tracked achievements exist before their progress does
     const tracked = await gamerTasks.ensure(created);
-    const { stale } = await progress.write(plans.map((p) => p.write));
-    const staleWrites = new Set(stale);
+    const forced = plans.filter((p) => this.deps.faults?.staleWrite?.(p.gamer.items.map((d) => d.event)));
+    const { stale } = await progress.write(plans.filter((p) => !forced.includes(p)).map((p) => p.write));
+    const staleWrites = new Set([...stale, ...forced.map((p) => p.write)]);
     const landed = plans.filter((p) => !staleWrites.has(p.write));
     for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
     await this.deps.faults?.afterWrite?.(batch.map((d) => d.event));

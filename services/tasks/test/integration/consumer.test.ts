@@ -144,6 +144,8 @@ describe('poison and failing events', () => {
   let stack: TasksStack;
   const failAlways = new Set<string>();
   const failOnce = new Set<string>();
+  /** events whose gamer's write is stale this many more times */
+  const staleFor = new Map<string, number>();
   beforeAll(async () => {
     stack = await startTasksStack(
       { STATS_MAX_DELIVER: '3', STATS_RETRY_BASE_MS: '50' },
@@ -154,6 +156,11 @@ describe('poison and failing events', () => {
               if (failAlways.has(event.eventId)) throw new Error('injected failure');
               if (failOnce.delete(event.eventId)) throw new Error('injected crash before the ack');
             },
+            staleWrite: (events) => events.some((event) => {
+              const left = staleFor.get(event.eventId) ?? 0;
+              if (left > 0) staleFor.set(event.eventId, left - 1);
+              return left > 0;
+            }),
           },
         },
       },
@@ -202,6 +209,34 @@ describe('poison and failing events', () => {
     expect(metrics).toMatch(/gfts_stats_dead_letter_total\{[^}]*\} 3/);
     expect(metrics).toMatch(/gfts_stats_consumer_redelivered_total\{[^}]*\} [1-9]/);
     expect(metrics).toMatch(/gfts_stats_consumer_pending\{[^}]*\} \d+/);
+    sub.unsubscribe();
+  });
+
+  it('requeues an event stale on its last delivery instead of dropping it; dead-letters one stale through every requeue', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const [cat, dan] = [world.gamer('Cat'), world.gamer('Dan')];
+    for (const p of [cat, dan]) await world.assign(p, 'lifetime', 1);
+    const nc = await stack.nats();
+    const letters: StatDeadLetter[] = [];
+    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+    await nc.flush();
+
+    // stale on its 3 deliveries (STATS_MAX_DELIVER) and on the first of its copy, then applied
+    const unlucky = world.event(cat, { score: 5 });
+    staleFor.set(unlucky.eventId, 4);
+    // stale on every delivery of it and of its 3 copies
+    const hopeless = world.event(dan, { score: 9 });
+    staleFor.set(hopeless.eventId, Number.POSITIVE_INFINITY);
+    await world.publish(unlucky);
+    await world.publish(hopeless);
+
+    await world.waitFor(cat, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 5 && t.gamesPlayed === 1);
+    await eventually(async () => letters.length >= 1, 20_000);
+    expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.reason])).toEqual([[hopeless.eventId, 'stale on 3 deliveries, requeued 3 times: the gamer kept being moved by other writers']]);
+    expect((await world.tasks(dan)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 0 });
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    expect(metrics).toMatch(/gfts_stats_requeued_total\{[^}]*\} 4/);
     sub.unsubscribe();
   });
 });
