@@ -155,8 +155,9 @@ export class StatBatchProcessor {
 
     // the gamer tasks of newly tracked achievements exist before their progress does
     const tracked = await gamerTasks.ensure(created);
-    const forced = plans.filter((p) => this.deps.faults?.staleWrite?.(p.gamer.items.map((d) => d.event)));
-    const { stale } = await progress.write(plans.filter((p) => !forced.includes(p)).map((p) => p.write));
+    const staleWrite = this.deps.faults?.staleWrite;
+    const forced = staleWrite ? plans.filter((p) => staleWrite(p.gamer.items.map((d) => d.event))) : [];
+    const { stale } = await progress.write((forced.length === 0 ? plans : plans.filter((p) => !forced.includes(p))).map((p) => p.write));
     const staleWrites = new Set([...stale, ...forced.map((p) => p.write)]);
     const landed = plans.filter((p) => !staleWrites.has(p.write));
     for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
