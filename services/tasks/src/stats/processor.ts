@@ -6,7 +6,7 @@ import { isActive } from '../domain/expiry.ts';
 import type { GamerTaskRecord, TaskProgress } from '../domain/model.ts';
 import { planGamerBatch, type GamerBatchPlan, type TaskChange } from '../domain/stat-batch.ts';
 import { APPLIED_EVENTS_PRUNE_AT, prunableEventIds, statTotals } from '../domain/stat-event.ts';
-import type { CatalogCache } from '../catalog-cache.ts';
+import type { CachedCatalog, CatalogCache } from '../catalog-cache.ts';
 import type { TaskEvents } from '../events.ts';
 import type { AchievementStatsRepository } from '../repository/achievement-stats-repository.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
@@ -133,6 +133,10 @@ export class StatBatchProcessor {
       work.set(key, gamer);
     }
 
+    // The catalogs before the per-gamer work: one that cannot be read (the store away) fails
+    // the batch, which is tried again without using deliveries, not each of its events.
+    const applications = [...new Set([...work.values()].map((g) => g.applicationId))];
+    const catalogs = new Map(await Promise.all(applications.map(async (app) => [app, await this.deps.catalog.get(app)] as const)));
     const created: GamerTaskRecord[] = [];
     const plans: GamerPlan[] = [];
     for (const [key, gamer] of work) {
@@ -140,7 +144,7 @@ export class StatBatchProcessor {
         const events = gamer.items.map((d) => d.event);
         const { tasks, applied, orphans, epoch } = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '' };
         const active = tasks.filter((t) => isActive(t.expiredAt, now));
-        const fresh = (await this.untrackedAchievements(gamer, active, events, now)).map((r) => ({ ...r, appliedEventIds: applied }));
+        const fresh = this.untrackedAchievements(gamer, catalogs.get(gamer.applicationId)!, active, events, now).map((r) => ({ ...r, appliedEventIds: applied }));
         created.push(...fresh);
         const plan = planGamerBatch<TaskProgress>([...active, ...fresh], events, now);
         // an orphan achievement entry tracked again in this batch is replaced, not dropped
@@ -227,9 +231,8 @@ export class StatBatchProcessor {
   }
 
   /** Records of the achievements tied to these events' stats that the gamer has none of yet. */
-  private async untrackedAchievements(gamer: GamerWork, held: TaskProgress[], events: StatEvent[], now: Date): Promise<GamerTaskRecord[]> {
+  private untrackedAchievements(gamer: GamerWork, { achievements }: CachedCatalog, held: TaskProgress[], events: StatEvent[], now: Date): GamerTaskRecord[] {
     const stats = new Set(events.flatMap((e) => [...statTotals(e).keys()]));
-    const { achievements } = await this.deps.catalog.get(gamer.applicationId);
     const missing = missingAchievements(achievements, stats, new Set(held.map((t) => t.taskId)));
     return missing.length === 0 ? [] : achievementRecords(missing, gamer.applicationId, gamer.gamerId, now);
   }

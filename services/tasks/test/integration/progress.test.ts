@@ -8,6 +8,11 @@ import { GamerProgressRepository } from '../../src/repository/gamer-progress-rep
 import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
 import { InventoryRepository } from '../../src/repository/inventory-repository.ts';
 import { openStore } from '../../src/repository/store.ts';
+import { CatalogCache } from '../../src/catalog-cache.ts';
+import { TaskEvents } from '../../src/events.ts';
+import { CatalogRepository } from '../../src/repository/catalog-repository.ts';
+import { ProcessedEventRepository } from '../../src/repository/event-log-repository.ts';
+import { StatBatchProcessor } from '../../src/stats/processor.ts';
 import { Sweeper } from '../../src/sweep.ts';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { byId, World } from '../support/world.ts';
@@ -136,6 +141,35 @@ describe('gamer progress documents', () => {
     expect(Object.keys((await progressOf(world, bob))?.tasks ?? {})).toEqual([bobWeekly.id]);
     const left = await db.collection<{ _id: string }>('gamer_tasks').find({ _id: { $in: [...expired, annLifetime.id] } }).toArray();
     expect(left.map((t) => t._id).sort()).toEqual([annLifetime.id, bobWeekly.id].sort());
+  });
+
+  it('a catalog that cannot be read fails the stat batch as a whole (tried again, no delivery used), not each of its events', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: 100, applicationStatsId: 'score' });
+    const ann = world.gamer();
+    await assigned(world, ann, 'lifetime');
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const gamerTasks = new GamerTaskRepository(store);
+      const catalogs = new CatalogRepository(store);
+      let unreadable = true;
+      // the catalog's store away for one read
+      const flaky = new Proxy(catalogs, {
+        get: (target, prop, receiver) => (prop === 'list' && unreadable ? async () => { unreadable = false; throw new Error('catalog store away'); } : Reflect.get(target, prop, receiver)),
+      });
+      const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never;
+      const processor = new StatBatchProcessor({
+        gamerTasks, progress: new GamerProgressRepository(store, gamerTasks, 100), processed: new ProcessedEventRepository(store),
+        unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(flaky, 60_000), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet,
+      });
+      const delivered = { event: world.event(ann, { score: 3 }), redelivered: false, requestId: 'r' };
+      await expect(processor.process([delivered])).rejects.toThrow('catalog store away');
+      expect(await processor.process([delivered])).toEqual([{ kind: 'processed' }]);
+    } finally {
+      await connection.close();
+    }
+    await world.waitFor(ann, byId((await world.tasks(ann)).find((t) => t.task.id === task.id)!.id), (t) => t.progress === 3);
   });
 
   it('an achievement tracked again after a reset moves by the catalog\'s current target, not by a definition remembered from before', async () => {
