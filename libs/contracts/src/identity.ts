@@ -9,25 +9,38 @@ const ROLES = new Set<string>(Object.values(Role));
 
 /** The roles of a token that mean something here; unknown ones are ignored, not refused. */
 export function knownRoles(value: unknown): Role[] {
-  return Array.isArray(value) ? (value.filter((r) => typeof r === 'string' && ROLES.has(r)) as Role[]) : [];
+  return Array.isArray(value) ? ([...new Set(value.filter((r) => typeof r === 'string' && ROLES.has(r)))] as Role[]) : [];
 }
 
 /**
- * Claims of the bearer JWT a client presents to the gateway (design.md "Identity").
- * `sub` is the gamerId and `app` the applicationId; `exp` is required.
+ * The claims of the bearer JWT a client presents to the gateway that it must carry
+ * (design.md "Identity"), checked strictly: `sub` is the gamerId and `app` the
+ * applicationId; `exp` is required. The profile claims (`name`, `picture`) and `roles` are
+ * read leniently (profileClaims, knownRoles): an identity provider's long display name or
+ * namespaced roles must not lock a player out.
  */
 export const TokenClaims = Type.Object({
   sub: Uuid,
   app: Uuid,
   exp: Type.Integer(),
-  name: Type.Optional(Type.String({ maxLength: 64 })),
-  picture: Type.Optional(Type.String({ maxLength: 2048 })),
-  roles: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
-  iss: Type.Optional(Type.String()),
-  aud: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-  iat: Type.Optional(Type.Integer()),
 });
 export type TokenClaims = Static<typeof TokenClaims>;
+
+/** Longest `name` kept (a display name's bound) and `picture` taken (a URL's). */
+export const NAME_CLAIM_MAX = 64;
+export const PICTURE_CLAIM_MAX = 2048;
+
+/**
+ * The profile a token's claims give: `name` cut to NAME_CLAIM_MAX characters, `picture`
+ * when a string of at most PICTURE_CLAIM_MAX (a URL cut short would be broken), anything
+ * else ignored as if absent (the stored profile then stays as it is).
+ */
+export function profileClaims(claims: { name?: unknown; picture?: unknown }): { displayName?: string; avatar?: string } {
+  const profile: { displayName?: string; avatar?: string } = {};
+  if (typeof claims.name === 'string') profile.displayName = [...claims.name].slice(0, NAME_CLAIM_MAX).join('');
+  if (typeof claims.picture === 'string' && claims.picture.length <= PICTURE_CLAIM_MAX) profile.avatar = claims.picture;
+  return profile;
+}
 
 /** The verified identity the gateway passes to a service. */
 export interface Identity {

@@ -1,5 +1,5 @@
 import fastifyJwt, { type TokenOrHeader } from '@fastify/jwt';
-import { check, knownRoles, notificationsRoutes, TokenClaims, type Identity } from '@gfts/contracts';
+import { check, knownRoles, notificationsRoutes, profileClaims, TokenClaims, type Identity } from '@gfts/contracts';
 import { ConfigError, ExpiringCache, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -34,12 +34,12 @@ export function identityFromClaims(payload: unknown): Identity | undefined {
   const result = check(TokenClaims, payload);
   if (!result.ok) return undefined;
   const claims = result.value;
+  const optional = payload as { name?: unknown; picture?: unknown; roles?: unknown };
   return {
     gamerId: claims.sub.toLowerCase(),
     applicationId: claims.app.toLowerCase(),
-    ...(claims.name !== undefined ? { displayName: claims.name } : {}),
-    ...(claims.picture !== undefined ? { avatar: claims.picture } : {}),
-    roles: knownRoles(claims.roles),
+    ...profileClaims(optional),
+    roles: knownRoles(optional.roles),
   };
 }
 

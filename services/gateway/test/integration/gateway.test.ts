@@ -91,6 +91,14 @@ describe('gateway (HS256)', () => {
     expect(() => createIdentityVerifier('another-secret-another-secret-0123')(response.body.headers['x-gfts-identity']!)).toThrow();
   });
 
+  it('lets in a token with a long name, a long picture and namespaced roles: the name cut, the rest ignored', async () => {
+    const odd = mintToken({ sub, app, name: 'N'.repeat(70), picture: `https://cdn.example/${'p'.repeat(2100)}`, roles: ['https://idp.example/roles/admin', 'admin'] });
+    const response = await api<Echo>('GET', '/api/v1/friendship', { headers: { authorization: `Bearer ${odd}` } });
+    expect(response.status).toBe(200);
+    const identity = createIdentityVerifier(TEST_INTERNAL_SECRET)(response.body.headers['x-gfts-identity']!);
+    expect(identity).toEqual({ gamerId: sub, applicationId: app, displayName: 'N'.repeat(64), roles: ['admin'] });
+  });
+
   it('verifies a token once and sends its identity assertion again for later requests of that token', async () => {
     const first = await api<Echo>('GET', '/api/v1/friendship', { headers: auth });
     const second = await api<Echo>('GET', '/api/v1/tasks', { headers: auth });

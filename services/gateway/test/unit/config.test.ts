@@ -109,6 +109,15 @@ describe('identity from token claims', () => {
     });
   });
 
+  it('reads profile claims and roles leniently: a long name is cut, a long picture, odd roles and wrong types ignored', () => {
+    const long = 'Ä'.repeat(70);
+    expect(identityFromClaims({ sub, app, exp: 1, name: long, picture: `https://a/${'p'.repeat(2048)}`, roles: ['https://idp.example/roles/admin', 'admin', 7] })).toEqual({
+      gamerId: sub, applicationId: app, displayName: 'Ä'.repeat(64), roles: ['admin'],
+    });
+    expect(identityFromClaims({ sub, app, exp: 1, name: 42, picture: null, roles: 'admin' })).toEqual({ gamerId: sub, applicationId: app, roles: [] });
+    expect(identityFromClaims({ sub, app, exp: 1, roles: Array.from({ length: 40 }, () => 'server') })).toMatchObject({ roles: ['server'] });
+  });
+
   it('rejects claims that are not UUIDs', () => {
     expect(identityFromClaims({ sub: 'admin', app, exp: 1 })).toBeUndefined();
     expect(identityFromClaims({ sub, app: { $ne: null }, exp: 1 })).toBeUndefined();
