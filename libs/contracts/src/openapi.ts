@@ -88,6 +88,15 @@ const problemResponse = (status: string) => ({
 
 const isProblem = (schema: JsonSchema) => schema.$id === 'Problem';
 
+/** A paged list (its query takes a `cursor` or an `after`) says where the next page is in a Link header. */
+const NEXT_PAGE_LINK = {
+  Link: {
+    description: 'RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50)',
+    schema: { type: 'string' },
+  },
+};
+const isPaged = (query: JsonSchema | undefined) => ['cursor', 'after'].some((name) => name in ((query?.properties as Record<string, unknown> | undefined) ?? {}));
+
 /** The OpenAPI 3.1 document of the public API, generated from the route tables. */
 export function openApiDocument(version = '1.0.0') {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -104,7 +113,8 @@ export function openApiDocument(version = '1.0.0') {
         const links = Number(status) < 300 && route.links
           ? { links: Object.fromEntries(Object.entries(route.links).map(([operationId, parameters]) => [operationId, { operationId, parameters }])) }
           : {};
-        responses[status] = { description: STATUS_TEXT[status] ?? 'Response', content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
+        const headers = Number(status) < 300 && isPaged(schema.querystring) ? { headers: NEXT_PAGE_LINK } : {};
+        responses[status] = { description: STATUS_TEXT[status] ?? 'Response', ...headers, content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
       }
     }
     for (const status of edgeStatuses(route)) responses[status] ??= problemResponse(status);

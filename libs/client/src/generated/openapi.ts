@@ -3745,6 +3745,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,6 +4782,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6152,6 +6156,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +6569,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6839,6 +6847,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7524,6 +7534,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

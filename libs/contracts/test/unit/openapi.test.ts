@@ -28,6 +28,15 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('declares the Link header of every paged list, where a client generated from it learns of the next page', () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    const linked = Object.entries(paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.responses['200']?.headers?.Link).map(([method]) => `${method} ${path}`));
+    expect(linked.sort()).toEqual([
+      'get /api/v1/admin/dead-letters', 'get /api/v1/friendship', 'get /api/v1/friendship/blocked',
+      'get /api/v1/friendship/requests/incoming', 'get /api/v1/friendship/requests/outgoing', 'get /api/v1/notifications',
+    ]);
+  });
+
   it('is committed as generated (run `pnpm openapi` after changing a contract)', () => {
     const committed = readFileSync(fileURLToPath(new URL('../../../../docs/openapi.json', import.meta.url)), 'utf8');
     expect(JSON.parse(committed)).toEqual(openApiDocument());
