@@ -1,11 +1,11 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
-import { problemHandlers } from './errors.ts';
+import { AppError, problemHandlers } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { tracingPlugin } from './tracing/spans.ts';
-import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
+import { createAjv, ErrorCode, REQUEST_ID_HEADER } from '@gfts/contracts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -74,7 +74,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       disableRequestLogging: true,
     }),
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
-    return503OnClosing: true,
+    // our own 503 while closing (below): Fastify's would be a JSON body of its own shape
+    return503OnClosing: false,
   });
   // Query strings, path parameters and headers are text: scalars are coerced ('array' would
   // turn ["x"] into "x"). A JSON body is typed already: coercing it would take `false` for
@@ -96,6 +97,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+  });
+  // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
+  // is not run: a 503 problem tells the client, or the gateway, to try another instance.
+  app.addHook('onRequest', async () => {
+    if (closing) throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
   });
   // first of the onRequest hooks, so every later hook and the handler run inside the span
   void app.register(tracingPlugin, { skip: PROBE_PATHS, trustIncomingContext: opts.trustTraceContext ?? true });
