@@ -32,6 +32,9 @@ function taskProblems(task: CatalogTask, where: string): string[] {
   if (!isIntegerIn(task.numberOfGames, 0, TaskLimits.GAMES_MAX)) problems.push(`${where}numberOfGames must be an integer from 0 (no limit) to ${TaskLimits.GAMES_MAX}`);
   if (typeof task.applicationStatsId !== 'string' || task.applicationStatsId.trim().length === 0) {
     problems.push(`${where}applicationStatsId must name exactly one stat`);
+  } else if (task.applicationStatsId.trim() !== task.applicationStatsId) {
+    // stat ids match events byte for byte: "kills " would take no "kills" event, silently
+    problems.push(`${where}applicationStatsId must not start or end with white space`);
   }
   if (task.isAchievement && task.family !== TaskFamily.LIFETIME) problems.push(`${where}an achievement belongs to the lifetime family`);
   if (task.rewards.length > TaskLimits.REWARDS_MAX) problems.push(`${where}rewards has at most ${TaskLimits.REWARDS_MAX} entries`);

@@ -86,6 +86,8 @@ describe('catalog invariants', () => {
     expect(problems(single({ numberOfGames: -1 }))).toContain('numberOfGames must be an integer from 0 (no limit) to 100000');
     expect(problems(single({ numberOfGames: 1.5 }))).toHaveLength(1);
     expect(problems(single({ applicationStatsId: '  ' }))).toContain('applicationStatsId must name exactly one stat');
+    expect(problems(single({ applicationStatsId: 'kills ' }))).toEqual(['applicationStatsId must not start or end with white space']);
+    expect(problems(single({ applicationStatsId: 'head shots' }))).toEqual([]);
     expect(problems(single({ name: ' ' }))).toContain('name must not be blank');
     expect(problems(single({ family: 'yearly' as never }))).toHaveLength(1);
     expect(problems(single({ rewards: [{ inventoryItemId: ITEM, quantity: 1 }, { inventoryItemId: ITEM.toUpperCase(), quantity: 2 }] }))[0]).toMatch(/repeats inventory item/);
