@@ -9,6 +9,7 @@ import type { IdempotencyRepository } from './repository/event-log-repository.ts
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { SettingsRepository } from './repository/settings-repository.ts';
+import type { GamerTaskRecord } from './domain/model.ts';
 
 /** A pending key older than this belongs to a request that died; a retry takes it over. */
 const ABANDONED_AFTER_MS = 30_000;
@@ -41,14 +42,16 @@ export class AssignService {
       throw badRequest(`numberOfTasks must be at most ${this.maxTasks}`);
     }
     if (idempotencyKey === undefined) return this.pick(identity, request);
-    return this.once(`${identity.applicationId}:${identity.gamerId}:${idempotencyKey}`, assignFingerprint(request), () => this.pick(identity, request));
+    const key = `${identity.applicationId}:${identity.gamerId}:${idempotencyKey}`;
+    return this.once(key, assignFingerprint(request), () => this.pick(identity, request, key));
   }
 
   /**
    * Runs `work` once per key: the first request stores its answer, a retry with the same
    * body gets that answer again, another body under the same key is refused, and a retry
    * while the first still runs is told so at once (409; nothing waits on it). A request
-   * that fails frees the key so that a retry runs again. Completing and freeing are the
+   * that fails frees the key so that a retry runs again; what it wrote before failing is
+   * marked with the key, and the retry takes it as its own (pick). Completing and freeing are the
    * holder's only (its `startedAt`): a request that outlived a take-over changes nothing.
    */
   private async once(id: string, fingerprint: string, work: () => Promise<GamerTask[]>): Promise<GamerTask[]> {
@@ -78,7 +81,7 @@ export class AssignService {
     }
   }
 
-  private async pick(identity: Identity, { family, numberOfTasks }: AssignRequest): Promise<GamerTask[]> {
+  private async pick(identity: Identity, { family, numberOfTasks }: AssignRequest, assignKey?: string): Promise<GamerTask[]> {
     const { applicationId, gamerId } = identity;
     const now = new Date();
     const candidates = (await this.catalog.list(applicationId)).filter((e) => !e.archived && !e.isAchievement && e.family === family);
@@ -88,16 +91,19 @@ export class AssignService {
       this.settings.schedule(applicationId),
     ]);
     const expiredAt = expiryFor(family, now, seasonEnd, schedule);
-    const held = await this.gamerTasks.heldTaskIds(applicationId, gamerId, now);
-    const order = assignmentOrder(candidates, held);
-    const wanted = family === TaskFamily.SEASONAL ? order.length : Math.min(numberOfTasks, order.length);
-    const created: GamerTask[] = [];
+    const active = await this.gamerTasks.activeOf([{ applicationId, gamerId }], now);
+    // the trees an earlier attempt with this key wrote before it failed are this request's
+    const adopted = assignKey === undefined ? [] : adoptedTrees(active, assignKey, family);
+    if (adopted.length > 0) await this.progress.add(identity, adopted.flatMap((tree) => [tree.parent, ...tree.children]), now);
+    const order = assignmentOrder(candidates, new Set(active.map((t) => t.taskId)));
+    const wanted = adopted.length + (family === TaskFamily.SEASONAL ? order.length : Math.min(Math.max(0, numberOfTasks - adopted.length), order.length));
+    const created: GamerTask[] = adopted.map((tree) => gamerTaskView(tree.parent));
     let next = 0;
     // in rounds: a task a concurrent assign took first is skipped and the next one tried
     while (created.length < wanted && next < order.length) {
       const round = order.slice(next, next + (wanted - created.length));
       next += round.length;
-      const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, idFor: () => uuidv7() }));
+      const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, idFor: () => uuidv7(), ...(assignKey !== undefined ? { assignKey } : {}) }));
       const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children)));
       const written = trees.filter((_, i) => inserted[i]);
       // the progress entries follow the gamer tasks (a crash in between: the next list read adds them)
@@ -107,4 +113,11 @@ export class AssignService {
     if (created.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the gamer already holds every ${family} task`);
     return created;
   }
+}
+
+/** The active trees a keyed assign of `family` wrote under `assignKey`: its parents and their children. */
+function adoptedTrees(active: GamerTaskRecord[], assignKey: string, family: TaskFamily): { parent: GamerTaskRecord; children: GamerTaskRecord[] }[] {
+  return active
+    .filter((t) => t.assignKey === assignKey && t.parentGamerTaskId === null && t.family === family)
+    .map((parent) => ({ parent, children: active.filter((t) => t.parentGamerTaskId === parent.id) }));
 }

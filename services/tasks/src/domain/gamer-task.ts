@@ -11,6 +11,8 @@ interface TreeContext {
   idFor?: (taskId: string) => string;
   /** older spelling of `idFor` for callers that only need fresh random ids (the bench seeds with it) */
   newId?: () => string;
+  /** the Idempotency-Key of the assign writing the tree (GamerTaskRecord.assignKey) */
+  assignKey?: string;
 }
 
 function idOf(ctx: TreeContext, taskId: string): string {
@@ -77,6 +79,7 @@ export function gamerTaskTree(entry: CatalogEntry, ctx: TreeContext): { parent: 
     record(child, ctx, idOf(ctx, child.id), parentId, detail(child, ctx.applicationId, entry.id, []), false),
   );
   parent.children = children.map((c) => ({ taskId: c.taskId, gamerTaskId: c.id }));
+  if (ctx.assignKey !== undefined) parent.assignKey = ctx.assignKey;
   return { parent, children };
 }
 

@@ -82,6 +82,11 @@ export interface GamerTaskRecord {
   appliedEventIds: string[];
   createdAt: Date;
   expiredAt: Date | null;
+  /**
+   * On the parent of a tree a keyed assign wrote: that assign's key (its store id), so a
+   * retry of it after a failure takes the tree as its own instead of assigning more
+   */
+  assignKey?: string;
 }
 
 export type { RewardItem };

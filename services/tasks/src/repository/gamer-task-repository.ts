@@ -67,11 +67,6 @@ export class GamerTaskRepository {
     return (await this.activeOf([{ applicationId, gamerId }], now)).filter((t) => t.isAchievement === isAchievement);
   }
 
-  /** Which catalog tasks the gamer holds active. */
-  async heldTaskIds(applicationId: string, gamerId: string, now: Date): Promise<Set<string>> {
-    return new Set((await this.activeOf([{ applicationId, gamerId }], now)).map((t) => t.taskId));
-  }
-
   /**
    * Every active task of these gamers, in one query (the stat consumer's read of a batch):
    * two `$in` ranges on the (applicationId, gamerId, …) index, pairs checked here.

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mongoose from 'mongoose';
 import { expiryFor } from '../../src/domain/expiry.ts';
 import { assignFingerprint } from '../../src/domain/idempotency.ts';
+import { AssignService } from '../../src/assign-service.ts';
+import { CatalogRepository } from '../../src/repository/catalog-repository.ts';
 import { IdempotencyRepository } from '../../src/repository/event-log-repository.ts';
+import { GamerProgressRepository } from '../../src/repository/gamer-progress-repository.ts';
+import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
+import { SettingsRepository } from '../../src/repository/settings-repository.ts';
 import { openStore } from '../../src/repository/store.ts';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
@@ -18,6 +23,33 @@ describe('assign and the gamer task list', () => {
     stack = await startTasksStack({ MAX_TASKS_PER_ASSIGN: '5', EXPIRY_SWEEP_INTERVAL_MS: '1000' });
   });
   afterAll(async () => stack?.close());
+
+  it('a keyed assign that failed after writing tasks is retried into those tasks, not more', async () => {
+    const world = new World(stack);
+    await Promise.all([1, 2, 3, 4, 5].map((n) => world.createTask({ name: `Daily ${n}` })));
+    const ann = world.gamer();
+    const identity = { applicationId: world.app, gamerId: ann.id, roles: [] };
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const gamerTasks = new GamerTaskRepository(store);
+      const progress = new GamerProgressRepository(store, gamerTasks, 100);
+      // the store fails once after the tasks of the first attempt are written
+      let failing = true;
+      const flaky = new Proxy(progress, {
+        get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
+      });
+      const service = new AssignService(new CatalogRepository(store), gamerTasks, flaky, new IdempotencyRepository(store), 5, new SettingsRepository(store));
+      const request = { family: 'daily' as const, numberOfTasks: 2 };
+      await expect(service.assign(identity, request, 'k1')).rejects.toThrow('store away');
+      const retried = await service.assign(identity, request, 'k1');
+      expect(retried).toHaveLength(2);
+      expect((await world.tasks(ann)).map((t) => t.id).sort()).toEqual(retried.map((t) => t.id).sort());
+      expect(await service.assign(identity, request, 'k1')).toEqual(retried);
+    } finally {
+      await connection.close();
+    }
+  });
 
   it('answers an array of distinct random tasks of the family with the spec\'s gamer task fields', async () => {
     const world = new World(stack);
