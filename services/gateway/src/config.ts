@@ -8,6 +8,7 @@ const GatewaySettings = {
   FRIENDSHIP_URL: Type.String({ pattern: '^https?://', description: 'base URL of the friendship service' }),
   TASKS_URL: Type.String({ pattern: '^https?://', description: 'base URL of the tasks service' }),
   NOTIFICATIONS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'base URL of the notifications service; unset: /api/v1/notifications is not served' })),
+  CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^(\\*|https?://[^,/\\s]+(,https?://[^,/\\s]+)*)$', description: 'origins (scheme://host[:port], comma-separated) whose browser pages may call the API, or * for any; unset: same-origin only' })),
   LIVE_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 1_000, maximum: 3_600_000, default: 75_000, description: 'a live-channel pipe on which the notifications service sent nothing for this long is cut; it pings each NOTIFY_HEARTBEAT_MS (30 s), so keep this above that, about 2.5 heartbeats' }),
   NOTIFY_TICKET_TTL_MS: Type.Integer({ minimum: 1_000, maximum: 30_000, default: 30_000, description: 'life of a live-channel ticket (at most 30 s)' }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HS256 secret (development); alone, without any other key setting' })),

@@ -248,6 +248,48 @@ describe('gateway (HS256)', () => {
   });
 });
 
+describe('gateway and browser pages of other origins (CORS_ORIGINS)', () => {
+  const game = 'https://game.example';
+  const preflight = { origin: game, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' };
+
+  it('answers a preflight of an allowed origin itself, without a token, and lets its page read the answers', async () => {
+    const upstream = await echoUpstream('any');
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, CORS_ORIGINS: `${game},http://localhost:5173` }, upstream.url, upstream.url);
+    try {
+      const asked = await api('OPTIONS', '/api/v1/tasks/assign', { headers: preflight });
+      expect(asked.status).toBe(204);
+      expect(asked.headers.get('access-control-allow-origin')).toBe(game);
+      expect(asked.headers.get('access-control-allow-headers')).toContain('idempotency-key');
+      expect(asked.headers.get('access-control-allow-credentials')).toBeNull();
+      const token = { authorization: `Bearer ${mintToken({ app: randomUUID() })}` };
+      const answered = await api<Echo>('GET', '/api/v1/friendship', { headers: { ...token, origin: game } });
+      expect(answered.status).toBe(200);
+      expect(answered.headers.get('access-control-allow-origin')).toBe(game);
+      expect(answered.headers.get('access-control-expose-headers')).toContain('link');
+      // another origin gets no grant: the browser keeps the answer from its page
+      const stranger = await api('OPTIONS', '/api/v1/tasks/assign', { headers: { ...preflight, origin: 'https://evil.example' } });
+      expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+      expect((await api('GET', '/api/v1/friendship', { headers: { origin: game } })).status).toBe(401);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
+  it('grants no origin unless told: a preflight is an unauthenticated API call (401)', async () => {
+    const upstream = await echoUpstream('any');
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, upstream.url, upstream.url);
+    try {
+      const asked = await api('OPTIONS', '/api/v1/tasks/assign', { headers: preflight });
+      expect(asked.status).toBe(401);
+      expect(asked.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+});
+
 describe('gateway limits and failures', () => {
   it('rate-limits per gamer, not per address', async () => {
     const upstream = await echoUpstream('any');
