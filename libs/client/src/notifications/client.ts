@@ -38,6 +38,13 @@ export interface NotificationsClientOptions {
   backoff?: Partial<BackoffOptions>;
   /** close codes after which the client stops instead of reconnecting (default: 4029, 4410) */
   stopOnCloseCodes?: readonly number[];
+  /**
+   * How far before the greatest id received a resume starts (ms, by the ids' UUIDv7 time):
+   * a notification made just before it by another replica, or stored slowly, may reach the
+   * channel after it; the overlap replays it, and what was delivered already is dropped by
+   * id. Default 5000; 0 resumes exactly after the greatest id.
+   */
+  resumeOverlapMs?: number;
   /** overrides for other runtimes and tests */
   WebSocket?: WebSocketConstructor;
   fetch?: typeof fetch;
@@ -93,6 +100,31 @@ const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS, Close
  */
 export const BEFORE_EVERY_ID = '00000000-0000-7000-8000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_RESUME_OVERLAP_MS = 5_000;
+
+/** The creation time (ms) of a UUIDv7 id; undefined for another kind of id. */
+function idTime(id: string): number | undefined {
+  if (!UUID.test(id) || id[14] !== '7') return undefined;
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
+/** The smallest UUIDv7 of a moment: every id made from then on sorts after it. */
+function firstIdAt(ms: number): string {
+  const hex = Math.max(0, ms).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+/**
+ * Where a resume starts: `overlapMs` before the greatest id delivered (so one made earlier
+ * but published later is replayed), never before `floor`, where this client started (what
+ * came before was never its to deliver).
+ */
+export function resumePoint(greatest: string, floor: string, overlapMs: number): string {
+  const at = idTime(greatest);
+  if (at === undefined || overlapMs === 0) return greatest;
+  const start = firstIdAt(at - overlapMs);
+  return start > floor ? start : floor;
+}
 
 export class NotificationsClient {
   readonly #options: NotificationsClientOptions;
@@ -105,6 +137,11 @@ export class NotificationsClient {
   };
   #state: ConnectionState = 'idle';
   #lastId: string | undefined;
+  /** where this client started: resumes never replay from before it */
+  #floor: string | undefined;
+  /** ids delivered within the resume overlap, so a replayed one is not delivered twice */
+  readonly #delivered = new Map<string, number>();
+  readonly #overlapMs: number;
   #failures = 0;
   #socket: WebSocketLike | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -118,6 +155,9 @@ export class NotificationsClient {
     // a corrupted saved id would be refused (400) on every connect, for ever
     if (options.since !== undefined && !UUID.test(options.since)) throw new RangeError('since must be a notification id (a UUID), e.g. a saved lastId');
     this.#lastId = options.since;
+    this.#floor = options.since;
+    this.#overlapMs = options.resumeOverlapMs ?? DEFAULT_RESUME_OVERLAP_MS;
+    if (!(this.#overlapMs >= 0 && Number.isFinite(this.#overlapMs))) throw new RangeError('resumeOverlapMs must be a finite number >= 0');
     this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
   }
 
@@ -167,16 +207,18 @@ export class NotificationsClient {
         const start = await this.#startingPoint();
         if (start === undefined || this.#state !== 'connecting') return;
         this.#lastId ??= start;
+        this.#floor ??= start;
       }
+      const since = this.#since();
       if (this.#auth === 'ticket') {
         // the JWT stays in a header of an HTTP call; only the single-use ticket goes in the URL
         const ticket = await this.#ticket();
         if (ticket === undefined || this.#state !== 'connecting') return;
-        url = liveUrl(this.#options.baseUrl, { since: this.#lastId, ticket });
+        url = liveUrl(this.#options.baseUrl, { since, ticket });
       } else {
         const token = await currentToken(this.#options.token);
         if (this.#state !== 'connecting') return;
-        url = liveUrl(this.#options.baseUrl, { since: this.#lastId });
+        url = liveUrl(this.#options.baseUrl, { since });
         init = { headers: { authorization: `Bearer ${token}` } };
       }
     } catch (error) {
@@ -186,7 +228,7 @@ export class NotificationsClient {
     }
     const Socket = this.#options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Socket) throw new Error('no WebSocket in this runtime: pass options.WebSocket');
-    const since = this.#lastId;
+    const since = this.#since();
     let socket: WebSocketLike;
     try {
       socket = init ? new Socket(url, init) : new Socket(url);
@@ -282,9 +324,27 @@ export class NotificationsClient {
     // the greatest, not the latest: ids made by different replicas may arrive out of order,
     // and resuming after an earlier one would replay what was already delivered
     const { id } = frame.notification;
+    // a replay of the resume overlap brings back what was delivered already
+    if (this.#delivered.has(id)) return;
+    this.#remember(id);
     if (this.#lastId === undefined || id > this.#lastId) this.#lastId = id;
     if (frame.kind === 'notification') this.#emit('notification', frame.notification);
     else this.#emit('unknown', frame.notification);
+  }
+
+  /** The id the next connect resumes after. */
+  #since(): string | undefined {
+    const { lastId, floor } = { lastId: this.#lastId, floor: this.#floor ?? BEFORE_EVERY_ID };
+    return lastId === undefined || lastId === floor ? lastId : resumePoint(lastId, floor, this.#overlapMs);
+  }
+
+  /** Keeps a delivered id while a resume may replay it: within twice the overlap of the greatest. */
+  #remember(id: string): void {
+    const at = idTime(id);
+    if (at === undefined || this.#overlapMs === 0) return;
+    this.#delivered.set(id, at);
+    const greatest = Math.max(at, idTime(this.#lastId ?? '') ?? 0);
+    if (this.#delivered.size % 64 === 0) for (const [kept, time] of this.#delivered) if (time < greatest - 2 * this.#overlapMs) this.#delivered.delete(kept);
   }
 
   #retry(code: number, reason: string): void {

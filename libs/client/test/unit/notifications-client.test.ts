@@ -1,7 +1,7 @@
 // The reconnect-and-resume loop, with a scripted socket standing in for the network; the
 // real service is exercised by test/integration.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BEFORE_EVERY_ID, NotificationsClient, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
+import { BEFORE_EVERY_ID, NotificationsClient, resumePoint, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
 import type { Notification } from '../../src/notifications/messages.ts';
 
 class ScriptedSocket implements WebSocketLike {
@@ -250,7 +250,7 @@ describe('notifications client', () => {
   });
 
   it('stops when closed as a gamer\'s oldest socket (4029), resumes after a slow-consumer close (4008)', async () => {
-    const { live, seen } = client();
+    const { live, seen } = client({ resumeOverlapMs: 0 });
     live.start();
     await settle();
     latest().open();
@@ -304,5 +304,40 @@ describe('notifications client', () => {
     expect(seen.notifications.map((n) => n.id)).toEqual(['d1', 'd2']);
     expect(seen.errors).toEqual(['app bug', 'app bug']);
     live.close();
+  });
+
+  it('resumes a few seconds before the greatest id: one made earlier but published later is replayed, none delivered twice', async () => {
+    // UUIDv7 ids of known moments (ms)
+    const at = (ms: number, n: number) => { const hex = ms.toString(16).padStart(12, '0'); return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-${String(n).padStart(12, '0')}`; };
+    const t = 1_790_000_000_000;
+    const { live, seen } = client({ resumeOverlapMs: 5_000 });
+    live.start();
+    await settle();
+    latest().open();
+    latest().send(completed(at(t - 3_000, 1)));
+    latest().send(completed(at(t, 2)));
+    latest().drop(1006);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(query(latest())).toEqual({ since: at(t - 5_000, 0) });
+    latest().open();
+    // the replay: both delivered already, and one made at t - 1 s that reached no socket before the drop
+    for (const id of [at(t - 3_000, 1), at(t - 1_000, 3), at(t, 2)]) latest().send(completed(id));
+    expect(seen.notifications.map((n) => n.id)).toEqual([at(t - 3_000, 1), at(t, 2), at(t - 1_000, 3)]);
+    expect(live.lastId).toBe(at(t, 2));
+    live.close();
+  });
+});
+
+describe('resumePoint', () => {
+  const floor = '0190a000-0000-7000-8000-000000000000';
+  it('goes back the overlap from the greatest id, by its time', () => {
+    expect(resumePoint('0190a000-2710-7abc-9def-0123456789ab', floor, 5_000)).toBe('0190a000-1388-7000-8000-000000000000');
+  });
+  it('never goes back before where the client started', () => {
+    expect(resumePoint('0190a000-0100-7abc-9def-0123456789ab', floor, 5_000)).toBe(floor);
+  });
+  it('resumes exactly after an id that is not a UUIDv7, or with no overlap', () => {
+    expect(resumePoint('a2', floor, 5_000)).toBe('a2');
+    expect(resumePoint('0190a000-2710-7abc-9def-0123456789ab', floor, 0)).toBe('0190a000-2710-7abc-9def-0123456789ab');
   });
 });
