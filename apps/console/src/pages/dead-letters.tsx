@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ok } from '../api/client.ts';
+import { ApiProblem, ok } from '../api/client.ts';
+import { nextAfter } from '../api/next-page.ts';
 import { countPerBucket } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
 import { ProblemView } from '../components/problem.tsx';
 import type { DeadLetter, Session } from '../session.ts';
 
 const HOUR = 3_600_000;
+const PAGE = 200;
 
 function pretty(payload: string): string {
   try {
@@ -19,14 +21,33 @@ function pretty(payload: string): string {
 export function DeadLettersPage({ session }: { session: Session }) {
   const { api } = session;
   const [letters, setLetters] = useState<DeadLetter[] | null>(null);
+  // where the next page starts; undefined: every letter is shown
+  const [after, setAfter] = useState<number | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
 
+  /** A page of letters, oldest first: the first, or the one after `from`. */
+  const page = async (from?: number) => {
+    const { data, error: problem, response } = await api.GET('/api/v1/admin/dead-letters', { params: { query: { limit: PAGE, ...(from !== undefined ? { after: from } : {}) } } });
+    if (!response.ok || !data) throw new ApiProblem(response.status, (problem as object | undefined) ?? { title: response.statusText });
+    return { letters: data, after: nextAfter(response.headers.get('link')) };
+  };
   const load = async () => {
     try {
-      setLetters(await ok(api.GET('/api/v1/admin/dead-letters', { params: { query: { limit: 200 } } })));
+      const first = await page();
+      setLetters(first.letters);
+      setAfter(first.after);
       setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const more = async () => {
+    try {
+      const next = await page(after);
+      setLetters([...(letters ?? []), ...next.letters]);
+      setAfter(next.after);
     } catch (e) {
       setError(e);
     }
@@ -66,7 +87,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
       <p class="muted">Stat events the consumer gave up on. A replay publishes the event again unchanged: same eventId, so a game never counts twice.</p>
       <ProblemView error={error} />
       {notice && <p role="status" class="notice">{notice}</p>}
-      {letters && <Chart title="Dead letters per hour, last 24 hours" kind="bars" points={countPerBucket(letters.map((l) => l.deadLetteredAt), Date.now(), HOUR, 24)} />}
+      {letters && <Chart title={`Dead letters per hour, last 24 hours${after !== undefined ? ', of those shown' : ''}`} kind="bars" points={countPerBucket(letters.map((l) => l.deadLetteredAt), Date.now(), HOUR, 24)} />}
       <div class="row">
         <button type="button" onClick={() => void load()} disabled={busy}>Refresh</button>
         <button type="button" class="primary" onClick={() => void replayAll()} disabled={busy || !letters?.length}>Replay all</button>
@@ -74,7 +95,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
       {letters && letters.length === 0 && <p class="muted">No dead letters.</p>}
       {letters && letters.length > 0 && (
         <table class="letters">
-          <caption>{letters.length} dead letter(s), oldest first</caption>
+          <caption>{letters.length} dead letter(s), oldest first{after !== undefined ? '; more with Show more' : ''}</caption>
           <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Reason</th><th scope="col">Event</th><th scope="col">Deliveries</th><th scope="col">Actions</th></tr></thead>
           <tbody>
             {letters.map((l) => (
@@ -102,6 +123,11 @@ export function DeadLettersPage({ session }: { session: Session }) {
             ))}
           </tbody>
         </table>
+      )}
+      {after !== undefined && (
+        <div class="row">
+          <button type="button" onClick={() => void more()} disabled={busy}>Show more</button>
+        </div>
       )}
     </div>
   );

@@ -206,4 +206,22 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(cspViolations).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
+
+  it('shows the dead letters past the first page (200) on demand', async () => {
+    const js = jetstream(nc);
+    for (let i = 0; i < 201; i++) {
+      const letter: StatDeadLetter = {
+        reason: 'payload is not UTF-8 JSON', subject: `${stack.natsPrefix}.stats.${app}`,
+        streamSequence: 1_000 + i, deliveryCount: 1, deadLetteredAt: new Date().toISOString(), payload: 'not json',
+      };
+      await js.publish(`${stack.natsPrefix}.dlq.stats.${app}`, JSON.stringify(letter));
+    }
+    await page.getByRole('link', { name: 'Dead letters' }).click();
+    const caption = page.locator('table.letters caption');
+    await expect.poll(() => caption.textContent()).toBe('200 dead letter(s), oldest first; more with Show more');
+    await page.getByRole('button', { name: 'Show more' }).click();
+    await expect.poll(() => caption.textContent()).toBe('201 dead letter(s), oldest first');
+    expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
 });
