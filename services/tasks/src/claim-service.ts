@@ -27,6 +27,11 @@ export function grantsOf(task: GamerTaskRecord, now: Date): GrantDoc[] {
   }));
 }
 
+/** A claim started (step 1) at least `afterMs` ago and not finished: its request is gone. */
+function isAbandoned(task: GamerTaskRecord, now: Date, afterMs: number): boolean {
+  return task.claimState === 'claiming' && task.claimStartedAt !== null && now.getTime() - task.claimStartedAt.getTime() >= afterMs;
+}
+
 /**
  * Claim exactly once, without multi-document transactions:
  *   1. mark the gamer task `claiming`, on condition that it is unclaimed, when its progress
@@ -47,8 +52,9 @@ export class ClaimService {
   private readonly metrics: ClaimMetrics;
   private readonly log: FastifyBaseLogger;
   private readonly faults: ClaimFaults;
+  private readonly recoveryAfterMs: number;
 
-  constructor(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; events: TaskEvents; metrics: ClaimMetrics; log: FastifyBaseLogger; faults?: ClaimFaults }) {
+  constructor(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; events: TaskEvents; metrics: ClaimMetrics; log: FastifyBaseLogger; recoveryAfterMs: number; faults?: ClaimFaults }) {
     this.gamerTasks = deps.gamerTasks;
     this.progress = deps.progress;
     this.inventory = deps.inventory;
@@ -56,6 +62,7 @@ export class ClaimService {
     this.metrics = deps.metrics;
     this.log = deps.log;
     this.faults = deps.faults ?? {};
+    this.recoveryAfterMs = deps.recoveryAfterMs;
   }
 
   async claim(identity: Identity, gamerTaskId: string): Promise<RewardItem[]> {
@@ -72,6 +79,12 @@ export class ClaimService {
         throw conflict(ErrorCode.TASK_NOT_COMPLETED, 'the task is not completed');
       case 'alreadyClaimed':
         this.metrics.claims.inc({ outcome: 'already_claimed' });
+        // a claim left half-done (its request failed after step 1) is the sweep's to finish;
+        // a retry past the same age finishes it now, so the rewards need not wait for the sweep
+        if (isAbandoned(started.task, now, this.recoveryAfterMs)) {
+          await this.finish(started.task);
+          this.log.info({ gamerTaskId: started.task.id }, 'finished a claim left half-done, on a retry');
+        }
         throw conflict(ErrorCode.ALREADY_CLAIMED, 'the rewards of this task were already claimed');
       case 'started':
         await this.finish(started.task);

@@ -118,7 +118,8 @@ export function gamerTaskView(r: GamerTaskRecord): GamerTask {
     progress: r.progress,
     gamesPlayed: r.games,
     completed: r.completed,
-    claimed: r.claimState === 'claimed',
+    // decided once step 1 ran: the rewards are on their way (a claim answers ALREADY_CLAIMED)
+    claimed: r.claimState !== 'none',
     task: r.task,
   };
 }

@@ -32,7 +32,8 @@ export type ClaimStart =
   | { kind: 'started'; task: GamerTaskRecord }
   | { kind: 'notFound' }
   | { kind: 'notCompleted' }
-  | { kind: 'alreadyClaimed' };
+  /** `task`: the record as read (claiming or claimed) */
+  | { kind: 'alreadyClaimed'; task: GamerTaskRecord };
 
 export interface GamerRef {
   applicationId: string;
@@ -132,7 +133,7 @@ export class GamerTaskRepository {
     // why not: read once to answer precisely (unknown, foreign and expired look the same)
     const task = await this.findById(id);
     if (!task || task.applicationId !== owner.applicationId || task.gamerId !== owner.gamerId || !isActive(task.expiredAt, now)) return { kind: 'notFound' };
-    if (task.claimState !== 'none') return { kind: 'alreadyClaimed' };
+    if (task.claimState !== 'none') return { kind: 'alreadyClaimed', task };
     return { kind: 'notCompleted' };
   }
 

@@ -128,6 +128,24 @@ describe('claims', () => {
     expect(await world.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 4 }]);
   });
 
+  it('a retry of a claim left half-done longer than CLAIM_RECOVERY_AFTER_MS finishes it at once; the list shows it claimed meanwhile', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards } = await completedTask(world);
+    const db = await stack.db();
+    // its request failed right after step 1, a minute ago; the sweep has not come by yet
+    await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt: new Date(Date.now() - 60_000) } });
+    expect((await world.tasks(ann)).find((t) => t.id === gamerTaskId)).toMatchObject({ claimed: true });
+    const retried = await claim(gamerTaskId, ann);
+    expect(retried.status).toBe(409);
+    expect(retried.body).toMatchObject({ code: 'ALREADY_CLAIMED' });
+    expect(await world.inventory(ann)).toEqual([...rewards].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1)));
+    // one that started just now is another request's, still running: left to it
+    const fresh = await completedTask(new World(stack));
+    await db.collection('gamer_tasks').updateOne({ _id: fresh.gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt: new Date() } });
+    expect((await claim(fresh.gamerTaskId, fresh.ann)).status).toBe(409);
+    expect(await new World(stack).inventory(fresh.ann)).toEqual([]);
+  });
+
   it('finishes a claim a crash interrupted, granting exactly once', async () => {
     const world = new World(stack);
     const { ann, gamerTaskId, rewards } = await completedTask(world);
