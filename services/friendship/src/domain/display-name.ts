@@ -5,8 +5,10 @@
  * NFKC folds compatibility forms (full-width "ＡＢＣ", ligatures "ﬁ", superscripts) into
  * their plain letters; upper- then lower-casing approximates Unicode case folding, which
  * JavaScript lacks (it maps "ß" to "ss", so "STRASSE" finds "Straße"); the final sigma is
- * folded to σ so a prefix ending in Σ still matches the middle of a word; trimming drops
- * the spaces people type by accident. NFKC runs again because casing can denormalise.
+ * folded to σ so a prefix ending in Σ still matches the middle of a word; ß becomes ss
+ * (the capital ẞ lower-cases to ß, not ss) and the dot lower-casing leaves on İ (i + U+0307)
+ * goes, so "GROẞ" meets "gross" and "ilker" finds "İlker"; trimming drops the spaces people
+ * type by accident. NFKC runs again because casing can denormalise.
  */
 export function displayNameKey(displayName: string): string {
   return displayName
@@ -14,6 +16,8 @@ export function displayNameKey(displayName: string): string {
     .toUpperCase()
     .toLowerCase()
     .replaceAll('ς', 'σ')
+    .replaceAll('ß', 'ss')
+    .replaceAll('i\u0307', 'i')
     .normalize('NFKC')
     .trim();
 }

@@ -16,6 +16,9 @@ describe('displayNameKey', () => {
 
   it('folds cases JavaScript lower-casing alone misses', () => {
     expect(displayNameKey('STRASSE')).toBe(displayNameKey('Straße'));
+    // the capital sharp s, and the Turkish dotted and dotless i
+    for (const name of ['GROẞ', 'Groß', 'GROSS', 'gross']) expect(displayNameKey(name)).toBe('gross');
+    for (const name of ['İlker', 'ILKER', 'ılker', 'ilker']) expect(displayNameKey(name)).toBe('ilker');
     expect(displayNameKey('ΟΔΥΣΣΕΥΣ')).toBe(displayNameKey('οδυσσευς'));
     // a prefix ending in capital sigma still matches the middle of the word
     expect(displayNameKey('οδυσσευς').startsWith(displayNameKey('ΟΔΥΣ'))).toBe(true);
