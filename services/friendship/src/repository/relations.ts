@@ -210,8 +210,9 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      *
      * The friend-id lists take the pair right after the write, and the relation is read
      * again after that: a block or unfriend whose list update landed before this one's finds
-     * the relation gone here, and the pair leaves the lists again. Either that read sees the
-     * relation still accepted, and then whatever ends it later updates the lists after this.
+     * the relation gone here, and the pair leaves the lists again (the accept then answers
+     * notFound: the friendship is gone). Either that read sees the relation still accepted,
+     * and then whatever ends it later updates the lists after this.
      */
     async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
       const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
@@ -242,7 +243,12 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         }
         return { kind: 'friendLimit', whose: over };
       }
-      if (!stillFriends) await friendLists.unlinked(applicationId, requester, addressee);
+      if (!stillFriends) {
+        await friendLists.unlinked(applicationId, requester, addressee);
+        // ended meanwhile, and announced so by what ended it: an accepted after that would
+        // show a friend who is not one to a client that applies events in order
+        return { kind: 'notFound' };
+      }
       return { kind: 'accepted', friendship: toRelation(friendship) };
     },
 
