@@ -301,7 +301,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const friendListsOf = await repo.friendLists.friendsOf(applicationId, friends);
       const ranked = rankSuggestions({ caller: gamerId, friends, friendListsOf, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
       const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
-      return ranked.map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
+      // a list that drifted (a crash, a race) may name a gamer erased since: not suggested
+      return ranked.filter((c) => profiles.has(c.gamerId)).map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
     },
 
     /** GET /mutual/{gamerId}: friends in common (from both friend-id lists); 404 across a block, as for an unknown gamer. */
@@ -315,6 +316,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const common = commonFriends(lists.get(gamerId) ?? [], lists.get(other) ?? []);
       const profiles = await repo.gamers.profiles(applicationId, common);
       return common
+        .filter((id) => profiles.has(id))
         .map((id) => summary(id, profiles))
         .sort((a, b) => a.displayName.localeCompare(b.displayName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },

@@ -1,5 +1,6 @@
 import type { Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, expectProblem, expectRequested, world } from '../support/world.ts';
@@ -51,6 +52,20 @@ describe('friend suggestions and mutual friends', () => {
     expect((await w.suggestions(n.br)).body.map((s) => s.user.id)).not.toContain(n.me.id);
     // nor am I to the gamer I block
     expect((await w.suggestions(n.bl)).body.map((s) => s.user.id)).not.toContain(n.me.id);
+  });
+
+  it('leaves out a gamer the friend-id lists still name but the directory no longer holds (a drifted list)', async () => {
+    const n = await neighbourhood();
+    const db = await mongoose.createConnection(stack.databaseUrl).asPromise();
+    try {
+      // x gone from the directory while f1's, f2's and f3's lists still name them (a crash mid-erasure)
+      await db.collection('gamers').deleteOne({ applicationId: n.app, gamerId: n.x.id });
+    } finally {
+      await db.close();
+    }
+    expect((await w.suggestions(n.me)).body.map((s) => s.user.id)).not.toContain(n.x.id);
+    // f1 and f2 have me and x in common: only me is shown
+    expect((await w.mutual(n.f1, n.f2.id)).body.map((u) => u.id)).toEqual([n.me.id]);
   });
 
   it('stays inside the application: a friend of a friend of the same gamer id elsewhere is not suggested', async () => {
