@@ -51,8 +51,9 @@ export function declaredRoutes(app: FastifyInstance, upstream: readonly Upstream
       // The same method and path can be declared twice under different constraints.
       if (declared.has(key)) continue;
       declared.add(key);
-      // A forwarding route takes any path under its prefix: it says nothing of what a path takes.
-      if ((route.config as { forwards?: boolean } | undefined)?.forwards) continue;
+      // A forwarding route takes any path under its prefix, and a catch-all (CORS preflights'
+      // `OPTIONS *`) every path: neither says what a path takes.
+      if ((route.config as { forwards?: boolean } | undefined)?.forwards || route.url === '*' || route.url === '/*') continue;
       take(method, route.url, (route.schema as { params?: TSchema } | undefined)?.params);
     }
     router = undefined;

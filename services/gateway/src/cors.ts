@@ -15,5 +15,8 @@ export function corsOptions(setting: string): FastifyCorsOptions {
     // what a client reads: the next page, when to retry, its budget, the id to quote
     exposedHeaders: ['link', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'allow'],
     maxAge: 600,
+    // a plain OPTIONS (no Access-Control-Request-Method) gets the same 204, not the plugin's
+    // text/plain 400: every error of the API is problem+json
+    strictPreflight: false,
   };
 }

@@ -270,6 +270,12 @@ describe('gateway and browser pages of other origins (CORS_ORIGINS)', () => {
       const stranger = await api('OPTIONS', '/api/v1/tasks/assign', { headers: { ...preflight, origin: 'https://evil.example' } });
       expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
       expect((await api('GET', '/api/v1/friendship', { headers: { origin: game } })).status).toBe(401);
+      // the preflights' catch-all route says nothing of what a path takes: 404 and 405 stay
+      expect((await api('GET', '/nope')).status).toBe(404);
+      expect((await api('OPTIONS', '/api/v1/friendship', { headers: { origin: game } })).status).toBe(204);
+      const wrongMethod = await api('POST', '/readyz');
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
     } finally {
       await gateway.close();
       await upstream.app.close();
