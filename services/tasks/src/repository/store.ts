@@ -1,4 +1,4 @@
-import type { Connection, mongo } from 'mongoose';
+import { mongo, type Connection } from 'mongoose';
 import type { Weekday } from '@gfts/contracts';
 import type { CatalogEntry, GamerTaskRecord } from '../domain/model.ts';
 
@@ -156,6 +156,15 @@ export async function ensureIndexes(store: Store): Promise<void> {
     // the sweep's unpublished jobs
     store.erasureJobs.createIndex({ published: 1, requestedAt: 1 }),
   ]);
+}
+
+/**
+ * The store could not be reached (network, no server to select, a closed client): a
+ * failure of the moment, worth trying the same work again. Anything else (a document the
+ * code cannot read, a refused command) would fail again the same way.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof mongo.MongoNetworkError || error instanceof mongo.MongoServerSelectionError || error instanceof mongo.MongoNotConnectedError || error instanceof mongo.MongoTopologyClosedError;
 }
 
 export function isDuplicateKey(error: unknown): boolean {

@@ -12,6 +12,7 @@ import type { AchievementStatsRepository } from '../repository/achievement-stats
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
 import { eventIdsOf, progressKey, type GamerProgressRepository, type ProgressWrite } from '../repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
+import { isStoreUnavailable } from '../repository/store.ts';
 
 export interface ProcessorFaults {
   /** called per event after the batch's task writes, before it is recorded as processed (tests) */
@@ -133,10 +134,20 @@ export class StatBatchProcessor {
       work.set(key, gamer);
     }
 
-    // The catalogs before the per-gamer work: one that cannot be read (the store away) fails
-    // the batch, which is tried again without using deliveries, not each of its events.
+    // The catalogs before the per-gamer work: one the store cannot serve now (unavailable)
+    // fails the batch, which is tried again without using deliveries, not each of its events;
+    // one that cannot be read at all (a broken document) fails that application's events,
+    // which end as dead letters instead of holding the batch for ever.
     const applications = [...new Set([...work.values()].map((g) => g.applicationId))];
-    const catalogs = new Map(await Promise.all(applications.map(async (app) => [app, await this.deps.catalog.get(app)] as const)));
+    const catalogs = new Map<string, CachedCatalog | { unreadable: unknown }>();
+    await Promise.all(applications.map(async (app) => {
+      try {
+        catalogs.set(app, await this.deps.catalog.get(app));
+      } catch (error) {
+        if (isStoreUnavailable(error)) throw error;
+        catalogs.set(app, { unreadable: error });
+      }
+    }));
     const created: GamerTaskRecord[] = [];
     const plans: GamerPlan[] = [];
     for (const [key, gamer] of work) {
@@ -144,7 +155,9 @@ export class StatBatchProcessor {
         const events = gamer.items.map((d) => d.event);
         const { tasks, applied, orphans, epoch } = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '' };
         const active = tasks.filter((t) => isActive(t.expiredAt, now));
-        const fresh = this.untrackedAchievements(gamer, catalogs.get(gamer.applicationId)!, active, events, now).map((r) => ({ ...r, appliedEventIds: applied }));
+        const catalog = catalogs.get(gamer.applicationId)!;
+        if ('unreadable' in catalog) throw catalog.unreadable;
+        const fresh = this.untrackedAchievements(gamer, catalog, active, events, now).map((r) => ({ ...r, appliedEventIds: applied }));
         created.push(...fresh);
         const plan = planGamerBatch<TaskProgress>([...active, ...fresh], events, now);
         // an orphan achievement entry tracked again in this batch is replaced, not dropped

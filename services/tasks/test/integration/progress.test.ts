@@ -1,5 +1,5 @@
 import type { GamerTask, TaskCompletedEvent } from '@gfts/contracts';
-import mongoose from 'mongoose';
+import mongoose, { mongo } from 'mongoose';
 import { eventually, type Gamer } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProgressResetService } from '../../src/progress-reset-service.ts';
@@ -143,7 +143,7 @@ describe('gamer progress documents', () => {
     expect(left.map((t) => t._id).sort()).toEqual([annLifetime.id, bobWeekly.id].sort());
   });
 
-  it('a catalog that cannot be read fails the stat batch as a whole (tried again, no delivery used), not each of its events', async () => {
+  it('a catalog the store cannot serve now fails the stat batch as a whole; one that cannot be read at all fails its events only', async () => {
     const world = new World(stack);
     const task = await world.createTask({ family: 'lifetime', targetValue: 100, applicationStatsId: 'score' });
     const ann = world.gamer();
@@ -153,18 +153,22 @@ describe('gamer progress documents', () => {
       const store = openStore(connection);
       const gamerTasks = new GamerTaskRepository(store);
       const catalogs = new CatalogRepository(store);
-      let unreadable = true;
-      // the catalog's store away for one read
+      // what the catalog's next read throws, once
+      let failure: Error | undefined = new mongo.MongoNetworkError('catalog store away');
       const flaky = new Proxy(catalogs, {
-        get: (target, prop, receiver) => (prop === 'list' && unreadable ? async () => { unreadable = false; throw new Error('catalog store away'); } : Reflect.get(target, prop, receiver)),
+        get: (target, prop, receiver) => (prop === 'list' && failure ? async () => { const thrown = failure; failure = undefined; throw thrown; } : Reflect.get(target, prop, receiver)),
       });
       const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never;
       const processor = new StatBatchProcessor({
         gamerTasks, progress: new GamerProgressRepository(store, gamerTasks, 100), processed: new ProcessedEventRepository(store),
-        unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(flaky, 60_000), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet,
+        unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(flaky, 0), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet,
       });
       const delivered = { event: world.event(ann, { score: 3 }), redelivered: false, requestId: 'r' };
+      // the consumer tries a batch that throws again without using its events' deliveries
       await expect(processor.process([delivered])).rejects.toThrow('catalog store away');
+      // a document the code cannot read would fail the same way every time: the events fail (and end as dead letters)
+      failure = new TypeError("Cannot read properties of undefined (reading 'map')");
+      expect(await processor.process([delivered])).toEqual([{ kind: 'failed', error: expect.any(TypeError) }]);
       expect(await processor.process([delivered])).toEqual([{ kind: 'processed' }]);
     } finally {
       await connection.close();
