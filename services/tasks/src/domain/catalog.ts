@@ -23,6 +23,19 @@ function isIntegerIn(value: unknown, min: number, max: number): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
 }
 
+/**
+ * A stat id a request gives must not start or end with white space: ids match events byte
+ * for byte, so "kills " would take no "kills" event, silently. Checked on what a request
+ * writes only, so an entry stored before the rule can still be edited (and its ids fixed).
+ */
+function paddedStatIds(tasks: { applicationStatsId?: unknown }[], where: (index: number) => string): string[] {
+  return tasks.flatMap((task, index) =>
+    typeof task.applicationStatsId === 'string' && task.applicationStatsId.trim() !== task.applicationStatsId && task.applicationStatsId.trim().length > 0
+      ? [`${where(index)}applicationStatsId must not start or end with white space`]
+      : [],
+  );
+}
+
 /** The invariants every task must hold, whatever request produced it. */
 function taskProblems(task: CatalogTask, where: string): string[] {
   const problems: string[] = [];
@@ -32,9 +45,6 @@ function taskProblems(task: CatalogTask, where: string): string[] {
   if (!isIntegerIn(task.numberOfGames, 0, TaskLimits.GAMES_MAX)) problems.push(`${where}numberOfGames must be an integer from 0 (no limit) to ${TaskLimits.GAMES_MAX}`);
   if (typeof task.applicationStatsId !== 'string' || task.applicationStatsId.trim().length === 0) {
     problems.push(`${where}applicationStatsId must name exactly one stat`);
-  } else if (task.applicationStatsId.trim() !== task.applicationStatsId) {
-    // stat ids match events byte for byte: "kills " would take no "kills" event, silently
-    problems.push(`${where}applicationStatsId must not start or end with white space`);
   }
   if (task.isAchievement && task.family !== TaskFamily.LIFETIME) problems.push(`${where}an achievement belongs to the lifetime family`);
   if (task.rewards.length > TaskLimits.REWARDS_MAX) problems.push(`${where}rewards has at most ${TaskLimits.REWARDS_MAX} entries`);
@@ -112,6 +122,7 @@ export function buildCatalogEntry(input: ApplicationTaskInput, ctx: BuildContext
     updatedAt: ctx.now,
   };
   problems.push(...entryProblems(entry).filter((p) => !problems.includes(p)));
+  problems.push(...paddedStatIds([input], () => ''), ...paddedStatIds(childInputs, (index) => `children[${index}].`));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: entry };
 }
 
@@ -151,7 +162,7 @@ export function patchCatalogEntry(entry: CatalogEntry, taskId: string, patch: Ap
     next = { ...entry, children };
   }
   next = { ...next, updatedAt: ctx.now };
-  problems.push(...entryProblems(next));
+  problems.push(...entryProblems(next), ...paddedStatIds([patch], () => ''));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: next };
 }
 

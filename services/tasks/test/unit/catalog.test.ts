@@ -87,6 +87,7 @@ describe('catalog invariants', () => {
     expect(problems(single({ numberOfGames: 1.5 }))).toHaveLength(1);
     expect(problems(single({ applicationStatsId: '  ' }))).toContain('applicationStatsId must name exactly one stat');
     expect(problems(single({ applicationStatsId: 'kills ' }))).toEqual(['applicationStatsId must not start or end with white space']);
+    expect(problems(single({ children: [{ name: 'a', targetValue: 1, numberOfGames: 0, applicationStatsId: ' x' }, { name: 'b', targetValue: 1, numberOfGames: 0, applicationStatsId: 'y' }] }))).toEqual(['children[0].applicationStatsId must not start or end with white space']);
     expect(problems(single({ applicationStatsId: 'head shots' }))).toEqual([]);
     expect(problems(single({ name: ' ' }))).toContain('name must not be blank');
     expect(problems(single({ family: 'yearly' as never }))).toHaveLength(1);
@@ -106,6 +107,16 @@ describe('catalog patches', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value).toMatchObject({ targetValue: 9, updatedAt: patchCtx.now, rewards: [{ inventoryItemId: ITEM2, quantity: 1 }] });
+  });
+
+  it('checks the white space of the stat ids a patch writes, not those stored before the rule', () => {
+    const stored = entry(single({ children: [child, child] }));
+    const legacy = { ...stored, children: stored.children.map((c) => ({ ...c, applicationStatsId: 'kills ' })) };
+    const renamed = patchCatalogEntry(legacy, legacy.id, { name: 'Renamed' }, patchCtx);
+    expect(renamed.ok).toBe(true);
+    const fixed = patchCatalogEntry(legacy, legacy.children[0]!.id, { applicationStatsId: 'kills' }, patchCtx);
+    expect(fixed.ok && fixed.value.children.map((c) => c.applicationStatsId)).toEqual(['kills', 'kills ']);
+    expect(patchCatalogEntry(stored, stored.id, { applicationStatsId: ' y' }, patchCtx)).toEqual({ ok: false, problems: ['applicationStatsId must not start or end with white space'] });
   });
 
   it('carries a parent\'s family over to its children', () => {
