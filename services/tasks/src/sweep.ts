@@ -22,6 +22,7 @@ export interface SweepSettings {
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
   private running: Promise<void> | undefined;
   private readonly deps: { gamerTasks: GamerTaskRepository; progress: Pick<GamerProgressRepository, 'dropExpired'>; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
 
@@ -37,6 +38,7 @@ export class Sweeper {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     await this.running;
   }
@@ -56,7 +58,11 @@ export class Sweeper {
     }
   }
 
-  /** Expired gamer tasks, a page at a time, each page's progress entries after it (a crash in between: the consumer drops them). */
+  /**
+   * Expired gamer tasks, a page at a time, each page's progress entries after it (a crash in
+   * between: the consumer drops them). A large backlog (the first sweep over old data) is
+   * worked through page by page until the replica stops; the next sweep goes on from there.
+   */
   private async deleteExpired(now: Date): Promise<number> {
     const { gamerTasks, progress, settings } = this.deps;
     let removed = 0;
@@ -64,7 +70,7 @@ export class Sweeper {
       const page = await gamerTasks.deleteExpiredPage(now, settings.expiryPage);
       await progress.dropExpired(page.removed);
       removed += page.removed.length;
-      if (page.found < settings.expiryPage) return removed;
+      if (page.found < settings.expiryPage || this.stopping) return removed;
     }
   }
 }

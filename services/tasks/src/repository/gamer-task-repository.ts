@@ -183,7 +183,9 @@ export class GamerTaskRepository {
     const page = await this.store.gamerTasks.find(expired, { projection: { _id: 1, applicationId: 1, gamerId: 1 } }).limit(limit).toArray();
     if (page.length === 0) return { found: 0, removed: [] };
     const ids = page.map((d) => d._id);
-    await this.store.gamerTasks.deleteMany({ _id: { $in: ids }, ...expired });
+    const { deletedCount } = await this.store.gamerTasks.deleteMany({ _id: { $in: ids }, ...expired });
+    // another replica's sweep took this page first: its entries are that sweep's to drop
+    if (deletedCount === 0) return { found: page.length, removed: [] };
     const kept = new Set((await this.store.gamerTasks.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
     return { found: page.length, removed: page.filter((d) => !kept.has(d._id)).map((d) => ({ applicationId: d.applicationId, gamerId: d.gamerId, id: d._id })) };
   }
