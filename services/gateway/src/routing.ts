@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { forwardedBody } from './forwarded-body.ts';
 import { forwardHeaders } from './forward-headers.ts';
+import { proxyRetryDelay } from './retry-delay.ts';
 import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
 
@@ -55,6 +56,8 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       // The forwarded body is always explicit, so its content-length is what is sent.
       handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
       replyOptions: {
+        // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After
+        retryDelay: ({ req, res, err, attempt, getDefaultDelay }) => (getDefaultDelay(req, res, err, attempt) === null ? null : proxyRetryDelay(attempt)),
         rewriteRequestHeaders: (request, headers) =>
           forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),
         onError: (reply, { error }) => {

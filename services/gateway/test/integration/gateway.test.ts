@@ -297,6 +297,23 @@ describe('gateway and browser pages of other origins (CORS_ORIGINS)', () => {
 });
 
 describe('gateway limits and failures', () => {
+  it('tries a GET again that a closing service answered 503, after waits of its own', async () => {
+    let calls = 0;
+    const closing = Fastify();
+    closing.get('/readyz', async () => ({ status: 'ok' }));
+    closing.get('/*', async (_request, reply) => (++calls <= 2 ? reply.code(503).header('retry-after', '1').send({ status: 503 }) : { calls }));
+    const url = await listen(closing);
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, url, url);
+    try {
+      const response = await api<{ calls: number }>('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${mintToken({ app: randomUUID() })}` } });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ calls: 3 });
+    } finally {
+      await gateway.close();
+      await closing.close();
+    }
+  });
+
   it('rate-limits per gamer, not per address', async () => {
     const upstream = await echoUpstream('any');
     // Windows are aligned to the clock; a day-long one keeps the test clear of a window change.

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { proxyRetryDelay } from '../../src/retry-delay.ts';
+
+describe('proxyRetryDelay (a 503 GET tried again)', () => {
+  it('grows with each attempt, at random below 42 ms × the attempt count', () => {
+    expect([0, 1, 9].map((attempt) => proxyRetryDelay(attempt, () => 1))).toEqual([42, 84, 420]);
+    expect(proxyRetryDelay(3, () => 0.5)).toBe(84);
+  });
+
+  it('waits about a second in all over the 10 tries, whatever Retry-After said', () => {
+    const total = Array.from({ length: 10 }, (_, attempt) => proxyRetryDelay(attempt, () => 0.5)).reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(1_000);
+    expect(total).toBeLessThan(1_300);
+  });
+});
