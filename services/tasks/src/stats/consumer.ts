@@ -267,16 +267,20 @@ export class StatsConsumer {
    */
   private async requeue(msg: JsMsg): Promise<void> {
     const { js, log, settings } = this.deps;
-    const requeued = Number(msg.headers?.get(REQUEUED_HEADER) || 0);
+    // a game server may publish any header: a count that is not one is taken as used up
+    const header = msg.headers?.get(REQUEUED_HEADER) || '0';
+    const requeued = /^\d{1,2}$/.test(header) ? Number(header) : MAX_REQUEUES;
     if (requeued >= MAX_REQUEUES) return this.deadLetter(msg, `stale on ${msg.info.deliveryCount} deliveries, requeued ${requeued} times: the gamer kept being moved by other writers`);
     const headers = natsHeaders();
     for (const [name, values] of msg.headers ?? []) for (const value of values) headers.append(name, value);
     headers.set(REQUEUED_HEADER, String(requeued + 1));
+    // the publish may take a while: the delivery must not time out meanwhile
+    msg.working();
     try {
       await js.publish(msg.subject, msg.data, { msgID: `requeue-${msg.info.stream}-${msg.seq}`, headers, timeout: 5_000 });
     } catch (error) {
-      log.error({ err: error, seq: msg.seq }, 'could not requeue a stale stat event; trying again later');
-      // still the last delivery: the advisory dead-letters it if this nak is not redelivered
+      // its last delivery: the server will not deliver it again, and its MAX_DELIVERIES advisory dead-letters it
+      log.error({ err: error, seq: msg.seq }, 'could not requeue a stale stat event; it will be dead-lettered');
       msg.nak(retryDelay(msg.info.deliveryCount, settings.retryBaseMs));
       return;
     }

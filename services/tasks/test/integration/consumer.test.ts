@@ -1,6 +1,8 @@
 import type { StatDeadLetter, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
 import { eventually, type Gamer } from '@gfts/testkit';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { REQUEUED_HEADER } from '../../src/stats/consumer.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
@@ -228,12 +230,21 @@ describe('poison and failing events', () => {
     // stale on every delivery of it and of its 3 copies
     const hopeless = world.event(dan, { score: 9 });
     staleFor.set(hopeless.eventId, Number.POSITIVE_INFINITY);
+    // a game server's own header that is no count: taken as used up, not requeued for ever
+    const forged = world.event(dan, { score: 2 });
+    staleFor.set(forged.eventId, Number.POSITIVE_INFINITY);
     await world.publish(unlucky);
     await world.publish(hopeless);
+    const forgedHeaders = natsHeaders();
+    forgedHeaders.set(REQUEUED_HEADER, 'NaN');
+    await jetstream(nc).publish(stack.names.statsSubject(world.app), JSON.stringify(forged), { msgID: forged.eventId, headers: forgedHeaders });
 
     await world.waitFor(cat, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 5 && t.gamesPlayed === 1);
-    await eventually(async () => letters.length >= 1, 20_000);
-    expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.reason])).toEqual([[hopeless.eventId, 'stale on 3 deliveries, requeued 3 times: the gamer kept being moved by other writers']]);
+    await eventually(async () => letters.length >= 2, 20_000);
+    expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.reason]).sort()).toEqual([
+      [hopeless.eventId, 'stale on 3 deliveries, requeued 3 times: the gamer kept being moved by other writers'],
+      [forged.eventId, 'stale on 3 deliveries, requeued 3 times: the gamer kept being moved by other writers'],
+    ].sort());
     expect((await world.tasks(dan)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 0 });
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
     expect(metrics).toMatch(/gfts_stats_requeued_total\{[^}]*\} 4/);
