@@ -94,10 +94,11 @@ export class AssignService {
     const active = await this.gamerTasks.activeOf([{ applicationId, gamerId }], now);
     // the trees an earlier attempt with this key wrote before it failed are this request's
     const adopted = assignKey === undefined ? [] : adoptedTrees(active, assignKey, family);
-    if (adopted.length > 0) await this.progress.add(identity, adopted.flatMap((tree) => [tree.parent, ...tree.children]), now);
+    // their missing progress entries added, and their progress as it stands (games may have come since)
+    const adoptedParents = adopted.length === 0 ? [] : (await this.progress.overlay(identity, adopted.flatMap((tree) => [tree.parent, ...tree.children]), now)).filter((r) => r.parentGamerTaskId === null);
     const order = assignmentOrder(candidates, new Set(active.map((t) => t.taskId)));
     const wanted = adopted.length + (family === TaskFamily.SEASONAL ? order.length : Math.min(Math.max(0, numberOfTasks - adopted.length), order.length));
-    const created: GamerTask[] = adopted.map((tree) => gamerTaskView(tree.parent));
+    const created: GamerTask[] = adoptedParents.map(gamerTaskView);
     let next = 0;
     // in rounds: a task a concurrent assign took first is skipped and the next one tried
     while (created.length < wanted && next < order.length) {

@@ -42,8 +42,14 @@ describe('assign and the gamer task list', () => {
       const service = new AssignService(new CatalogRepository(store), gamerTasks, flaky, new IdempotencyRepository(store), 5, new SettingsRepository(store));
       const request = { family: 'daily' as const, numberOfTasks: 2 };
       await expect(service.assign(identity, request, 'k1')).rejects.toThrow('store away');
+      // a game comes between (the tasks were written, their progress entries not: a list adds them)
+      await world.tasks(ann);
+      await world.play(ann, { wins: 1 });
+      await eventually(async () => (await world.tasks(ann)).every((t) => t.progress === 1));
       const retried = await service.assign(identity, request, 'k1');
       expect(retried).toHaveLength(2);
+      // answered as they stand, not as first written
+      expect(retried.map((t) => t.progress)).toEqual([1, 1]);
       expect((await world.tasks(ann)).map((t) => t.id).sort()).toEqual(retried.map((t) => t.id).sort());
       expect(await service.assign(identity, request, 'k1')).toEqual(retried);
     } finally {
