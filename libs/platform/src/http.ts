@@ -103,7 +103,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.addHook('onRequest', async () => {
     if (closing) throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
   });
-  // first of the onRequest hooks, so every later hook and the handler run inside the span
+  // first of the plugins' onRequest hooks (after the two above, which need no span), so every
+  // later hook and the handler run inside the span
   void app.register(tracingPlugin, { skip: PROBE_PATHS, trustIncomingContext: opts.trustTraceContext ?? true });
   void app.register(accessLog, { skip: PROBE_PATHS });
   void app.register(requestContextPlugin);

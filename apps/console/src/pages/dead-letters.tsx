@@ -44,12 +44,15 @@ export function DeadLettersPage({ session }: { session: Session }) {
     }
   };
   const more = async () => {
+    setBusy(true);
     try {
       const next = await page(after);
-      setLetters([...(letters ?? []), ...next.letters]);
+      setLetters((shown) => [...(shown ?? []), ...next.letters]);
       setAfter(next.after);
     } catch (e) {
       setError(e);
+    } finally {
+      setBusy(false);
     }
   };
   useEffect(() => void load(), []);

@@ -154,8 +154,9 @@ export class NotificationsClient {
     this.#stopCodes = options.stopOnCloseCodes ?? DEFAULT_STOP_CODES;
     // a corrupted saved id would be refused (400) on every connect, for ever
     if (options.since !== undefined && !UUID.test(options.since)) throw new RangeError('since must be a notification id (a UUID), e.g. a saved lastId');
-    this.#lastId = options.since;
-    this.#floor = options.since;
+    // ids are compared as text with the service's, which are lower case
+    this.#lastId = options.since?.toLowerCase();
+    this.#floor = this.#lastId;
     this.#overlapMs = options.resumeOverlapMs ?? DEFAULT_RESUME_OVERLAP_MS;
     if (!(this.#overlapMs >= 0 && Number.isFinite(this.#overlapMs))) throw new RangeError('resumeOverlapMs must be a finite number >= 0');
     this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });

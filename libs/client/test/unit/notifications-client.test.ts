@@ -103,6 +103,12 @@ describe('notifications client', () => {
     expect(fetch).not.toHaveBeenCalled();
     live.close();
     expect(() => client({ since: 'persisted-7' })).toThrow(RangeError);
+    // saved in capitals somewhere on the way: compared with the service's lower-case ids
+    const shouted = client({ since: id(7).toUpperCase() });
+    shouted.live.start();
+    await settle();
+    expect(query(latest())).toEqual({ since: id(7) });
+    shouted.live.close();
   });
 
   it('without a given id, starts after the inbox\'s newest notification: a drop before the first frame loses nothing', async () => {
