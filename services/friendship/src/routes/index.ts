@@ -7,10 +7,11 @@ import { searchRoutes } from './search.ts';
 /**
  * Every friendship endpoint (spec 4.1). Encapsulated, so its hook runs on these routes
  * only: each authenticated call registers or refreshes the caller in the gamer directory
- * (design.md), which is how a gamer becomes someone others can find and befriend.
+ * (design.md), which is how a gamer becomes someone others can find and befriend. After
+ * validation (preHandler): a request refused as malformed changes nothing, not even that.
  */
 export async function friendshipRoutes(app: FastifyInstance, opts: { service: FriendshipService }): Promise<void> {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('preHandler', async (request) => {
     await opts.service.registerCaller(request.identity);
   });
   relationRoutes(app, opts.service);

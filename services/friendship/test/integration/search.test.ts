@@ -1,4 +1,4 @@
-import type { Gamer } from '@gfts/testkit';
+import { gamer, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
@@ -82,6 +82,12 @@ describe('GET /search', () => {
     expectProblem(await w.search(me, ''), 400, 'VALIDATION_FAILED');
     expectProblem(await w.search(me, '   '), 400, 'VALIDATION_FAILED');
     expectProblem(await w.search(me, 'x'.repeat(65)), 400, 'VALIDATION_FAILED');
+  });
+
+  it('does not list a gamer whose only call was refused as malformed (a 400 changes nothing)', async () => {
+    const stranger = gamer(app, 'Dragonet');
+    expectProblem(await w.api('POST', BASE, { headers: stranger.auth, body: { target: 'not-a-uuid' } }), 400, 'VALIDATION_FAILED');
+    expect(idsOf(await w.search(me, 'dragonet'))).toEqual([]);
   });
 
   it('finds only gamers of the caller\'s application', async () => {
