@@ -44,6 +44,8 @@ What it checks (each failure names the file/resource and the rule):
     (<name>-db) whose WiredTiger cache (--wiredTigerCacheSizeGB) is at most half its
     limit; NATS's configuration sets JetStream's max_memory_store (at most half the
     container's limit) and max_file_store, and GOMEMLIMIT, if set, is below the limit.
+  * live channel: the gateway's LIVE_IDLE_TIMEOUT_MS is at least twice the notifications
+    service's NOTIFY_HEARTBEAT_MS (compose and every rendering with both).
 """
 
 from __future__ import annotations
@@ -440,6 +442,22 @@ def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, 
             ok(cond.get("condition") == "service_healthy", where, f"{service} depends_on {dep} must wait for service_healthy")
     published = [s for s, spec in services.items() if spec.get("ports")]
     ok(published == ["gateway"], where, f"only the gateway may publish ports, found {published}")
+    env_of = lambda name: (services.get(name) or {}).get("environment") or {}
+    check_live_timeouts(where, env_of("gateway").get("LIVE_IDLE_TIMEOUT_MS"), env_of("notifications").get("NOTIFY_HEARTBEAT_MS"))
+
+
+# The gateway cuts a live pipe its notifications service sent nothing on for
+# LIVE_IDLE_TIMEOUT_MS; the service pings each NOTIFY_HEARTBEAT_MS (docs/notifications.md,
+# "The gateway's part"). Defaults of the services' config.ts.
+LIVE_IDLE_TIMEOUT_DEFAULT_MS = 75_000
+NOTIFY_HEARTBEAT_DEFAULT_MS = 30_000
+
+
+def check_live_timeouts(where: str, idle: Any, heartbeat: Any) -> None:
+    """A healthy socket must outlive the cut: at least two heartbeats within the idle timeout."""
+    idle_ms = int(idle) if idle is not None else LIVE_IDLE_TIMEOUT_DEFAULT_MS
+    heartbeat_ms = int(heartbeat) if heartbeat is not None else NOTIFY_HEARTBEAT_DEFAULT_MS
+    ok(idle_ms >= 2 * heartbeat_ms, where, f"gateway LIVE_IDLE_TIMEOUT_MS {idle_ms} must be at least twice notifications NOTIFY_HEARTBEAT_MS {heartbeat_ms}, or healthy live sockets are cut")
 
 
 # --------------------------------------------------------------------------- Kubernetes
@@ -893,6 +911,9 @@ def main() -> int:
         check_network(env_name, docs)
         check_ingress(env_name, docs)
         check_nats(env_name, docs)
+        gateway, notifications = find_generated(docs, "Deployment", "gateway"), find_generated(docs, "Deployment", "notifications")
+        if gateway is not None and notifications is not None:
+            check_live_timeouts(env_name, config_value(docs, gateway, "LIVE_IDLE_TIMEOUT_MS"), config_value(docs, notifications, "NOTIFY_HEARTBEAT_MS"))
 
     for f in failures:
         print(f"  FAIL {f}")
