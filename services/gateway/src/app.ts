@@ -2,9 +2,8 @@ import { operationsRoutes } from '@gfts/contracts';
 import { allRoutes, openApiDocument } from '@gfts/contracts/openapi';
 import { createHttpServer, healthPlugin } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
-import cors from '@fastify/cors';
 import { authentication } from './authentication.ts';
-import { corsOptions } from './cors.ts';
+import { registerCors } from './cors.ts';
 import type { GatewayConfig } from './config.ts';
 import { consolePlugin } from './console.ts';
 import { rateLimiting } from './rate-limit/plugin.ts';
@@ -34,7 +33,7 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
   });
   const tickets = ticketSealer(config.INTERNAL_TOKEN_SECRET, config.NOTIFY_TICKET_TTL_MS);
   // before authentication: a preflight carries no token and is answered here
-  if (config.CORS_ORIGINS) await app.register(cors, corsOptions(config.CORS_ORIGINS));
+  if (config.CORS_ORIGINS) await registerCors(app, config.CORS_ORIGINS);
   await app.register(authentication, { config, tickets });
   await app.register(rateLimiting, { config });
   // Generated from the contracts once, at start: the same document as docs/openapi.json.
