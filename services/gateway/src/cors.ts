@@ -35,6 +35,9 @@ export async function registerCors(app: FastifyInstance, setting: string): Promi
     if (setting !== '*' && !origins.has(origin)) return;
     reply.header('access-control-allow-origin', setting === '*' ? '*' : origin);
     reply.header('access-control-expose-headers', EXPOSED_HEADERS.join(','));
-    if (setting !== '*') reply.header('vary', 'Origin');
+    if (setting !== '*') {
+      const vary = reply.getHeader('vary');
+      reply.header('vary', vary ? `${String(vary)}, Origin` : 'Origin');
+    }
   });
 }
