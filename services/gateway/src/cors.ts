@@ -30,14 +30,15 @@ export async function registerCors(app: FastifyInstance, setting: string): Promi
   await app.register(cors, corsOptions(setting));
   const origins = new Set(setting.split(','));
   app.addHook('onSend', async (request, reply) => {
+    // an answer that depends on the origin says so to caches, whoever asked (as the plugin does)
+    if (setting !== '*') {
+      const vary = String(reply.getHeader('vary') ?? '');
+      if (!/(^|,)\s*origin\s*(,|$)/i.test(vary)) reply.header('vary', vary ? `${vary}, Origin` : 'Origin');
+    }
     const origin = request.headers.origin;
     if (origin === undefined || reply.hasHeader('access-control-allow-origin')) return;
     if (setting !== '*' && !origins.has(origin)) return;
     reply.header('access-control-allow-origin', setting === '*' ? '*' : origin);
     reply.header('access-control-expose-headers', EXPOSED_HEADERS.join(','));
-    if (setting !== '*') {
-      const vary = reply.getHeader('vary');
-      reply.header('vary', vary ? `${String(vary)}, Origin` : 'Origin');
-    }
   });
 }

@@ -33,7 +33,9 @@ export function DeadLettersPage({ session }: { session: Session }) {
     if (!response.ok || !data) throw new ApiProblem(response.status, (problem as object | undefined) ?? { title: response.statusText });
     return { letters: data, after: nextAfter(response.headers.get('link')) };
   };
+  // busy while a page loads: Show more must not append a page to a list being replaced
   const load = async () => {
+    setBusy(true);
     try {
       const first = await page();
       setLetters(first.letters);
@@ -41,6 +43,8 @@ export function DeadLettersPage({ session }: { session: Session }) {
       setError(null);
     } catch (e) {
       setError(e);
+    } finally {
+      setBusy(false);
     }
   };
   const more = async () => {
@@ -66,7 +70,6 @@ export function DeadLettersPage({ session }: { session: Session }) {
     } catch (e) {
       setError(e);
     } finally {
-      setBusy(false);
       await load();
     }
   };

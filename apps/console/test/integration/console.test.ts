@@ -218,9 +218,10 @@ describe('the admin console in Chromium, against the real stack', () => {
     }
     await page.getByRole('link', { name: 'Dead letters' }).click();
     const caption = page.locator('table.letters caption');
-    await expect.poll(() => caption.textContent()).toBe('200 dead letter(s), oldest first; more with Show more');
+    // 200 letters read one by one from the stream: give it the UI's time, not poll's 1 s
+    await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('200 dead letter(s), oldest first; more with Show more');
     await page.getByRole('button', { name: 'Show more' }).click();
-    await expect.poll(() => caption.textContent()).toBe('201 dead letter(s), oldest first');
+    await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('201 dead letter(s), oldest first');
     expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });

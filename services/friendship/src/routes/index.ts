@@ -8,7 +8,8 @@ import { searchRoutes } from './search.ts';
  * Every friendship endpoint (spec 4.1). Encapsulated, so its hook runs on these routes
  * only: each authenticated call registers or refreshes the caller in the gamer directory
  * (design.md), which is how a gamer becomes someone others can find and befriend. After
- * validation (preHandler): a request refused as malformed changes nothing, not even that.
+ * schema validation (preHandler): a request the schema refuses changes nothing, not even
+ * that (one refused by a rule of the service, as targeting oneself, still registers).
  */
 export async function friendshipRoutes(app: FastifyInstance, opts: { service: FriendshipService }): Promise<void> {
   app.addHook('preHandler', async (request) => {

@@ -275,6 +275,7 @@ describe('gateway and browser pages of other origins (CORS_ORIGINS)', () => {
       expect(unknown.status).toBe(404);
       // answered before the plugin's hook, still readable by the page
       expect(unknown.headers.get('access-control-allow-origin')).toBe(game);
+      expect((await api('GET', '/nope')).headers.get('vary')).toMatch(/origin/i);
       expect((await api('OPTIONS', '/api/v1/friendship', { headers: { origin: game } })).status).toBe(204);
       const wrongMethod = await api('POST', '/readyz');
       expect(wrongMethod.status).toBe(405);
@@ -304,7 +305,8 @@ describe('gateway limits and failures', () => {
     let calls = 0;
     const closing = Fastify();
     closing.get('/readyz', async () => ({ status: 'ok' }));
-    closing.get('/*', async (_request, reply) => (++calls <= 2 ? reply.code(503).header('retry-after', '1').send({ status: 503 }) : { calls }));
+    // a Retry-After reply-from would wait as milliseconds: a minute, past this test's timeout
+    closing.get('/*', async (_request, reply) => (++calls <= 2 ? reply.code(503).header('retry-after', '60000').send({ status: 503 }) : { calls }));
     const url = await listen(closing);
     const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, url, url);
     try {

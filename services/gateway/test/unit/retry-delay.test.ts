@@ -5,6 +5,8 @@ describe('proxyRetryDelay (a 503 GET tried again)', () => {
   it('grows with each attempt, at random below 42 ms × the attempt count', () => {
     expect([0, 1, 9].map((attempt) => proxyRetryDelay(attempt, () => 1))).toEqual([42, 84, 420]);
     expect(proxyRetryDelay(3, () => 0.5)).toBe(84);
+    // 0 would end the retries: reply-from retries only on a delay that is truthy
+    expect(proxyRetryDelay(0, () => 0)).toBe(1);
   });
 
   it('waits about a second in all over the 10 tries, whatever Retry-After said', () => {

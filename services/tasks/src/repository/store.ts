@@ -159,12 +159,13 @@ export async function ensureIndexes(store: Store): Promise<void> {
 }
 
 /**
- * The store could not be reached (network, no server to select, a closed client): a
- * failure of the moment, worth trying the same work again. Anything else (a document the
- * code cannot read, a refused command) would fail again the same way.
+ * The store or its driver failed (network, server selection, a closed client, a server
+ * shutting down or stepping down, a timeout, the local store's own errors): worth trying
+ * the same work again. Anything else thrown while reading (a TypeError or RangeError on a
+ * document the code cannot read, a BSON error) would fail again the same way.
  */
 export function isStoreUnavailable(error: unknown): boolean {
-  return error instanceof mongo.MongoNetworkError || error instanceof mongo.MongoServerSelectionError || error instanceof mongo.MongoNotConnectedError || error instanceof mongo.MongoTopologyClosedError;
+  return error instanceof mongo.MongoError;
 }
 
 export function isDuplicateKey(error: unknown): boolean {
