@@ -41,10 +41,11 @@ export interface HttpServerOptions {
 
 /**
  * A request with an empty body (Content-Length: 0, or neither it nor Transfer-Encoding, as
- * HTTP/1.1 frames a request without a body) has none, whatever its Content-Type: Fastify would parse '' as JSON (a 400) or refuse the type (a 415), and
- * Unity's UnityWebRequest.Post(url, "") sends a form type, SDKs a default JSON one, to
- * routes that take no body (accept, claim, ticket, DELETE). Without the type Fastify takes
- * it as no body; a route that needs one still answers 400.
+ * HTTP/1.1 frames a request without a body) has none, whatever its Content-Type. Fastify
+ * would parse '' as JSON (a 400) or refuse the type (a 415), and Unity's
+ * UnityWebRequest.Post(url, "") sends a form type, SDKs a default JSON one, to routes that
+ * take no body (accept, claim, ticket, DELETE). Without the type Fastify takes it as no
+ * body; a route that needs one still answers 400.
  */
 async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
   const { headers } = request.raw;

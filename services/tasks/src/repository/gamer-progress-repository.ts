@@ -315,7 +315,9 @@ export class GamerProgressRepository {
     const byGamer = new Map<string, string[]>();
     for (const task of removed) {
       const key = progressKey(task);
-      byGamer.set(key, [...(byGamer.get(key) ?? []), task.id]);
+      const ids = byGamer.get(key);
+      if (ids) ids.push(task.id);
+      else byGamer.set(key, [task.id]);
     }
     if (byGamer.size === 0) return;
     await this.store.gamerProgress.bulkWrite(

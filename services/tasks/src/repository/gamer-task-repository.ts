@@ -159,7 +159,12 @@ export class GamerTaskRepository {
     const { applicationId, gamerId } = owner;
     const records = (await this.store.gamerTasks.find({ applicationId, gamerId }).toArray()).map(toRecord);
     const childrenOf = new Map<string, GamerTaskRecord[]>();
-    for (const r of records) if (r.parentGamerTaskId !== null) childrenOf.set(r.parentGamerTaskId, [...(childrenOf.get(r.parentGamerTaskId) ?? []), r]);
+    for (const r of records) {
+      if (r.parentGamerTaskId === null) continue;
+      const siblings = childrenOf.get(r.parentGamerTaskId);
+      if (siblings) siblings.push(r);
+      else childrenOf.set(r.parentGamerTaskId, [r]);
+    }
     const tops = records.filter((t) => t.parentGamerTaskId === null && select(t) && isRemovableTree(t, childrenOf.get(t.id) ?? [], claimStates));
     const deleted = await Promise.all(tops.map((t) => this.store.gamerTasks.findOneAndDelete({ _id: t.id, applicationId, gamerId, claimState: { $in: claimStates } })));
     const removed = deleted.filter((d): d is GamerTaskDoc => d !== null).map(toRecord);
