@@ -59,7 +59,7 @@ function parameters(schema: JsonSchema | undefined, where: 'path' | 'query' | 'h
 
 const STATUS_TEXT: Record<string, string> = {
   '101': 'Switching Protocols: the WebSocket is open; each text frame is one Notification (components.schemas.Notification)',
-  '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '308': 'Permanent Redirect', '400': 'Invalid input', '401': 'Missing or invalid bearer token',
+  '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '400': 'Invalid input', '401': 'Missing or invalid bearer token',
   '403': 'Not allowed', '404': 'Unknown, or not the caller\'s', '405': 'Method not allowed on this path (see Allow)', '409': 'Conflict with the current state',
   '413': 'Body over the size limit (BODY_LIMIT_BYTES)', '415': 'Body of another media type than application/json', '426': 'A WebSocket upgrade is required on this path', '429': 'Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS)',
   '500': 'Internal error', '502': 'Upstream service unavailable', '503': 'Unavailable (shutting down, or a dependency down)', '504': 'Upstream service timed out',

@@ -73,11 +73,6 @@ export const consoleRoutes = {
     method: 'GET', url: '/console', public: true, produces: 'text/html',
     schema: { operationId: 'consolePage', summary: 'The admin console (a single page; its data comes from the admin API)', tags: ['console'], response: { 200: Type.String(), 404: Problem } },
   },
-  // a link or a typed URL with the trailing slash finds the console too
-  pageWithSlash: {
-    method: 'GET', url: '/console/', public: true,
-    schema: { operationId: 'consolePageWithSlash', summary: 'Redirects to /console (308)', tags: ['console'], response: { 308: Type.Null({ description: 'Location: /console' }) } },
-  },
   config: {
     method: 'GET', url: '/console/config.json', public: true,
     schema: { operationId: 'consoleConfig', summary: 'How the console signs in (token paste, OIDC with PKCE)', tags: ['console'], response: { 200: ConsoleConfig } },

@@ -22,7 +22,7 @@ export interface DeclaredRoutes {
  * told apart: a known path asked with another method (405, with `Allow`) or an unknown path
  * (404). Fastify answers both with its not-found handler and can only look routes up by
  * their pattern, so the copy lives in a find-my-way router, the one Fastify routes with,
- * with the same (default) matching options. Call it before any route is declared.
+ * with the same matching options (a trailing slash ignored, as http.ts sets). Call it before any route is declared.
  *
  * A parametric route counts only where the path's values satisfy its params schema: DELETE
  * /api/v1/friendship/:friendshipId (a UUID) does not make DELETE an allowed method of
@@ -61,7 +61,7 @@ export function declaredRoutes(app: FastifyInstance, upstream: readonly Upstream
 
   // Built at the first miss, when every route is declared; a later route rebuilds it.
   const build = () => {
-    const built = Router();
+    const built = Router({ ignoreTrailingSlash: true });
     for (const [method, routes] of byMethod) {
       for (const { url, params } of routes) built.on(method as HTTPMethod, url, () => undefined, { params });
     }

@@ -77,6 +77,9 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     // our own 503 while closing (below): Fastify's would be a JSON body of its own shape
     return503OnClosing: false,
+    // `/api/v1/friendship/` is the spec's `POST /` and `GET /` under its base path: a client
+    // that joins the base and `/` must not get a 404 (declared-routes.ts matches the same way)
+    routerOptions: { ignoreTrailingSlash: true },
   });
   // Query strings, path parameters and headers are text: scalars are coerced ('array' would
   // turn ["x"] into "x"). A JSON body is typed already: coercing it would take `false` for

@@ -105,11 +105,6 @@ export async function consolePlugin(parent: FastifyInstance, { config }: { confi
     },
   });
   app.route({
-    ...consoleRoutes.pageWithSlash,
-    logLevel: 'warn',
-    handler: async (_request, reply) => reply.redirect('/console', 308),
-  });
-  app.route({
     ...consoleRoutes.config,
     logLevel: 'warn',
     handler: async (_request, reply) => reply.header('cache-control', 'no-store').send(settings),

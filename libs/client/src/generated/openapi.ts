@@ -737,23 +737,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/console/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Redirects to /console (308) */
-        get: operations["consolePageWithSlash"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/console/assets/{file}": {
         parameters: {
             query?: never;
@@ -9013,36 +8996,6 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
-            };
-            /** @description Method not allowed on this path (see Allow) */
-            405: {
-                headers: {
-                    /** @description the methods this path takes */
-                    Allow: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    consolePageWithSlash: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Permanent Redirect */
-            308: {
-                headers: {
-                    Location?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Method not allowed on this path (see Allow) */
             405: {

@@ -35,6 +35,8 @@ describe('createHttpServer at the edge', () => {
       // answered before the body is looked at: Fastify would refuse a QUERY without Content-Type with 400
       ['QUERY', '/things', 'GET, HEAD, POST'],
       ['TRACE', '/things', 'GET, HEAD, POST'],
+      // a trailing slash names the same path
+      ['PUT', '/things/', 'GET, HEAD, POST'],
     ];
     for (const [method, url, allow] of cases) {
       it(`${method} ${url}`, async () => {
@@ -45,6 +47,13 @@ describe('createHttpServer at the edge', () => {
         expect(response.json()).toMatchObject({ status: 405, code: 'METHOD_NOT_ALLOWED', title: 'Method Not Allowed' });
       });
     }
+  });
+
+  it('routes a path with a trailing slash as the path without it (the spec\'s `POST /` under a base path)', async () => {
+    expect((await app.inject({ method: 'GET', url: '/things/' })).statusCode).toBe(200);
+    const posted = await app.inject({ method: 'POST', url: '/things/?x=1', payload: { name: 'a' } });
+    expect(posted.statusCode).toBe(200);
+    expect(posted.json()).toEqual({ ok: true });
   });
 
   it('keeps 404 for a path no method takes', async () => {

@@ -130,6 +130,15 @@ describe('answers at the edge (gateway and services as processes)', () => {
         }
       });
 
+      it('takes the spec\'s `GET /` and `POST /` under the friendship base with a trailing slash', async () => {
+        const listed = await call()('GET', '/api/v1/friendship/?limit=5', { headers: auth });
+        expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+        expect(listed.body).toEqual([]);
+        // the caller as target: the route's own 400, so the request reached the handler
+        expectProblem(await call()('POST', '/api/v1/friendship/', { headers: auth, body: { target: player.id } }), 400, 'CANNOT_TARGET_SELF');
+        expect((await call()('PUT', '/api/v1/friendship/', { headers: auth })).headers.get('allow')).toBe('GET, HEAD, POST');
+      });
+
       it('an unknown path stays a 404', async () => {
         const response = await call()('GET', '/api/v1/friendship/requests/sideways/1', { headers: auth });
         expectProblem(response, 404, 'NOT_FOUND');
