@@ -97,11 +97,11 @@ for (const game of [1, 2, 3]) {
 step("4. Ann's completed tasks (the consumer applies the events within moments)");
 const quiet = createApiClient({ baseUrl: gateway, token: env('ANN') });
 for (let i = 0; i < 50; i++) {
-  const { data } = await quiet.GET('/api/v1/tasks', { params: { query: { completed: 'true' } } });
+  const { data } = await quiet.GET('/api/v1/tasks', { params: { query: { completed: true } } });
   if (data?.length) break;
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
-ok(await ann.GET('/api/v1/tasks', { params: { query: { completed: 'true' } } }));
+ok(await ann.GET('/api/v1/tasks', { params: { query: { completed: true } } }));
 
 step('5. Ann claims the reward, twice (the second is refused)');
 ok(await ann.POST('/api/v1/tasks/{taskId}/claim', { params: { path: { taskId: task.id } } }));

@@ -208,13 +208,15 @@ export const AssignBody = Type.Object(
 );
 export type AssignBody = Static<typeof AssignBody>;
 
-const BooleanText = Type.Enum(['true', 'false', ''], { description: 'true, false, or empty/absent for all' });
-
-export const CompletedQuery = Type.Object({ completed: Type.Optional(BooleanText) }, { additionalProperties: false });
+// Boolean query parameters take any case of true/false and 1/0; empty is absent (libs/platform boolean-query.ts).
+export const CompletedQuery = Type.Object(
+  { completed: Type.Optional(Type.Boolean({ description: 'true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too)' })) },
+  { additionalProperties: false },
+);
 export type CompletedQuery = Static<typeof CompletedQuery>;
 
 export const CatalogQuery = Type.Object(
-  { isAchievement: Type.Optional(Type.Enum(['true', 'false', ''], { description: 'true returns achievements, otherwise tasks' })) },
+  { isAchievement: Type.Optional(Type.Boolean({ description: 'true returns achievements, otherwise tasks (any case; 1 and 0 too)' })) },
   { additionalProperties: false },
 );
 export type CatalogQuery = Static<typeof CatalogQuery>;

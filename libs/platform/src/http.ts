@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
+import { foldBooleanQueryOf } from './boolean-query.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { AppError, problemHandlers } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
@@ -94,6 +95,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', emptyBodyIsNoBody);
+  app.addHook('onRoute', foldBooleanQueryOf);
   // While closing, tell keep-alive clients not to reuse the connection.
   let closing = false;
   app.addHook('preClose', async () => {

@@ -85,7 +85,7 @@ export function CatalogPage({ session }: { session: Session }) {
     try {
       const [plain, achievements] = await Promise.all([
         ok(api.GET('/api/v1/{applicationId}/tasks', path)),
-        ok(api.GET('/api/v1/{applicationId}/tasks', { params: { ...path.params, query: { isAchievement: 'true' } } })),
+        ok(api.GET('/api/v1/{applicationId}/tasks', { params: { ...path.params, query: { isAchievement: true } } })),
       ]);
       setTasks([...plain, ...achievements]);
       setLoadError(null);

@@ -2357,8 +2357,8 @@ export interface operations {
     listApplicationTasks: {
         parameters: {
             query?: {
-                /** @description true returns achievements, otherwise tasks */
-                isAchievement?: "true" | "false" | "";
+                /** @description true returns achievements, otherwise tasks (any case; 1 and 0 too) */
+                isAchievement?: boolean;
             };
             header?: never;
             path: {
@@ -3466,8 +3466,8 @@ export interface operations {
     listAchievements: {
         parameters: {
             query?: {
-                /** @description true, false, or empty/absent for all */
-                completed?: "true" | "false" | "";
+                /** @description true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too) */
+                completed?: boolean;
             };
             header?: never;
             path?: never;
@@ -8373,8 +8373,8 @@ export interface operations {
     listGamerTasks: {
         parameters: {
             query?: {
-                /** @description true, false, or empty/absent for all */
-                completed?: "true" | "false" | "";
+                /** @description true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too) */
+                completed?: boolean;
             };
             header?: never;
             path?: never;

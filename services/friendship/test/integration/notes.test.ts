@@ -54,6 +54,7 @@ describe('friend notes: PATCH /{friendshipId} and GET /?favorite=true', () => {
     expect(second.body.map((e) => e.id)).toEqual([ids[2]]);
     expect(second.headers.get('link')).toBeNull();
     expect((await w.friends(me!, '?favorite=false')).body).toHaveLength(3);
+    expect((await w.friends(me!, '?favorite=True')).body.map((e) => e.id)).toEqual([ids[0], ids[2]]);
     expect((await w.friends(f2!, '?favorite=true')).body.map((e) => e.id)).toEqual([ids[1]]);
   });
 

@@ -52,7 +52,7 @@ describe('a studio and its players, through the typed client', () => {
     }
 
     const completed = await eventually(async () => {
-      const { data } = await ann.GET('/api/v1/tasks', { params: { query: { completed: 'true' } } });
+      const { data } = await ann.GET('/api/v1/tasks', { params: { query: { completed: true } } });
       return data?.find((t) => t.id === gamerTask.id);
     });
     expect(completed).toMatchObject({ progress: 3, claimed: false });

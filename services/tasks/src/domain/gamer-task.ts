@@ -150,10 +150,3 @@ export function gamerTaskList(records: GamerTaskRecord[], now: Date, completed: 
 function byCreation(a: GamerTaskRecord, b: GamerTaskRecord): number {
   return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
-
-/** `completed` query text: 'true', 'false', or empty/absent for all. */
-export function completedFilter(text: string | undefined): boolean | undefined {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  return undefined;
-}

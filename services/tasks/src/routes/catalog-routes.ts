@@ -14,7 +14,7 @@ export async function catalogRoutes(parent: FastifyInstance, { catalog }: { cata
     ...tasksRoutes.listCatalog,
     handler: async (request) => {
       requireApplication(request, request.params.applicationId);
-      return catalog.list(request.params.applicationId.toLowerCase(), request.query.isAchievement === 'true');
+      return catalog.list(request.params.applicationId.toLowerCase(), request.query.isAchievement === true);
     },
   });
 

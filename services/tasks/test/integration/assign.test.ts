@@ -170,7 +170,7 @@ describe('assign and the gamer task list', () => {
     expect(listed!.childTasks.every((c) => c.task.parentTaskId === composite.id && c.expiredAt === listed!.expiredAt)).toBe(true);
   });
 
-  it('filters the list on completed=true|false, and shows all when absent or empty', async () => {
+  it('filters the list on completed=true|false (any case, 1|0), and shows all when absent or empty', async () => {
     const world = new World(stack);
     const easy = await world.createTask({ name: 'easy', targetValue: 1, applicationStatsId: 'wins' });
     const hard = await world.createTask({ name: 'hard', targetValue: 100, applicationStatsId: 'wins' });
@@ -183,6 +183,9 @@ describe('assign and the gamer task list', () => {
     expect(await ids('?completed=false')).toEqual([hard.id]);
     expect(await ids('')).toEqual([easy.id, hard.id].sort());
     expect(await ids('?completed=')).toEqual([easy.id, hard.id].sort());
+    // as C#, Unity and Python's requests write booleans, and as 1/0
+    expect(await ids('?completed=True')).toEqual([easy.id]);
+    expect(await ids('?completed=0')).toEqual([hard.id]);
     expect((await stack.api('GET', '/api/v1/tasks?completed=yes', { headers: ann.auth })).status).toBe(400);
   });
 

@@ -63,6 +63,9 @@ describe('catalog', () => {
     expect(await list('')).toEqual([task.id]);
     expect(await list('?isAchievement=false')).toEqual([task.id]);
     expect(await list('?isAchievement=true')).toEqual([achievement.id]);
+    expect(await list('?isAchievement=TRUE')).toEqual([achievement.id]);
+    expect(await list('?isAchievement=1')).toEqual([achievement.id]);
+    expect(await list('?isAchievement=False')).toEqual([task.id]);
     const bad = await stack.api('GET', `/api/v1/${app.app}/tasks?isAchievement=maybe`, { headers: app.admin.auth });
     expect(bad.status).toBe(400);
   });
