@@ -208,15 +208,17 @@ export const AssignBody = Type.Object(
 );
 export type AssignBody = Static<typeof AssignBody>;
 
-// Boolean query parameters take any case of true/false and 1/0; empty is absent (libs/platform boolean-query.ts).
+/** A boolean query parameter that may also be sent empty (as absent); any case of true/false and 1/0 (libs/platform boolean-query.ts). */
+const BooleanOrEmpty = (description: string) => Type.Union([Type.Boolean(), Type.Literal('')], { description });
+
 export const CompletedQuery = Type.Object(
-  { completed: Type.Optional(Type.Boolean({ description: 'true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too)' })) },
+  { completed: Type.Optional(BooleanOrEmpty('true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too)')) },
   { additionalProperties: false },
 );
 export type CompletedQuery = Static<typeof CompletedQuery>;
 
 export const CatalogQuery = Type.Object(
-  { isAchievement: Type.Optional(Type.Boolean({ description: 'true returns achievements, otherwise tasks (any case; 1 and 0 too)' })) },
+  { isAchievement: Type.Optional(BooleanOrEmpty('true returns achievements; false, empty or absent, tasks (any case; 1 and 0 too)')) },
   { additionalProperties: false },
 );
 export type CatalogQuery = Static<typeof CatalogQuery>;

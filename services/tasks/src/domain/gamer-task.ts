@@ -150,3 +150,8 @@ export function gamerTaskList(records: GamerTaskRecord[], now: Date, completed: 
 function byCreation(a: GamerTaskRecord, b: GamerTaskRecord): number {
   return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
+
+/** The `completed` query: true or false keeps those only; empty or absent, all. */
+export function completedFilter(completed: boolean | '' | undefined): boolean | undefined {
+  return completed === '' ? undefined : completed;
+}

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AssignService } from '../assign-service.ts';
 import type { ClaimService } from '../claim-service.ts';
 import { normaliseFamilies } from '../domain/family.ts';
+import { completedFilter } from '../domain/gamer-task.ts';
 import type { GamerTaskService } from '../gamer-task-service.ts';
 
 /** Spec 4.2 endpoints 2, 4, 5, 6 and the inventory: the caller is the token's gamer. */
@@ -21,7 +22,7 @@ export async function gamerRoutes(
 
   app.route({
     ...tasksRoutes.listGamerTasks,
-    handler: async (request) => deps.reads.tasks(request.identity, request.query.completed),
+    handler: async (request) => deps.reads.tasks(request.identity, completedFilter(request.query.completed)),
   });
 
   app.route({
@@ -31,7 +32,7 @@ export async function gamerRoutes(
 
   app.route({
     ...tasksRoutes.listAchievements,
-    handler: async (request) => deps.reads.achievements(request.identity, request.query.completed),
+    handler: async (request) => deps.reads.achievements(request.identity, completedFilter(request.query.completed)),
   });
 
   app.route({

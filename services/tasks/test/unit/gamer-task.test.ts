@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childRecordsOf, gamerTaskList, gamerTaskTree, gamerTaskView } from '../../src/domain/gamer-task.ts';
+import { childRecordsOf, completedFilter, gamerTaskList, gamerTaskTree, gamerTaskView } from '../../src/domain/gamer-task.ts';
 import type { CatalogEntry, CatalogTask } from '../../src/domain/model.ts';
 
 const now = new Date('2026-11-21T10:00:00Z');
@@ -51,5 +51,12 @@ describe('gamer task trees', () => {
     expect(all[1]!.childTasks).toEqual([]);
     expect(gamerTaskList(records, now, true).map((t) => t.task.id)).toEqual(['single']);
     expect(gamerTaskList(records, now, false).map((t) => t.task.id)).toEqual(['parent']);
+  });
+
+  it('reads completed true|false as a filter, and empty or absent as all', () => {
+    expect(completedFilter(true)).toBe(true);
+    expect(completedFilter(false)).toBe(false);
+    expect(completedFilter('')).toBeUndefined();
+    expect(completedFilter(undefined)).toBeUndefined();
   });
 });
