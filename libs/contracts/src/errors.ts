@@ -13,6 +13,12 @@ export const ErrorCode = {
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** the request's headers and body did not arrive within the server's REQUEST_TIMEOUT_MS */
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  /** the request's headers are larger than the server reads */
+  HEADERS_TOO_LARGE: 'HEADERS_TOO_LARGE',
+  /** not an HTTP/1.1 request the server can parse */
+  MALFORMED_REQUEST: 'MALFORMED_REQUEST',
   CONFLICT: 'CONFLICT',
   INTERNAL: 'INTERNAL',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',

@@ -60,8 +60,8 @@ function parameters(schema: JsonSchema | undefined, where: 'path' | 'query' | 'h
 const STATUS_TEXT: Record<string, string> = {
   '101': 'Switching Protocols: the WebSocket is open; each text frame is one Notification (components.schemas.Notification)',
   '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No Content', '400': 'Invalid input', '401': 'Missing or invalid bearer token',
-  '403': 'Not allowed', '404': 'Unknown, or not the caller\'s', '405': 'Method not allowed on this path (see Allow)', '409': 'Conflict with the current state',
-  '413': 'Body over the size limit (BODY_LIMIT_BYTES)', '415': 'Body of another media type than application/json', '426': 'A WebSocket upgrade is required on this path', '429': 'Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS)',
+  '403': 'Not allowed', '404': 'Unknown, or not the caller\'s', '405': 'Method not allowed on this path (see Allow)', '408': 'The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed', '409': 'Conflict with the current state',
+  '413': 'Body over the size limit (BODY_LIMIT_BYTES)', '415': 'Body of another media type than application/json', '426': 'A WebSocket upgrade is required on this path', '429': 'Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS)', '431': 'Request headers too large (HEADERS_TOO_LARGE); the connection is closed',
   '500': 'Internal error', '502': 'Upstream service unavailable', '503': 'Unavailable (shutting down, or a dependency down)', '504': 'Upstream service timed out',
 };
 
@@ -71,20 +71,49 @@ const STATUS_TEXT: Record<string, string> = {
  * their handlers decide.
  */
 function edgeStatuses(route: RouteDefinition): string[] {
-  const statuses = ['405'];
+  // what Node's parser refuses before any route: bytes that are not HTTP (400
+  // MALFORMED_REQUEST), a request slower than REQUEST_TIMEOUT_MS, headers too large
+  const statuses = ['400', '405', '408', '431'];
   if (route.schema.body) statuses.push('413', '415');
   // /api is behind authentication, the per-gamer rate limit and the proxy to a service.
   if (route.url.startsWith('/api/')) statuses.push('401', '429', '500', '502', '503', '504');
   return statuses;
 }
 
-const problemResponse = (status: string) => ({
-  description: STATUS_TEXT[status] ?? 'Error',
-  ...(status === '405' ? { headers: { Allow: { description: 'the methods this path takes', required: true, schema: { type: 'string' } } } } : {}),
-  ...(status === '429' ? { headers: { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'string' } } } } : {}),
-  ...(status === '409' ? { headers: { 'Retry-After': { description: 'only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry', schema: { type: 'string' } } } } : {}),
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+/** Headers many answers carry, declared once (components.headers). */
+const SHARED_HEADERS = {
+  'X-Request-Id': { description: 'the request\'s id: the caller\'s own `x-request-id` when it is 1–128 characters of `[A-Za-z0-9._:-]`, else one the server made; in every log line about the request', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'requests a gamer (before authentication: an address) may make per window (RATE_LIMIT_MAX); on the /api answers the gateway counted', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'requests left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'seconds until the current window ends', schema: { type: 'integer' } },
+};
+const sharedHeader = (name: keyof typeof SHARED_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The shared headers of any answer of this route. */
+const answerHeaders = (route: RouteDefinition) => ({
+  'X-Request-Id': sharedHeader('X-Request-Id'),
+  ...(route.url.startsWith('/api/') ? { 'X-RateLimit-Limit': sharedHeader('X-RateLimit-Limit'), 'X-RateLimit-Remaining': sharedHeader('X-RateLimit-Remaining'), 'X-RateLimit-Reset': sharedHeader('X-RateLimit-Reset') } : {}),
 });
+
+/** Headers of a problem answer with this status, beside the shared ones. */
+function problemHeaders(status: string): Record<string, unknown> {
+  if (status === '405') return { Allow: { description: 'the methods this path takes', required: true, schema: { type: 'string' } } };
+  if (status === '429') return { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'string' } } };
+  if (status === '409') return { 'Retry-After': { description: 'only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry', schema: { type: 'string' } } };
+  if (status === '503') return { 'Retry-After': { description: 'on an instance that is shutting down: retry (another instance answers) after this many seconds', schema: { type: 'string' } } };
+  return {};
+}
+
+// The shared headers are declared on the successful answers only: on every problem too
+// they would double the document for what info.description says once.
+const problemResponse = (status: string) => {
+  const headers = problemHeaders(status);
+  return {
+    description: STATUS_TEXT[status] ?? 'Error',
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+};
 
 const isProblem = (schema: JsonSchema) => schema.$id === 'Problem';
 
@@ -106,15 +135,13 @@ export function openApiDocument(version = '1.0.0') {
     const responses: Record<string, unknown> = {};
     for (const [status, body] of Object.entries(schema.response ?? {})) {
       if (isProblem(body)) responses[status] = problemResponse(status);
-      else if (status === '204') responses[status] = { description: STATUS_TEXT[status] };
-      // a redirect has no body, only where to go
-      else if (status.startsWith('3')) responses[status] = { description: STATUS_TEXT[status] ?? 'Redirect', headers: { Location: { schema: { type: 'string' } } } };
+      else if (status === '204') responses[status] = { description: STATUS_TEXT[status], headers: answerHeaders(route) };
       else {
         const links = Number(status) < 300 && route.links
           ? { links: Object.fromEntries(Object.entries(route.links).map(([operationId, parameters]) => [operationId, { operationId, parameters }])) }
           : {};
-        const headers = Number(status) < 300 && isPaged(schema.querystring) ? { headers: NEXT_PAGE_LINK } : {};
-        responses[status] = { description: STATUS_TEXT[status] ?? 'Response', ...headers, content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
+        const headers = { ...answerHeaders(route), ...(Number(status) < 300 && isPaged(schema.querystring) ? NEXT_PAGE_LINK : {}) };
+        responses[status] = { description: STATUS_TEXT[status] ?? 'Response', headers, content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
       }
     }
     for (const status of edgeStatuses(route)) responses[status] ??= problemResponse(status);
@@ -144,6 +171,8 @@ export function openApiDocument(version = '1.0.0') {
         'A body that is not the JSON object a route takes is a 400 (VALIDATION_FAILED), one over the size limit a 413, ' +
         'another media type than application/json a 415; a known path asked with a method it does not take is a 405 ' +
         '(METHOD_NOT_ALLOWED) with an Allow header; over RATE_LIMIT_MAX requests per gamer per window a 429 (RATE_LIMITED). ' +
+        'Every answer carries X-Request-Id, and every /api answer the gateway counted X-RateLimit-Limit, -Remaining and -Reset ' +
+        '(components.headers; declared on the successful answers). ' +
         'The gateway serves this document at GET /openapi.json.',
     },
     servers: [{ url: 'http://localhost:8080', description: 'local stack (scripts/stack.sh)' }],
@@ -151,6 +180,7 @@ export function openApiDocument(version = '1.0.0') {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       schemas: { Problem: clean(contracts.Problem), Notification: clean(contracts.Notification) },
+      headers: SHARED_HEADERS,
     },
     paths,
   };

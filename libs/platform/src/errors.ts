@@ -1,4 +1,5 @@
 import { ErrorCode, PROBLEM_CONTENT_TYPE, problemType, type Problem } from '@gfts/contracts';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -25,12 +26,32 @@ export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAU
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  408: 'Request Timeout', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
 export function problem(status: number, code: string, detail?: string, extra: Partial<Problem> = {}): Problem {
   return { type: problemType(code), title: TITLES[status] ?? 'Error', status, code, ...(detail ? { detail } : {}), ...extra };
+}
+
+/**
+ * Answers a request Node's HTTP parser refused before Fastify saw it (a `clientError`): a
+ * timeout (REQUEST_TIMEOUT_MS), headers over Node's limit, or bytes that are not HTTP. Fastify
+ * answers those with a JSON body of its own shape; this answers the problem every other
+ * error gets (no request id: there is no request yet), then closes the connection, as Node does.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // a reset connection has nobody to answer
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const answer =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? problem(408, ErrorCode.REQUEST_TIMEOUT, 'the request did not arrive in time; send it again')
+    : error.code === 'HPE_HEADER_OVERFLOW' ? problem(431, ErrorCode.HEADERS_TOO_LARGE, 'the request headers are too large')
+    : problem(400, ErrorCode.MALFORMED_REQUEST, 'the request is not HTTP/1.1 this server can read');
+  const body = JSON.stringify(answer);
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${answer.status} ${answer.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {

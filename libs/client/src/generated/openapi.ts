@@ -1106,7 +1106,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description requests a gamer (before authentication: an address) may make per window (RATE_LIMIT_MAX); on the /api answers the gateway counted */
+        "X-RateLimit-Limit": number;
+        /** @description requests left in the current window */
+        "X-RateLimit-Remaining": number;
+        /** @description seconds until the current window ends */
+        "X-RateLimit-Reset": number;
+        /** @description the request's id: the caller's own `x-request-id` when it is 1–128 characters of `[A-Za-z0-9._:-]`, else one the server made; in every log line about the request */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1126,6 +1135,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1192,6 +1205,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -1208,6 +1230,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1235,6 +1266,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1269,6 +1302,10 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1357,11 +1394,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1389,6 +1444,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1433,6 +1490,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +1559,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -1538,6 +1608,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -1559,6 +1638,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1593,6 +1674,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1681,11 +1766,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1713,6 +1816,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1745,6 +1850,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1814,6 +1923,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -1830,6 +1948,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1857,6 +1984,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1899,6 +2028,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,6 +2095,15 @@ export interface operations {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,6 +2150,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -2029,6 +2180,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,6 +2214,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2124,6 +2281,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -2140,6 +2306,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2167,6 +2342,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2213,6 +2390,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2276,6 +2457,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -2316,6 +2506,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -2337,6 +2536,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,8 +2558,8 @@ export interface operations {
     listApplicationTasks: {
         parameters: {
             query?: {
-                /** @description true returns achievements, otherwise tasks (any case; 1 and 0 too) */
-                isAchievement?: boolean;
+                /** @description true returns achievements; false, empty or absent, tasks (any case; 1 and 0 too) */
+                isAchievement?: boolean | "";
             };
             header?: never;
             path: {
@@ -2372,6 +2573,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,6 +2714,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -2525,6 +2739,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2552,6 +2775,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2646,6 +2871,10 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,6 +3006,15 @@ export interface operations {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2823,6 +3061,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -2844,6 +3091,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2878,6 +3127,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3015,6 +3268,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -3031,6 +3293,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3329,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3092,6 +3365,10 @@ export interface operations {
             /** @description No Content */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3143,6 +3420,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -3159,6 +3445,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3186,6 +3481,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3248,6 +3545,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3385,6 +3686,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -3425,6 +3735,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -3446,6 +3765,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,7 +3788,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too) */
-                completed?: boolean;
+                completed?: boolean | "";
             };
             header?: never;
             path?: never;
@@ -3478,6 +3799,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3651,6 +3976,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -3667,6 +4001,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3694,6 +4037,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3730,6 +4075,10 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,11 +4154,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3837,6 +4204,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3869,6 +4238,10 @@ export interface operations {
             /** @description No Content */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3920,11 +4293,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3952,6 +4343,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3984,6 +4377,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4047,11 +4444,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4079,6 +4494,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4108,6 +4525,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,11 +4599,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4649,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4242,6 +4683,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,11 +4998,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4585,6 +5048,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4614,6 +5079,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4697,11 +5166,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4729,6 +5216,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,6 +5256,10 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4845,6 +5338,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -4861,6 +5363,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4888,6 +5399,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4927,6 +5440,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4988,6 +5505,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -5028,6 +5554,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -5049,6 +5584,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5081,6 +5618,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5136,6 +5677,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -5152,6 +5702,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5179,6 +5738,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5219,6 +5780,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5297,6 +5862,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -5337,6 +5911,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -5358,6 +5941,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5390,6 +5975,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +6034,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -5461,6 +6059,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5488,6 +6095,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5522,6 +6131,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5583,11 +6196,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5615,6 +6246,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5650,6 +6283,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5793,11 +6430,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5825,6 +6480,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5854,6 +6511,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5918,11 +6579,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5950,6 +6629,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5989,6 +6670,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6044,6 +6729,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6084,6 +6778,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -6105,6 +6808,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6141,6 +6846,10 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6209,6 +6918,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6225,6 +6943,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6252,6 +6979,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,6 +7013,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6339,6 +7072,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6355,6 +7097,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6382,6 +7133,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6414,6 +7167,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6475,6 +7232,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6491,6 +7257,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6518,6 +7293,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6554,6 +7331,10 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6623,6 +7404,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6639,6 +7429,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6666,6 +7465,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6698,6 +7499,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6753,6 +7558,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6769,6 +7583,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6796,6 +7619,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6832,6 +7657,10 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,6 +7730,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -6917,6 +7755,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6944,6 +7791,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6976,6 +7825,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7031,6 +7884,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -7047,6 +7909,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7074,6 +7945,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7108,6 +7981,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7169,6 +8046,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -7185,6 +8071,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7212,6 +8107,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7244,6 +8141,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7308,6 +8209,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -7324,6 +8234,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7351,6 +8270,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7380,6 +8301,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7440,6 +8365,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -7456,6 +8390,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7483,6 +8426,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7519,6 +8464,10 @@ export interface operations {
                 headers: {
                     /** @description RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50) */
                     Link?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7805,11 +8754,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7837,6 +8804,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7869,6 +8838,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7915,11 +8888,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -7947,6 +8938,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8014,6 +9007,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A WebSocket upgrade is required on this path */
             426: {
                 headers: {
@@ -8028,6 +9030,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -8055,6 +9066,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8084,6 +9097,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8136,11 +9153,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limited (RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS) */
             429: {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -8168,6 +9203,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8229,6 +9266,10 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8292,6 +9333,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -8332,6 +9382,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -8353,6 +9412,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8374,7 +9435,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: completed only; false: not completed only; absent or empty: all (any case; 1 and 0 too) */
-                completed?: boolean;
+                completed?: boolean | "";
             };
             header?: never;
             path?: never;
@@ -8385,6 +9446,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8558,6 +9623,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -8574,6 +9648,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -8601,6 +9684,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8633,6 +9718,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8693,6 +9782,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -8709,6 +9807,15 @@ export interface operations {
                 headers: {
                     /** @description seconds until the window resets */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -8736,6 +9843,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8780,6 +9889,10 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8892,6 +10005,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict with the current state */
             409: {
                 headers: {
@@ -8932,6 +10054,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -8953,6 +10084,8 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8982,10 +10115,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unknown, or not the caller's */
@@ -9002,6 +10145,24 @@ export interface operations {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -9025,6 +10186,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9060,6 +10222,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     consoleConfig: {
@@ -9074,6 +10254,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9099,11 +10280,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Method not allowed on this path (see Allow) */
             405: {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -9124,6 +10332,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9135,11 +10344,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Method not allowed on this path (see Allow) */
             405: {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -9160,10 +10396,20 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Method not allowed on this path (see Allow) */
@@ -9171,6 +10417,24 @@ export interface operations {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -9191,6 +10455,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,11 +10472,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Method not allowed on this path (see Allow) */
             405: {
                 headers: {
                     /** @description the methods this path takes */
                     Allow: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -9232,6 +10524,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9241,6 +10534,15 @@ export interface operations {
                         };
                         status: "ok" | "unavailable";
                     };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Method not allowed on this path (see Allow) */
@@ -9254,9 +10556,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request did not arrive within REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
