@@ -37,6 +37,8 @@ export const ErrorCode = {
   ALREADY_CLAIMED: 'ALREADY_CLAIMED',
   IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
   NOT_ENOUGH_TASKS: 'NOT_ENOUGH_TASKS',
+  /** the application's catalog holds CATALOG_MAX_TASKS live tasks already */
+  CATALOG_FULL: 'CATALOG_FULL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -81,7 +81,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const cache = new CatalogCache(catalogRepository, config.CATALOG_CACHE_TTL_MS);
   const events = new TaskEvents(nats, names, app.log);
 
-  const catalog = new CatalogService(catalogRepository, cache, events, settingsRepository);
+  const catalog = new CatalogService(catalogRepository, cache, events, settingsRepository, config.CATALOG_MAX_TASKS);
   const assign = new AssignService(catalogRepository, gamerTasks, progress, keys, config.MAX_TASKS_PER_ASSIGN, settingsRepository);
   const reads = new GamerTaskService(catalogRepository, gamerTasks, progress, inventory, unlockStats);
   const settings = new SettingsService(settingsRepository);

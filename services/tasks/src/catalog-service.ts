@@ -13,12 +13,15 @@ export class CatalogService {
   private readonly cache: CatalogCache;
   private readonly events: TaskEvents;
   private readonly settings: SettingsRepository;
+  private readonly maxTasks: number;
 
-  constructor(repository: CatalogRepository, cache: CatalogCache, events: TaskEvents, settings: SettingsRepository) {
+  /** `maxTasks`: live top-level entries an application may hold (CATALOG_MAX_TASKS). */
+  constructor(repository: CatalogRepository, cache: CatalogCache, events: TaskEvents, settings: SettingsRepository, maxTasks: number) {
     this.repository = repository;
     this.cache = cache;
     this.events = events;
     this.settings = settings;
+    this.maxTasks = maxTasks;
   }
 
   async list(applicationId: string, achievements: boolean): Promise<ApplicationTask[]> {
@@ -35,6 +38,11 @@ export class CatalogService {
   async create(applicationId: string, input: ApplicationTaskInput): Promise<ApplicationTask> {
     const built = buildCatalogEntry(input, { applicationId, now: new Date(), newId: uuidv7 });
     if (!built.ok) throw badRequest(built.problems.join('; '));
+    // Counted, then written: two admins creating at the same moment may pass the cap by one
+    // each; it bounds what reads of the catalog cost, it is not a quota anyone is owed.
+    if ((await this.repository.countLive(applicationId)) >= this.maxTasks) {
+      throw conflict(ErrorCode.CATALOG_FULL, `the catalog holds ${this.maxTasks} live tasks, the most it may (CATALOG_MAX_TASKS); archive some to make room`);
+    }
     await this.repository.insert(built.value);
     this.changed(applicationId);
     return applicationTaskView(built.value)!;

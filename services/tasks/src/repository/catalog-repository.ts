@@ -25,6 +25,11 @@ export class CatalogRepository {
     return doc ? toEntry(doc) : null;
   }
 
+  /** Live (not archived) top-level entries of an application. */
+  async countLive(applicationId: string): Promise<number> {
+    return this.store.catalog.countDocuments({ applicationId, archived: false });
+  }
+
   async insert(entry: CatalogEntry): Promise<void> {
     await this.store.catalog.insertOne(toDoc(entry));
   }

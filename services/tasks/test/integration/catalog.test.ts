@@ -205,3 +205,28 @@ describe('catalog', () => {
     expect((await stack.api('POST', `/api/v1/tasks/${randomUUID()}/claim`, { headers: ann.auth })).status).toBe(404);
   });
 });
+
+describe('catalog size (CATALOG_MAX_TASKS)', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ CATALOG_MAX_TASKS: '2' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('refuses a create past the cap with 409 CATALOG_FULL, changing nothing; archiving makes room', async () => {
+    const app = new World(stack);
+    const first = await app.createTask({ name: 'one' });
+    // a composite counts once, whatever its children
+    await app.createTask({ name: 'two', children: [child(), child()] });
+    const refused = await stack.api('POST', `/api/v1/${app.app}/tasks`, { headers: app.admin.auth, body: taskInput({ name: 'three' }) });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'CATALOG_FULL' });
+    const listed = async () => (await stack.api<ApplicationTask[]>('GET', `/api/v1/${app.app}/tasks`, { headers: app.admin.auth })).body.map((t) => t.name).sort();
+    expect(await listed()).toEqual(['Child', 'Child', 'one', 'two']);
+    // another application has a catalog of its own
+    expect((await new World(stack).createTask({ name: 'elsewhere' })).name).toBe('elsewhere');
+
+    expect((await stack.api('DELETE', `/api/v1/${app.app}/tasks/${first.id}`, { headers: app.admin.auth })).status).toBe(204);
+    expect((await app.createTask({ name: 'three' })).name).toBe('three');
+  });
+});
