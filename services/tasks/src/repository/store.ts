@@ -197,8 +197,3 @@ export function fromDoc<T extends { id: string }>(doc: WithId<T>): T {
   const { _id, ...rest } = doc;
   return { id: _id, ...rest } as unknown as T;
 }
-
-/** Active means not expired: no expiry, or one still ahead. */
-export function activeFilter(now: Date) {
-  return { $or: [{ expiredAt: null }, { expiredAt: { $gt: now } }] };
-}
