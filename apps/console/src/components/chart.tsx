@@ -1,10 +1,9 @@
 import { niceMax, type Point } from '../charts/series.ts';
+import { utcTimeOfDay } from '../time.ts';
 
 const WIDTH = 480;
 const HEIGHT = 140;
 const PAD = { left: 40, right: 8, top: 8, bottom: 20 };
-
-const time = (at: number) => new Date(at).toISOString().slice(11, 19);
 
 /**
  * A small SVG chart, line or bars: enough to see a trend, no chart library. It carries its
@@ -28,8 +27,8 @@ export function Chart({ title, points, kind = 'line', unit = '' }: { title: stri
         <line class="axis" x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={PAD.top + innerH} />
         <text class="tick" x={PAD.left - 4} y={PAD.top + 8} text-anchor="end">{max}</text>
         <text class="tick" x={PAD.left - 4} y={PAD.top + innerH} text-anchor="end">0</text>
-        {points.length > 0 && <text class="tick" x={PAD.left} y={HEIGHT - 4}>{time(points[0]!.at)}</text>}
-        {last && <text class="tick" x={WIDTH - PAD.right} y={HEIGHT - 4} text-anchor="end">{time(last.at)}</text>}
+        {points.length > 0 && <text class="tick" x={PAD.left} y={HEIGHT - 4}>{utcTimeOfDay(points[0]!.at)}</text>}
+        {last && <text class="tick" x={WIDTH - PAD.right} y={HEIGHT - 4} text-anchor="end">{utcTimeOfDay(last.at)}</text>}
         {kind === 'line' && points.length > 1 && (
           <polyline class="series" points={points.map((p, i) => `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ')} />
         )}

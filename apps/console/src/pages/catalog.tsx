@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
 import { FAMILIES, type ApplicationTask, type Family, type Season, type Session } from '../session.ts';
+import { utcDateTime } from '../time.ts';
 import { byFamily, createBody, emptyChild, emptyForm, formOf, patchBody, type TaskForm } from './task-form.ts';
 
 function TaskRow({ task, onEdit, onDelete }: { task: ApplicationTask; onEdit: (t: ApplicationTask) => void; onDelete: (t: ApplicationTask) => void }) {
@@ -59,7 +60,7 @@ function SeasonSettings({ session }: { session: Session }) {
   return (
     <section aria-labelledby="season-heading">
       <h2 id="season-heading">Season</h2>
-      <p class="muted">Seasonal tasks assigned from now on expire at the season end{season ? ` (now ${season.endsAt}, ${season.source === 'admin' ? 'set by an admin' : 'end of the quarter until set'})` : ''}.</p>
+      <p class="muted">Seasonal tasks assigned from now on expire at the season end{season ? ` (now ${utcDateTime(season.endsAt)}, ${season.source === 'admin' ? 'set by an admin' : 'end of the quarter until set'})` : ''}.</p>
       <form class="inline" onSubmit={save}>
         <label>Season ends (UTC) <input type="datetime-local" value={endsAt} onInput={(e) => setEndsAt(e.currentTarget.value)} /></label>
         <button type="submit">Save season</button>

@@ -5,6 +5,7 @@ import { countPerBucket } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
 import { ProblemView } from '../components/problem.tsx';
 import type { DeadLetter, Session } from '../session.ts';
+import { utcDateTime } from '../time.ts';
 
 const HOUR = 3_600_000;
 const PAGE = 200;
@@ -107,7 +108,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
             {letters.map((l) => (
               <tr key={l.sequence} data-sequence={l.sequence}>
                 <th scope="row">{l.sequence}</th>
-                <td>{l.deadLetteredAt.replace('T', ' ').slice(0, 19)}</td>
+                <td>{utcDateTime(l.deadLetteredAt)}</td>
                 <td>
                   {l.reason}
                   {l.errors.length > 0 && <ul class="errors">{l.errors.map((e) => <li key={e}>{e}</li>)}</ul>}

@@ -3,6 +3,7 @@ import { ApiProblem, ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
 import { Progress } from '../components/progress.tsx';
 import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
+import { utcDateTime } from '../time.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFRESH_MS = 2_000;
@@ -24,7 +25,7 @@ function TaskTable({ caption, tasks }: { caption: string; tasks: GamerTask[] }) 
               <td><Progress value={t.progress} target={target} label={`${t.task.name} progress`} /></td>
               <td>{t.gamesPlayed}{t.task.numberOfGames > 0 ? ` / ${t.task.numberOfGames}` : ''}</td>
               <td>{t.claimed ? 'claimed' : t.completed ? 'completed' : 'in progress'}</td>
-              <td>{t.expiredAt ? t.expiredAt.slice(0, 16).replace('T', ' ') : 'never'}</td>
+              <td>{t.expiredAt ? utcDateTime(t.expiredAt) : 'never'}</td>
             </tr>
           );
         })}

@@ -3,6 +3,7 @@ import { ok } from '../api/client.ts';
 import { keepLast, ratePerSecond, type Sample } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
 import type { PipelineHealth, ServiceHealth, Session } from '../session.ts';
+import { utcDateTime } from '../time.ts';
 
 const POLL_MS = 5_000;
 const SAMPLES = 60;
@@ -80,7 +81,7 @@ export function HealthPage({ session }: { session: Session }) {
             <dt>Delivered, not yet acknowledged</dt><dd>{pipeline.consumer?.ackPending ?? 'unknown'}</dd>
             <dt>Redelivered, pending</dt><dd>{pipeline.consumer?.redelivered ?? 'unknown'}</dd>
             <dt>Events kept in the stream</dt><dd>{pipeline.stream?.messages ?? 'unknown'}</dd>
-            <dt>Last event stored</dt><dd>{pipeline.stream?.lastEventAt ?? 'none'}</dd>
+            <dt>Last event stored</dt><dd>{pipeline.stream?.lastEventAt ? utcDateTime(pipeline.stream.lastEventAt) : 'none'}</dd>
             <dt>Dead letters (your application)</dt><dd>{pipeline.deadLetters ?? 'unknown'} {pipeline.deadLetters ? <a href="#/dead-letters">see them</a> : null}</dd>
           </dl>
         ) : <p class="muted">{tasks && !tasks.ok ? tasks.reason : 'checking…'}</p>}

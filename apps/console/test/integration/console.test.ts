@@ -150,6 +150,8 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect((await report('kills', 4)).status).toBe(202);
     // the page refreshes by itself
     await expect.poll(() => row('Get kills').textContent(), { timeout: UI_TIMEOUT_MS }).toContain('4 / 10');
+    // times are UTC and say so
+    expect(await row('Daily double').textContent()).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     await shot('04-gamer-progress');
     expect(await seriousViolations(page)).toEqual([]);
   });
@@ -167,6 +169,8 @@ describe('the admin console in Chromium, against the real stack', () => {
     const listed = page.locator('tr', { hasText: event.eventId });
     await listed.waitFor();
     expect(await listed.textContent()).toContain('database unavailable');
+    expect(await listed.locator('td').first().textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(await page.locator('figure.chart text.tick').last().textContent()).toMatch(/^\d\d:\d\d:\d\d UTC$/);
     await listed.getByText('Payload').click();
     expect(await listed.locator('pre').textContent()).toContain('"applicationStatsId": "wins"');
     expect(await page.getByRole('img', { name: /Dead letters per hour.*latest 1/ }).count()).toBe(1);
