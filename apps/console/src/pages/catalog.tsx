@@ -3,6 +3,7 @@ import { ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
 import { FAMILIES, type ApplicationTask, type Family, type Season, type Session } from '../session.ts';
 import { utcDateTime } from '../time.ts';
+import { seasonEndChange, seasonInput } from './season-form.ts';
 import { byFamily, createBody, emptyChild, emptyForm, formOf, patchBody, type TaskForm } from './task-form.ts';
 
 function TaskRow({ task, onEdit, onDelete }: { task: ApplicationTask; onEdit: (t: ApplicationTask) => void; onDelete: (t: ApplicationTask) => void }) {
@@ -38,21 +39,24 @@ function SeasonSettings({ session }: { session: Session }) {
   const [season, setSeason] = useState<Season | null>(null);
   const [endsAt, setEndsAt] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState('');
   useEffect(() => {
     ok(api.GET('/api/v1/{applicationId}/season', { params: { path: { applicationId: claims.app } } })).then((s) => {
       setSeason(s);
-      setEndsAt(s.endsAt.slice(0, 16));
+      setEndsAt(seasonInput(s.endsAt));
     }, setError);
   }, [claims.app]);
   const save = async (event: Event) => {
     event.preventDefault();
     setError(null);
-    setSaved(false);
+    setSaved('');
+    const change = seasonEndChange(season?.endsAt ?? null, endsAt);
+    if (change.kind === 'unchanged') return setSaved('Nothing changed.');
     try {
-      const iso = endsAt ? new Date(`${endsAt}Z`).toISOString() : endsAt;
-      setSeason(await ok(api.PUT('/api/v1/{applicationId}/season', { params: { path: { applicationId: claims.app } }, body: { endsAt: iso } })));
-      setSaved(true);
+      const stored = await ok(api.PUT('/api/v1/{applicationId}/season', { params: { path: { applicationId: claims.app } }, body: { endsAt: change.endsAt } }));
+      setSeason(stored);
+      setEndsAt(seasonInput(stored.endsAt));
+      setSaved('Saved.');
     } catch (e) {
       setError(e);
     }
@@ -62,9 +66,9 @@ function SeasonSettings({ session }: { session: Session }) {
       <h2 id="season-heading">Season</h2>
       <p class="muted">Seasonal tasks assigned from now on expire at the season end{season ? ` (now ${utcDateTime(season.endsAt)}, ${season.source === 'admin' ? 'set by an admin' : 'end of the quarter until set'})` : ''}.</p>
       <form class="inline" onSubmit={save}>
-        <label>Season ends (UTC) <input type="datetime-local" value={endsAt} onInput={(e) => setEndsAt(e.currentTarget.value)} /></label>
+        <label>Season ends (UTC) <input type="datetime-local" step={1} value={endsAt} onInput={(e) => setEndsAt(e.currentTarget.value)} /></label>
         <button type="submit">Save season</button>
-        {saved && <span role="status">Saved.</span>}
+        {saved && <span role="status">{saved}</span>}
       </form>
       <ProblemView error={error} />
     </section>

@@ -131,6 +131,24 @@ describe('the admin console in Chromium, against the real stack', () => {
     await shot('03-composite-created');
   });
 
+  it('keeps the season end\'s seconds, and sends nothing when it did not change', async () => {
+    const seasonOf = async () => (await api<{ endsAt: string; source: string }>('GET', `/api/v1/${app}/season`, { headers: admin.auth })).body;
+    const before = await seasonOf();
+    expect(before.source).toBe('quarter');
+    const season = page.getByRole('region', { name: 'Season', exact: true });
+    const endsAt = season.getByLabel('Season ends (UTC)');
+    await expect.poll(() => endsAt.inputValue()).not.toBe('');
+    await season.getByRole('button', { name: 'Save season' }).click();
+    await expect.poll(() => season.getByRole('status').textContent()).toBe('Nothing changed.');
+    expect(await seasonOf()).toEqual(before);
+
+    const year = new Date().getUTCFullYear() + 1;
+    await endsAt.fill(`${year}-06-30T23:59:59`);
+    await season.getByRole('button', { name: 'Save season' }).click();
+    await expect.poll(() => season.getByRole('status').textContent()).toBe('Saved.');
+    expect(await seasonOf()).toMatchObject({ endsAt: `${year}-06-30T23:59:59.000Z`, source: 'admin' });
+  });
+
   it('finds a gamer by display-name prefix and follows their tasks as stat events arrive', async () => {
     player = gamer(app, 'Zed Zimmer');
     const friend = gamer(app, 'Yan');
