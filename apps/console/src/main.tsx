@@ -8,8 +8,32 @@ interface ConsoleConfig {
   oidc: OidcSettings | null;
 }
 
+async function loadConfig(): Promise<ConsoleConfig> {
+  const response = await fetch('/console/config.json');
+  if (!response.ok) throw new Error(`the gateway answered ${response.status}`);
+  return (await response.json()) as ConsoleConfig;
+}
+
+/** Without its settings the console cannot offer a sign-in: it says so, and tries again on demand. */
+function ConfigFailed({ reason }: { reason: string }) {
+  return (
+    <main class="sign-in" id="main">
+      <h1>gamer-services console</h1>
+      <p class="problem" role="alert">The console could not load its settings ({reason}).</p>
+      <button type="button" class="primary" onClick={() => void start()}>Retry</button>
+    </main>
+  );
+}
+
 async function start(): Promise<void> {
-  const config = (await (await fetch('/console/config.json')).json()) as ConsoleConfig;
+  const root = document.getElementById('app')!;
+  let config: ConsoleConfig;
+  try {
+    config = await loadConfig();
+  } catch (error) {
+    render(<ConfigFailed reason={(error as Error).message} />, root);
+    return;
+  }
   let message = '';
   if (config.oidc) {
     try {
@@ -19,7 +43,7 @@ async function start(): Promise<void> {
       message = (error as Error).message;
     }
   }
-  render(<App initialToken={storedToken()} tokenSignIn={config.tokenSignIn} oidc={config.oidc} initialMessage={message} />, document.getElementById('app')!);
+  render(<App initialToken={storedToken()} tokenSignIn={config.tokenSignIn} oidc={config.oidc} initialMessage={message} />, root);
 }
 
 void start();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The real stack as processes: the gateway serves the console built below.
 import { startServiceProcesses, type ServiceProcesses } from '../../../../services/gateway/test/support/processes.ts';
 
@@ -72,11 +72,25 @@ describe('the admin console in Chromium, against the real stack', () => {
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });
 
+  // a test's stand-ins for the network end with it, passed or failed
+  afterEach(() => page?.unrouteAll({ behavior: 'ignoreErrors' }));
+
   afterAll(async () => {
     await browser?.close();
     await nc?.drain();
     await stack?.close();
     if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+  });
+
+  it('says when its settings do not load, and loads them again on Retry', async () => {
+    await page.route('**/console/config.json', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"title":"Service Unavailable"}' }));
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: UI_TIMEOUT_MS }).toContain('could not load its settings');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.unroute('**/console/config.json');
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByLabel('Admin token').waitFor();
+    expect(pageErrors).toEqual([]);
   });
 
   it('loads without a token, under a strict Content-Security-Policy, and signs in with an admin token', async () => {
