@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { App } from './app.tsx';
+import { readClaims } from './auth/claims.ts';
 import { completeOidc, storedToken, storeToken } from './auth/session.ts';
 import type { OidcSettings } from './auth/pkce.ts';
 
@@ -38,7 +39,10 @@ async function start(): Promise<void> {
   if (config.oidc) {
     try {
       const token = await completeOidc(config.oidc);
-      if (token) storeToken(token);
+      // the same checks as a pasted token: one the console cannot use is not kept, and the sign-in says why
+      const read = token ? readClaims(token) : null;
+      if (read?.ok) storeToken(token);
+      else if (read) message = `The identity provider's token cannot be used: ${read.reason}.`;
     } catch (error) {
       message = (error as Error).message;
     }

@@ -93,6 +93,19 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('refuses a token from the identity provider that it cannot use, and says why', async () => {
+    const oidc = { authorizationUrl: `${stack.gatewayUrl}/idp/authorize`, tokenUrl: `${stack.gatewayUrl}/idp/token`, clientId: 'console', scope: 'openid', audience: null, tokenField: 'access_token' };
+    await page.route('**/console/config.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ tokenSignIn: true, oidc }) }));
+    // the provider signs in a gamer without the admin role
+    await page.route('**/idp/token', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ access_token: gamer(app, 'Pat Player').token }) }));
+    await page.goto(`${stack.gatewayUrl}/console`);
+    await page.evaluate(() => sessionStorage.setItem('gfts-console-oidc', JSON.stringify({ verifier: 'v'.repeat(43), state: 'the-state' })));
+    // the provider's redirect back
+    await page.goto(`${stack.gatewayUrl}/console?code=the-code&state=the-state`);
+    await expect.poll(() => page.getByRole('alert').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain('no admin role');
+    expect(await page.evaluate(() => sessionStorage.getItem('gfts-console-token'))).toBeNull();
+  });
+
   it('loads without a token, under a strict Content-Security-Policy, and signs in with an admin token', async () => {
     const response = await page.goto(`${stack.gatewayUrl}/console`);
     expect(response?.status()).toBe(200);
