@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
+import { useSingleFlight } from '../hooks.ts';
 import { FAMILIES, type ApplicationTask, type Family, type Season, type Session } from '../session.ts';
 import { utcDateTime } from '../time.ts';
 import { seasonEndChange, seasonInput } from './season-form.ts';
@@ -84,6 +85,7 @@ export function CatalogPage({ session }: { session: Session }) {
   const [editing, setEditing] = useState<ApplicationTask | null>(null);
   const [formError, setFormError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
+  const [saving, whileSaving] = useSingleFlight();
   const path = { params: { path: { applicationId: claims.app } } };
 
   const load = async () => {
@@ -101,24 +103,27 @@ export function CatalogPage({ session }: { session: Session }) {
   useEffect(() => void load(), [claims.app]);
 
   const update = (patch: Partial<TaskForm>) => setForm((f) => ({ ...f, ...patch }));
-  const submit = async (event: Event) => {
+  // one save at a time: a double click must not create the task twice
+  const submit = (event: Event) => {
     event.preventDefault();
-    setFormError(null);
-    setNotice('');
-    try {
-      if (editing) {
-        const saved = await ok(api.PATCH('/api/v1/{applicationId}/tasks/{taskId}', { params: { path: { applicationId: claims.app, taskId: editing.id } }, body: patchBody(editing, form) }));
-        setNotice(`Saved “${saved.name}”.`);
-      } else {
-        const created = await ok(api.POST('/api/v1/{applicationId}/tasks', { ...path, body: createBody(form) as never /* openapi-fetch narrows parentTaskId: null to undefined; the body is the contract's */ }));
-        setNotice(`Created “${created.name}”.`);
+    return whileSaving(async () => {
+      setFormError(null);
+      setNotice('');
+      try {
+        if (editing) {
+          const saved = await ok(api.PATCH('/api/v1/{applicationId}/tasks/{taskId}', { params: { path: { applicationId: claims.app, taskId: editing.id } }, body: patchBody(editing, form) }));
+          setNotice(`Saved “${saved.name}”.`);
+        } else {
+          const created = await ok(api.POST('/api/v1/{applicationId}/tasks', { ...path, body: createBody(form) as never /* openapi-fetch narrows parentTaskId: null to undefined; the body is the contract's */ }));
+          setNotice(`Created “${created.name}”.`);
+        }
+        setForm(emptyForm());
+        setEditing(null);
+        await load();
+      } catch (e) {
+        setFormError(e);
       }
-      setForm(emptyForm());
-      setEditing(null);
-      await load();
-    } catch (e) {
-      setFormError(e);
-    }
+    });
   };
   const edit = (task: ApplicationTask) => {
     setEditing(task);
@@ -194,7 +199,7 @@ export function CatalogPage({ session }: { session: Session }) {
               </fieldset>
             )}
             <div class="row">
-              <button type="submit" class="primary">{editing ? 'Save changes' : 'Create task'}</button>
+              <button type="submit" class="primary" disabled={saving}>{editing ? 'Save changes' : 'Create task'}</button>
               {editing && <button type="button" onClick={() => { setEditing(null); setForm(emptyForm()); setFormError(null); }}>Cancel</button>}
             </div>
             <ProblemView error={formError} />

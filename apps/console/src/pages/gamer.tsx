@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiProblem, ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
+import { useSingleFlight } from '../hooks.ts';
 import { Progress } from '../components/progress.tsx';
 import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
 import { utcDateTime } from '../time.ts';
@@ -58,8 +59,10 @@ function ResetProgress({ session, gamerId }: { session: Session; gamerId: string
   const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [resetting, whileResetting] = useSingleFlight();
   const chosen = RESET_SCOPES.find((s) => s.scope === scope)!;
-  const reset = async () => {
+  // one reset at a time: a double click on Confirm reset sends one request
+  const reset = () => whileResetting(async () => {
     setError(null);
     try {
       const done = await ok(session.api.POST('/api/v1/{applicationId}/gamers/{gamerId}/progress/reset', {
@@ -71,7 +74,7 @@ function ResetProgress({ session, gamerId }: { session: Session; gamerId: string
     } finally {
       setConfirming(false);
     }
-  };
+  });
   return (
     <section aria-labelledby="reset-heading" class="card">
       <h2 id="reset-heading">Reset progress</h2>
@@ -88,8 +91,8 @@ function ResetProgress({ session, gamerId }: { session: Session; gamerId: string
       {confirming && (
         <p role="alert">
           Reset {chosen.label.toLowerCase()} of this gamer? This cannot be undone.{' '}
-          <button type="button" class="danger" onClick={() => void reset()}>Confirm reset</button>{' '}
-          <button type="button" onClick={() => setConfirming(false)}>Cancel</button>
+          <button type="button" class="danger" onClick={() => void reset()} disabled={resetting}>Confirm reset</button>{' '}
+          <button type="button" onClick={() => setConfirming(false)} disabled={resetting}>Cancel</button>
         </p>
       )}
       {result && <p role="status">{result}</p>}

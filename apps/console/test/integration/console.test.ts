@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The real stack as processes: the gateway serves the console built below.
@@ -53,6 +53,22 @@ describe('the admin console in Chromium, against the real stack', () => {
       body: { eventId: crypto.randomUUID(), applicationId: app, gamerId: player.id, gameId: 'g1', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: stat, value }] },
     });
   const row = (name: string) => page.locator('tr', { has: page.locator('th', { hasText: name }) }).first();
+  /**
+   * Counts the browser's requests of `method` to `url` and holds the first until `release`
+   * (then it goes to the stack, or gets `answer`): a double click lands while it runs.
+   */
+  const holdFirst = async (url: string, method: string, answer?: () => Parameters<Route['fulfill']>[0]) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = { count: 0, release };
+    await page.route(url, async (route) => {
+      if (route.request().method() !== method) return route.fallback();
+      held.count += 1;
+      if (held.count === 1) await released;
+      return answer ? route.fulfill(answer()) : route.continue();
+    });
+    return held;
+  };
 
   beforeAll(async () => {
     expect(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: source scripts/provision.sh && gfts_provision (apt-get install chromium)`).toBe(true);
@@ -158,6 +174,21 @@ describe('the admin console in Chromium, against the real stack', () => {
     await shot('03-composite-created');
   });
 
+  it('creates a task once, however often Create task is clicked while the request runs', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Weekly once');
+    await page.getByLabel('Family').selectOption('weekly');
+    await page.getByLabel('Stat', { exact: true }).fill('kills');
+    const posts = await holdFirst(`**/api/v1/${app}/tasks`, 'POST');
+    const create = page.getByRole('button', { name: 'Create task' });
+    await create.dblclick();
+    await expect.poll(() => create.isDisabled()).toBe(true);
+    posts.release();
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain('Created “Weekly once”');
+    expect(posts.count).toBe(1);
+    const tasks = await api<{ name: string }[]>('GET', `/api/v1/${app}/tasks`, { headers: admin.auth });
+    expect(tasks.body.filter((t) => t.name === 'Weekly once')).toHaveLength(1);
+  });
+
   it('keeps the season end\'s seconds, and sends nothing when it did not change', async () => {
     const seasonOf = async () => (await api<{ endsAt: string; source: string }>('GET', `/api/v1/${app}/season`, { headers: admin.auth })).body;
     const before = await seasonOf();
@@ -237,8 +268,13 @@ describe('the admin console in Chromium, against the real stack', () => {
     await reset.getByRole('button', { name: 'Reset…' }).click();
     // nothing happens before the confirmation
     expect((await api<unknown[]>('GET', '/api/v1/tasks', { headers: player.auth })).body).toHaveLength(1);
-    await reset.getByRole('button', { name: 'Confirm reset' }).click();
-    await expect.poll(() => reset.getByRole('status').textContent()).toMatch(/^Reset \(tasks\): [1-9]\d* tasks and 0 inventory items removed\.$/);
+    const resets = await holdFirst('**/progress/reset', 'POST');
+    const confirmReset = reset.getByRole('button', { name: 'Confirm reset' });
+    await confirmReset.dblclick();
+    await expect.poll(() => confirmReset.isDisabled()).toBe(true);
+    resets.release();
+    await expect.poll(() => reset.getByRole('status').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^Reset \(tasks\): [1-9]\d* tasks and 0 inventory items removed\.$/);
+    expect(resets.count).toBe(1);
     await expect.poll(() => page.getByRole('region', { name: 'Current tasks' }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain('No tasks.');
     expect((await api<unknown[]>('GET', '/api/v1/tasks', { headers: player.auth })).body).toEqual([]);
     await shot('07-reset-progress');
