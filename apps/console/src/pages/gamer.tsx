@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiProblem, ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
-import { useSingleFlight } from '../hooks.ts';
+import { usePoll, useSingleFlight } from '../hooks.ts';
 import { Progress } from '../components/progress.tsx';
 import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
 import { utcDateTime } from '../time.ts';
@@ -105,34 +105,26 @@ function GamerView({ session, gamerId }: { session: Session; gamerId: string }) 
   const [relations, setRelations] = useState<GamerRelations | null | undefined>(undefined);
   const [progress, setProgress] = useState<GamerProgress | null>(null);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    let live = true;
-    const load = async () => {
-      try {
-        const [rel, prog] = await Promise.all([
-          ok(api.GET('/api/v1/friendship/admin/gamers/{gamerId}', { params: { path: { gamerId } } })).catch((e) => {
-            // a gamer who never used friendship still has tasks
-            if (e instanceof ApiProblem && e.status === 404) return null;
-            throw e;
-          }),
-          ok(api.GET('/api/v1/admin/gamers/{gamerId}', { params: { path: { gamerId } } })),
-        ]);
-        if (!live) return;
-        setRelations(rel);
-        setProgress(prog);
-        setError(null);
-      } catch (e) {
-        if (live) setError(e);
-      }
-    };
-    void load();
-    // progress moves with every stat event: the view follows it
-    const timer = setInterval(load, REFRESH_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [gamerId]);
+  // progress moves with every stat event: the view follows it
+  usePoll(async (live) => {
+    try {
+      const [rel, prog] = await Promise.all([
+        ok(api.GET('/api/v1/friendship/admin/gamers/{gamerId}', { params: { path: { gamerId } } })).catch((e) => {
+          // a gamer who never used friendship still has tasks
+          if (e instanceof ApiProblem && e.status === 404) return null;
+          throw e;
+        }),
+        ok(api.GET('/api/v1/admin/gamers/{gamerId}', { params: { path: { gamerId } } })),
+      ]);
+      if (!live()) return;
+      setRelations(rel);
+      setProgress(prog);
+      setError(null);
+    } catch (e) {
+      if (live()) setError(e);
+      throw e;
+    }
+  }, REFRESH_MS, [gamerId]);
 
   const unknown = relations === null && progress && progress.tasks.length === 0 && progress.achievements.length === 0 && progress.inventory.length === 0;
   return (

@@ -1,20 +1,22 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ok } from '../api/client.ts';
+import { failureKind } from '../api/poll-delay.ts';
 import { keepLast, ratePerSecond, type Sample } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
+import { usePoll } from '../hooks.ts';
 import type { PipelineHealth, ServiceHealth, Session } from '../session.ts';
 import { utcDateTime } from '../time.ts';
 
 const POLL_MS = 5_000;
 const SAMPLES = 60;
 
-type Reading<T> = { ok: true; value: T } | { ok: false; reason: string };
+type Reading<T> = { ok: true; value: T } | { ok: false; reason: string; error: unknown };
 
 async function read<T>(call: Promise<T>): Promise<Reading<T>> {
   try {
     return { ok: true, value: await call };
   } catch (e) {
-    return { ok: false, reason: (e as Error).message };
+    return { ok: false, reason: (e as Error).message, error: e };
   }
 }
 
@@ -39,27 +41,20 @@ export function HealthPage({ session }: { session: Session }) {
   const [tasks, setTasks] = useState<Reading<PipelineHealth>>();
   const [stored, setStored] = useState<Sample[]>([]);
   const [lag, setLag] = useState<Sample[]>([]);
-  useEffect(() => {
-    let live = true;
-    const poll = async () => {
-      const [f, t] = await Promise.all([
-        read(ok(api.GET('/api/v1/friendship/admin/health'))),
-        read(ok(api.GET('/api/v1/admin/health'))),
-      ]);
-      if (!live) return;
-      setFriendship(f);
-      setTasks(t);
-      const at = Date.now();
-      if (t.ok && t.value.stream) setStored((s) => keepLast(s, { at, value: t.value.stream!.lastSequence }, SAMPLES));
-      if (t.ok && t.value.consumer) setLag((s) => keepLast(s, { at, value: t.value.consumer!.pending }, SAMPLES));
-    };
-    void poll();
-    const timer = setInterval(poll, POLL_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, []);
+  usePoll(async (live) => {
+    const [f, t] = await Promise.all([
+      read(ok(api.GET('/api/v1/friendship/admin/health'))),
+      read(ok(api.GET('/api/v1/admin/health'))),
+    ]);
+    if (!live()) return;
+    setFriendship(f);
+    setTasks(t);
+    const at = Date.now();
+    if (t.ok && t.value.stream) setStored((s) => keepLast(s, { at, value: t.value.stream!.lastSequence }, SAMPLES));
+    if (t.ok && t.value.consumer) setLag((s) => keepLast(s, { at, value: t.value.consumer!.pending }, SAMPLES));
+    // an API that asks for room, or no answer, slows the polls down (usePoll)
+    for (const r of [f, t]) if (!r.ok && failureKind(r.error) === 'unavailable') throw r.error;
+  }, POLL_MS, []);
   const pipeline = tasks?.ok ? tasks.value : null;
   return (
     <div class="page">
