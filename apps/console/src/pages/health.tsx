@@ -6,19 +6,10 @@ import { Chart } from '../components/chart.tsx';
 import { usePoll } from '../hooks.ts';
 import type { PipelineHealth, ServiceHealth, Session } from '../session.ts';
 import { utcDateTime } from '../time.ts';
+import { gatewayState, read, type Reading } from './readings.ts';
 
 const POLL_MS = 5_000;
 const SAMPLES = 60;
-
-type Reading<T> = { ok: true; value: T } | { ok: false; reason: string; error: unknown };
-
-async function read<T>(call: Promise<T>): Promise<Reading<T>> {
-  try {
-    return { ok: true, value: await call };
-  } catch (e) {
-    return { ok: false, reason: (e as Error).message, error: e };
-  }
-}
 
 function ServiceCard({ name, reading }: { name: string; reading: Reading<ServiceHealth> | undefined }) {
   const ready = reading?.ok && reading.value.status === 'ok';
@@ -56,14 +47,15 @@ export function HealthPage({ session }: { session: Session }) {
     for (const r of [f, t]) if (!r.ok && failureKind(r.error) === 'unavailable') throw r.error;
   }, POLL_MS, []);
   const pipeline = tasks?.ok ? tasks.value : null;
+  const gateway = gatewayState([friendship, tasks]);
   return (
     <div class="page">
       <h1>Health</h1>
       <div class="grid">
-        <section class="card health ready" aria-label="gateway readiness">
+        <section class={`card health ${gateway === 'ready' ? 'ready' : gateway === 'unreachable' ? 'down' : ''}`} aria-label="gateway readiness">
           <h2>gateway</h2>
-          <p class="state">{friendship || tasks ? 'ready' : 'checking…'}</p>
-          <p class="muted">It answered these calls.</p>
+          <p class="state">{gateway === 'ready' ? 'ready' : gateway === 'unreachable' ? 'not reachable' : 'checking…'}</p>
+          {gateway !== 'checking' && <p class="muted">{gateway === 'ready' ? 'It answered these calls.' : 'No call got an answer from it.'}</p>}
         </section>
         <ServiceCard name="friendship" reading={friendship} />
         <ServiceCard name="tasks" reading={tasks as Reading<ServiceHealth> | undefined} />

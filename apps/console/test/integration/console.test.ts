@@ -292,6 +292,23 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('shows the gateway ready when it answers, even with an error, and not reachable when no call gets through', async () => {
+    const gateway = page.getByRole('region', { name: 'gateway readiness' });
+    await page.route('**/admin/health', (route) => route.fulfill({ status: 502, contentType: 'application/problem+json', body: JSON.stringify({ title: 'Bad Gateway', status: 502, code: 'UPSTREAM_UNAVAILABLE' }) }));
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await page.getByRole('link', { name: 'Health' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'friendship readiness' }).textContent(), { timeout: UI_TIMEOUT_MS }).toContain('not ready');
+    expect(await gateway.textContent()).toContain('ready');
+    expect(await gateway.getAttribute('class')).toContain('ready');
+
+    await page.unroute('**/admin/health');
+    await page.route('**/admin/health', (route) => route.abort('failed'));
+    await expect.poll(() => gateway.textContent(), { timeout: UI_TIMEOUT_MS }).toContain('not reachable');
+    expect(await gateway.getAttribute('class')).toContain('down');
+    await page.unroute('**/admin/health');
+    expect(pageErrors).toEqual([]);
+  });
+
   it('shows the dead letters past the first page (200) on demand', async () => {
     const js = jetstream(nc);
     for (let i = 0; i < 201; i++) {
