@@ -4,6 +4,7 @@ import { nextAfter } from '../api/next-page.ts';
 import { countPerBucket } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
 import { ProblemView } from '../components/problem.tsx';
+import { useSingleFlight } from '../hooks.ts';
 import type { DeadLetter, Session } from '../session.ts';
 import { utcDateTime } from '../time.ts';
 
@@ -26,7 +27,9 @@ export function DeadLettersPage({ session }: { session: Session }) {
   const [after, setAfter] = useState<number | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
-  const [busy, setBusy] = useState(false);
+  // one thing at a time (a page load, a replay, a delete): Show more must not append a page
+  // to a list being replaced, and a letter is not acted on twice
+  const [busy, run] = useSingleFlight();
 
   /** A page of letters, oldest first: the first, or the one after `from`. */
   const page = async (from?: number) => {
@@ -34,9 +37,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
     if (!response.ok || !data) throw new ApiProblem(response.status, (problem as object | undefined) ?? { title: response.statusText });
     return { letters: data, after: nextAfter(response.headers.get('link')) };
   };
-  // busy while a page loads: Show more must not append a page to a list being replaced
-  const load = async () => {
-    setBusy(true);
+  const firstPage = async () => {
     try {
       const first = await page();
       setLetters(first.letters);
@@ -44,49 +45,54 @@ export function DeadLettersPage({ session }: { session: Session }) {
       setError(null);
     } catch (e) {
       setError(e);
-    } finally {
-      setBusy(false);
     }
   };
-  const more = async () => {
-    setBusy(true);
+  const load = () => run(firstPage);
+  const more = () => run(async () => {
     try {
       const next = await page(after);
       setLetters((shown) => [...(shown ?? []), ...next.letters]);
       setAfter(next.after);
     } catch (e) {
       setError(e);
-    } finally {
-      setBusy(false);
     }
-  };
+  });
   useEffect(() => void load(), []);
 
-  const act = async (work: () => Promise<string>) => {
-    setBusy(true);
+  /** Acts on one letter; done, the letter leaves the list in place, so what Show more loaded stays. */
+  const act = (letter: DeadLetter, work: () => Promise<string>) => run(async () => {
     setNotice('');
     try {
       setNotice(await work());
       setError(null);
+      setLetters((shown) => shown && shown.filter((l) => l.sequence !== letter.sequence));
     } catch (e) {
       setError(e);
-    } finally {
-      await load();
     }
-  };
-  const replay = (letter: DeadLetter) => act(async () => {
+  });
+  const replay = (letter: DeadLetter) => act(letter, async () => {
     const result = await ok(api.POST('/api/v1/admin/dead-letters/{sequence}/replay', { params: { path: { sequence: letter.sequence } } }));
     return `Replayed dead letter ${result.sequence}${result.eventId ? ` (event ${result.eventId})` : ''}.`;
   });
-  const replayAll = () => act(async () => {
-    const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
-    return `Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.`;
+  const replayAll = () => run(async () => {
+    setNotice('');
+    try {
+      const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
+      setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.`);
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+    await firstPage();
   });
-  const remove = (letter: DeadLetter) => act(async () => {
-    if (!confirm(`Delete dead letter ${letter.sequence}? Its game will never count.`)) return 'Kept.';
-    await ok(api.DELETE('/api/v1/admin/dead-letters/{sequence}', { params: { path: { sequence: letter.sequence } } }));
-    return `Deleted dead letter ${letter.sequence}.`;
-  });
+  const remove = async (letter: DeadLetter) => {
+    // cancelled, nothing changes
+    if (!confirm(`Delete dead letter ${letter.sequence}? Its game will never count.`)) return;
+    await act(letter, async () => {
+      await ok(api.DELETE('/api/v1/admin/dead-letters/{sequence}', { params: { path: { sequence: letter.sequence } } }));
+      return `Deleted dead letter ${letter.sequence}.`;
+    });
+  };
 
   return (
     <div class="page">
@@ -99,7 +105,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
         <button type="button" onClick={() => void load()} disabled={busy}>Refresh</button>
         <button type="button" class="primary" onClick={() => void replayAll()} disabled={busy || !letters?.length}>Replay all</button>
       </div>
-      {letters && letters.length === 0 && <p class="muted">No dead letters.</p>}
+      {letters && letters.length === 0 && after === undefined && <p class="muted">No dead letters.</p>}
       {letters && letters.length > 0 && (
         <table class="letters">
           <caption>{letters.length} dead letter(s), oldest first{after !== undefined ? '; more with Show more' : ''}</caption>

@@ -53,6 +53,13 @@ describe('the admin console in Chromium, against the real stack', () => {
       body: { eventId: crypto.randomUUID(), applicationId: app, gamerId: player.id, gameId: 'g1', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: stat, value }] },
     });
   const row = (name: string) => page.locator('tr', { has: page.locator('th', { hasText: name }) }).first();
+  /** Answers the next dialog (confirm) and resolves with its message. */
+  const nextDialog = (accept: boolean) => new Promise<string>((resolve) => {
+    page.once('dialog', (dialog) => {
+      resolve(dialog.message());
+      void (accept ? dialog.accept() : dialog.dismiss());
+    });
+  });
   /**
    * Counts the browser's requests of `method` to `url` and holds the first until `release`
    * (then it goes to the stack, or gets `answer`): a double click lands while it runs.
@@ -309,9 +316,9 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows the dead letters past the first page (200) on demand', async () => {
+  it('shows the dead letters past the first page (200) on demand, and keeps them through a replay or delete', async () => {
     const js = jetstream(nc);
-    for (let i = 0; i < 201; i++) {
+    for (let i = 0; i < 203; i++) {
       const letter: StatDeadLetter = {
         reason: 'payload is not UTF-8 JSON', subject: `${stack.natsPrefix}.stats.${app}`,
         streamSequence: 1_000 + i, deliveryCount: 1, deadLetteredAt: new Date().toISOString(), payload: 'not json',
@@ -323,8 +330,26 @@ describe('the admin console in Chromium, against the real stack', () => {
     // 200 letters read one by one from the stream: give it the UI's time, not poll's 1 s
     await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('200 dead letter(s), oldest first; more with Show more');
     await page.getByRole('button', { name: 'Show more' }).click();
-    await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('201 dead letter(s), oldest first');
+    await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('203 dead letter(s), oldest first');
     expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+
+    // a replay or delete removes its letter from what is shown, the letters past the first page stay
+    const rows = page.locator('table.letters tbody tr');
+    const sequenceAt = async (i: number) => Number(await rows.nth(i).getAttribute('data-sequence'));
+    const [first, second, last] = [await sequenceAt(0), await sequenceAt(1), await sequenceAt(202)];
+    const kept = nextDialog(false);
+    await page.getByRole('button', { name: `Delete dead letter ${first}`, exact: true }).click();
+    expect(await kept).toContain(`Delete dead letter ${first}?`);
+    const deleted = nextDialog(true);
+    await page.getByRole('button', { name: `Delete dead letter ${second}`, exact: true }).click();
+    await deleted;
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toBe(`Deleted dead letter ${second}.`);
+    expect(await caption.textContent()).toBe('202 dead letter(s), oldest first');
+    await page.getByRole('button', { name: `Replay dead letter ${first}`, exact: true }).click();
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain(`Replayed dead letter ${first}`);
+    expect(await caption.textContent()).toBe('201 dead letter(s), oldest first');
+    expect(await page.locator(`tr[data-sequence="${last}"]`).count()).toBe(1);
+    expect(await page.locator(`tr[data-sequence="${first}"], tr[data-sequence="${second}"]`).count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });
