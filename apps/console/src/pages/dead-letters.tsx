@@ -100,7 +100,10 @@ export function DeadLettersPage({ session }: { session: Session }) {
       <p class="muted">Stat events the consumer gave up on. A replay publishes the event again unchanged: same eventId, so a game never counts twice.</p>
       <ProblemView error={error} />
       {notice && <p role="status" class="notice">{notice}</p>}
-      {letters && <Chart title={`Dead letters per hour, last 24 hours${after !== undefined ? ', of those shown' : ''}`} kind="bars" points={countPerBucket(letters.map((l) => l.deadLetteredAt), Date.now(), HOUR, 24)} />}
+      {/* the list comes oldest first: until the last page is in, the newest letters may be missing, and a current flood would show as empty hours */}
+      {letters && (after === undefined
+        ? <Chart title="Dead letters per hour, last 24 hours" kind="bars" points={countPerBucket(letters.map((l) => l.deadLetteredAt), Date.now(), HOUR, 24)} />
+        : <p class="muted">Dead letters per hour: the chart appears once every letter is loaded (Show more), as the list comes oldest first.</p>)}
       <div class="row">
         <button type="button" onClick={() => void load()} disabled={busy}>Refresh</button>
         <button type="button" class="primary" onClick={() => void replayAll()} disabled={busy || !letters?.length}>Replay all</button>

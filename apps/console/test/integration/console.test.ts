@@ -316,7 +316,7 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows the dead letters past the first page (200) on demand, and keeps them through a replay or delete', async () => {
+  it('shows the dead letters past the first page (200) on demand, their chart once all are loaded, and keeps them through a replay or delete', async () => {
     const js = jetstream(nc);
     for (let i = 0; i < 203; i++) {
       const letter: StatDeadLetter = {
@@ -329,9 +329,15 @@ describe('the admin console in Chromium, against the real stack', () => {
     const caption = page.locator('table.letters caption');
     // 200 letters read one by one from the stream: give it the UI's time, not poll's 1 s
     await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('200 dead letter(s), oldest first; more with Show more');
+    // a chart of the oldest 200 would show a current flood as empty hours
+    const chart = page.getByRole('img', { name: /Dead letters per hour/ });
+    expect(await chart.count()).toBe(0);
+    expect(await page.getByText('the chart appears once every letter is loaded').count()).toBe(1);
     await page.getByRole('button', { name: 'Show more' }).click();
     await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('203 dead letter(s), oldest first');
     expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
+    await chart.waitFor();
+    expect(await page.getByText('the chart appears once every letter is loaded').count()).toBe(0);
 
     // a replay or delete removes its letter from what is shown, the letters past the first page stay
     const rows = page.locator('table.letters tbody tr');
