@@ -74,14 +74,28 @@ export function DeadLettersPage({ session }: { session: Session }) {
     const result = await ok(api.POST('/api/v1/admin/dead-letters/{sequence}/replay', { params: { path: { sequence: letter.sequence } } }));
     return `Replayed dead letter ${result.sequence}${result.eventId ? ` (event ${result.eventId})` : ''}.`;
   });
+  /** How many Replay all replays: those shown once all are, else the application's count (null: unknown). */
+  const letterCount = async (): Promise<number | null> =>
+    after === undefined ? (letters?.length ?? 0) : (await ok(api.GET('/api/v1/admin/health'))).deadLetters;
   const replayAll = () => run(async () => {
-    setNotice('');
     try {
+      const count = await letterCount();
+      const what = count === null ? `all dead letters (more than the ${letters?.length ?? 0} loaded)` : `all ${count} dead letter${count === 1 ? '' : 's'}`;
+      if (!confirm(`Replay ${what}? Each event is published again, with its eventId.`)) return;
+      setNotice('');
       const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
       setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.`);
       setError(null);
     } catch (e) {
-      setError(e);
+      // the service replays one by one; past the gateway's upstream timeout the gateway
+      // answers 504 while the replays go on: clicking again would only start another run
+      if (e instanceof ApiProblem && e.status === 504) {
+        setNotice('The gateway stopped waiting (504): the replay may still be running; refresh in a moment.');
+        setError(null);
+      } else {
+        setError(e);
+      }
+      return;
     }
     await firstPage();
   });

@@ -316,7 +316,7 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows the dead letters past the first page (200) on demand, their chart once all are loaded, and keeps them through a replay or delete', async () => {
+  it('shows the dead letters past the first page (200) on demand, their chart once all are loaded, keeps them through a replay or delete, and confirms Replay all', async () => {
     const js = jetstream(nc);
     for (let i = 0; i < 203; i++) {
       const letter: StatDeadLetter = {
@@ -325,6 +325,9 @@ describe('the admin console in Chromium, against the real stack', () => {
       };
       await js.publish(`${stack.natsPrefix}.dlq.stats.${app}`, JSON.stringify(letter));
     }
+    const replayAlls = await holdFirst('**/api/v1/admin/dead-letters/replay', 'POST', () => ({
+      status: 504, contentType: 'application/problem+json', body: JSON.stringify({ title: 'Gateway Timeout', status: 504, code: 'UPSTREAM_UNAVAILABLE', detail: 'upstream service timed out' }),
+    }));
     await page.getByRole('link', { name: 'Dead letters' }).click();
     const caption = page.locator('table.letters caption');
     // 200 letters read one by one from the stream: give it the UI's time, not poll's 1 s
@@ -333,6 +336,13 @@ describe('the admin console in Chromium, against the real stack', () => {
     const chart = page.getByRole('img', { name: /Dead letters per hour/ });
     expect(await chart.count()).toBe(0);
     expect(await page.getByText('the chart appears once every letter is loaded').count()).toBe(1);
+
+    // Replay all names how many it replays, all of them, not only those shown; cancelled, it sends nothing
+    const replayAll = page.getByRole('button', { name: 'Replay all' });
+    const cancelled = nextDialog(false);
+    await replayAll.click();
+    expect(await cancelled).toContain('Replay all 203 dead letters?');
+
     await page.getByRole('button', { name: 'Show more' }).click();
     await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('203 dead letter(s), oldest first');
     expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
@@ -356,6 +366,17 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(await caption.textContent()).toBe('201 dead letter(s), oldest first');
     expect(await page.locator(`tr[data-sequence="${last}"]`).count()).toBe(1);
     expect(await page.locator(`tr[data-sequence="${first}"], tr[data-sequence="${second}"]`).count()).toBe(0);
+
+    // a 504 while the service replays one by one is no failure: the replay goes on
+    const accepted = nextDialog(true);
+    await replayAll.click();
+    expect(await accepted).toContain('Replay all 201 dead letters?');
+    await expect.poll(() => replayAll.isDisabled()).toBe(true);
+    replayAlls.release();
+    await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain('may still be running; refresh in a moment');
+    expect(await page.locator('.problem').count()).toBe(0);
+    expect(await replayAll.isDisabled()).toBe(false);
+    expect(replayAlls.count).toBe(1);
     expect(pageErrors).toEqual([]);
   });
 });
