@@ -5,9 +5,14 @@ import { usePoll, useSingleFlight } from '../hooks.ts';
 import { Progress } from '../components/progress.tsx';
 import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
 import { utcDateTime } from '../time.ts';
+import { listSize } from './list-size.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFRESH_MS = 2_000;
+// entries of each of a gamer's lists (AdminListQuery: default 50, at most 200); no total comes with them
+const LIST_LIMIT = 50;
+// search results (AdminGamerSearchQuery: default 20, at most 50)
+const SEARCH_LIMIT = 50;
 
 function TaskTable({ caption, tasks }: { caption: string; tasks: GamerTask[] }) {
   if (tasks.length === 0) return <p class="muted">No {caption.toLowerCase()}.</p>;
@@ -35,10 +40,11 @@ function TaskTable({ caption, tasks }: { caption: string; tasks: GamerTask[] }) 
   );
 }
 
-function People({ title, people }: { title: string; people: { key: string; user: UserSummary; note?: string }[] }) {
+/** One of the gamer's lists; `limit`: the most the API answers (none: the whole list). */
+function People({ title, people, limit = Infinity }: { title: string; people: { key: string; user: UserSummary; note?: string }[]; limit?: number }) {
   return (
     <section aria-label={title} class="card">
-      <h3>{title} <span class="count">({people.length})</span></h3>
+      <h3>{title} <span class="count">({listSize(people.length, limit)})</span></h3>
       {people.length === 0 ? <p class="muted">None.</p> : (
         <ul>{people.map((p) => <li key={p.key}><a href={`#/gamer/${p.user.id}`}>{p.user.displayName || p.user.id}</a>{p.note ? <span class="muted"> {p.note}</span> : null}</li>)}</ul>
       )}
@@ -109,7 +115,7 @@ function GamerView({ session, gamerId }: { session: Session; gamerId: string }) 
   usePoll(async (live) => {
     try {
       const [rel, prog] = await Promise.all([
-        ok(api.GET('/api/v1/friendship/admin/gamers/{gamerId}', { params: { path: { gamerId } } })).catch((e) => {
+        ok(api.GET('/api/v1/friendship/admin/gamers/{gamerId}', { params: { path: { gamerId }, query: { limit: LIST_LIMIT } } })).catch((e) => {
           // a gamer who never used friendship still has tasks
           if (e instanceof ApiProblem && e.status === 404) return null;
           throw e;
@@ -140,10 +146,10 @@ function GamerView({ session, gamerId }: { session: Session; gamerId: string }) 
       </section>
       {relations && (
         <div class="grid">
-          <People title="Friends" people={relations.friends.map((f) => ({ key: f.id, user: f.user }))} />
-          <People title="Incoming requests" people={relations.incoming.map((f) => ({ key: f.id, user: f.user }))} />
-          <People title="Outgoing requests" people={relations.outgoing.map((f) => ({ key: f.id, user: f.user }))} />
-          <People title="Blocks" people={relations.blocked.map((b) => ({ key: b.id, user: b.toGamer }))} />
+          <People title="Friends" people={relations.friends.map((f) => ({ key: f.id, user: f.user }))} limit={LIST_LIMIT} />
+          <People title="Incoming requests" people={relations.incoming.map((f) => ({ key: f.id, user: f.user }))} limit={LIST_LIMIT} />
+          <People title="Outgoing requests" people={relations.outgoing.map((f) => ({ key: f.id, user: f.user }))} limit={LIST_LIMIT} />
+          <People title="Blocks" people={relations.blocked.map((b) => ({ key: b.id, user: b.toGamer }))} limit={LIST_LIMIT} />
           <People title="Blocked by" people={relations.blockedBy.map((u) => ({ key: u.id, user: u }))} />
         </div>
       )}
@@ -188,7 +194,7 @@ export function GamerPage({ session, gamerId }: { session: Session; gamerId: str
       return;
     }
     try {
-      setFound(await ok(session.api.GET('/api/v1/friendship/admin/gamers', { params: { query: { displayName: text } } })));
+      setFound(await ok(session.api.GET('/api/v1/friendship/admin/gamers', { params: { query: { displayName: text, limit: SEARCH_LIMIT } } })));
     } catch (e) {
       setError(e);
     }
@@ -206,6 +212,7 @@ export function GamerPage({ session, gamerId }: { session: Session; gamerId: str
           {found.length === 0 ? <p class="muted">Nobody found.</p> : (
             <ul class="results">{found.map((g) => <li key={g.id}><a href={`#/gamer/${g.id}`}>{g.displayName}</a> <code class="muted">{g.id}</code></li>)}</ul>
           )}
+          {found.length >= SEARCH_LIMIT && <p class="muted">The first {SEARCH_LIMIT} matches only: type more of the name to narrow the search.</p>}
         </section>
       )}
       {gamerId && <GamerView key={gamerId} session={session} gamerId={gamerId} />}

@@ -239,6 +239,21 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('asks for as many search results as the API gives, and says when the search was cut there', async () => {
+    const quills = Array.from({ length: 51 }, (_, i) => gamer(app, `Quill ${String(i).padStart(2, '0')}`));
+    for (let i = 0; i < quills.length; i += 10) {
+      const registered = await Promise.all(quills.slice(i, i + 10).map((who) => api('GET', '/api/v1/friendship', { headers: who.auth })));
+      expect(registered.map((r) => r.status)).toEqual(registered.map(() => 200));
+    }
+    await page.getByLabel('Display-name prefix or gamer id').fill('quill');
+    await page.getByRole('button', { name: 'Find' }).click();
+    const results = page.getByRole('region', { name: 'Search results' });
+    await expect.poll(() => results.getByRole('listitem').count(), { timeout: UI_TIMEOUT_MS }).toBe(50);
+    expect(await results.textContent()).toContain('The first 50 matches only');
+    // a gamer's lists say their size; none here is as long as a page
+    expect(await page.getByRole('region', { name: 'Outgoing requests' }).getByRole('heading').textContent()).toBe('Outgoing requests (1)');
+  });
+
   it('replays a dead letter with its eventId and shows the progress it brings', async () => {
     // a game the consumer dead-lettered (its cause fixed since): one win for the player
     const event = { eventId: crypto.randomUUID(), applicationId: app, gamerId: player.id, gameId: 'g2', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: 'wins', value: 1 }] };
