@@ -188,7 +188,7 @@ describe('the admin console in Chromium, against the real stack', () => {
     const posts = await holdFirst(`**/api/v1/${app}/tasks`, 'POST');
     const create = page.getByRole('button', { name: 'Create task' });
     await create.dblclick();
-    await expect.poll(() => create.isDisabled()).toBe(true);
+    await expect.poll(() => create.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(true);
     posts.release();
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain('Created “Weekly once”');
     expect(posts.count).toBe(1);
@@ -202,15 +202,15 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(before.source).toBe('quarter');
     const season = page.getByRole('region', { name: 'Season', exact: true });
     const endsAt = season.getByLabel('Season ends (UTC)');
-    await expect.poll(() => endsAt.inputValue()).not.toBe('');
+    await expect.poll(() => endsAt.inputValue(), { timeout: UI_TIMEOUT_MS }).not.toBe('');
     await season.getByRole('button', { name: 'Save season' }).click();
-    await expect.poll(() => season.getByRole('status').textContent()).toBe('Nothing changed.');
+    await expect.poll(() => season.getByRole('status').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('Nothing changed.');
     expect(await seasonOf()).toEqual(before);
 
     const year = new Date().getUTCFullYear() + 1;
     await endsAt.fill(`${year}-06-30T23:59:59`);
     await season.getByRole('button', { name: 'Save season' }).click();
-    await expect.poll(() => season.getByRole('status').textContent()).toBe('Saved.');
+    await expect.poll(() => season.getByRole('status').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('Saved.');
     expect(await seasonOf()).toMatchObject({ endsAt: `${year}-06-30T23:59:59.000Z`, source: 'admin' });
   });
 
@@ -293,7 +293,7 @@ describe('the admin console in Chromium, against the real stack', () => {
     const resets = await holdFirst('**/progress/reset', 'POST');
     const confirmReset = reset.getByRole('button', { name: 'Confirm reset' });
     await confirmReset.dblclick();
-    await expect.poll(() => confirmReset.isDisabled()).toBe(true);
+    await expect.poll(() => confirmReset.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(true);
     resets.release();
     await expect.poll(() => reset.getByRole('status').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^Reset \(tasks\): [1-9]\d* tasks and 0 inventory items removed\.$/);
     expect(resets.count).toBe(1);
@@ -386,11 +386,11 @@ describe('the admin console in Chromium, against the real stack', () => {
     const accepted = nextDialog(true);
     await replayAll.click();
     expect(await accepted).toContain('Replay all 201 dead letters?');
-    await expect.poll(() => replayAll.isDisabled()).toBe(true);
+    await expect.poll(() => replayAll.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(true);
     replayAlls.release();
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain('may still be running; refresh in a moment');
     expect(await page.locator('.problem').count()).toBe(0);
-    expect(await replayAll.isDisabled()).toBe(false);
+    await expect.poll(() => replayAll.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(false);
     expect(replayAlls.count).toBe(1);
     expect(pageErrors).toEqual([]);
   });
