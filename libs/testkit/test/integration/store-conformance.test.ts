@@ -172,6 +172,50 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await names.countDocuments({ name: 'taken' })).toBe(1);
       expect(await codeOf(names.insertOne({ _id: 'late', name: 'taken' }))).toBe(DUPLICATE_KEY);
     });
+
+    it('answers N concurrent upserts of one unique key (findOneAndUpdate, $setOnInsert of _id, before) with one null and the stored document to every other, rejecting none', async () => {
+      // services/friendship/src/repository/relations.ts:176-178 and blocks.ts:43-45 tell a new
+      // request or block from an existing one by this null, and catch no 11000. MongoDB (since
+      // 4.2) retries an upsert that lost its insert to a concurrent one when the filter is
+      // equalities on exactly the unique index's fields and the update changes none of them,
+      // which is the services' shape (their filters are their unique indexes' fields); with
+      // any other filter MongoDB may answer a loser 11000, so the test keeps to that shape.
+      const pairs = fresh('racing_upserts');
+      await pairs.createIndex({ app: 1, pair: 1 }, { unique: true });
+      for (const round of range(3)) {
+        const pair = `p${round}`;
+        const outcomes = await Promise.allSettled(
+          range(N).map((i) => pairs.findOneAndUpdate({ app: 'a', pair }, { $setOnInsert: { _id: `r${round}-${i}`, by: i } }, { upsert: true, returnDocument: 'before' })),
+        );
+        expect(outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code?: number }).code] : []))).toEqual([]);
+        const results = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined));
+        const stored = await pairs.find({ pair }).toArray();
+        expect(stored).toEqual([{ _id: `r${round}-${stored[0]?.by}`, app: 'a', pair, by: expect.any(Number) }]);
+        // the one that inserted is the one answered null; every other saw its document
+        expect(results.flatMap((doc, i) => (doc === null ? [i] : []))).toEqual([stored[0]!.by]);
+        expect(results.filter((doc) => doc !== null)).toEqual(range(N - 1).map(() => stored[0]));
+      }
+    });
+
+    it('lets N concurrent upserts of one unique key by updateOne and findOneAndUpdate (after) all succeed, on one document', async () => {
+      // services/friendship/src/repository/gamers.ts:48-56: a gamer's first calls may race to
+      // register them; the filter is the unique (applicationId, gamerId) key, so MongoDB
+      // retries a losing upsert as an update, and the service catches no 11000
+      const gamers = fresh('racing_registrations');
+      await gamers.createIndex({ app: 1, gamer: 1 }, { unique: true });
+      const filter = { app: 'a', gamer: 'g' };
+      const outcomes = await Promise.allSettled(
+        range(N).map((i) =>
+          i % 2 === 0
+            ? gamers.updateOne(filter, { $set: { name: `n${i}` }, $setOnInsert: { avatar: '' } }, { upsert: true })
+            : gamers.findOneAndUpdate(filter, { $set: { name: `n${i}` }, $setOnInsert: { avatar: '' } }, { upsert: true, returnDocument: 'after', projection: { _id: 0, name: 1, avatar: 1 } }),
+        ),
+      );
+      expect(outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as { code?: number }).code] : []))).toEqual([]);
+      // every findOneAndUpdate answered a document with its own name
+      for (const [i, o] of outcomes.entries()) if (i % 2 === 1 && o.status === 'fulfilled') expect(o.value).toEqual({ name: `n${i}`, avatar: '' });
+      expect(await gamers.find(filter, { projection: { _id: 0 } }).toArray()).toEqual([{ ...filter, name: expect.any(String), avatar: '' }]);
+    });
   });
 
   describe('unique indexes', () => {
