@@ -157,7 +157,10 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(failed.filter((f) => f.code !== DUPLICATE_KEY)).toEqual([]);
       const inserted = outcomes.filter((o) => o.status === 'fulfilled' && o.value.upsertedCount === 1);
       expect(inserted).toHaveLength(1);
-      // An upsert that lost the insert race retries once, as the services do; it then matches.
+      // An upsert that lost the insert race retries once, as the tasks service's counters do
+      // (services/tasks/src/repository/achievement-stats-repository.ts:112-117); it then
+      // matches. The friendship service does not retry: its filters are its unique keys, as
+      // here, and MongoDB then retries a losing upsert itself (pinned by the tests below).
       await Promise.all(failed.map((f) => upsert(f.i)));
       const docs = await visits.find({ key: 'k' }).toArray();
       expect(docs).toEqual([expect.objectContaining({ key: 'k', hits: N })]);
