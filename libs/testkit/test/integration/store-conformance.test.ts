@@ -438,6 +438,23 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', createdBy: 'first', lastBy: 'second' });
     });
 
+    it('$setOnInsert of _id gives the document an upsert inserts that _id, when the filter has none', async () => {
+      // services/friendship/src/repository/relations.ts:177 and blocks.ts:44: the service
+      // chooses the id of a new relation or block (and answers it) before the write
+      const docs = fresh('set_on_insert_id');
+      const result = await docs.updateOne({ app: 'a', key: 'k' }, { $setOnInsert: { _id: 'chosen', n: 1 } }, { upsert: true });
+      expect(result.upsertedCount).toBe(1);
+      expect(result.upsertedId).toBe('chosen');
+      expect(await docs.findOneAndUpdate({ app: 'a', key: 'l' }, { $setOnInsert: { _id: 'other' } }, { upsert: true, returnDocument: 'after' })).toEqual({ _id: 'other', app: 'a', key: 'l' });
+      // a match keeps its _id
+      const again = await docs.updateOne({ app: 'a', key: 'k' }, { $setOnInsert: { _id: 'ignored', n: 2 } }, { upsert: true });
+      expect([again.matchedCount, again.modifiedCount, again.upsertedCount]).toEqual([1, 0, 0]);
+      expect(await docs.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'chosen', app: 'a', key: 'k', n: 1 },
+        { _id: 'other', app: 'a', key: 'l' },
+      ]);
+    });
+
     it('$min and $max keep the smaller and the larger value, numbers and dates alike', async () => {
       const docs = fresh('min_max');
       const early = new Date('2026-01-01T00:00:00Z');
