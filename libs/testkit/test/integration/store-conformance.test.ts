@@ -236,6 +236,36 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await members.findOne({ _id: 'm2' })).toEqual({ _id: 'm2', app: 'a1', gamer: 'g2' });
       expect(await members.countDocuments({})).toBe(3);
     });
+
+    it('refuses a second document of a unique compound key whose last field is null, and takes each other value there once', async () => {
+      // services/tasks/src/repository/store.ts:145 (one_per_period): a lifetime gamer task's
+      // expiredAt is null, and gamer-task-repository.ts:91-96 takes the 11000 of a second
+      // assign as "already held"
+      const tasks = fresh('null_key');
+      await tasks.createIndex({ app: 1, gamer: 1, task: 1, until: 1 }, { unique: true });
+      const key = { app: 'a', gamer: 'g', task: 't' };
+      const day = (d: number) => new Date(Date.UTC(2026, 0, d));
+      await tasks.insertOne({ _id: 'null', ...key, until: null });
+      expect(await codeOf(tasks.insertOne({ _id: 'null-again', ...key, until: null }))).toBe(DUPLICATE_KEY);
+      // a period's date is another key, once each
+      await tasks.insertOne({ _id: 'day-1', ...key, until: day(1) });
+      await tasks.insertOne({ _id: 'day-2', ...key, until: day(2) });
+      expect(await codeOf(tasks.insertOne({ _id: 'day-1-again', ...key, until: day(1) }))).toBe(DUPLICATE_KEY);
+      expect(await codeOf(tasks.updateOne({ _id: 'day-2' }, { $set: { until: null } }))).toBe(DUPLICATE_KEY);
+      // another gamer's lifetime task of the same id
+      await tasks.insertOne({ _id: 'other-gamer', ...key, gamer: 'h', until: null });
+      expect((await tasks.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort()).toEqual(['day-1', 'day-2', 'null', 'other-gamer']);
+    });
+
+    it('lets exactly one of N concurrent inserts of a unique compound key with a null field succeed, the others failing with 11000', async () => {
+      // services/tasks/src/repository/gamer-task-repository.ts:91-96: concurrent assigns of one lifetime task
+      const tasks = fresh('null_key_race');
+      await tasks.createIndex({ app: 1, gamer: 1, task: 1, until: 1 }, { unique: true });
+      const codes = await Promise.all(range(N).map((i) => codeOf(tasks.insertOne({ _id: `t${i}`, app: 'a', gamer: 'g', task: 't', until: null }))));
+      expect(codes.filter((c) => c === undefined)).toHaveLength(1);
+      expect(codes.filter((c) => c === DUPLICATE_KEY)).toHaveLength(N - 1);
+      expect(await tasks.countDocuments({})).toBe(1);
+    });
   });
 
   describe('bulk writes', () => {
