@@ -417,6 +417,50 @@ describe('store conformance: the guarantees the services rely on', () => {
       const all = await counters.find({}).toArray();
       expect(all.map((d) => d.n)).toEqual(range(docs).map(() => statements / docs));
     });
+
+    it('reports a failed unordered bulkWrite of upserts with the failing statement\'s index and 11000, and the other statements\' upserted ids', async () => {
+      // services/tasks/src/repository/store.ts:182-189 (upsertedIndexes): which upserts of a
+      // failed bulk inserted, read from the error (gamer-task-repository.ts:115,
+      // achievement-stats-repository.ts:93)
+      const docs = fresh('bulk_upsert_failure');
+      await docs.createIndex({ key: 1 }, { unique: true });
+      await docs.insertOne({ _id: 'existing', key: 'taken' });
+      const error = await bulkFailure(
+        docs.bulkWrite(
+          ['a', 'b', 'c'].map((_id) => ({ updateOne: { filter: { _id }, update: { $setOnInsert: { key: _id === 'b' ? 'taken' : `k-${_id}` } }, upsert: true } })),
+          { ordered: false },
+        ),
+      );
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 1, code: DUPLICATE_KEY })]);
+      expect(error.upsertedIds).toEqual({ 0: 'a', 2: 'c' });
+      expect(error.upsertedCount).toBe(2);
+      expect(await docs.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'a', key: 'k-a' },
+        { _id: 'c', key: 'k-c' },
+        { _id: 'existing', key: 'taken' },
+      ]);
+    });
+
+    it('rejects an unordered insertMany holding an existing _id with 11000, and counts the documents it inserted', async () => {
+      // services/tasks/src/repository/inventory-repository.ts:19-24 answers the grants that were
+      // new from the error's insertedCount; event-log-repository.ts:21-24 and
+      // gamer-progress-repository.ts:352-355 take its 11000 as "recorded before"
+      const grants = fresh('insert_many_duplicate');
+      await grants.insertOne({ _id: 'x', n: 0 });
+      const error = await bulkFailure(
+        grants.insertMany(
+          ['a', 'x', 'b'].map((_id) => ({ _id, n: 1 })),
+          { ordered: false },
+        ),
+      );
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 1, code: DUPLICATE_KEY })]);
+      expect(error.insertedCount).toBe(2);
+      expect(await grants.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 1 },
+        { _id: 'x', n: 0 },
+      ]);
+    });
   });
 
   describe('update operators', () => {
