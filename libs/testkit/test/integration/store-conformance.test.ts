@@ -707,5 +707,79 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await ids(tasks, { owner: 'g2' })).toEqual([]);
       await check();
     });
+
+    it('finds a parent by its own _id or by the id of an embedded child ($or over _id and an indexed array path)', async () => {
+      // services/tasks/src/repository/catalog-repository.ts:24 (findByTaskId), on the
+      // 'children.id' index of store.ts:142
+      const catalog = fresh('or_children');
+      await catalog.createIndex({ 'children.id': 1 });
+      await catalog.insertMany([
+        { _id: 'p1', app: 'a', children: [{ id: 'c1', n: 1 }, { id: 'c2', n: 2 }] },
+        { _id: 'p2', app: 'a', children: [] },
+        { _id: 'p3', app: 'b', children: [{ id: 'c3' }] },
+        { _id: 'c4', app: 'a', children: [{ id: 'p2' }] },
+      ]);
+      const byTask = (app: string, id: string) => ids(catalog, { app, $or: [{ _id: id }, { 'children.id': id }] });
+      expect(await byTask('a', 'p1')).toEqual(['p1']);
+      expect(await byTask('a', 'c1')).toEqual(['p1']);
+      expect(await byTask('a', 'c2')).toEqual(['p1']);
+      expect(await byTask('a', 'c4')).toEqual(['c4']);
+      // a parent's id that is also another parent's child id: both
+      expect(await byTask('a', 'p2')).toEqual(['c4', 'p2']);
+      // another application's, and none
+      expect(await byTask('a', 'c3')).toEqual([]);
+      expect(await byTask('b', 'c3')).toEqual(['p3']);
+      expect(await byTask('a', 'none')).toEqual([]);
+      expect(await catalog.findOne({ app: 'a', $or: [{ _id: 'c2' }, { 'children.id': 'c2' }] })).toEqual({ _id: 'p1', app: 'a', children: [{ id: 'c1', n: 1 }, { id: 'c2', n: 2 }] });
+    });
+
+    it('deletes exactly the documents an $or over nested dotted paths matches', async () => {
+      // services/notifications/src/repository/inbox.ts:60 (eraseGamer): other gamers'
+      // notifications naming the erased gamer as data.user.id or data.userId
+      const inbox = fresh('or_nested_delete');
+      await inbox.insertMany([
+        { _id: 'user', app: 'a', data: { user: { id: 'g', name: 'G' } } },
+        { _id: 'user-id', app: 'a', data: { userId: 'g' } },
+        { _id: 'both', app: 'a', data: { user: { id: 'g' }, userId: 'g' } },
+        { _id: 'other-gamer', app: 'a', data: { user: { id: 'h' }, userId: 'h' } },
+        { _id: 'other-app', app: 'b', data: { user: { id: 'g' }, userId: 'g' } },
+        { _id: 'other-field', app: 'a', data: { gamerId: 'g', user: { name: 'g' } } },
+        { _id: 'top-level', app: 'a', userId: 'g', user: { id: 'g' } },
+        { _id: 'no-data', app: 'a' },
+      ]);
+      const mentions = { app: 'a', $or: [{ 'data.user.id': 'g' }, { 'data.userId': 'g' }] };
+      expect((await inbox.deleteMany(mentions)).deletedCount).toBe(3);
+      expect(await ids(inbox, {})).toEqual(['no-data', 'other-app', 'other-field', 'other-gamer', 'top-level']);
+      expect((await inbox.deleteMany(mentions)).deletedCount).toBe(0);
+    });
+
+    it('matches a date by equality to the millisecond, as the condition of a compare-and-set', async () => {
+      // services/tasks/src/repository/catalog-repository.ts:44 (an edit on condition that
+      // updatedAt is still the time it was read) and event-log-repository.ts:56,62,67 (an
+      // idempotency key held since startedAt)
+      const keys = fresh('date_equality');
+      const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+      const later = new Date(at.getTime() + 60_000);
+      await keys.insertOne({ _id: 'k', state: 'pending', at });
+      const takeOver = (seen: Date) => keys.updateOne({ _id: 'k', state: 'pending', at: seen }, { $set: { at: later } });
+      expect((await takeOver(new Date(at.getTime() + 1))).matchedCount).toBe(0);
+      expect((await takeOver(new Date(at.getTime() - 1))).matchedCount).toBe(0);
+      expect((await takeOver(new Date(at.getTime()))).modifiedCount).toBe(1);
+      // the time moved: the old one no longer matches, the new one does
+      expect((await takeOver(at)).matchedCount).toBe(0);
+      expect((await keys.deleteOne({ _id: 'k', state: 'pending', at: new Date(later.getTime() + 1) })).deletedCount).toBe(0);
+      expect((await keys.deleteOne({ _id: 'k', state: 'pending', at: later })).deletedCount).toBe(1);
+    });
+
+    it('deletes exactly the _ids that start with a prefix, by the range ($gt prefix + ":", $lt prefix + ";")', async () => {
+      // services/tasks/src/repository/event-log-repository.ts:75-77: a gamer's idempotency keys
+      // are `<applicationId>:<gamerId>:<key>`
+      const keys = fresh('id_prefix');
+      const mine = ['a:g:k1', 'a:g:k2', 'a:g:0', 'a:g:k"q\\', 'a:g:<&>', 'a:g:é', 'a:g:😀', 'a:g:~~~'];
+      const others = ['a:g', 'a:g;', 'a:g;x', 'a:g9:k', 'a:gg:k', 'a:g<:k', 'a:h:k', 'a:f:k', 'b:g:k', 'a', 'a:'];
+      await keys.insertMany([...mine, ...others].map((_id) => ({ _id })));
+      expect((await keys.deleteMany({ _id: { $gt: 'a:g:', $lt: 'a:g;' } })).deletedCount).toBe(mine.length);
+      expect(await ids(keys, {})).toEqual([...others].sort());
+    });
   });
 });
