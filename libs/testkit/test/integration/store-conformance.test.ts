@@ -782,4 +782,61 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await ids(keys, {})).toEqual([...others].sort());
     });
   });
+
+  describe('projections and aggregation', () => {
+    it('returns only the named entries of an embedded document for a dotted projection', async () => {
+      // services/friendship/src/repository/relations.ts:315: a friend list page carries the
+      // listing gamer's notes and never the other member's private ones
+      const relations = fresh('dotted_projection');
+      await relations.insertMany([
+        { _id: 'r1', requester: 'me', addressee: 'you', status: 'accepted', notes: { me: { text: 'mine', favorite: true }, you: { text: 'private' } } },
+        { _id: 'r2', requester: 'me', addressee: 'them', status: 'accepted', notes: { them: { text: 'private' } } },
+        { _id: 'r3', requester: 'me', addressee: 'other', status: 'accepted' },
+      ]);
+      const page = await relations.find({ requester: 'me' }, { sort: { _id: 1 }, projection: { requester: 1, addressee: 1, status: 1, 'notes.me': 1 } }).toArray();
+      expect(page).toEqual([
+        { _id: 'r1', requester: 'me', addressee: 'you', status: 'accepted', notes: { me: { text: 'mine', favorite: true } } },
+        { _id: 'r2', requester: 'me', addressee: 'them', status: 'accepted', notes: {} },
+        { _id: 'r3', requester: 'me', addressee: 'other', status: 'accepted' },
+      ]);
+    });
+
+    it('returns only the named entries of an embedded map and the named fields for a findOne with dotted paths', async () => {
+      // services/tasks/src/repository/gamer-progress-repository.ts:216 (which writes of a
+      // batch landed) and :285 (one entry's completion); map keys are gamer task ids (UUIDs)
+      const progress = fresh('dotted_projection_map');
+      const a = '0190f3c2-7d4e-7a61-9b2c-1d2e3f405162';
+      const b = 'f0e1d2c3-b4a5-8697-a8b9-cadbecfd0e1f';
+      const missing = '5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f';
+      await progress.insertOne({ _id: 'g', epoch: 'e', tasks: { [a]: { p: 1, g: 1, c: false }, [b]: { p: 5, g: 2, c: true, at: new Date(0) } }, applied: ['e1', 'e2'] });
+      expect(await progress.findOne({ _id: 'g' }, { projection: { [`tasks.${b}`]: 1, applied: 1 } })).toEqual({ _id: 'g', tasks: { [b]: { p: 5, g: 2, c: true, at: new Date(0) } }, applied: ['e1', 'e2'] });
+      expect(await progress.findOne({ _id: 'g' }, { projection: { [`tasks.${a}`]: 1 } })).toEqual({ _id: 'g', tasks: { [a]: { p: 1, g: 1, c: false } } });
+      expect(await progress.findOne({ _id: 'g' }, { projection: { applied: 1, [`tasks.${a}`]: 1, [`tasks.${missing}`]: 1 } })).toEqual({ _id: 'g', tasks: { [a]: { p: 1, g: 1, c: false } }, applied: ['e1', 'e2'] });
+      expect(await progress.find({ _id: { $in: ['g'] } }, { projection: { applied: 1, [`tasks.${missing}`]: 1 } }).toArray()).toEqual([{ _id: 'g', tasks: {}, applied: ['e1', 'e2'] }]);
+    });
+
+    it('sums a field per key with aggregate [$match, $group $sum], doubles included', async () => {
+      // services/tasks/src/repository/inventory-repository.ts:36-40: an item's quantity is the sum of its grants
+      const grants = fresh('group_sum');
+      const grant = (_id: string, app: string, gamer: string, item: string, quantity: number) => ({ _id, app, gamer, item, quantity });
+      await grants.insertMany([
+        grant('1', 'a', 'g', 'gold', 5),
+        grant('2', 'a', 'g', 'gold', 7),
+        grant('3', 'a', 'g', 'gem', 1),
+        grant('4', 'a', 'g', 'gem', 0.5),
+        grant('5', 'a', 'g', 'potion', 2),
+        grant('6', 'a', 'h', 'gold', 100),
+        grant('7', 'b', 'g', 'gold', 1000),
+      ]);
+      const rows = await grants
+        .aggregate<{ _id: string; quantity: number }>([{ $match: { app: 'a', gamer: 'g' } }, { $group: { _id: '$item', quantity: { $sum: '$quantity' } } }])
+        .toArray();
+      expect(rows.sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual([
+        { _id: 'gem', quantity: 1.5 },
+        { _id: 'gold', quantity: 12 },
+        { _id: 'potion', quantity: 2 },
+      ]);
+      expect(await grants.aggregate([{ $match: { app: 'a', gamer: 'nobody' } }, { $group: { _id: '$item', quantity: { $sum: '$quantity' } } }]).toArray()).toEqual([]);
+    });
+  });
 });
