@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
+import { ensureIndexes as ensureNotificationIndexes, type NotificationDoc, type UsedTicketDoc } from '../../../../services/notifications/src/repository/store.ts';
 
 // The store behaviours the services rely on, pinned on whichever store the tests run on:
 // MongoDB (mongo:7) or the local FerretDB build (scripts/images/ferretdb), which serializes
@@ -837,6 +838,30 @@ describe('store conformance: the guarantees the services rely on', () => {
         { _id: 'potion', quantity: 2 },
       ]);
       expect(await grants.aggregate([{ $match: { app: 'a', gamer: 'nobody' } }, { $group: { _id: '$item', quantity: { $sum: '$quantity' } } }]).toArray()).toEqual([]);
+    });
+  });
+
+  describe('TTL indexes', () => {
+    it('keeps a TTL index (expireAfterSeconds 0), or refuses it and the notifications service then sweeps', async () => {
+      // services/notifications/src/repository/store.ts:43-53: the expiry of notifications and
+      // used tickets is a TTL index where the store takes one; where it refuses, a plain index
+      // and ensureIndexes answers ttl:false, on which app.ts:36-39 starts the sweep
+      const expiring = fresh('ttl');
+      const accepted = await expiring.createIndex({ at: 1 }, { name: 'expiry', expireAfterSeconds: 0 }).then(
+        () => true,
+        () => false,
+      );
+      const store = { notifications: db.collection<NotificationDoc>(`ttl_notifications_${++collections}`), usedTickets: db.collection<UsedTicketDoc>(`ttl_tickets_${++collections}`) };
+      const { ttl } = await ensureNotificationIndexes(store);
+      expect(ttl).toBe(accepted);
+      const expiryOf = async (collection: mongoose.mongo.Collection<never>) =>
+        (await collection.listIndexes().toArray()).filter((i) => i.name !== '_id_' && i.name !== 'inbox').map((i) => ({ name: i.name, key: i.key, expireAfterSeconds: i.expireAfterSeconds }));
+      if (accepted) {
+        expect((await expiring.listIndexes().toArray()).find((i) => i.name === 'expiry')).toEqual(expect.objectContaining({ key: { at: 1 }, expireAfterSeconds: 0 }));
+        for (const collection of [store.notifications, store.usedTickets]) expect(await expiryOf(collection as never)).toEqual([{ name: 'expiry', key: { expiresAt: 1 }, expireAfterSeconds: 0 }]);
+      } else {
+        for (const collection of [store.notifications, store.usedTickets]) expect(await expiryOf(collection as never)).toEqual([{ name: 'expiry_sweep', key: { expiresAt: 1 }, expireAfterSeconds: undefined }]);
+      }
     });
   });
 });
