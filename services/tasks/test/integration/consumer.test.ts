@@ -5,7 +5,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { REQUEUED_HEADER } from '../../src/stats/consumer.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
 // CI runs 600 events to keep the suite short; TASKS_SCALE_EVENTS=3000 runs the
@@ -48,15 +48,6 @@ async function publishAll(world: World, events: (StatEvent | string)[], msgId?: 
   for (let i = 0; i < events.length; i += 200) {
     await Promise.all(events.slice(i, i + 200).map((e) => world.publish(e, typeof e === 'string' || !msgId ? undefined : msgId(e))));
   }
-}
-
-/** Waits until the stat consumer acknowledged the stream's first `events` events and holds none. */
-async function untilAcknowledged(stack: TasksStack, events: number): Promise<void> {
-  const jsm = await jetstreamManager(await stack.nats());
-  await eventually(async () => {
-    const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
-    return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= events ? true : undefined;
-  }, 10_000, 50);
 }
 
 /** Waits until every gamer's task and achievement show the expected totals, then checks they stay. */

@@ -1,7 +1,8 @@
 import { natsNames, type NatsNames } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
-import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type CallOptions } from '@gfts/testkit';
+import { client, databaseUrl, eventually, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type CallOptions } from '@gfts/testkit';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import mongoose, { type mongo } from 'mongoose';
@@ -120,4 +121,18 @@ export async function startTasksStack(env: Record<string, string> = {}, options:
     },
   } as TasksStack;
   return stack;
+}
+
+/**
+ * Waits until the stat consumer acknowledged the stream's events up to its `events`-th (by
+ * default, every event the stream held when called) and holds none pending or unacknowledged:
+ * after it, an event published before has been applied, or dropped, for good.
+ */
+export async function untilAcknowledged(stack: Pick<TasksStack, 'nats' | 'names'>, events?: number, timeoutMs = 10_000): Promise<void> {
+  const jsm = await jetstreamManager(await stack.nats());
+  const upTo = events ?? (await jsm.streams.info(stack.names.statsStream)).state.last_seq;
+  await eventually(async () => {
+    const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+    return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= upTo ? true : undefined;
+  }, timeoutMs, 50);
 }
