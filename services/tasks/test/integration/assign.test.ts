@@ -8,11 +8,11 @@ import { assignFingerprint } from '../../src/domain/idempotency.ts';
 import { AssignService } from '../../src/assign-service.ts';
 import { CatalogRepository } from '../../src/repository/catalog-repository.ts';
 import { IdempotencyRepository } from '../../src/repository/event-log-repository.ts';
-import { GamerProgressRepository } from '../../src/repository/gamer-progress-repository.ts';
+import { GamerProgressRepository, progressKey } from '../../src/repository/gamer-progress-repository.ts';
 import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
 import { SettingsRepository } from '../../src/repository/settings-repository.ts';
-import { openStore } from '../../src/repository/store.ts';
-import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { openStore, type GamerProgressDoc } from '../../src/repository/store.ts';
+import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
 const child = (over: Record<string, unknown> = {}) => ({ name: 'Child', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', ...over });
@@ -287,22 +287,42 @@ describe('assign and the gamer task list', () => {
     const task = await world.createTask({ targetValue: 1 });
     const ann = world.gamer();
     const [held] = (await world.assign(ann, 'daily', 1)).body;
+    // no sweep until the game below is settled: a sweep removing the expired task first
+    // would keep it from progress whatever the consumer does
+    await stack.restartTasks({ EXPIRY_SWEEP_INTERVAL_MS: '3600000' });
     // the day ends: move its expiry into the past, as time would
     const db = await stack.db();
     const past = new Date(Date.now() - 1000);
     await db.collection('gamer_tasks').updateOne({ _id: held!.id as never }, { $set: { expiredAt: past } });
     expect(await world.tasks(ann)).toEqual([]);
-    // it takes no progress and cannot be claimed
+    // it takes no progress (a win would complete it): nothing announced for it, and the
+    // gamer's progress document (the assign made it) holds no progress for it
+    const nc = await stack.nats();
+    const announced: { gamerTaskId: string }[] = [];
+    const subs = [stack.names.taskCompleted, stack.names.taskProgress].map((subject) =>
+      nc.subscribe(subject, { callback: (_e, msg) => void announced.push(msg.json<{ gamerTaskId: string }>()) }));
+    await nc.flush();
     await world.play(ann, { wins: 5 });
+    await untilAcknowledged(stack);
+    for (const sub of subs) sub.unsubscribe();
+    expect(await db.collection('gamer_tasks').countDocuments({ _id: held!.id as never })).toBe(1);
+    const progress = await db.collection<GamerProgressDoc>('gamer_progress').findOne({ _id: progressKey({ applicationId: world.app, gamerId: ann.id }) });
+    expect(progress).not.toBeNull();
+    // the consumer's write may have dropped the entry, or left it as it was
+    expect(progress!.tasks[held!.id] ?? { p: 0, g: 0, c: false }).toMatchObject({ p: 0, g: 0, c: false });
+    expect(announced.filter((a) => a.gamerTaskId === held!.id)).toEqual([]);
+    // and it cannot be claimed
     const claim = await stack.api('POST', `/api/v1/tasks/${held!.id}/claim`, { headers: ann.auth });
     expect(claim.status).toBe(404);
-    // and the family can be assigned afresh
+    // the family can be assigned afresh, the new task free of the game played before it
     const again = await world.assign(ann, 'daily', 1);
     expect(again.status).toBe(200);
     expect(again.body[0]!.task.id).toBe(task.id);
     expect(again.body[0]!.id).not.toBe(held!.id);
+    expect(await world.tasks(ann)).toMatchObject([{ id: again.body[0]!.id, progress: 0, gamesPlayed: 0, completed: false }]);
+    // the sweep (every second, as the stack was started) removes the expired one
+    await stack.restartTasks();
     await eventually(async () => (await db.collection('gamer_tasks').countDocuments({ _id: held!.id as never })) === 0, 10_000, 200);
-    const doc = await db.collection('gamer_tasks').findOne({ _id: again.body[0]!.id as never });
-    expect(doc).toMatchObject({ progress: 0 });
+    expect((await world.tasks(ann)).map((t) => t.id)).toEqual([again.body[0]!.id]);
   });
 });
