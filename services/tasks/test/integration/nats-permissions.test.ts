@@ -2,7 +2,7 @@ import { gameServerUser, natsInboxPrefix, natsNames } from '@gfts/contracts';
 import { connectNats, ensureGamersConsumer, startGamerErasure } from '@gfts/platform';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureStatsTopology } from '../../src/stats/stream.ts';
@@ -33,6 +33,17 @@ function permissionError(nc: NatsConnection, subject: string, ms = 3_000): Promi
       }
     })();
   });
+}
+
+/** The first message's body, or rejects after `ms`. */
+async function firstMessage(subscription: Subscription, ms = 5_000): Promise<string> {
+  const timer = setTimeout(() => subscription.unsubscribe(), ms);
+  try {
+    for await (const msg of subscription) return msg.string();
+    throw new Error(`nothing on ${subscription.getSubject()} within ${ms} ms`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function expectPublishDenied(nc: NatsConnection, subject: string): Promise<void> {
@@ -144,8 +155,16 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
   it('lets friendship publish its events but not task events', async () => {
     const nc = await connectNats(url, 'friendship', log, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
     open.push(nc);
-    nc.publish(names.friendshipEvent('request-sent'), '{}');
+    // notifications reads friendship's events: a denied publish would never reach it
+    const reader = await connectNats(url, 'notifications', log, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
+    open.push(reader);
+    const subject = names.friendshipEvent('request-sent');
+    const received = reader.subscribe(subject, { max: 1 });
+    await reader.flush();
+    const body = JSON.stringify({ marker: randomUUID() });
+    nc.publish(subject, body);
     await nc.flush();
+    await expect(firstMessage(received)).resolves.toBe(body);
     await expectPublishDenied(nc, names.taskCompleted);
     await expectPublishDenied(nc, names.statsSubject(APP));
   });
