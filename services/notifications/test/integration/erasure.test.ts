@@ -86,21 +86,30 @@ describe('gamer erasure in the notifications service', () => {
     const jsm = await jetstreamManager(nc);
     const durable = stack.names.gamerErasedConsumer('notifications');
     const state = () => jsm.consumers.info(stack.names.gamersStream, durable);
-    await eventually(async () => ((await state()).num_ack_pending === 0 ? true : undefined));
+    const before = await eventually(async () => {
+      const info = await state();
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? info : undefined;
+    });
     // Erasures of gamers nobody knows (each finds nothing), published at once; while this
     // process is busy, the server sends them to the replica's open pull, and they wait unread
     // in its socket when its stop begins.
-    const erased = Array.from({ length: 50 }, () => ({ jobId: randomUUID(), applicationId: app, gamerId: randomUUID(), requestedAt: new Date().toISOString() }));
+    const erased = Array.from({ length: 200 }, () => ({ jobId: randomUUID(), applicationId: app, gamerId: randomUUID(), requestedAt: new Date().toISOString() }));
     for (const event of erased) nc.publish(stack.names.gamerErased, JSON.stringify(event));
     await Promise.resolve();
     const until = Date.now() + 300;
     while (Date.now() < until);
     await leaving.close();
-    // what it was sent and did not finish went back at once: a new replica erases it all well within ack_wait
+    // the stopping replica was sent some of them (nobody else pulls)...
+    const atStop = await state();
+    expect(atStop.delivered.consumer_seq).toBeGreaterThan(before.delivered.consumer_seq);
+    // ...and what it was sent and did not finish went back at once: a new replica erases it all well within ack_wait
     await stack.addReplica(slow);
-    await eventually(async () => {
+    const after = await eventually(async () => {
       const info = await state();
-      return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
+      return info.num_pending === 0 && info.num_ack_pending === 0 ? info : undefined;
     }, 15_000);
+    // more deliveries than events: some were delivered again after the stop, so the test
+    // exercised the stop's giving back, not a replica that had finished everything
+    expect(after.delivered.consumer_seq - before.delivered.consumer_seq).toBeGreaterThan(erased.length);
   });
 });
