@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { presenceBeatKey, presenceHolderFilter, presenceHoldKey, type FriendEntry, type Notification } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
 import { jetstream } from '@nats-io/jetstream';
@@ -61,6 +60,14 @@ describe('presence from the live connection', () => {
   const about = (live: LiveClient, who: Gamer) => live.ofType('presence.changed').filter((n) => n.data.userId === who.id);
   const next = (live: LiveClient, who: Gamer, status: 'online' | 'offline') =>
     live.next('presence.changed', (n) => n.data.userId === who.id && n.data.status === status);
+  /** the presence bucket's hold keys of a gamer: one per replica holding a socket of theirs */
+  const holdsOf = async (who: Gamer) => {
+    const kv = await new Kvm(jetstream(await stack.nats())).open(stack.names.presenceBucket);
+    const keys: string[] = [];
+    for await (const k of await kv.keys()) if (k.endsWith(`.${app}.${who.id}`)) keys.push(k);
+    return keys;
+  };
+  const holdCount = (who: Gamer, count: number) => eventually(async () => (await holdsOf(who)).length === count);
 
   it('tells a connected friend once that a gamer came online and once that they left; the friend list follows at once', async () => {
     const [ann, bob] = [await join('Ann'), await join('Bob')];
@@ -93,17 +100,24 @@ describe('presence from the live connection', () => {
   });
 
   it('keeps a gamer online while any socket on any replica is open', async () => {
-    const [ann, bob] = [await join('Ann'), await join('Bob')];
+    const [ann, bob, mark] = [await join('Ann'), await join('Bob'), await join('Mark')];
     await befriend(ann, bob);
+    await befriend(mark, bob);
     const bobLive = await open(a, bob);
     const [onA, onB] = [await open(a, ann), await open(b, ann)];
     await next(bobLive, ann, 'online');
+    await holdCount(ann, 2);
 
     onA.close();
     await onA.closed;
-    // longer than the settle time and the refresh interval: a wrong offline would have been announced by now
-    await sleep(1_500);
+    // replica a lets Ann go after the grace; b still holds her
+    await holdCount(ann, 1);
+    // a change after that one, settled as long: a wrong offline for Ann would reach Bob first
+    const markLive = await open(a, mark);
+    await next(bobLive, mark, 'online');
     expect((await entryOf(bob, ann))?.presence.status).toBe('online');
+    expect(about(bobLive, ann).map((n) => n.data.status)).toEqual(['online']);
+    markLive.close();
 
     const closedAt = Date.now();
     onB.close();
@@ -114,11 +128,14 @@ describe('presence from the live connection', () => {
   });
 
   it('keeps a gamer who is back within the release grace online, without a presence write', async () => {
-    const [dot, bob] = [await join('Dot'), await join('Bob')];
+    const [dot, bob, mia] = [await join('Dot'), await join('Bob'), await join('Mia')];
     await befriend(dot, bob);
+    await befriend(mia, bob);
     const bobLive = await open(a, bob);
     const first = await open(a, dot);
+    const miaLive = await open(a, mia);
     await next(bobLive, dot, 'online');
+    await next(bobLive, mia, 'online');
     // the replica's key for Dot, as it stands after the first connect
     const kv = await new Kvm(jetstream(await stack.nats())).open(stack.names.presenceBucket);
     const keyOfDot = async () => {
@@ -130,9 +147,12 @@ describe('presence from the live connection', () => {
 
     first.close();
     await first.closed;
+    // Mia leaves just after Dot, and does not come back: her release, a grace later, and its
+    // settled offline come after anything a release of Dot would have caused
+    miaLive.close();
+    await miaLive.closed;
     const again = await open(a, dot);
-    // past the grace and the settle time: a release would have been written and seen by now
-    await sleep(GRACE_MS + SETTLE_MS + 1_000);
+    await next(bobLive, mia, 'offline');
     expect((await kv.get(key))?.revision).toBe(held);
     expect((await entryOf(bob, dot))?.presence.status).toBe('online');
     expect(about(bobLive, dot).map((n) => n.data.status)).toEqual(['online']);
@@ -197,19 +217,24 @@ describe('presence from the live connection', () => {
   }, 60_000);
 
   it('keeps a gamer online when one of the two replicas holding them shuts down', async () => {
-    const [gus, bob] = [await join('Gus'), await join('Bob')];
+    const [gus, bob, mark] = [await join('Gus'), await join('Bob'), await join('Mark')];
     await befriend(gus, bob);
+    await befriend(mark, bob);
     const bobLive = await open(a, bob);
     const leaving = await stack.spawnReplica();
     const [onA, onLeaving] = [await open(a, gus), await open(leaving, gus)];
     await next(bobLive, gus, 'online');
+    await holdCount(gus, 2);
     // a drain: the socket gets 1001, the replica deletes its keys and its heartbeat
     await leaving.close();
     await onLeaving.closed;
-    // longer than the settle time and the heartbeat interval: a wrong offline would have been announced by now
-    await sleep(2_000);
+    await holdCount(gus, 1);
+    // a change after that one, settled as long: a wrong offline for Gus would reach Bob first
+    const markLive = await open(a, mark);
+    await next(bobLive, mark, 'online');
     expect((await entryOf(bob, gus))?.presence.status).toBe('online');
     expect(about(bobLive, gus).map((n) => n.data.status)).toEqual(['online']);
+    markLive.close();
     onA.close();
     await next(bobLive, gus, 'offline');
     bobLive.close();
@@ -225,13 +250,14 @@ describe('presence from the live connection', () => {
     const danLive = await open(a, dan);
     const annLive = await open(a, ann);
     const bobLive = await open(b, bob);
+    // Dan hears of both arrivals; Ann was connected when Bob came
     await next(danLive, ann, 'online');
     await next(danLive, bob, 'online');
-    // Dan leaves: Ann and Bob both hear of it, well after anything their own arrivals caused
-    danLive.close();
-    await next(annLive, dan, 'offline');
-    await next(bobLive, dan, 'offline');
+    // Ann leaves while Dan and Bob are connected: Dan hears of it
     annLive.close();
+    await next(danLive, ann, 'offline');
+    // then Dan leaves: Bob hears of it after anything Ann's leaving could have told him
+    danLive.close();
     await next(bobLive, dan, 'offline');
 
     expect(about(annLive, bob)).toEqual([]);
