@@ -120,12 +120,17 @@ describe('stat consumer at scale', () => {
   }, SETTLE_MS + 90_000);
 
   it('loses and double counts nothing when the service stops mid-stream and a new one starts', async () => {
+    // small batches: the backlog takes many pulls, so the stop comes with some of it undelivered
+    await stack.restartTasks({ STATS_ACK_WAIT_MS: '3000', CONSUMER_BATCH: '20' });
     const { world, task, achievement, players } = await scoreWorld(stack, 10);
     const first = randomEvents(world, players, 300);
     await publishAll(world, first);
     // stop while the backlog is being worked through
     await eventually(async () => (await world.tasks(players[0]!))[0]!.gamesPlayed > 0, 30_000, 20);
     await stack.stopTasks();
+    // nobody consumes now: events not yet delivered show that the stop came mid-stream
+    const jsm = await jetstreamManager(await stack.nats());
+    expect((await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer)).num_pending).toBeGreaterThan(0);
     const whileDown = randomEvents(world, players, 150);
     await publishAll(world, whileDown);
     await stack.restartTasks({ STATS_ACK_WAIT_MS: '3000' });
