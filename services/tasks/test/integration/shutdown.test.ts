@@ -68,14 +68,25 @@ describe('tasks process', () => {
         await Promise.all(players.map((p) => { const e = event(p.id); return js.publish(subject, JSON.stringify(e), { msgID: e.eventId }); }));
       }
       // ...the other half through HTTP while the signal arrives; only the 202s count.
+      let answered = 0;
+      let accepted = 0;
       const posts = players.flatMap((p) => Array.from({ length: EVENTS_PER_GAMER / 2 }, () =>
-        as(server).POST('/api/v1/stats', { body: event(p.id) }).then((r) => ({ gamerId: p.id, status: r.response.status }), () => ({ gamerId: p.id, status: 0 }))));
-      await new Promise((resolve) => setTimeout(resolve, 150));
+        as(server).POST('/api/v1/stats', { body: event(p.id) }).then((r) => ({ gamerId: p.id, status: r.response.status }), () => ({ gamerId: p.id, status: 0 }))
+          .then((r) => {
+            answered++;
+            if (r.status === 202) accepted++;
+            return r;
+          })));
+      // the signal once the service accepted one (the wait fails if none is), with requests
+      // still unanswered: the stop comes in the middle of the HTTP stream, not after or before it
+      await eventually(async () => accepted > 0, 30_000, 5);
+      const unansweredAtSignal = posts.length - answered;
       tasks.child.kill('SIGTERM');
       const results = await Promise.all(posts);
       const stopped = await tasks.exited;
       expect(stopped.code, stopped.output).toBe(0);
       for (const r of results) expect([202, 502, 503, 0]).toContain(r.status);
+      expect(unansweredAtSignal).toBeGreaterThan(0);
 
       // The first process acknowledged part of the stream before it stopped (measured here:
       // about 100 of 200 acked, the rest left to its successor); the totals below must be exact.
