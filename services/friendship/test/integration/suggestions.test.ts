@@ -100,7 +100,7 @@ describe('friend suggestions and mutual friends', () => {
     expect((await w.mutual(n.me, n.z.id)).body.map((u) => u.id)).toEqual([n.f2.id]);
   });
 
-  it('answers 404 for unknown gamers, other applications and across a block either way; 400 for self and malformed ids', async () => {
+  it('answers 404 for unknown gamers, the caller themselves, other applications and across a block either way; 400 for malformed ids', async () => {
     const n = await neighbourhood();
     expectProblem(await w.mutual(n.me, randomUUID()), 404, 'NOT_FOUND');
     expectProblem(await w.mutual(n.me, n.bl.id), 404, 'NOT_FOUND');
