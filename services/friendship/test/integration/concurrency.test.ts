@@ -67,7 +67,6 @@ describe('concurrent changes leave one consistent outcome', () => {
   });
 
   it('accept racing cancel: exactly one wins, and the lists agree with it (10 rounds)', async () => {
-    const outcomes = { accepted: 0, cancelled: 0 };
     for (let round = 0; round < 10; round++) {
       const [a, b] = await w.gamers(2);
       expectRequested(await w.request(a!, b!.id));
@@ -79,18 +78,15 @@ describe('concurrent changes leave one consistent outcome', () => {
       expect(outgoingA.body).toEqual([]);
       expect(incomingB.body).toEqual([]);
       if (accept.status === 200) {
-        outcomes.accepted++;
         expect(stored.map((r) => r.status)).toEqual(['accepted']);
         expect(friendsA.body.map((e) => e.user.id)).toEqual([b!.id]);
         expect(friendsB.body.map((e) => e.id)).toEqual(friendsA.body.map((e) => e.id));
       } else {
-        outcomes.cancelled++;
         expect(stored).toEqual([]);
         expect(friendsA.body).toEqual([]);
         expect(friendsB.body).toEqual([]);
       }
     }
-    expect(outcomes.accepted + outcomes.cancelled).toBe(10);
   });
 
   it('accept racing reject by the same gamer: one outcome', async () => {
