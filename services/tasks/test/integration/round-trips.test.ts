@@ -1,7 +1,6 @@
-import { countStoreCommands, eventually, infra, uniqueSuffix, type Gamer, type StoreCommandCounter } from '@gfts/testkit';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { countStoreCommands, infra, uniqueSuffix, type Gamer, type StoreCommandCounter } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTasksStack, type TasksStack } from '../support/stack.ts';
+import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
 /** Collections the stat pipeline writes and reads; the service's periodic sweeps use others or are not due. */
@@ -42,14 +41,10 @@ describe('store round trips per stat batch', () => {
     await counter?.close();
   });
 
-  /** Publishes `events` events over the players at once and waits until the consumer acknowledged them all (asked of NATS, not the store). */
+  /** Publishes `events` events over the players at once and waits until the consumer acknowledged the whole stream (asked of NATS, not the store). */
   async function burst(events: number): Promise<void> {
     await Promise.all(Array.from({ length: events }, (_, i) => world.publish(world.event(players[i % players.length]!, { score: 1 }))));
-    const jsm = await jetstreamManager(await stack.nats());
-    await eventually(async () => {
-      const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
-      return info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq >= info.ack_floor.stream_seq ? true : undefined;
-    }, 20_000, 50);
+    await untilAcknowledged(stack, undefined, 20_000);
   }
 
   async function pipelineCommandsOf(events: number): Promise<Record<string, number>> {
