@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOG_FLUSH_MS, logDestination } from '../../src/observability.ts';
 
@@ -32,31 +31,38 @@ describe('log destination', () => {
     return made;
   };
 
+  /**
+   * Opens an unbuffered destination and waits until a line written to it reached its file: a
+   * line another destination had written through at once would have reached its file too.
+   */
+  const afterAnUnbufferedWrite = async () => {
+    const marker = await destination(0);
+    marker.dest.write('{"msg":"marker"}\n');
+    await expect.poll(marker.written).toBe('{"msg":"marker"}\n');
+  };
+
   it('holds lines until the buffer fills, then writes them in one go', async () => {
     const { dest, written } = await destination(1024);
     dest.write('{"msg":"first"}\n');
-    await sleep(50);
+    await afterAnUnbufferedWrite();
     expect(written()).toBe('');
     const line = `{"msg":"${'x'.repeat(100)}"}\n`;
     for (let i = 0; i < 12; i++) dest.write(line);
-    await sleep(50);
+    await expect.poll(() => written().length).toBeGreaterThan(1024);
     expect(written().startsWith('{"msg":"first"}\n')).toBe(true);
-    expect(written().length).toBeGreaterThan(1024);
   });
 
   it('writes a lone line within the flush interval', async () => {
     const { dest, written } = await destination(4096);
     dest.write('{"msg":"alone"}\n');
-    await sleep(50);
+    await afterAnUnbufferedWrite();
     expect(written()).toBe('');
-    await sleep(LOG_FLUSH_MS + 200);
-    expect(written()).toBe('{"msg":"alone"}\n');
+    await expect.poll(written, { timeout: LOG_FLUSH_MS + 500, interval: 20 }).toBe('{"msg":"alone"}\n');
   });
 
   it('writes each line at once with a buffer of 0', async () => {
     const { dest, written } = await destination(0);
     dest.write('{"msg":"now"}\n');
-    await sleep(50);
-    expect(written()).toBe('{"msg":"now"}\n');
+    await expect.poll(written).toBe('{"msg":"now"}\n');
   });
 });
