@@ -50,8 +50,7 @@ describe('presence watch under the friendship NATS user', () => {
     expect(info?.config.max_age).toBe(0);
     expect(info?.config.allow_msg_ttl).toBe(true);
     // the watch's consumer is there, and nothing was refused
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect((await jsm.streams.info(names.presenceStream)).state.consumer_count).toBe(1);
+    await expect.poll(async () => (await jsm.streams.info(names.presenceStream)).state.consumer_count, { timeout: 10_000, interval: 100 }).toBe(1);
     expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
     await watch.close();
   });
