@@ -257,15 +257,14 @@ describe('tasks under fire', () => {
         // a claim answered 200 twice would be a double grant the ledger hid
         expect([...claimedOk.values()].filter((n) => n > 1)).toEqual([]);
         // and nothing was set aside on the way
-        const jsm = await jetstreamManager(nc);
-        const dlq = await jsm.streams.info(`${natsNames(prefix).statsStream}_DLQ`).catch(() => undefined);
-        expect(dlq?.state.messages ?? 0).toBe(0);
+        const dlq = await (await jetstreamManager(nc)).streams.info(names.statsDeadLetterStream);
+        expect(dlq.state.messages).toBe(0);
       } catch (error) {
         // where the events stand, and the warnings and errors of every tasks process, in order
         const names = natsNames(prefix);
         const jsm = await jetstreamManager(nc, { timeout: 5_000 }).catch(() => undefined);
         const consumer = await jsm?.consumers.info(names.statsStream, names.statsConsumer).catch(String);
-        const dlq = await jsm?.streams.info(`${names.statsStream}_DLQ`).catch(String);
+        const dlq = await jsm?.streams.info(names.statsDeadLetterStream).catch(String);
         const metrics = await fetch(`http://127.0.0.1:${env.PORT}/metrics`).then(async (r) => (await r.text()).split('\n').filter((l) => l.startsWith('gfts_stats')).join('\n')).catch(String);
         const ready = await fetch(`http://127.0.0.1:${env.PORT}/readyz`).then(async (r) => `${r.status} ${await r.text()}`).catch(String);
         console.error(`readyz ${ready}; store logs:\n${await logsOf(mongo)}`);
