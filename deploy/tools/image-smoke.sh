@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the three service images from their real Dockerfiles with Podman and runs the
+# Builds the four service images from their real Dockerfiles with Podman and runs the
 # stack, on machines that have Podman but cannot pull base images (this project's
 # machines: no registry but the package registries).
 #
@@ -14,7 +14,7 @@
 # to /nodejs/bin). The host's CA bundle is copied into the stand-in so npm reaches the
 # registry through this machine's TLS setup.
 #
-# Then: FerretDB x2 and NATS (provision.sh's images) and the three services on one
+# Then: FerretDB x3 and NATS (provision.sh's images) and the four services on one
 # network, each service read-only, uid 65532, all capabilities dropped; checks /readyz
 # of each (with the compose health-check command), an authenticated request through the
 # gateway to friendship, and that each service exits 0 on SIGTERM within its grace.
@@ -38,7 +38,7 @@ containers=()
 cleanup() {
   for c in "${containers[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
   podman network rm "$NET" >/dev/null 2>&1 || true
-  for s in gateway friendship tasks; do podman rmi "localhost/gfts/$s:smoke-$$" >/dev/null 2>&1 || true; done
+  for s in gateway friendship tasks notifications; do podman rmi "localhost/gfts/$s:smoke-$$" >/dev/null 2>&1 || true; done
   rm -rf "${WORK:-/nonexistent}"
 }
 trap cleanup EXIT
@@ -66,28 +66,30 @@ fi
 
 say "building the images from services/*/Dockerfile (context: the committed tree)"
 git -C "$ROOT" archive HEAD | tar -x -C "$WORK"
-for s in gateway friendship tasks; do
+for s in gateway friendship tasks notifications; do
   started=$SECONDS
   podman build -q -f "$WORK/services/$s/Dockerfile" --build-arg NODE_IMAGE="$STANDIN" --build-arg RUNTIME_IMAGE="$STANDIN" \
     -t "localhost/gfts/$s:smoke-$$" "$WORK" >"$WORK/build-$s.log" 2>&1 || { tail -30 "$WORK/build-$s.log"; exit 1; }
   echo "    $s built in $((SECONDS - started))s"
 done
 
-say "starting FerretDB x2, NATS and the services"
+say "starting FerretDB x3, NATS and the services"
 podman network create "$NET" >/dev/null
 run() { local name="$1"; shift; containers+=("$name"); podman run -d --name "$name" --network "$NET" "$@" >/dev/null; }
 run "$NET-friendship-db" --network-alias friendship-db "$MONGO_IMAGE"
 run "$NET-tasks-db" --network-alias tasks-db "$MONGO_IMAGE"
+run "$NET-notifications-db" --network-alias notifications-db "$MONGO_IMAGE"
 run "$NET-nats" --network-alias nats "$NATS_IMAGE"
 hardened=(--read-only --tmpfs /tmp:size=64m --cap-drop ALL --security-opt no-new-privileges -e "INTERNAL_TOKEN_SECRET=$SECRET")
 run "$NET-friendship" --network-alias friendship "${hardened[@]}" -e MONGO_URL=mongodb://friendship-db:27017/friendship -e NATS_URL=nats://nats:4222 "localhost/gfts/friendship:smoke-$$"
 run "$NET-tasks" --network-alias tasks "${hardened[@]}" -e MONGO_URL=mongodb://tasks-db:27017/tasks -e NATS_URL=nats://nats:4222 "localhost/gfts/tasks:smoke-$$"
-run "$NET-gateway" "${hardened[@]}" -e FRIENDSHIP_URL=http://friendship:8081 -e TASKS_URL=http://tasks:8082 -e "JWT_SECRET=$JWT" "localhost/gfts/gateway:smoke-$$"
+run "$NET-notifications" --network-alias notifications "${hardened[@]}" -e MONGO_URL=mongodb://notifications-db:27017/notifications -e NATS_URL=nats://nats:4222 "localhost/gfts/notifications:smoke-$$"
+run "$NET-gateway" "${hardened[@]}" -e FRIENDSHIP_URL=http://friendship:8081 -e TASKS_URL=http://tasks:8082 -e NOTIFICATIONS_URL=http://notifications:8083 -e "JWT_SECRET=$JWT" "localhost/gfts/gateway:smoke-$$"
 
 ready() { # the compose health check, run inside the container
   podman exec "$NET-$1" node -e "fetch('http://127.0.0.1:$2/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" 2>/dev/null
 }
-for pair in friendship:8081 tasks:8082 gateway:8080; do
+for pair in friendship:8081 tasks:8082 notifications:8083 gateway:8080; do
   s="${pair%%:*}" port="${pair#*:}"
   for _ in $(seq 1 60); do ready "$s" "$port" && break; sleep 1; done
   ready "$s" "$port" || { podman logs "$NET-$s" | tail -20; echo "FAILED: $s never became ready"; exit 1; }
@@ -104,10 +106,10 @@ echo "    GET /api/v1/friendship -> $status"
 case "$status" in 200*) ;; *) echo "FAILED: expected 200"; exit 1 ;; esac
 
 say "SIGTERM"
-for s in gateway friendship tasks; do
+for s in gateway friendship tasks notifications; do
   podman stop -t 15 "$NET-$s" >/dev/null
   code="$(podman inspect "$NET-$s" --format '{{.State.ExitCode}}')"
   echo "    $s exited $code"
   [ "$code" = 0 ] || { podman logs "$NET-$s" | tail -10; echo "FAILED: $s exit code $code"; exit 1; }
 done
-echo "image-smoke: OK: 3 images built from their Dockerfiles, stack ready, request served, clean SIGTERM exits"
+echo "image-smoke: OK: 4 images built from their Dockerfiles, stack ready, request served, clean SIGTERM exits"
