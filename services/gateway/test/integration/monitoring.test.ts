@@ -9,6 +9,8 @@ import { queryReferences, withoutGrafanaVariables } from '../support/promql.ts';
 const files = new URL('../../../../deploy/helm/gfts/files/', import.meta.url);
 // Labels Prometheus puts on every scraped series (target labels), and a histogram's bucket bound.
 const SCRAPE_LABELS = new Set(['instance', 'job', 'namespace', 'pod', 'le']);
+// Series Prometheus writes itself for every target it scrapes (with the target labels only).
+const PROMETHEUS_SERIES = ['up'];
 
 interface Query { where: string; expr: string }
 
@@ -56,7 +58,7 @@ function exposition(text: string): Map<string, Set<string>> {
 
 describe('dashboard and alert rules against the metrics the services export', () => {
   let stack: ServiceProcesses;
-  const exported = new Map<string, Set<string>>();
+  const exported = new Map<string, Set<string>>(PROMETHEUS_SERIES.map((name) => [name, new Set<string>()]));
 
   beforeAll(async () => {
     // NATS for the gateway too, so that it exports the shared rate limit's fallback counter.
