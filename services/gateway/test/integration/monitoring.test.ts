@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { liveUrl } from '@gfts/client';
 import { eventually, infra, mintToken } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -56,26 +57,44 @@ function exposition(text: string): Map<string, Set<string>> {
   return series;
 }
 
+/** A live-channel socket through the gateway (Node's WebSocket, bearer header), once open, and the code it closes with. */
+async function openLive(gatewayUrl: string, headers: Record<string, string>): Promise<{ socket: WebSocket; closed: Promise<number> }> {
+  const socket = new WebSocket(liveUrl(gatewayUrl), { headers });
+  const closed = new Promise<number>((resolve) => socket.addEventListener('close', (event) => resolve(event.code)));
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', () => reject(new Error('the live channel did not open')), { once: true });
+  });
+  return { socket, closed };
+}
+
 describe('dashboard and alert rules against the metrics the services export', () => {
   let stack: ServiceProcesses;
   const exported = new Map<string, Set<string>>(PROMETHEUS_SERIES.map((name) => [name, new Set<string>()]));
 
   beforeAll(async () => {
-    // NATS for the gateway too, so that it exports the shared rate limit's fallback counter.
-    stack = await startServiceProcesses({ gateway: { NATS_URL: infra().natsUrl } });
+    // NATS for the gateway too, so that it exports the shared rate limit's fallback counter;
+    // one live socket per gamer, so that a gamer's second socket closes the first.
+    stack = await startServiceProcesses({ gateway: { NATS_URL: infra().natsUrl }, services: { NOTIFY_MAX_SOCKETS_PER_GAMER: '1' } });
     const app = randomUUID();
     const gamer = { authorization: `Bearer ${mintToken({ sub: randomUUID(), app, name: 'Mona' })}` };
     const server = { authorization: `Bearer ${mintToken({ sub: randomUUID(), app, roles: ['server'] })}` };
     // Traffic that gives the labelled series samples: requests per route and status,
-    // readiness checks, a claim outcome, a stat event through the consumer.
-    for (const url of [stack.gatewayUrl, stack.friendshipUrl, stack.tasksUrl]) expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // readiness checks, a claim outcome, a stat event through the consumer, a live socket
+    // the notifications service closed (its reason label).
+    const services = [stack.gatewayUrl, stack.friendshipUrl, stack.tasksUrl, stack.notificationsUrl];
+    for (const url of services) expect((await fetch(`${url}/readyz`)).status).toBe(200);
     expect((await fetch(`${stack.gatewayUrl}/api/v1/friendship/search?displayName=mo`, { headers: gamer })).status).toBe(200);
     expect((await fetch(`${stack.gatewayUrl}/api/v1/tasks/${randomUUID()}/claim`, { method: 'POST', headers: gamer })).status).toBe(404);
     const event = { eventId: randomUUID(), applicationId: app, gamerId: randomUUID(), gameId: 'game-1', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: 'kills', value: 1 }] };
     const posted = await fetch(`${stack.gatewayUrl}/api/v1/stats`, { method: 'POST', headers: { ...server, 'content-type': 'application/json' }, body: JSON.stringify(event) });
     expect(posted.status).toBe(202);
     await eventually(async () => (await (await fetch(`${stack.tasksUrl}/metrics`)).text()).includes('gfts_stats_events_processed_total{'), 20_000);
-    for (const url of [stack.gatewayUrl, stack.friendshipUrl, stack.tasksUrl]) {
+    const first = await openLive(stack.gatewayUrl, gamer);
+    const second = await openLive(stack.gatewayUrl, gamer);
+    expect(await first.closed).toBe(4029); // too_many_sockets
+    second.socket.close();
+    for (const url of services) {
       const response = await fetch(`${url}/metrics`);
       expect(response.status).toBe(200);
       for (const [name, labels] of exposition(await response.text())) {
