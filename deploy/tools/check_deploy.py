@@ -37,7 +37,9 @@ What it checks (each failure names the file/resource and the rule):
     labelled ingress-controller and monitoring namespaces;
   * NATS: prod runs at least STATS_STREAM_REPLICAS servers with sync_interval: always;
     a cluster's routes authenticate (cluster authorization, and every route URL carries
-    that user and the password from a Secret); no ConfigMap holds a password.
+    that user and the password from a Secret); no ConfigMap holds a password; every
+    $NATS_<USER>_PASSWORD of nats-auth.conf is in the server's environment (chart and
+    compose), without which it does not start.
   * compose: every container (services and stores) has a memory limit, cap_drop ALL and
     no-new-privileges, and adds back no capability beyond the documented ones (the mongo
     entrypoint's, COMPOSE_CAP_ADD); each service with a database has its own store
@@ -123,10 +125,11 @@ def load_services(chart: Path) -> None:
         if name == "gateway":
             keys.add("JWT_PUBLIC_KEY")
         EXTERNAL_SECRETS[svc["secretName"]] = keys
-    # read by the NATS server (nats-auth.conf), not by a service
+    # read by the NATS server, not by a service: the services' users and every other
+    # password the chart's nats-auth.conf references (game servers, the operators' users)
     EXTERNAL_SECRETS[prod["nats"]["inCluster"]["usersSecret"]] = {
         "NATS_" + re.sub(r"[^A-Z0-9]", "_", svc["natsUser"].upper()) + "_PASSWORD" for svc in SERVICE_VALUES.values() if svc.get("natsUser")
-    }
+    } | set(re.findall(r"\$(NATS_[A-Z0-9_]+_PASSWORD)\b", (chart / "files" / "nats-auth.conf").read_text()))
     if int(prod["nats"]["inCluster"]["replicas"]) > 1:
         # the cluster routes' password, read by the NATS servers
         EXTERNAL_SECRETS[prod["nats"]["inCluster"]["routeSecret"]] = {"NATS_ROUTE_PASSWORD"}
@@ -408,6 +411,11 @@ def check_compose_nats(repo: Path, compose_path: Path, where: str, spec: dict[st
     if isinstance(env, dict) and "GOMEMLIMIT" in env and limit:
         gomem = go_bytes(str(env["GOMEMLIMIT"]))
         ok(gomem is not None and gomem < limit, where, f"nats GOMEMLIMIT {env['GOMEMLIMIT']} must be below its memory limit")
+    # the users' file beside it: the server refuses to start without a password it references
+    auth = source.parent / "nats-auth.conf"
+    if auth.is_file() and isinstance(env, dict):
+        missing = sorted(set(re.findall(r"\$(NATS_[A-Z0-9_]+_PASSWORD)\b", auth.read_text())) - set(env))
+        ok(not missing, where, f"nats-auth.conf reads {missing}, which the nats service's environment does not set")
 
 
 def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, bool] | None]) -> None:
@@ -868,6 +876,11 @@ def check_nats(env_name: str, docs) -> None:
         if service == "gateway" and w:
             window = config_value(docs, w, "RATE_LIMIT_WINDOW_MS") or "60000"
             ok(f"KV_gateway_rate_limit_{window}" in auth, env_name, f"the gateway's RATE_LIMIT_WINDOW_MS {window} names a bucket nats-auth.conf does not allow")
+    # every password nats-auth.conf references reaches the server (a generated Secret's key,
+    # or one documented for the secret store): it refuses to start without one
+    keys, _ = pod_env_keys(env_name, docs, nats)
+    missing = sorted(set(re.findall(r"\$(NATS_[A-Z0-9_]+_PASSWORD)\b", auth)) - keys)
+    ok(not missing, env_name, f"nats-auth.conf reads {missing}, which the NATS server's environment does not have")
     check_no_password_in_configmaps(env_name, docs)
     if replicas > 1:
         check_nats_routes(env_name, docs, nats, text, replicas)

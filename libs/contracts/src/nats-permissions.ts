@@ -220,27 +220,73 @@ export function gameServerPermissions(prefix: string, applicationId: string): Na
   };
 }
 
-const APPLICATION_ID = /^[A-Za-z0-9-]{1,64}$/;
-
-function renderUser(u: NatsUserPermissions): string {
-  const list = (subjects: string[]) => subjects.map((s) => `          "${s}"`).join('\n');
-  return [
-    '    {',
-    `      user: "${u.user}"`,
-    `      password: $${u.passwordEnv}`,
-    '      permissions: {',
-    `        publish: { allow: [\n${list(u.publish)}\n        ] }`,
-    `        subscribe: { allow: [\n${list(u.subscribe)}\n        ] }`,
-    ...(u.allowResponses ? ['        allow_responses: true'] : []),
-    '      }',
-    '    }',
-  ].join('\n');
+/**
+ * The operators' JetStream administration with the `nats` CLI (docs/operations.md,
+ * "Operator access"), in the services' account: every JetStream API call (stream and
+ * consumer info, `stream view`, backup and restore, KV buckets), and the subjects those
+ * commands answer on. None of the services' own subjects: it reads stored messages only
+ * through JetStream, publishes no event and reads no other user's inbox.
+ */
+export function operatorPermissions(): NatsUserPermissions {
+  return {
+    user: 'ops',
+    passwordEnv: passwordEnv('ops'),
+    publish: [
+      '$JS.API.>',
+      // acknowledgements of the consumers `stream view` (and `consumer next`) create
+      '$JS.ACK.>',
+      // flow-control replies of ordered consumers (`kv watch`, `kv history`)
+      '$JS.FC.>',
+      // `stream backup` acknowledges each chunk it receives; `stream restore` sends them
+      '$JS.SNAPSHOT.>',
+      // keys of KV buckets (`kv put`, `kv del <bucket> <key>`)
+      '$KV.>',
+    ],
+    subscribe: [`${natsInboxPrefix('ops')}.>`],
+    allowResponses: false,
+  };
 }
 
 /**
- * The `authorization` block of nats.conf: the three services, the gateway and one user per game-server
- * application. Passwords are environment references: the server refuses to start when
- * one is missing, and no password is written into a file.
+ * The operators' user of the system account (NATS's own `$SYS`, no stream and no service
+ * subject): the servers' reports (`nats server list`, `server report jetstream`, every
+ * `$SYS.REQ.SERVER.PING` request) and removing a lost server from the JetStream cluster
+ * (`nats server raft peer-remove`). Not the per-server requests that reload, kick or stop.
+ */
+export function systemAccountPermissions(): NatsUserPermissions {
+  return {
+    user: 'sys',
+    passwordEnv: passwordEnv('sys'),
+    publish: ['$SYS.REQ.SERVER.PING', '$SYS.REQ.SERVER.PING.>', '$JS.API.SERVER.REMOVE'],
+    subscribe: [`${natsInboxPrefix('sys')}.>`],
+    allowResponses: false,
+  };
+}
+
+const APPLICATION_ID = /^[A-Za-z0-9-]{1,64}$/;
+
+/** One user of a `users = [...]` list, its lines indented by `indent`. */
+function renderUser(u: NatsUserPermissions, indent: string): string {
+  const list = (subjects: string[]) => subjects.map((s) => `${indent}      "${s}"`).join('\n');
+  return [
+    '{',
+    `  user: "${u.user}"`,
+    `  password: $${u.passwordEnv}`,
+    '  permissions: {',
+    `    publish: { allow: [\n${list(u.publish)}\n${indent}    ] }`,
+    `    subscribe: { allow: [\n${list(u.subscribe)}\n${indent}    ] }`,
+    ...(u.allowResponses ? ['    allow_responses: true'] : []),
+    '  }',
+    '}',
+  ].map((line) => `${indent}${line}`).join('\n');
+}
+
+/**
+ * The users of nats.conf: in the `authorization` block (the services' account, where the
+ * streams are) the four services, one user per game-server application and the operators'
+ * JetStream user; in the `accounts` block the operators' user of the system account
+ * (`$SYS`, which the server always has). Passwords are environment references: the server
+ * refuses to start when one is missing, and no password is written into a file.
  */
 export function renderNatsAuthorization(prefix: string, gameServerApplicationIds: readonly string[], rateLimitWindowMs: number): string {
   for (const id of gameServerApplicationIds) {
@@ -252,6 +298,7 @@ export function renderNatsAuthorization(prefix: string, gameServerApplicationIds
     notificationsPermissions(prefix),
     gatewayPermissions(rateLimitWindowMs),
     ...gameServerApplicationIds.map((id) => gameServerPermissions(prefix, id)),
+    operatorPermissions(),
   ];
   return [
     '# Generated from libs/contracts (nats-permissions.ts) by',
@@ -260,8 +307,17 @@ export function renderNatsAuthorization(prefix: string, gameServerApplicationIds
     '# and run the script (docs/operations.md, "NATS users").',
     'authorization {',
     '  users = [',
-    users.map(renderUser).join('\n'),
+    users.map((u) => renderUser(u, '    ')).join('\n'),
     '  ]',
+    '}',
+    '# Users of the global account above share its streams; a system-account user sees only',
+    '# the servers (reports, JetStream cluster membership).',
+    'accounts {',
+    '  $SYS {',
+    '    users = [',
+    renderUser(systemAccountPermissions(), '      '),
+    '    ]',
+    '  }',
     '}',
     '',
   ].join('\n');
