@@ -26,7 +26,8 @@ export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAU
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  408: 'Request Timeout', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  408: 'Request Timeout', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 426: 'Upgrade Required',
+  429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
@@ -38,7 +39,7 @@ export function problem(status: number, code: string, detail?: string, extra: Pa
  * Answers a request Node's HTTP parser refused before Fastify saw it (a `clientError`): a
  * timeout (REQUEST_TIMEOUT_MS), headers over Node's limit, or bytes that are not HTTP. Fastify
  * answers those with a JSON body of its own shape; this answers the problem every other
- * error gets (no request id: there is no request yet), then closes the connection, as Node does.
+ * error gets (no request id: there is no request yet), then closes the connection.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   // a reset connection has nobody to answer
@@ -48,7 +49,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     : error.code === 'HPE_HEADER_OVERFLOW' ? problem(431, ErrorCode.HEADERS_TOO_LARGE, 'the request headers are too large')
     : problem(400, ErrorCode.MALFORMED_REQUEST, 'the request is not HTTP/1.1 this server can read');
   const body = JSON.stringify(answer);
-  if (socket.writable) {
+  // Only on a connection with no answer being written: a pipelined request that times out
+  // while an earlier one's body streams would land in the middle of that body (Node's own
+  // handler checks the same; Fastify's default does not).
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     socket.write(`HTTP/1.1 ${answer.status} ${answer.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(error);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http.ts';
 
@@ -15,9 +16,9 @@ async function exchange(port: number, bytes: string): Promise<string> {
   return answer;
 }
 
-function problemOf(answer: string): { status: number; type: string | undefined; body: Record<string, unknown> } {
+function problemOf(answer: string): { head: string; status: number; type: string | undefined; body: Record<string, unknown> } {
   const [head, body] = answer.split('\r\n\r\n', 2) as [string, string];
-  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1]), type: /content-type: ([^\r]+)/i.exec(head)?.[1], body: JSON.parse(body) as Record<string, unknown> };
+  return { head, status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1]), type: /content-type: ([^\r]+)/i.exec(head)?.[1], body: JSON.parse(body) as Record<string, unknown> };
 }
 
 /** What a request Node's parser refuses gets: a problem like every other error, not Fastify's own JSON. */
@@ -27,6 +28,16 @@ describe('requests refused before routing', () => {
   beforeAll(async () => {
     app = createHttpServer({ service: 'test', logLevel: 'silent', bodyLimit: 1_000, requestTimeoutMs: 1_000 });
     app.post('/things', async () => ({ ok: true }));
+    // a body that streams for longer than the request timeout, a bit at a time
+    app.get('/slow', async (_request, reply) => {
+      const body = new Readable({ read() {} });
+      body.push('first-half;');
+      setTimeout(() => {
+        body.push('second-half');
+        body.push(null);
+      }, 2_500);
+      return reply.type('text/plain').send(body);
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
   });
@@ -36,17 +47,33 @@ describe('requests refused before routing', () => {
 
   it('bytes that are not HTTP: 400 MALFORMED_REQUEST', async () => {
     const answer = problemOf(await exchange(port, 'HELLO THERE\r\n\r\n'));
+    expect(answer.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answer).toMatchObject({ status: 400, type: 'application/problem+json', body: { status: 400, code: 'MALFORMED_REQUEST', title: 'Bad Request' } });
   });
 
   it('headers over Node\'s limit: 431 HEADERS_TOO_LARGE', async () => {
     const answer = problemOf(await exchange(port, `GET /things HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`));
-    expect(answer).toMatchObject({ status: 431, type: 'application/problem+json', body: { status: 431, code: 'HEADERS_TOO_LARGE' } });
+    expect(answer).toMatchObject({ status: 431, type: 'application/problem+json', body: { status: 431, code: 'HEADERS_TOO_LARGE', title: 'Request Header Fields Too Large' } });
   });
 
   it('a body that never comes: 408 REQUEST_TIMEOUT', async () => {
     // the test's own timeout bounds the wait; nothing here measures time
     const answer = problemOf(await exchange(port, 'POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":'));
     expect(answer).toMatchObject({ status: 408, type: 'application/problem+json', body: { status: 408, code: 'REQUEST_TIMEOUT', title: 'Request Timeout' } });
+  });
+
+  it('a pipelined request that times out while an earlier answer streams does not write into that answer', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /slow HTTP/1.1\r\nhost: x\r\n\r\n');
+    await expect.poll(() => answer).toContain('first-half;');
+    socket.write('POST /things HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{');
+    await closed;
+    // the streamed answer is never interleaved with another status line
+    expect(answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(answer).not.toContain('REQUEST_TIMEOUT');
   });
 });
