@@ -35,7 +35,9 @@ function rawResponse(status: number, headers: [string, string][], body: Buffer):
 export function routeUpgrades(app: FastifyInstance): void {
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    if ((req.url ?? '').split('?')[0] === LIVE_PATH) pending.set(req, { socket, head });
+    // the router ignores one trailing slash (libs/platform http.ts): so does this
+    const path = (req.url ?? '').split('?')[0];
+    if (path === LIVE_PATH || path === `${LIVE_PATH}/`) pending.set(req, { socket, head });
     else {
       delete req.headers.upgrade;
       req.headers.connection = 'close';

@@ -38,16 +38,16 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
 
   it('reaches a gamer\'s sockets on every replica, whichever replica took the event', async () => {
     const ann = await registered('Ann');
-    const [onA, onB] = await Promise.all([open(a, ann), open(b, ann)]);
+    // one of them with a trailing slash, which every route ignores
+    const [onA, onB, slashed] = await Promise.all([open(a, ann), open(b, ann), open(b, ann, '/')]);
     await requestsTo(ann, 12);
     const stored = await eventually(async () => ((await inbox(ann)).length === 12 ? inbox(ann) : undefined));
     const ids = stored.map((n) => n.id).sort();
-    for (const live of [onA, onB]) {
+    for (const live of [onA, onB, slashed]) {
       await eventually(async () => live.messages.length >= 12 || undefined);
       expect(live.messages.map((n) => n.id).sort()).toEqual(ids);
     }
-    onA.close();
-    onB.close();
+    for (const live of [onA, onB, slashed]) live.close();
   });
 
   it('resumes after the last id it received: what it missed, then live, with no gap and no duplicate', async () => {
