@@ -83,7 +83,8 @@ export function redactUrl(url: string): string {
  */
 export const accessLog = fp<{ skip: ReadonlySet<string> }>(async (app: FastifyInstance, opts) => {
   app.addHook('onResponse', async (request, reply) => {
-    if (opts.skip.has(request.url)) return;
+    // by route, so /healthz/ and /metrics?x are probes too
+    if (opts.skip.has(request.routeOptions.url ?? '')) return;
     request.log.info(
       {
         req: { method: request.method, url: redactUrl(request.url) },

@@ -51,7 +51,7 @@ export interface TracingPluginOptions {
 export const tracingPlugin = fp<TracingPluginOptions>(async (app: FastifyInstance, opts) => {
   if (!tracingStarted()) return;
   app.addHook('onRequest', (request, _reply, done) => {
-    if (opts.skip.has(request.url)) return done();
+    if (opts.skip.has(request.routeOptions.url ?? '')) return done();
     const caller = propagation.extract(ROOT_CONTEXT, request.headers);
     const callerSpan = trace.getSpanContext(caller);
     const parent = opts.trustIncomingContext ? caller : ROOT_CONTEXT;

@@ -44,6 +44,9 @@ describe('access log', () => {
     await app.ready();
     await app.inject({ method: 'GET', url: '/healthz' });
     await app.inject({ method: 'GET', url: '/metrics' });
+    // the route decides, not the text: a trailing slash or a query string is still a probe
+    await app.inject({ method: 'GET', url: '/healthz/' });
+    await app.inject({ method: 'GET', url: '/metrics?name=x' });
     await app.close();
     expect(lines.filter((l) => l.requestId !== undefined)).toEqual([]);
   });
