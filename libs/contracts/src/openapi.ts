@@ -171,7 +171,7 @@ export function openApiDocument(version = '1.0.0') {
         'A body that is not the JSON object a route takes is a 400 (VALIDATION_FAILED), one over the size limit a 413, ' +
         'another media type than application/json a 415; a known path asked with a method it does not take is a 405 ' +
         '(METHOD_NOT_ALLOWED) with an Allow header; over RATE_LIMIT_MAX requests per gamer per window a 429 (RATE_LIMITED). ' +
-        'Every answer carries X-Request-Id, and every /api answer the gateway counted X-RateLimit-Limit, -Remaining and -Reset ' +
+        'Every answer of a route carries X-Request-Id (not the 400/408/431 a server gives a request it could not read), and every /api answer the gateway counted X-RateLimit-Limit, -Remaining and -Reset ' +
         '(components.headers; declared on the successful answers). ' +
         'The gateway serves this document at GET /openapi.json.',
     },
