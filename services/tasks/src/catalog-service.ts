@@ -38,8 +38,8 @@ export class CatalogService {
   async create(applicationId: string, input: ApplicationTaskInput): Promise<ApplicationTask> {
     const built = buildCatalogEntry(input, { applicationId, now: new Date(), newId: uuidv7 });
     if (!built.ok) throw badRequest(built.problems.join('; '));
-    // Counted, then written: two admins creating at the same moment may pass the cap by one
-    // each; it bounds what reads of the catalog cost, it is not a quota anyone is owed.
+    // Counted, then written: admins creating at the same moment may pass the cap together;
+    // it guards against a runaway catalog, it is not a quota anyone is owed.
     if ((await this.repository.countLive(applicationId)) >= this.maxTasks) {
       throw conflict(ErrorCode.CATALOG_FULL, `the catalog holds ${this.maxTasks} live tasks, the most it may (CATALOG_MAX_TASKS); archive some to make room`);
     }
