@@ -120,9 +120,11 @@ export function DeadLettersPage({ session }: { session: Session }) {
         : <p class="muted">Dead letters per hour: the chart appears once every letter is loaded (Show more), as the list comes oldest first.</p>)}
       <div class="row">
         <button type="button" onClick={() => void load()} disabled={busy}>Refresh</button>
-        <button type="button" class="primary" onClick={() => void replayAll()} disabled={busy || !letters?.length}>Replay all</button>
+        <button type="button" class="primary" onClick={() => void replayAll()} disabled={busy || (!letters?.length && after === undefined)}>Replay all</button>
       </div>
-      {letters && letters.length === 0 && after === undefined && <p class="muted">No dead letters.</p>}
+      {letters && letters.length === 0 && (after === undefined
+        ? <p class="muted">No dead letters.</p>
+        : <p class="muted">Every letter shown was replayed or deleted; more are waiting (Show more).</p>)}
       {letters && letters.length > 0 && (
         <table class="letters">
           <caption>{letters.length} dead letter(s), oldest first{after !== undefined ? '; more with Show more' : ''}</caption>
