@@ -258,6 +258,31 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect((await tasks.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort()).toEqual(['day-1', 'day-2', 'null', 'other-gamer']);
     });
 
+    it('indexes a missing field of a unique compound key as null: one key with a null there, and with another missing one', async () => {
+      // MongoDB stores null in a unique index for a document without the field, so one_per_period
+      // (services/tasks/src/repository/store.ts:145) holds one lifetime task per gamer and task
+      // whether expiredAt is null or absent (a document written without it, by hand or by an
+      // older version of the service)
+      const tasks = fresh('missing_key');
+      await tasks.createIndex({ app: 1, gamer: 1, task: 1, until: 1 }, { unique: true });
+      const key = (task: string) => ({ app: 'a', gamer: 'g', task });
+      await tasks.insertMany([
+        { _id: 't1-null', ...key('t1'), until: null },
+        { _id: 't2-missing', ...key('t2') },
+        { _id: 't3-missing', ...key('t3') },
+        { _id: 't4-null', ...key('t4'), until: null },
+        { _id: 't4-day', ...key('t4'), until: new Date(Date.UTC(2026, 0, 1)) },
+      ]);
+      // every case at once, so that a failure shows them all
+      expect({
+        missingAfterNull: await codeOf(tasks.insertOne({ _id: 't1-missing', ...key('t1') })),
+        missingAfterMissing: await codeOf(tasks.insertOne({ _id: 't2-missing-again', ...key('t2') })),
+        nullAfterMissing: await codeOf(tasks.insertOne({ _id: 't3-null', ...key('t3'), until: null })),
+        unsetBesideNull: await codeOf(tasks.updateOne({ _id: 't4-day' }, { $unset: { until: '' } })),
+      }).toEqual({ missingAfterNull: DUPLICATE_KEY, missingAfterMissing: DUPLICATE_KEY, nullAfterMissing: DUPLICATE_KEY, unsetBesideNull: DUPLICATE_KEY });
+      expect(await tasks.countDocuments({})).toBe(5);
+    });
+
     it('lets exactly one of N concurrent inserts of a unique compound key with a null field succeed, the others failing with 11000', async () => {
       // services/tasks/src/repository/gamer-task-repository.ts:91-96: concurrent assigns of one lifetime task
       const tasks = fresh('null_key_race');
