@@ -23,7 +23,11 @@
 // Expressions: unique indexes are built on `->` (JSON text: "1" and 1 differ, as their
 // uniqueness must), other indexes on `->>` (the SQL value: strings in their own byte order,
 // as MongoDB sorts them; JSON text would sort "ab c" before "ab"). Conditions name both,
-// so either kind of index can serve them.
+// so either kind of index can serve them. A unique index built by this build (NullKey) has
+// `IFNULL(<->>, 'null')` for each field but _id, so that a missing field is keyed as null
+// (metadata.UniqueKeyExpr); a conjunction that names such an index writes its `->` forms
+// so, since SQLite serves a condition from an expression index only when it names the
+// index's expression. (The value is the same: no pushed value or array is the text 'null'.)
 
 package sqlite
 
@@ -75,6 +79,16 @@ type pushedField struct {
 func (f pushedField) isRange() bool { return f.jsonValues == nil }
 
 func jsonExpr(key string) string { return fmt.Sprintf("%s->%q", metadata.DefaultColumn, key) }
+
+// keyExpr is the `->` form of key as the index a conjunction names is built on it: wrapped
+// as metadata.UniqueKeyExpr when that is a NullKey unique index (_id never is wrapped).
+func keyExpr(key string, nullKey bool) string {
+	if nullKey && key != "_id" {
+		return metadata.UniqueKeyExpr(jsonExpr(key))
+	}
+
+	return jsonExpr(key)
+}
 func textExpr(key string) string { return fmt.Sprintf("%s->>%q", metadata.DefaultColumn, key) }
 func typeExpr(key string) string {
 	return fmt.Sprintf("json_type(%s, '$.%s')", metadata.DefaultColumn, key)
@@ -214,13 +228,13 @@ func placeholders(n int) string {
 }
 
 // scalarConds is the condition on a field holding a scalar value. jsonOnly leaves out the
-// `->>` form of equalities (see uniqueKeyCovered).
-func (f pushedField) scalarConds(jsonOnly bool) ([]string, []any) {
+// `->>` form of equalities (see uniqueKeyCovered); nullKey: see keyExpr.
+func (f pushedField) scalarConds(jsonOnly, nullKey bool) ([]string, []any) {
 	var conds []string
 	var args []any
 
 	if !f.isRange() {
-		conds = append(conds, jsonExpr(f.key)+" IN ("+placeholders(len(f.jsonValues))+")")
+		conds = append(conds, keyExpr(f.key, nullKey)+" IN ("+placeholders(len(f.jsonValues))+")")
 		for _, v := range f.jsonValues {
 			args = append(args, v)
 		}
@@ -265,10 +279,10 @@ func (f pushedField) scalarConds(jsonOnly bool) ([]string, []any) {
 }
 
 // arrayConds is the condition on a field holding an array (its JSON text starts with '[',
-// and the next character after '[' is '\').
-func (f pushedField) arrayConds() []string {
+// and the next character after '[' is '\'; 'null' is not between them); nullKey: see keyExpr.
+func (f pushedField) arrayConds(nullKey bool) []string {
 	return []string{
-		fmt.Sprintf(`%[1]s > '[' AND %[1]s < '\'`, jsonExpr(f.key)),
+		fmt.Sprintf(`%[1]s > '[' AND %[1]s < '\'`, keyExpr(f.key, nullKey)),
 		fmt.Sprintf(`%[1]s > '[' AND %[1]s < '\'`, textExpr(f.key)),
 		typeExpr(f.key) + " = 'array'",
 	}
@@ -288,14 +302,14 @@ type term struct {
 	custom []string
 }
 
-func (t term) conds(jsonOnly bool) ([]string, []any) {
+func (t term) conds(jsonOnly, nullKey bool) ([]string, []any) {
 	switch {
 	case t.custom != nil:
 		return t.custom, nil
 	case t.kind == 'a':
-		return t.f.arrayConds(), nil
+		return t.f.arrayConds(nullKey), nil
 	default:
-		return t.f.scalarConds(jsonOnly)
+		return t.f.scalarConds(jsonOnly, nullKey)
 	}
 }
 
@@ -332,16 +346,17 @@ func (t term) seek(unique, jsonOnly bool) byte {
 // ANALYZE), so left to itself it rates an equality on the first column of any index as
 // selective: measured, {applicationId, requester: {$in: 100 ids}, status} read the unique
 // (applicationId, pairKey) index over the whole application (110k entries, ~8 s) instead of
-// 100 seeks of (applicationId, requester, status, _id). Empty when no index can seek.
-func indexHint(t table, terms []term, jsonOnly bool, sortKeys []string) string {
+// 100 seeks of (applicationId, requester, status, _id). Nil when no index can seek.
+func indexHint(t table, terms []term, jsonOnly bool, sortKeys []string) *metadata.IndexInfo {
 	byKey := make(map[string]term, len(terms))
 	for _, tm := range terms {
 		byKey[tm.f.key] = tm
 	}
 
-	best, bestScore := "", 0
+	var best *metadata.IndexInfo
+	bestScore := 0
 
-	for _, index := range t.indexes {
+	for i, index := range t.indexes {
 		points, ranged := 0, 0
 
 		for _, k := range index.Key {
@@ -378,30 +393,31 @@ func indexHint(t table, terms []term, jsonOnly bool, sortKeys []string) string {
 		}
 
 		if score := points*4 + ranged*2 + follows; score > bestScore {
-			best, bestScore = index.Name, score
+			best, bestScore = &t.indexes[i], score
 		}
 	}
 
-	if best == "" {
-		return ""
-	}
-
-	return fmt.Sprintf(" INDEXED BY %q", t.name+"_"+best)
+	return best
 }
 
 // conjunction is selectClause (which ends with its FROM) reading the index indexHint picks,
-// where every term holds.
+// where every term holds, written in that index's expressions (keyExpr).
 func conjunction(selectClause string, t table, terms []term, jsonOnly bool, sortKeys []string) (string, []any) {
 	conds := make([]string, 0, len(terms)+2)
 	var args []any
 
+	hint, nullKey := "", false
+	if index := indexHint(t, terms, jsonOnly, sortKeys); index != nil {
+		hint, nullKey = fmt.Sprintf(" INDEXED BY %q", t.name+"_"+index.Name), index.Unique && index.NullKey
+	}
+
 	for _, tm := range terms {
-		c, a := tm.conds(jsonOnly)
+		c, a := tm.conds(jsonOnly, nullKey)
 		conds = append(conds, c...)
 		args = append(args, a...)
 	}
 
-	return selectClause + indexHint(t, terms, jsonOnly, sortKeys) + " WHERE " + strings.Join(conds, " AND "), args
+	return selectClause + hint + " WHERE " + strings.Join(conds, " AND "), args
 }
 
 // branch is one conjunction: the fields whose bit is set in arrays are arrays.
