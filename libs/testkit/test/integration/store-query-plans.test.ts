@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
+import { isMongoPlan, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
 
 /*
  * The query shapes the friendship service issues, pinned by the store's own query plan:
@@ -15,26 +16,9 @@ import { databaseUrl, infra } from '../../src/index.ts';
  * told by its shape (`queryPlanner.Plan`, a list of plan lines). A store answering neither
  * gets the results checked and no plan.
  */
-type Explain = Record<string, unknown>;
-type Stage = { stage?: string; indexName?: string; inputStage?: Stage; inputStages?: Stage[] };
 
 const OUTGOING = 'app_1_requester_1_status_1__id_1';
 const INCOMING = 'app_1_addressee_1_status_1__id_1';
-
-/** Every stage of MongoDB's winning plan, outermost first. */
-function stagesOf(plan: Stage | undefined): Stage[] {
-  if (!plan) return [];
-  return [plan, ...stagesOf(plan.inputStage), ...(plan.inputStages ?? []).flatMap(stagesOf)];
-}
-
-/** The SQLite plan lines of the local FerretDB build, without their ids; null when `explain` answered no such plan. */
-function sqlitePlan(explain: Explain): string[] | null {
-  const lines = (explain.queryPlanner as { Plan?: unknown } | undefined)?.Plan;
-  if (!Array.isArray(lines) || !lines.every((l) => typeof l === 'string')) return null;
-  return lines.map((l: string) => l.replace(/^id=\d+ parent=\d+ notused=\d+ detail=/, ''));
-}
-
-const isMongoPlan = (explain: Explain) => 'winningPlan' in ((explain.queryPlanner as object | undefined) ?? {});
 
 describe('store query plans of the friendship reads', () => {
   let conn: mongoose.Connection;

@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
+import { isMongoPlan, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
 
 /*
  * Reads that cover every key of a unique index must seek that index, on documents that
@@ -12,21 +13,6 @@ import { databaseUrl, infra } from '../../src/index.ts';
  * store-query-plans.test.ts: MongoDB's winning plan and keys examined, or the local build's
  * SQLite plan lines; a store answering neither gets the results checked only.
  */
-type Explain = Record<string, unknown>;
-type Stage = { stage?: string; indexName?: string; inputStage?: Stage; inputStages?: Stage[] };
-
-function stagesOf(plan: Stage | undefined): Stage[] {
-  if (!plan) return [];
-  return [plan, ...stagesOf(plan.inputStage), ...(plan.inputStages ?? []).flatMap(stagesOf)];
-}
-
-function sqlitePlan(explain: Explain): string[] | null {
-  const lines = (explain.queryPlanner as { Plan?: unknown } | undefined)?.Plan;
-  if (!Array.isArray(lines) || !lines.every((l) => typeof l === 'string')) return null;
-  return lines.map((l: string) => l.replace(/^id=\d+ parent=\d+ notused=\d+ detail=/, ''));
-}
-
-const isMongoPlan = (explain: Explain) => 'winningPlan' in ((explain.queryPlanner as object | undefined) ?? {});
 
 describe('store query plans of reads by a whole unique key', () => {
   let conn: mongoose.Connection;
