@@ -287,6 +287,10 @@ function renderUser(u: NatsUserPermissions, indent: string): string {
  * JetStream user; in the `accounts` block the operators' user of the system account
  * (`$SYS`, which the server always has). Passwords are environment references: the server
  * refuses to start when one is missing, and no password is written into a file.
+ *
+ * Keep `$SYS` the only declared account: the `authorization` users live in the global
+ * account, whose JetStream the server enables only while no other account is declared
+ * (nats-server's globalAccountOnly); one more account would leave the streams unreachable.
  */
 export function renderNatsAuthorization(prefix: string, gameServerApplicationIds: readonly string[], rateLimitWindowMs: number): string {
   for (const id of gameServerApplicationIds) {
