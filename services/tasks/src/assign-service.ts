@@ -84,7 +84,7 @@ export class AssignService {
   private async pick(identity: Identity, { family, numberOfTasks }: AssignRequest, assignKey?: string): Promise<GamerTask[]> {
     const { applicationId, gamerId } = identity;
     const now = new Date();
-    const candidates = (await this.catalog.list(applicationId)).filter((e) => !e.archived && !e.isAchievement && e.family === family);
+    const candidates = (await this.catalog.listLive(applicationId)).filter((e) => !e.archived && !e.isAchievement && e.family === family);
     if (candidates.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the application has no ${family} tasks`);
     const [seasonEnd, schedule] = await Promise.all([
       family === TaskFamily.SEASONAL ? this.catalog.seasonEnd(applicationId) : null,

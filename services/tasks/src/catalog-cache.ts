@@ -28,7 +28,7 @@ export class CatalogCache {
     const now = Date.now();
     const hit = this.cache.get(applicationId);
     if (hit && now - hit.loadedAt < this.ttlMs) return hit.catalog;
-    const catalog = this.repository.list(applicationId).then((entries) => ({ entries, achievements: achievementIndex(entries) }));
+    const catalog = this.repository.listLive(applicationId).then((entries) => ({ entries, achievements: achievementIndex(entries) }));
     if (this.cache.size >= MAX_APPLICATIONS) this.cache.clear();
     this.cache.set(applicationId, { loadedAt: now, catalog });
     catalog.catch(() => {

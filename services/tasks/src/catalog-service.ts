@@ -25,7 +25,7 @@ export class CatalogService {
   }
 
   async list(applicationId: string, achievements: boolean): Promise<ApplicationTask[]> {
-    return catalogListView(await this.repository.list(applicationId), achievements);
+    return catalogListView(await this.repository.listLive(applicationId), achievements);
   }
 
   async get(applicationId: string, taskId: string): Promise<ApplicationTask> {

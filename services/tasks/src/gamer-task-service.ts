@@ -1,7 +1,7 @@
 import type { AdminGamerProgress, GamerTaskWithChildren, Identity, InventoryItem } from '@gfts/contracts';
 import { achievementIndex, untrackedAchievements } from './domain/achievements.ts';
 import { childRecordsOf, gamerTaskList } from './domain/gamer-task.ts';
-import type { CatalogEntry, GamerTaskRecord } from './domain/model.ts';
+import type { GamerTaskRecord } from './domain/model.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
@@ -36,7 +36,7 @@ export class GamerTaskService {
   async achievements(identity: Identity, completed: boolean | undefined): Promise<GamerTaskWithChildren[]> {
     const { applicationId, gamerId } = identity;
     const now = new Date();
-    const [entries, held] = await Promise.all([this.catalog.list(applicationId), this.gamerTasks.listActive(applicationId, gamerId, true, now)]);
+    const [entries, held] = await Promise.all([this.catalog.listLive(applicationId), this.gamerTasks.listActive(applicationId, gamerId, true, now)]);
     const untracked = untrackedAchievements(achievementIndex(entries), new Set(held.map((r) => r.taskId)));
     let records = held;
     if (untracked.length > 0) {
@@ -71,10 +71,10 @@ export class GamerTaskService {
     const ids = new Set(records.map((r) => r.id));
     const broken = records.filter((r) => r.parentGamerTaskId === null && r.children.some((c) => !ids.has(c.gamerTaskId)));
     if (broken.length === 0) return records;
-    const entries = new Map<string, CatalogEntry>((await this.catalog.list(applicationId)).map((e) => [e.id, e]));
     const added: GamerTaskRecord[] = [];
     for (const parent of broken) {
-      const entry = entries.get(parent.taskId);
+      // by id: the entry may have been archived since, and the gamer still holds the task
+      const entry = await this.catalog.findByTaskId(applicationId, parent.taskId);
       if (!entry) continue;
       const children = childRecordsOf(parent, entry, parent.createdAt).filter((c) => !ids.has(c.id));
       await this.gamerTasks.ensure(children);

@@ -14,7 +14,7 @@ export class UnlockRateService {
   }
 
   async list(applicationId: string): Promise<AchievementStat[]> {
-    const [entries, counters] = await Promise.all([this.catalog.list(applicationId), this.counters.list(applicationId)]);
+    const [entries, counters] = await Promise.all([this.catalog.listLive(applicationId), this.counters.list(applicationId)]);
     return unlockRates(entries, counters);
   }
 }

@@ -13,13 +13,18 @@ export class CatalogRepository {
     this.store = store;
   }
 
-  /** Every entry of an application, archived ones included (held gamer tasks may name them). */
-  async list(applicationId: string): Promise<CatalogEntry[]> {
-    const entries = (await this.store.catalog.find({ applicationId }).toArray()).map(toEntry);
+  /**
+   * The live (not archived) entries of an application: what every catalog read, assign and
+   * achievement tracking works from. Archived entries are left out by the query, so a
+   * catalog that many archives grew costs its readers nothing for them (gamer tasks hold a
+   * copy of their task; a repair that needs an archived entry reads it by id).
+   */
+  async listLive(applicationId: string): Promise<CatalogEntry[]> {
+    const entries = (await this.store.catalog.find({ applicationId, archived: false }).toArray()).map(toEntry);
     return entries.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
   }
 
-  /** The entry holding `taskId`, as itself or as one of its children. */
+  /** The entry holding `taskId`, as itself or as one of its children; archived ones included. */
   async findByTaskId(applicationId: string, taskId: string): Promise<CatalogEntry | null> {
     const doc = await this.store.catalog.findOne({ applicationId, $or: [{ _id: taskId }, { 'children.id': taskId }] });
     return doc ? toEntry(doc) : null;

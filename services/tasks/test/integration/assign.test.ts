@@ -170,6 +170,29 @@ describe('assign and the gamer task list', () => {
     expect(listed!.childTasks.every((c) => c.task.parentTaskId === composite.id && c.expiredAt === listed!.expiredAt)).toBe(true);
   });
 
+  it('gives a composite the children a crash left unwritten at the next list, even once its task is archived', async () => {
+    const world = new World(stack);
+    const composite = await world.createTask({ family: 'weekly', children: [child(), child({ applicationStatsId: 'wins' })] });
+    const ann = world.gamer();
+    const [assigned] = (await world.assign(ann, 'weekly')).body;
+    const [listed] = await world.tasks(ann);
+    const lost = listed!.childTasks[1]!;
+    // as if the assign stopped after the parent and the first child were written
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const deleted = await openStore(connection).gamerTasks.deleteOne({ _id: lost.id });
+      expect(deleted.deletedCount).toBe(1);
+    } finally {
+      await connection.close();
+    }
+    // archived since: the catalog's reads no longer show it, the gamer still holds it
+    expect((await stack.api('DELETE', `/api/v1/${world.app}/tasks/${composite.id}`, { headers: world.admin.auth })).status).toBe(204);
+    const [repaired] = await world.tasks(ann);
+    expect(repaired!.id).toBe(assigned!.id);
+    expect(repaired!.childTasks.map((c) => c.id)).toEqual(listed!.childTasks.map((c) => c.id));
+    expect(repaired!.childTasks[1]!.task.id).toBe(composite.children[1]!.id);
+  });
+
   it('filters the list on completed=true|false (any case, 1|0), and shows all when absent or empty', async () => {
     const world = new World(stack);
     const easy = await world.createTask({ name: 'easy', targetValue: 1, applicationStatsId: 'wins' });

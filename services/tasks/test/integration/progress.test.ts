@@ -156,7 +156,7 @@ describe('gamer progress documents', () => {
       // what the catalog's next read throws, once
       let failure: Error | undefined = new mongo.MongoNetworkError('catalog store away');
       const flaky = new Proxy(catalogs, {
-        get: (target, prop, receiver) => (prop === 'list' && failure ? async () => { const thrown = failure; failure = undefined; throw thrown; } : Reflect.get(target, prop, receiver)),
+        get: (target, prop, receiver) => (prop === 'listLive' && failure ? async () => { const thrown = failure; failure = undefined; throw thrown; } : Reflect.get(target, prop, receiver)),
       });
       const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never;
       const processor = new StatBatchProcessor({
