@@ -764,14 +764,19 @@ def check_network(env_name: str, docs) -> None:
 
 
 def check_ingress(env_name: str, docs) -> None:
+    """One Ingress, to the gateway only, of /api and, where the gateway serves the console, /console."""
     ingresses = [d for d in docs if d["kind"] == "Ingress"]
     ok(len(ingresses) == 1, env_name, f"exactly one Ingress expected, found {len(ingresses)}")
+    deployment = find_generated(docs, "Deployment", "gateway")
+    console = deployment is not None and config_value(docs, deployment, "CONSOLE_ENABLED") != "false"
+    allowed = ("/api", "/console") if console else ("/api",)
     for ing in ingresses:
         for rule in ing["spec"].get("rules") or []:
             for path in rule["http"]["paths"]:
                 gateway = find_generated(docs, "Service", "gateway")
                 ok(gateway is not None and path["backend"]["service"]["name"] == gateway["metadata"]["name"], env_name, "the Ingress may route to the gateway only")
-                ok(path["path"].startswith("/api"), env_name, f"Ingress path {path['path']} exposes more than /api")
+                ok(path["path"] in allowed, env_name, f"Ingress path {path['path']} exposes more than {' and '.join(allowed)}"
+                   + ("" if console else " (the gateway does not serve the console: CONSOLE_ENABLED is false)"))
     if env_name == "prod":
         ok(all(i["spec"].get("tls") for i in ingresses), env_name, "prod Ingress needs TLS")
 
