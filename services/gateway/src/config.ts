@@ -21,7 +21,7 @@ const GatewaySettings = {
   JWT_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'required iss claim' })),
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'required aud claim' })),
   JWT_CACHE_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10_000, description: 'verified bearer tokens kept until their exp (least recently used out first; dropped when the keys change); 0 turns the cache off' }),
-  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer (or per IP before auth) per window' }),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer per window (a request without a valid token is refused 401 before it is counted: limit those per address at the ingress, docs/operations.md)' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
   RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
   NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),

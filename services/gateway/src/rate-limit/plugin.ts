@@ -67,7 +67,8 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
         return instance;
       }
     } as never,
-    keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : `ip:${request.ip}`),
+    // every limited request (/api) has a gamer by now: authentication answered 401 otherwise
+    keyGenerator: (request) => `${request.gamer!.applicationId}:${request.gamer!.gamerId}`,
     allowList: (request) => !isApiRequest(request),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${context.after}`),
