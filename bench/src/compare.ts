@@ -8,7 +8,11 @@ import { readFileSync } from 'node:fs';
 import { fmt, type BenchReport } from './report.ts';
 
 const [beforeFile, afterFile] = process.argv.slice(2);
-if (!beforeFile || !afterFile) throw new Error('usage: node bench/src/compare.ts <before>.json <after>.json');
+const asksHelp = process.argv.includes('--help') || process.argv.includes('-h');
+if (asksHelp || !(beforeFile && afterFile)) {
+  (asksHelp ? console.log : console.error)('usage: node bench/src/compare.ts <before>.json <after>.json  (prints a Markdown before/after table; bench/README.md)');
+  process.exit(asksHelp ? 0 : 2);
+}
 const revive = (_k: string, v: unknown) => (v === null ? Number.NaN : v);
 const load = (file: string) => JSON.parse(readFileSync(file, 'utf8'), revive) as BenchReport;
 const before = load(beforeFile);

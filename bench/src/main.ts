@@ -27,6 +27,11 @@ import { runTasks } from './tasks-scenarios.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log('usage: node bench/src/main.ts [--quick] [--state .stack/state.json] [--out bench/results] [--skip-profile] [--skip-tasks]\n(started by bench/run.sh, which starts the stack first: bench/run.sh --help)');
+  process.exit(0);
+}
+
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;

@@ -10,7 +10,11 @@ import type { ScenarioResult } from './load.ts';
 import type { AimCheck } from './stats.ts';
 
 const [fullFile, tasksFile] = process.argv.slice(2);
-if (!fullFile || !tasksFile) throw new Error('usage: node bench/src/merge-tasks.ts <full>.json <tasks>.json');
+const asksHelp = process.argv.includes('--help') || process.argv.includes('-h');
+if (asksHelp || !(fullFile && tasksFile)) {
+  (asksHelp ? console.log : console.error)('usage: node bench/src/merge-tasks.ts <full>.json <tasks>.json  (puts a tasks-only run into a full run and re-renders its page)');
+  process.exit(asksHelp ? 0 : 2);
+}
 const revive = (_k: string, v: unknown) => (v === null ? Number.NaN : v);
 const full = JSON.parse(readFileSync(fullFile, 'utf8'), revive) as BenchReport;
 const part = JSON.parse(readFileSync(tasksFile, 'utf8'), revive) as { startedAt: string; finishedAt: string; loadStart: number[]; loadEnd: number[]; tasks: Record<string, unknown>; scenarios: ScenarioResult[] };

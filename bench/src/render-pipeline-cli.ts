@@ -8,7 +8,11 @@ import type { PipelineReport } from './pipeline-report.ts';
 import { renderPipeline } from './render-pipeline.ts';
 
 const [file, beforeFile] = process.argv.slice(2);
-if (!file) throw new Error('usage: node bench/src/render-pipeline-cli.ts <run>.json [<before>.json]');
+const asksHelp = process.argv.includes('--help') || process.argv.includes('-h');
+if (asksHelp || !(file)) {
+  (asksHelp ? console.log : console.error)('usage: node bench/src/render-pipeline-cli.ts <run>.json [<before>.json]  (re-renders <run>.md, with a before/after table when given)');
+  process.exit(asksHelp ? 0 : 2);
+}
 const revive = (_k: string, v: unknown) => (v === null ? Number.NaN : v);
 const load = (f: string) => JSON.parse(readFileSync(f, 'utf8'), revive) as PipelineReport;
 const report = load(file);
