@@ -146,6 +146,11 @@ export function patchCatalogEntry(entry: CatalogEntry, taskId: string, patch: Ap
   });
   let next: CatalogEntry;
   if (entry.id === taskId) {
+    // Gamers hold a task and an achievement in different records (an assigned copy against a
+    // tracked one under the same one-per-period key), so a task cannot become the other kind.
+    if (patch.isAchievement !== undefined && patch.isAchievement !== entry.isAchievement) {
+      problems.push(`isAchievement is fixed when a task is created (it is ${entry.isAchievement}); archive the task and create it anew`);
+    }
     const top = change(entry);
     next = {
       ...entry,

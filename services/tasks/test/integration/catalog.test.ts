@@ -147,6 +147,19 @@ describe('catalog', () => {
     expect(read.body.children[0]!.targetValue).toBe(9);
   });
 
+  it('refuses to turn an assigned lifetime task into an achievement, which its holders could never see', async () => {
+    const app = new World(stack);
+    const task = await app.createTask({ family: 'lifetime', applicationStatsId: 'kills' });
+    const ann = app.gamer('Ann');
+    expect((await app.assign(ann, 'lifetime')).body.map((t) => t.task.id)).toEqual([task.id]);
+    const patched = await stack.api<{ code: string; detail: string }>('PATCH', `/api/v1/${app.app}/tasks/${task.id}`, { headers: app.admin.auth, body: { isAchievement: true } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.detail).toContain('isAchievement is fixed when a task is created');
+    const read = await stack.api<ApplicationTask>('GET', `/api/v1/${app.app}/tasks/${task.id}`, { headers: app.admin.auth });
+    expect(read.body.isAchievement).toBe(false);
+    expect((await app.tasks(ann)).map((t) => t.task.id)).toEqual([task.id]);
+  });
+
   it('archives a task: hidden from reads and assignment, a held gamer task keeps working', async () => {
     const app = new World(stack);
     const task = await app.createTask({ family: 'monthly', targetValue: 2 });

@@ -135,6 +135,18 @@ describe('catalog patches', () => {
     expect(achievement.ok).toBe(false);
     if (!achievement.ok) expect(achievement.problems).toContain('an achievement belongs to the lifetime family');
   });
+
+  it('keeps isAchievement as created: a lifetime task does not become an achievement, nor back', () => {
+    const task = entry(single({ family: 'lifetime' }));
+    const toAchievement = patchCatalogEntry(task, task.id, { isAchievement: true }, patchCtx);
+    expect(toAchievement.ok).toBe(false);
+    if (!toAchievement.ok) expect(toAchievement.problems).toEqual(['isAchievement is fixed when a task is created (it is false); archive the task and create it anew']);
+    const achievement = entry(single({ family: 'lifetime', isAchievement: true }));
+    expect(patchCatalogEntry(achievement, achievement.id, { isAchievement: false }, patchCtx).ok).toBe(false);
+    // the same value is no change
+    const same = patchCatalogEntry(achievement, achievement.id, { isAchievement: true, targetValue: 9 }, patchCtx);
+    expect(same.ok && same.value.targetValue).toBe(9);
+  });
 });
 
 describe('catalog list view', () => {
