@@ -51,19 +51,21 @@ export class GamerTaskService {
   }
 
   /**
-   * What an admin sees of a gamer: the same active tasks the gamer sees, the achievements
-   * the gamer has a record of (read only: an admin's look-up starts no tracking) and the
-   * inventory. A gamer unknown to the service has empty lists.
+   * What an admin sees of a gamer: the active tasks and the achievements the gamer has a
+   * record of, and the inventory. Read only: an admin's look-up writes nothing (no tracking,
+   * no repair, no progress document, which would name again a gamer just erased). A gamer
+   * unknown to the service has empty lists.
    */
   async adminView(applicationId: string, gamerId: string): Promise<AdminGamerProgress> {
-    const gamer = { applicationId, gamerId: gamerId.toLowerCase(), roles: [] };
+    const gamer = { applicationId, gamerId: gamerId.toLowerCase() };
     const now = new Date();
     const [tasks, achievements, inventory] = await Promise.all([
-      this.tasks(gamer, undefined),
+      this.gamerTasks.listActive(applicationId, gamer.gamerId, false, now),
       this.gamerTasks.listActive(applicationId, gamer.gamerId, true, now),
-      this.items(gamer),
+      this.inventory.list(applicationId, gamer.gamerId),
     ]);
-    return { gamerId: gamer.gamerId, tasks, achievements: gamerTaskList(await this.progress.overlay(gamer, achievements, now), now, undefined), inventory };
+    const view = async (records: GamerTaskRecord[]) => gamerTaskList(await this.progress.overlayAsStored(gamer, records), now, undefined);
+    return { gamerId: gamer.gamerId, tasks: await view(tasks), achievements: await view(achievements), inventory };
   }
 
   /** A composite whose children were not all written (a crash during assign) gets them now. */

@@ -129,6 +129,15 @@ function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite
   return { updateOne: { filter: filter as unknown as mongo.Filter<GamerProgressDoc>, update } };
 }
 
+/** Records with progress, games and completion taken from their entries, where there is one. */
+function overlaid(records: GamerTaskRecord[], entries: GamerProgressDoc['tasks']): GamerTaskRecord[] {
+  return records.map((r) => {
+    const entry = entries[r.id];
+    if (!entry) return r;
+    return { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId };
+  });
+}
+
 /**
  * Gamers' progress documents: one per gamer, holding every active gamer task's state, which
  * the stat consumer moves with one conditional write per gamer and batch (docs/tasks.md
@@ -268,11 +277,16 @@ export class GamerProgressRepository {
     const entries = doc?.tasks ?? {};
     const missing = records.filter((r) => entries[r.id] === undefined && isActive(r.expiredAt, now));
     if (missing.length > 0) await this.add(owner, missing, now);
-    return records.map((r) => {
-      const entry = entries[r.id];
-      if (!entry) return r;
-      return { ...r, progress: entry.p, games: entry.g, completed: entry.c, completedAt: entry.at ?? r.completedAt, completedByEventId: entry.by ?? r.completedByEventId };
-    });
+    return overlaid(records, entries);
+  }
+
+  /**
+   * The same view, writing nothing (an admin's look-up): a gamer without a document, or a
+   * task without an entry, shows as its record stands, which is what a build would store.
+   */
+  async overlayAsStored(owner: GamerRef, records: GamerTaskRecord[]): Promise<GamerTaskRecord[]> {
+    const doc = await this.store.gamerProgress.findOne({ _id: progressKey(owner) }, { projection: { tasks: 1 } });
+    return overlaid(records, doc?.tasks ?? {});
   }
 
   /**

@@ -60,11 +60,18 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     expect(view.body.achievements.map((t) => [t.task.id, t.progress])).toEqual([[achievement.id, 2]]);
     expect(view.body.inventory).toEqual([]);
 
-    const stranger = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${randomUUID()}`, { headers: world.admin.auth });
+    const strangerId = randomUUID();
+    const stranger = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${strangerId}`, { headers: world.admin.auth });
     expect(stranger.body).toMatchObject({ tasks: [], achievements: [], inventory: [] });
     // another application's admin sees nothing of this gamer
-    const foreign = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${player.id}`, { headers: new World(stack).admin.auth });
+    const elsewhere = new World(stack);
+    const foreign = await stack.api<AdminGamerProgress>('GET', `${ADMIN}/gamers/${player.id}`, { headers: elsewhere.admin.auth });
     expect(foreign.body).toMatchObject({ tasks: [], achievements: [], inventory: [] });
+    // a look-up writes nothing: no progress document names a gamer an admin only looked at
+    // (one just erased included)
+    const progress = (await stack.db()).collection<{ _id: string }>('gamer_progress');
+    expect(await progress.countDocuments({ _id: { $in: [`${world.app}:${strangerId}`, `${elsewhere.app}:${player.id}`] } })).toBe(0);
+    expect(await progress.countDocuments({ _id: `${world.app}:${player.id}` })).toBe(1);
     expect((await stack.api('GET', `${ADMIN}/gamers/${player.id}`, { headers: player.auth })).status).toBe(403);
   });
 

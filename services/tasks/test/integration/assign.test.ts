@@ -178,13 +178,8 @@ describe('assign and the gamer task list', () => {
     const [listed] = await world.tasks(ann);
     const lost = listed!.childTasks[1]!;
     // as if the assign stopped after the parent and the first child were written
-    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
-    try {
-      const deleted = await openStore(connection).gamerTasks.deleteOne({ _id: lost.id });
-      expect(deleted.deletedCount).toBe(1);
-    } finally {
-      await connection.close();
-    }
+    const deleted = await (await stack.db()).collection<{ _id: string }>('gamer_tasks').deleteOne({ _id: lost.id });
+    expect(deleted.deletedCount).toBe(1);
     // archived since: the catalog's reads no longer show it, the gamer still holds it
     expect((await stack.api('DELETE', `/api/v1/${world.app}/tasks/${composite.id}`, { headers: world.admin.auth })).status).toBe(204);
     const [repaired] = await world.tasks(ann);
