@@ -247,7 +247,12 @@ export class StatBatchProcessor {
   private untrackedAchievements(gamer: GamerWork, { achievements }: CachedCatalog, held: TaskProgress[], events: StatEvent[], now: Date): GamerTaskRecord[] {
     const stats = new Set(events.flatMap((e) => [...statTotals(e).keys()]));
     const missing = missingAchievements(achievements, stats, new Set(held.map((t) => t.taskId)));
-    return missing.length === 0 ? [] : achievementRecords(missing, gamer.applicationId, gamer.gamerId, now);
+    if (missing.length === 0) return [];
+    // a composite missing one child's entry is missing as a whole: its held parent and
+    // other children keep their progress (fresh copies would overwrite them in the plan,
+    // and their entries' "not there yet" conditions would make the write stale for ever)
+    const heldIds = new Set(held.map((t) => t.id));
+    return achievementRecords(missing, gamer.applicationId, gamer.gamerId, now).filter((r) => !heldIds.has(r.id));
   }
 
   /**

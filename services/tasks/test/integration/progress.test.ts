@@ -242,6 +242,24 @@ describe('gamer progress documents', () => {
     await world.waitFor(ann, (list) => list.find((t) => t.id === tracked.id), (t) => t.progress === 3, 'achievements');
   });
 
+  it('a composite achievement that lacks one child\'s entry gets it on that child\'s stat, its other progress kept', async () => {
+    const world = new World(stack);
+    const composite = await world.createTask({
+      name: 'Allrounder', family: 'lifetime', isAchievement: true,
+      children: [{ name: 'Kills', targetValue: 10, numberOfGames: 0, applicationStatsId: 'kills' }, { name: 'Wins', targetValue: 10, numberOfGames: 0, applicationStatsId: 'wins' }],
+    });
+    const ann = world.gamer();
+    await world.play(ann, { kills: 2 });
+    const parent = (await world.achievements(ann)).find((t) => t.task.id === composite.id)!;
+    const [kills, wins] = parent.childTasks;
+    await eventually(async () => (await progressOf(world, ann))?.tasks[kills!.id]?.p === 2, 10_000);
+    // as a partly applied write could leave it: the parent's and one child's entries, not the other's
+    await (await stack.db()).collection<{ _id: string }>('gamer_progress').updateOne({ _id: `${world.app}:${ann.id.toLowerCase()}` }, { $unset: { [`tasks.${wins!.id}`]: '' } });
+    await world.play(ann, { wins: 3, kills: 1 });
+    await eventually(async () => (await progressOf(world, ann))?.tasks[wins!.id]?.p === 3, 10_000);
+    expect((await progressOf(world, ann))?.tasks[kills!.id]?.p).toBe(3);
+  });
+
   it('a gamer task completed before progress documents can be claimed', async () => {
     const world = new World(stack);
     await world.createTask({ targetValue: 1 });
