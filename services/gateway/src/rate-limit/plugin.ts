@@ -67,8 +67,10 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
         return instance;
       }
     } as never,
-    // every limited request (/api) has a gamer by now: authentication answered 401 otherwise
-    keyGenerator: (request) => `${request.gamer!.applicationId}:${request.gamer!.gamerId}`,
+    // Every limited request (/api) has a gamer by now: authentication answered 401 otherwise.
+    // The plugin asks for the key before it asks allowList, so the exempt routes (/openapi.json,
+    // /console) come here too, without a gamer, and must not throw (a 500).
+    keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : 'exempt'),
     allowList: (request) => !isApiRequest(request),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${context.after}`),
