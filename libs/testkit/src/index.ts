@@ -3,6 +3,7 @@ import { createSigner } from 'fast-jwt';
 import { inject } from 'vitest';
 
 export { composeNatsPassword, composeNatsPasswords, startComposeNats, startConfiguredNats, type ConfiguredNats } from './containers.ts';
+export { keepContainers, testLogLevel, type TestLogLevel } from './debug.ts';
 export { wireCommands, countStoreCommands, type StoreCommandCounter, type WireCommand } from './store-commands.ts';
 
 /** Secrets used only by tests; the services under test are configured with them. */

@@ -3,7 +3,7 @@ import { IDENTITY_HEADER } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import { createIdentitySigner } from '@gfts/platform';
-import { databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Gamer } from '@gfts/testkit';
+import { databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Gamer, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The services are not dependencies of the client: imported by path, as the gateway's tests do.
@@ -30,7 +30,7 @@ function watch(live: NotificationsClient) {
  */
 describe('notifications client (@gfts/client) against the notifications service', () => {
   const { mongoUrl, natsUrl } = infra();
-  const common = { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent' };
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel() };
   const notificationsEnv = { ...common, MONGO_URL: databaseUrl(mongoUrl, 'notifications'), NOTIFY_DRAIN_MS: '500' };
   const app = randomUUID();
   let friendship: FastifyInstance;
@@ -70,7 +70,7 @@ describe('notifications client (@gfts/client) against the notifications service'
     await listen(replicaB);
     gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: friendshipUrl, TASKS_URL: 'http://127.0.0.1:9', NOTIFICATIONS_URL: `http://127.0.0.1:${portA}`,
-      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000',
+      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000',
     }));
     gatewayUrl = await listen(gateway);
   });

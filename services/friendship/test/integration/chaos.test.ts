@@ -5,7 +5,7 @@ import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import {
   client, databaseUrl, eventually, freePort, gamer, infra, natsPrefix, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET,
-  type Gamer, type ServiceProcess,
+  type Gamer, type ServiceProcess, testLogLevel,
 } from '@gfts/testkit';
 import mongoose from 'mongoose';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -51,7 +51,7 @@ describe('friendship under fire', () => {
     await friendship.listening(60_000);
     const gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: `http://127.0.0.1:${port}`, TASKS_URL: 'http://127.0.0.1:9', JWT_SECRET: TEST_JWT_SECRET,
-      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000000',
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '100000000',
     }));
     const api = client(await gateway.listen({ port: 0, host: '127.0.0.1' }));
     const db = await mongoose.createConnection(database).asPromise();

@@ -1,6 +1,6 @@
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
-import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 import { buildFriendshipApp } from '../../src/app.ts';
 import { readFriendshipConfig } from '../../src/config.ts';
@@ -28,7 +28,7 @@ export async function startFriendshipStack(env: Record<string, string> = {}, gat
       NATS_URL: natsUrl,
       NATS_PREFIX: prefix,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: testLogLevel(),
       ...env,
     }),
   );
@@ -39,7 +39,7 @@ export async function startFriendshipStack(env: Record<string, string> = {}, gat
       TASKS_URL: 'http://127.0.0.1:9',
       JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: testLogLevel(),
       RATE_LIMIT_MAX: '1000000',
       RATE_LIMIT_STORE: 'local',
       // presence sightings go to this stack's own bucket

@@ -1,5 +1,5 @@
 import type { ConsoleConfig } from '@gfts/contracts';
-import { listen, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '@gfts/testkit';
+import { listen, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../src/app.ts';
 import { readGatewayConfig } from '../../src/config.ts';
 
-const base = { FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: 'http://127.0.0.1:9', JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent' };
+const base = { FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: 'http://127.0.0.1:9', JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel() };
 
 describe('the gateway serves the console at /console', () => {
   let dir: string;

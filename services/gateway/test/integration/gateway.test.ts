@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { createIdentityVerifier } from '@gfts/platform';
-import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call } from '@gfts/testkit';
+import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call, testLogLevel } from '@gfts/testkit';
 import { createSigner } from 'fast-jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ function getWithBody(url: URL, headers: Record<string, string>, body: string): P
 
 async function gatewayWith(env: Record<string, string>, friendshipUrl: string, tasksUrl: string) {
   const gateway = await buildGateway(
-    readGatewayConfig({ FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ...env }),
+    readGatewayConfig({ FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), ...env }),
   );
   const url = await listen(gateway);
   return { gateway, gatewayUrl: url, api: client(url) };

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@gfts/platform';
-import { client, eventually, listen, TEST_INTERNAL_SECRET, unsignedToken, type Call } from '@gfts/testkit';
+import { client, eventually, listen, TEST_INTERNAL_SECRET, unsignedToken, type Call, testLogLevel } from '@gfts/testkit';
 import { createSigner } from 'fast-jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ describe('gateway key rotation (JWKS)', () => {
 
   async function gatewayWith(env: Record<string, string>): Promise<Call> {
     const gateway = await buildGateway(
-      readGatewayConfig({ FRIENDSHIP_URL: upstream.url, TASKS_URL: upstream.url, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ...env }),
+      readGatewayConfig({ FRIENDSHIP_URL: upstream.url, TASKS_URL: upstream.url, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), ...env }),
     );
     gateways.push(gateway);
     return client(await listen(gateway));
@@ -253,11 +253,11 @@ describe('gateway key rotation (JWKS)', () => {
 
   it('does not start without a usable key set, naming the setting', async () => {
     endpoint.mode = 'fail';
-    const down = buildGateway(readGatewayConfig({ FRIENDSHIP_URL: upstream.url, TASKS_URL: upstream.url, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', JWT_JWKS_URL: jwksUrl }));
+    const down = buildGateway(readGatewayConfig({ FRIENDSHIP_URL: upstream.url, TASKS_URL: upstream.url, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), JWT_JWKS_URL: jwksUrl }));
     await expect(down).rejects.toThrow(ConfigError);
     await expect(down).rejects.toThrow(/JWT_JWKS_URL: no usable key set at start \(HTTP 503\)/);
 
-    const missing = buildGateway(readGatewayConfig({ FRIENDSHIP_URL: upstream.url, TASKS_URL: upstream.url, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', JWT_JWKS_FILE: join(tmpdir(), `absent-${randomUUID()}.json`) }));
+    const missing = buildGateway(readGatewayConfig({ FRIENDSHIP_URL: upstream.url, TASKS_URL: upstream.url, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), JWT_JWKS_FILE: join(tmpdir(), `absent-${randomUUID()}.json`) }));
     await expect(missing).rejects.toThrow(/JWT_JWKS_FILE: no usable key set at start \(ENOENT/);
   });
 });

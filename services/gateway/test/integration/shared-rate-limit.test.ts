@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { client, infra, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import { client, infra, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, testLogLevel } from '@gfts/testkit';
 import { startNats } from '@gfts/testkit/containers';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -27,7 +27,7 @@ async function replica(natsUrl: string, upstreamUrl: string, env: Record<string,
       TASKS_URL: upstreamUrl,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
       JWT_SECRET: TEST_JWT_SECRET,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: testLogLevel(),
       NATS_URL: natsUrl,
       RATE_LIMIT_MAX: String(MAX),
       RATE_LIMIT_WINDOW_MS: WINDOW_MS,

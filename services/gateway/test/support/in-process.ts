@@ -1,4 +1,4 @@
-import { databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '@gfts/testkit';
+import { databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 // The services are siblings in the workspace, not dependencies of the gateway: imported by path.
 import { buildFriendshipApp } from '../../../friendship/src/app.ts';
@@ -22,7 +22,7 @@ export interface InProcessStack {
 /** Gateway, friendship, tasks and notifications in this process, on the containers of the global setup. */
 export async function startInProcessStack(): Promise<InProcessStack> {
   const { mongoUrl, natsUrl } = infra();
-  const common = { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent' };
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: natsPrefix(), INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel() };
   const friendship = await buildFriendshipApp(readFriendshipConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'friendship') }));
   const tasks = await buildTasksApp(readTasksConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'tasks') }));
   const notifications = await buildNotificationsApp(readNotificationsConfig({ ...common, MONGO_URL: databaseUrl(mongoUrl, 'notifications') }));
@@ -33,7 +33,7 @@ export async function startInProcessStack(): Promise<InProcessStack> {
       NOTIFICATIONS_URL: await listen(notifications),
       JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: testLogLevel(),
     }),
   );
   const gatewayUrl = await listen(gateway);

@@ -2,7 +2,7 @@ import { natsNames, type NatsNames } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import { fileURLToPath } from 'node:url';
-import { client, databaseUrl, infra, listen, natsPrefix, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type ServiceProcess } from '@gfts/testkit';
+import { client, databaseUrl, infra, listen, natsPrefix, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type ServiceProcess, testLogLevel } from '@gfts/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import mongoose, { type mongo } from 'mongoose';
@@ -54,7 +54,7 @@ export interface NotificationsStack {
 export async function startNotificationsStack(env: Record<string, string> = {}, gatewayEnv: Record<string, string> = {}, friendshipEnv: Record<string, string> = {}): Promise<NotificationsStack> {
   const { mongoUrl, natsUrl } = infra();
   const prefix = natsPrefix();
-  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ERASURE_RETRY_BASE_MS: '100' };
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), ERASURE_RETRY_BASE_MS: '100' };
   const friendshipDb = databaseUrl(mongoUrl, 'friendship');
   const friendshipConfig = () => readFriendshipConfig({ ...common, MONGO_URL: friendshipDb, ...friendshipEnv });
   const friendship = await buildFriendshipApp(friendshipConfig());
@@ -68,7 +68,7 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     buildGateway(
       readGatewayConfig({
         FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: url,
-        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', ...gatewayEnv, ...extraGatewayEnv,
+        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000', ...gatewayEnv, ...extraGatewayEnv,
       }),
     );
   const spawned: ServiceProcess[] = [];

@@ -4,7 +4,7 @@ import { natsNames, type ApplicationTask, type GamerTask, type GamerTaskWithChil
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import {
-  client, eventually, freePort, gamer, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Gamer, type ServiceProcess,
+  client, eventually, freePort, gamer, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Gamer, type ServiceProcess, testLogLevel,
 } from '@gfts/testkit';
 import { mongoContainer, natsContainer, outage, startWithRetry, type StartedTestContainer } from '@gfts/testkit/containers';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -87,7 +87,7 @@ describe('tasks under fire', () => {
       const tasksUrl = `http://127.0.0.1:${port}`;
       const gateway = await buildGateway(readGatewayConfig({
         FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
-        INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000000',
+        INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '100000000',
       }));
       const api = client(await gateway.listen({ port: 0, host: '127.0.0.1' }));
       const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });

@@ -1,5 +1,5 @@
 import type { StatDeadLetter, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
-import { eventually, type Gamer } from '@gfts/testkit';
+import { eventually, type Gamer, testLogLevel } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { REQUEUED_HEADER } from '../../src/stats/consumer.ts';
@@ -96,7 +96,7 @@ async function firstWin(stack: TasksStack, name: string) {
 describe('stat consumer at scale', () => {
   let stack: TasksStack;
   beforeAll(async () => {
-    stack = await startTasksStack({ STATS_ACK_WAIT_MS: '3000', LOG_LEVEL: process.env.TLOG ?? 'silent' });
+    stack = await startTasksStack({ STATS_ACK_WAIT_MS: '3000', LOG_LEVEL: testLogLevel() });
   });
   afterAll(async () => stack?.close());
 
@@ -406,7 +406,7 @@ describe('a batch whose write landed but whose attempt failed', () => {
 describe('lanes', () => {
   // small batches over four lanes: the backlog spills over all of them, and a gamer's five
   // events do not fit one batch, so their lane must hold them over two
-  const LANES = { CONSUMER_LANES: '4', CONSUMER_BATCH: '3', LOG_LEVEL: process.env.TLOG ?? 'silent' };
+  const LANES = { CONSUMER_LANES: '4', CONSUMER_BATCH: '3', LOG_LEVEL: testLogLevel() };
   let stack: TasksStack;
   beforeAll(async () => {
     stack = await startTasksStack(LANES);
@@ -438,7 +438,7 @@ describe('stopping', () => {
   // the stack's own service does not consume: the replica below is the stream's only reader
   let stack: TasksStack;
   beforeAll(async () => {
-    stack = await startTasksStack({ STATS_CONSUMER_ENABLED: 'false', LOG_LEVEL: process.env.TLOG ?? 'silent' });
+    stack = await startTasksStack({ STATS_CONSUMER_ENABLED: 'false', LOG_LEVEL: testLogLevel() });
   });
   afterAll(async () => stack?.close());
 

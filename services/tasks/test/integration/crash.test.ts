@@ -6,7 +6,7 @@ import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import {
   databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, spawnService,
-  TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type ServiceProcess,
+  TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type ServiceProcess, testLogLevel,
 } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -40,7 +40,7 @@ describe('tasks process killed mid-batch', () => {
     const tasksUrl = await tasks.listening();
     const gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
-      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000',
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000',
     }));
     const gatewayUrl = await listen(gateway);
     const as = (who: { token: string }) => createApiClient({ baseUrl: gatewayUrl, token: who.token });

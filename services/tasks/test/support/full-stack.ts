@@ -1,7 +1,7 @@
 import { natsNames, type NatsNames } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
-import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call } from '@gfts/testkit';
+import { client, databaseUrl, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 import mongoose, { type mongo } from 'mongoose';
 // A sibling service, not a dependency of tasks: imported by path, as the gateway's tests do.
@@ -28,7 +28,7 @@ export interface FullStack {
 export async function startFullStack(): Promise<FullStack> {
   const { mongoUrl, natsUrl } = infra();
   const prefix = natsPrefix();
-  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: 'silent', ERASURE_RETRY_BASE_MS: '100' };
+  const common = { NATS_URL: natsUrl, NATS_PREFIX: prefix, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), ERASURE_RETRY_BASE_MS: '100' };
   const friendshipUrl = databaseUrl(mongoUrl, 'friendship');
   const tasksUrl = databaseUrl(mongoUrl, 'tasks');
   const friendship: FastifyInstance = await buildFriendshipApp(readFriendshipConfig({ ...common, MONGO_URL: friendshipUrl }));
@@ -42,7 +42,7 @@ export async function startFullStack(): Promise<FullStack> {
       NOTIFICATIONS_URL: await listen(notifications),
       JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: testLogLevel(),
       RATE_LIMIT_MAX: '1000000',
     }),
   );

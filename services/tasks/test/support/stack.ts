@@ -1,7 +1,7 @@
 import { natsNames, type NatsNames } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
-import { client, databaseUrl, eventually, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type CallOptions } from '@gfts/testkit';
+import { client, databaseUrl, eventually, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, type CallOptions, testLogLevel } from '@gfts/testkit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
@@ -45,7 +45,7 @@ export async function startTasksStack(env: Record<string, string> = {}, options:
     NATS_URL: natsUrl,
     NATS_PREFIX: prefix,
     INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: testLogLevel(),
     STATS_RETRY_BASE_MS: '100',
     ...env,
   };
@@ -63,7 +63,7 @@ export async function startTasksStack(env: Record<string, string> = {}, options:
         TASKS_URL: tasksUrl,
         JWT_SECRET: TEST_JWT_SECRET,
         INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
-        LOG_LEVEL: 'silent',
+        LOG_LEVEL: testLogLevel(),
         RATE_LIMIT_MAX: '1000000',
       }),
     );
