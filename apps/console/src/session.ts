@@ -1,5 +1,6 @@
 import type { Api } from './api/client.ts';
 import type { operations } from '@gfts/client';
+import { TASK_FAMILIES, type TaskFamily } from '@gfts/contracts/task-families';
 import type { TokenClaims } from './auth/claims.ts';
 
 /** What every page gets: the API client and who is signed in (the token's application). */
@@ -23,5 +24,6 @@ export type Season = Ok<'getSeason'>;
 export type PipelineHealth = Ok<'adminTasksHealth'>;
 export type ServiceHealth = Ok<'adminFriendshipHealth'>;
 
-export const FAMILIES = ['daily', 'weekly', 'monthly', 'seasonal', 'lifetime'] as const;
-export type Family = (typeof FAMILIES)[number];
+/** The task families, in the contracts' order: one list, so a new family shows here too. */
+export const FAMILIES: readonly Family[] = TASK_FAMILIES;
+export type Family = TaskFamily;

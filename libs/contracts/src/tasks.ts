@@ -1,20 +1,10 @@
 import Type, { type Static } from 'typebox';
 import { DateTime, Uuid } from './common.ts';
 import { Problem } from './errors.ts';
+import { TASK_FAMILIES } from './task-families.ts';
 
-/**
- * Task families (spec 1.3). Responses always carry the lower-case value; requests may use
- * any casing ("DAILY", "Daily"): the service lower-cases `family` before validating it.
- */
-export const TaskFamily = {
-  DAILY: 'daily',
-  WEEKLY: 'weekly',
-  MONTHLY: 'monthly',
-  SEASONAL: 'seasonal',
-  LIFETIME: 'lifetime',
-} as const;
-export type TaskFamily = (typeof TaskFamily)[keyof typeof TaskFamily];
-export const TASK_FAMILIES: readonly TaskFamily[] = Object.values(TaskFamily);
+// Task families live in a module of their own, for the console's bundle.
+export { TaskFamily, TASK_FAMILIES } from './task-families.ts';
 
 /** Bounds of every number and string of the tasks API, named once. */
 export const TaskLimits = {

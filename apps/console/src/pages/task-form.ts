@@ -1,4 +1,4 @@
-import type { ApplicationTask, CreateTaskBody, Family, UpdateTaskBody } from '../session.ts';
+import { FAMILIES, type ApplicationTask, type CreateTaskBody, type Family, type UpdateTaskBody } from '../session.ts';
 
 /** The catalog form's fields as typed (text), one row per child and per reward. */
 export interface RewardRow {
@@ -87,7 +87,7 @@ export function formOf(task: ApplicationTask): TaskForm {
 /** Top-level catalog entries by family, in the families' order; children stay nested in their parent. */
 export function byFamily(tasks: readonly ApplicationTask[]): [Family, ApplicationTask[]][] {
   const top = tasks.filter((t) => t.parentTaskId === null);
-  return (['daily', 'weekly', 'monthly', 'seasonal', 'lifetime'] as const)
+  return FAMILIES
     .map((family) => [family, top.filter((t) => t.family === family).sort((a, b) => a.name.localeCompare(b.name))] as [Family, ApplicationTask[]])
     .filter(([, list]) => list.length > 0);
 }

@@ -1,3 +1,4 @@
+import { TASK_FAMILIES } from '@gfts/contracts/task-families';
 import { describe, expect, it } from 'vitest';
 import { byFamily, createBody, emptyChild, emptyForm, formOf, patchBody } from '../../src/pages/task-form.ts';
 import type { ApplicationTask } from '../../src/session.ts';
@@ -32,5 +33,10 @@ describe('the catalog form', () => {
       ['daily', [stored.id]],
       ['weekly', [weekly.id]],
     ]);
+  });
+
+  it('shows a task of every family the contracts know: the console keeps no list of its own', () => {
+    const tasks = TASK_FAMILIES.map((family, i) => ({ ...stored, id: `${i}`, family }));
+    expect(byFamily(tasks).map(([family]) => family)).toEqual([...TASK_FAMILIES]);
   });
 });
