@@ -9,7 +9,7 @@
 #   - A container engine for testcontainers: a working Docker, else Podman (installed with
 #     apt-get when absent, configured for these machines (runc, cgroupfs, vfs storage), its
 #     Docker-compatible socket started).
-#   - Chromium (the console's browser tests, apps/console/test/browser): Debian's `chromium`
+#   - Chromium (the console's browser tests, apps/console/test/integration): Debian's `chromium`
 #     package at /usr/bin/chromium, installed with apt-get when absent (as root); exported as
 #     GFTS_CHROMIUM. CHROMIUM_PATH overrides it.
 #   - Schemathesis (the API fuzzer of services/gateway/test/integration/fuzz.test.ts): the
