@@ -169,7 +169,7 @@ export function CatalogPage({ session }: { session: Session }) {
                 {FAMILIES.map((f) => <option key={f} value={f}>{f}</option>)}
               </select>
             </label>
-            <label class="check"><input type="checkbox" checked={form.isAchievement} onChange={(e) => update({ isAchievement: e.currentTarget.checked })} /> Achievement (always lifetime)</label>
+            <label class="check"><input type="checkbox" checked={form.isAchievement} disabled={editing !== null} onChange={(e) => update({ isAchievement: e.currentTarget.checked })} /> Achievement (always lifetime{editing ? '; fixed once created' : ''})</label>
             <label>Stat <input value={form.applicationStatsId} onInput={(e) => update({ applicationStatsId: e.currentTarget.value })} /></label>
             <label>Target value <input inputMode="numeric" value={form.targetValue} onInput={(e) => update({ targetValue: e.currentTarget.value })} /></label>
             <label>Within games (0: no limit) <input inputMode="numeric" value={form.numberOfGames} onInput={(e) => update({ numberOfGames: e.currentTarget.value })} /></label>

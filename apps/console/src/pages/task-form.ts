@@ -57,11 +57,14 @@ export function createBody(form: TaskForm): CreateTaskBody {
   };
 }
 
-/** The patch for an edited task: the fields that changed (children never change: archive and recreate). */
+/**
+ * The patch for an edited task: the fields that changed. Children and isAchievement never
+ * change (the service refuses it): archive and recreate.
+ */
 export function patchBody(task: ApplicationTask, form: TaskForm): UpdateTaskBody {
   const next = createBody({ ...form, children: [] });
   const patch: Record<string, unknown> = {};
-  for (const key of ['name', 'description', 'family', 'isAchievement', 'applicationStatsId', 'targetValue', 'numberOfGames'] as const) {
+  for (const key of ['name', 'description', 'family', 'applicationStatsId', 'targetValue', 'numberOfGames'] as const) {
     if (next[key] !== task[key]) patch[key] = next[key];
   }
   const currentRewards = JSON.stringify(task.rewards.map((r) => ({ inventoryItemId: r.inventoryItemId, quantity: r.quantity })));

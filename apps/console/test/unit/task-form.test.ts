@@ -23,6 +23,8 @@ describe('the catalog form', () => {
   it('patches only the fields an edit changed', () => {
     expect(patchBody(stored, { ...formOf(stored), targetValue: '5' })).toEqual({ targetValue: 5 });
     expect(patchBody(stored, formOf(stored))).toEqual({});
+    // the service refuses a change of kind: the patch never carries one
+    expect(patchBody(stored, { ...formOf(stored), isAchievement: !stored.isAchievement })).toEqual({});
     expect(patchBody(stored, { ...formOf(stored), rewards: [] })).toEqual({ rewards: [] });
   });
 
