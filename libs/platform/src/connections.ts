@@ -77,7 +77,10 @@ export async function connectNats(servers: string, name: string, log: Logger, cr
   const nc = await connect(natsConnectionOptions(servers, name, credentials));
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') log.warn({ nats: status.type }, 'nats status');
+      // with what the status carries: the server, or the error (a permissions violation names
+      // the subject the user may not use)
+      if (status.type === 'disconnect' || status.type === 'reconnect') log.warn({ nats: status.type, server: status.server }, 'nats status');
+      else if (status.type === 'error') log.warn({ nats: status.type, err: status.error }, 'nats status');
     }
   })();
   return nc;

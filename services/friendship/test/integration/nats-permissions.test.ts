@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { natsNames, presenceBeatKey, presenceHoldKey, type PresenceChangedEvent } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
+import { composeNatsPassword, eventually, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -115,6 +115,20 @@ describe('presence watch under the friendship NATS user', () => {
     } finally {
       await announcer.close();
       await reader.close();
+    }
+  });
+
+  it('logs a permissions violation with the error, which names the subject', async () => {
+    const warnings: { nats?: string; err?: unknown }[] = [];
+    const log = { info: () => undefined, warn: (o: { nats?: string; err?: unknown }) => warnings.push(o), error: () => undefined };
+    const other = await connectNats(server.url, 'friendship', log, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
+    try {
+      // stats are the game servers' and the tasks service's, not friendship's
+      other.publish('gfts.stats.not-mine', 'x');
+      await other.flush();
+      await eventually(async () => warnings.some((w) => w.nats === 'error' && /Permissions Violation.*gfts\.stats\.not-mine/i.test(String(w.err))), 5_000);
+    } finally {
+      await other.close();
     }
   });
 });
