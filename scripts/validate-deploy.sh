@@ -22,7 +22,8 @@
 #      values-production.yaml
 #   3. helm template: default values ("dev"), values-production.yaml ("prod"), a
 #      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), and one with a service
-#      added by a values entry alone (it must get every object the others have)
+#      added by a values entry alone (it must get every object the others have); and
+#      values the chart must refuse at render (a service with a database and no way to it)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
@@ -185,6 +186,26 @@ sys.exit(f"missing for the added service: {sorted(want - have)}" if want - have 
     sed 's/^/    /' "$WORK/$name.err"
     bad "helm template ($name) fails"
     record_failure "template $name"
+  fi
+done
+
+# Values the chart must refuse at render, with a message naming the fix.
+# name|extra helm arguments|text the error must contain
+refusals=(
+  "no-database-egress|--set trial.mongodb.enabled=false|databaseEgress is empty"
+)
+for item in "${refusals[@]}"; do
+  IFS='|' read -r name args expected <<<"$item"
+  read -r -a extra <<<"$args"
+  if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >/dev/null 2>"$WORK/$name.err"; then
+    bad "helm template ($name) renders; it must be refused"
+    record_failure "refusal $name"
+  elif grep -q "$expected" "$WORK/$name.err"; then
+    ok "$name: refused ($expected)"
+  else
+    sed 's/^/    /' "$WORK/$name.err"
+    bad "helm template ($name) fails, but not for the reason expected ($expected)"
+    record_failure "refusal $name"
   fi
 done
 

@@ -438,6 +438,12 @@ def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, 
         ok(isinstance(env, dict), where, f"{service}.environment must be a mapping")
         check_env(f"{where} services.{service}", service, set(env), settings[service])
         ok(str(env.get("PORT")) == str(port), where, f"{service} PORT must be {port}")
+        # as the chart connects it: its own NATS user, whose password the nats service reads
+        user = SERVICE_VALUES[service].get("natsUser")
+        if user:
+            variable = "NATS_" + re.sub(r"[^A-Z0-9]", "_", user.upper()) + "_PASSWORD"
+            ok(env.get("NATS_USER") == user, where, f"{service} must connect to NATS as user {user} (NATS_USER), as the chart does")
+            ok(variable in str(env.get("NATS_PASSWORD", "")), where, f"{service} NATS_PASSWORD must come from {variable}, the password nats-auth.conf gives user {user}")
         ok(spec.get("build", {}).get("dockerfile") == f"services/{service}/Dockerfile", where, f"{service} must build services/{service}/Dockerfile")
         ok(spec.get("read_only") is True, where, f"{service} must have read_only: true")
         test = " ".join(spec.get("healthcheck", {}).get("test", []))
