@@ -6,7 +6,32 @@ import type { IncomingHttpHeaders } from 'node:http';
 // Trace context: the gateway starts the trace; with tracing on, its own client span's
 // traceparent is added on the way out, and a client's must not reach the services.
 const TRACE_CONTEXT = ['traceparent', 'tracestate', 'baggage'];
-const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, 'transfer-encoding', ...TRACE_CONTEXT]);
+// Hop-by-hop headers (RFC 9110 7.6.1) belong to the client's connection to the gateway, not
+// to the gateway's to the service; undici refuses `expect` and `keep-alive` outright, so
+// forwarded they made every POST of a client that sends `Expect: 100-continue` (Unity's
+// UnityWebRequest, .NET Framework's HttpWebRequest) a 502.
+export const HOP_BY_HOP = ['connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding'];
+const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, ...HOP_BY_HOP, ...TRACE_CONTEXT]);
+
+/** The header names a `Connection` header lists: hop-by-hop too (RFC 9110 7.6.1). */
+export function connectionOptions(value: string | string[] | undefined): string[] {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return text.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name.length > 0);
+}
+
+/**
+ * The service's answer headers as the client gets them: without the service connection's
+ * own (its `connection: keep-alive` or `close` would decide the client's connection).
+ */
+export function answerHeaders(incoming: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  const listed = new Set(connectionOptions(incoming.connection));
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    const lower = name.toLowerCase();
+    if (!HOP_BY_HOP.includes(lower) && !listed.has(lower)) headers[name] = value;
+  }
+  return headers;
+}
 
 /**
  * Headers sent upstream: whatever identity a caller tried to assert is dropped, the bearer
@@ -15,8 +40,10 @@ const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization',
  */
 export function forwardHeaders(incoming: IncomingHttpHeaders, identityAssertion: string | undefined, requestId: string): IncomingHttpHeaders {
   const headers: IncomingHttpHeaders = {};
+  const listed = new Set(connectionOptions(incoming.connection));
   for (const [name, value] of Object.entries(incoming)) {
-    if (!DROPPED.has(name.toLowerCase())) headers[name] = value;
+    const lower = name.toLowerCase();
+    if (!DROPPED.has(lower) && !listed.has(lower)) headers[name] = value;
   }
   if (identityAssertion) headers[IDENTITY_HEADER] = identityAssertion;
   headers[REQUEST_ID_HEADER] = requestId;

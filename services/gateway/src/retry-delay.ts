@@ -6,6 +6,18 @@
  * service's `Retry-After` (seconds, meant for clients) is not used: reply-from would take
  * "1" as 1 ms and be done in 10 ms. Never 0: reply-from takes 0 as "do not retry".
  */
+/**
+ * Whether a request that failed before any answer is tried again at once: a GET or HEAD
+ * (nothing changes twice) whose connection broke (undici's UND_ERR_SOCKET, ECONNRESET),
+ * which is what a kept-alive connection the service closed a moment before looks like (a
+ * replica stopping closes its idle connections while the gateway may be reusing one). Once:
+ * a service that keeps breaking connections is down, a 502.
+ */
+export function retriesReusedConnection(method: string, err: unknown, attempt: number): boolean {
+  const code = (err as { code?: string } | null | undefined)?.code;
+  return attempt === 0 && (method === 'GET' || method === 'HEAD') && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET');
+}
+
 export function proxyRetryDelay(attempt: number, random: () => number = Math.random): number {
   return Math.max(1, Math.round(42 * random() * (attempt + 1)));
 }

@@ -4,8 +4,8 @@ import { createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { forwardedBody } from './forwarded-body.ts';
-import { forwardHeaders } from './forward-headers.ts';
-import { proxyRetryDelay } from './retry-delay.ts';
+import { answerHeaders, forwardHeaders } from './forward-headers.ts';
+import { proxyRetryDelay, retriesReusedConnection } from './retry-delay.ts';
 import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
 
@@ -49,15 +49,19 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       disableRequestLogging: true,
       // undici's pool of keep-alive connections per upstream (reply-from's default client)
       // rather than node:http's agent: about half the client CPU per forwarded request.
-      undici: { connections: config.UPSTREAM_CONNECTIONS, pipelining: 1, headersTimeout: config.UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPSTREAM_TIMEOUT_MS },
+      // connectTimeout: UPSTREAM_TIMEOUT_MS bounds the connection attempt too (undici's own is 10 s)
+      undici: { connections: config.UPSTREAM_CONNECTIONS, pipelining: 1, headersTimeout: config.UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPSTREAM_TIMEOUT_MS, connectTimeout: config.UPSTREAM_TIMEOUT_MS },
       // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
       // (and size-limited, and rejected when malformed) here, not streamed through unseen.
       preValidation: async () => {},
       // The forwarded body is always explicit, so its content-length is what is sent.
       handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
       replyOptions: {
-        // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After
-        retryDelay: ({ req, res, err, attempt, getDefaultDelay }) => (getDefaultDelay(req, res, err, attempt) === null ? null : proxyRetryDelay(attempt)),
+        // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After;
+        // a GET whose kept-alive connection the service had just closed, once at once
+        retryDelay: ({ req, res, err, attempt, getDefaultDelay }) =>
+          retriesReusedConnection(req.method, err, attempt) ? 1 : getDefaultDelay(req, res, err, attempt) === null ? null : proxyRetryDelay(attempt),
+        rewriteHeaders: (headers) => answerHeaders(headers),
         rewriteRequestHeaders: (request, headers) =>
           forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),
         onError: (reply, { error }) => {

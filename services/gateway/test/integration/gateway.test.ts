@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { createIdentityVerifier } from '@gfts/platform';
 import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call, testLogLevel } from '@gfts/testkit';
 import { createSigner } from 'fast-jwt';
@@ -356,6 +356,99 @@ describe('gateway limits and failures', () => {
     } finally {
       await gateway.close();
       await upstream.app.close();
+    }
+  });
+
+  it('forwards a POST sent with Expect: 100-continue (Unity, .NET Framework), without the client connection\'s own headers', async () => {
+    const upstream = await echoUpstream('friendship');
+    const { gateway, gatewayUrl } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, upstream.url, upstream.url);
+    const auth = { authorization: `Bearer ${mintToken()}` };
+    try {
+      const body = JSON.stringify({ target: randomUUID() });
+      const answer = await new Promise<{ status: number; body: Echo; continued: boolean }>((resolve, reject) => {
+        let continued = false;
+        const outgoing = request(new URL('/api/v1/friendship', gatewayUrl), {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), expect: '100-continue', connection: 'keep-alive, x-hop', 'keep-alive': 'timeout=5', 'x-hop': '1', te: 'trailers' },
+        }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as Echo, continued }));
+        });
+        outgoing.on('continue', () => {
+          continued = true;
+          outgoing.end(body);
+        });
+        outgoing.on('error', reject);
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.continued).toBe(true);
+      expect(answer.body).toMatchObject({ upstream: 'friendship', method: 'POST', body: JSON.parse(body) });
+      for (const name of ['expect', 'keep-alive', 'x-hop', 'te']) expect(answer.body.headers).not.toHaveProperty(name);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
+  it('answers with its own connection headers, not the service\'s: a client that asks to close gets close', async () => {
+    const upstream = await echoUpstream('tasks');
+    const { gateway, gatewayUrl } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, upstream.url, upstream.url);
+    const auth = { authorization: `Bearer ${mintToken()}` };
+    try {
+      const answer = await new Promise<{ status: number; connection: string | undefined; keepAlive: string | undefined }>((resolve, reject) => {
+        const outgoing = request(new URL('/api/v1/tasks', gatewayUrl), { method: 'GET', headers: { ...auth, connection: 'close' } }, (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, keepAlive: response.headers['keep-alive'] as string | undefined }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.connection).toBe('close');
+      expect(answer.keepAlive).toBeUndefined();
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
+  it('tries a GET again at once whose kept-alive connection the service had just closed; a POST is not tried twice', async () => {
+    // answers the first request of each connection, and breaks the connection at the next:
+    // what the gateway sees of a replica that closes idle connections as it stops
+    const seen: string[] = [];
+    const upstream = createServer((socket) => {
+      let answered = false;
+      socket.on('data', (chunk) => {
+        const line = chunk.toString('latin1').split('\r\n')[0]!;
+        if (answered) {
+          seen.push(`broken ${line}`);
+          socket.destroy();
+          return;
+        }
+        answered = true;
+        seen.push(`answered ${line}`);
+        const text = JSON.stringify({ ok: true });
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${text.length}\r\nconnection: keep-alive\r\n\r\n${text}`);
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, UPSTREAM_CONNECTIONS: '1' }, upstreamUrl, upstreamUrl);
+    const headers = { authorization: `Bearer ${mintToken()}` };
+    try {
+      expect((await api('GET', '/api/v1/tasks', { headers })).status).toBe(200);
+      // the pooled connection breaks: tried again on a new one
+      expect((await api('GET', '/api/v1/tasks', { headers })).status).toBe(200);
+      expect(seen).toEqual(['answered GET /api/v1/tasks HTTP/1.1', 'broken GET /api/v1/tasks HTTP/1.1', 'answered GET /api/v1/tasks HTTP/1.1']);
+      // a write may have happened: a 502, never sent twice
+      expect((await api('POST', '/api/v1/tasks/assign', { headers, body: { family: 'daily', numberOfTasks: 1 } })).status).toBe(502);
+      expect(seen.filter((s) => s.includes('POST'))).toEqual(['broken POST /api/v1/tasks/assign HTTP/1.1']);
+    } finally {
+      await gateway.close();
+      await new Promise((resolve) => upstream.close(resolve));
     }
   });
 
