@@ -63,6 +63,17 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send({ ...body, requestId: String(reply.request.id) });
 }
 
+/**
+ * The answer to a path the router could not read: bad percent-encoding (`/things/%zz`) or a
+ * path parameter over the router's length limit. Fastify answers those before any route,
+ * in its own JSON shape; this makes them a problem like every other 400. The path is not
+ * echoed (it may be long).
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the path is not a valid URL (bad percent-encoding)';
+  sendProblem(reply, problem(400, ErrorCode.VALIDATION_FAILED, detail));
+}
+
 /** Fastify's own error codes that are the client's fault, with our status and code. */
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorCode.PAYLOAD_TOO_LARGE],
@@ -70,7 +81,6 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, ErrorCode.VALIDATION_FAILED],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, ErrorCode.VALIDATION_FAILED],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, ErrorCode.VALIDATION_FAILED],
-  FST_ERR_BAD_URL: [400, ErrorCode.VALIDATION_FAILED],
   FST_ERR_RATE_LIMIT: [429, ErrorCode.RATE_LIMITED],
 };
 

@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest } fro
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import { foldBooleanQueryOf } from './boolean-query.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
-import { answerClientError, AppError, problemHandlers } from './errors.ts';
+import { answerClientError, answerFrameworkError, AppError, problemHandlers } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { tracingPlugin } from './tracing/spans.ts';
@@ -80,6 +80,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     return503OnClosing: false,
     // and our own problem for a request Node's parser refused (408, 431, 400)
     clientErrorHandler: answerClientError,
+    // and for a path the router could not read (bad percent-encoding, an over-long parameter)
+    frameworkErrors: answerFrameworkError,
     // `/api/v1/friendship/` is the spec's `POST /` and `GET /` under its base path: a client
     // that joins the base and `/` must not get a 404 (declared-routes.ts matches the same way)
     routerOptions: { ignoreTrailingSlash: true },

@@ -96,4 +96,19 @@ describe('createHttpServer at the edge', () => {
       });
     }
   });
+
+  describe('a path the router cannot read is a 400 problem, not Fastify\'s own JSON', () => {
+    const cases: Array<[string, string]> = [
+      ['/things/%zz', 'the path is not a valid URL (bad percent-encoding)'],
+      [`/things/${'x'.repeat(101)}`, 'a path parameter is too long'],
+    ];
+    for (const [url, detail] of cases) {
+      it(url.slice(0, 20), async () => {
+        const response = await app.inject({ method: 'DELETE', url });
+        expect(response.statusCode).toBe(400);
+        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(response.json()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', detail, requestId: expect.any(String) });
+      });
+    }
+  });
 });
