@@ -109,6 +109,7 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
     verify: {
       algorithms: acceptedAlgorithms(config) as never,
       requiredClaims: ['exp', 'sub', 'app'],
+      clockTolerance: config.JWT_CLOCK_TOLERANCE_MS,
       ...(config.JWT_ISSUER ? { allowedIss: config.JWT_ISSUER } : {}),
       ...(config.JWT_AUDIENCE ? { allowedAud: config.JWT_AUDIENCE } : {}),
     },

@@ -20,6 +20,7 @@ const GatewaySettings = {
   JWT_ALGORITHMS: Type.Optional(Type.String({ pattern: '^(HS256|RS256|ES256|PS256|EdDSA)(,(HS256|RS256|ES256|PS256|EdDSA))*$', description: 'comma-separated accepted algorithms' })),
   JWT_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'required iss claim' })),
   JWT_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: 'required aud claim' })),
+  JWT_CLOCK_TOLERANCE_MS: Type.Integer({ minimum: 0, maximum: 300_000, default: 30_000, description: 'leeway on a token\'s nbf and exp for clocks that differ between the identity provider and the gateway (a token signed with nbf = now is refused while the gateway\'s clock is behind)' }),
   JWT_CACHE_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10_000, description: 'verified bearer tokens kept until their exp (least recently used out first; dropped when the keys change); 0 turns the cache off' }),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer per window (a request without a valid token is refused 401 before it is counted: limit those per address at the ingress, docs/operations.md)' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),

@@ -25,7 +25,7 @@ describe('friendship security', () => {
     const cases: [string, () => Record<string, string>][] = [
       ['no Authorization header', () => ({})],
       ['an alg:none token', () => ({ authorization: `Bearer ${unsignedToken({ sub: alice.id, app: alice.app, exp: now() + 3600 })}` })],
-      ['an expired token', () => ({ authorization: `Bearer ${mintToken({ sub: alice.id, app: alice.app, expiresIn: -10 })}` })],
+      ['an expired token (past the gateway\'s 30 s clock tolerance)', () => ({ authorization: `Bearer ${mintToken({ sub: alice.id, app: alice.app, expiresIn: -60 })}` })],
       ['a token signed with another secret', () => ({ authorization: `Bearer ${mintToken({ sub: alice.id, app: alice.app, secret: 'other-secret-other-secret-other-secret-0123' })}` })],
       ['a token without exp', () => ({ authorization: `Bearer ${mintToken({ sub: alice.id, app: alice.app, omitExp: true })}` })],
       ['a token whose sub is not a uuid', () => ({ authorization: `Bearer ${mintToken({ sub: 'alice', app: alice.app })}` })],

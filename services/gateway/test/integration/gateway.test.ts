@@ -188,7 +188,8 @@ describe('gateway (HS256)', () => {
       ['not a bearer scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
       ['garbage', { authorization: 'Bearer not.a.jwt' }],
       ['alg none', { authorization: `Bearer ${unsignedToken({ sub, app, exp: Math.floor(Date.now() / 1000) + 60 })}` }],
-      ['expired', { authorization: `Bearer ${mintToken({ sub, app, expiresIn: -10 })}` }],
+      // past JWT_CLOCK_TOLERANCE_MS (30 s)
+      ['expired', { authorization: `Bearer ${mintToken({ sub, app, expiresIn: -40 })}` }],
       ['bad signature', { authorization: `Bearer ${mintToken({ sub, app, secret: 'another-secret-another-secret-0123456789' })}` }],
       ['no exp', { authorization: `Bearer ${mintToken({ sub, app, omitExp: true })}` }],
       ['sub not a uuid', { authorization: `Bearer ${mintToken({ sub: 'admin', app })}` }],
@@ -201,6 +202,21 @@ describe('gateway (HS256)', () => {
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHORIZED', type: expect.any(String), title: 'Unauthorized' });
       });
+    }
+  });
+
+  it('allows JWT_CLOCK_TOLERANCE_MS of clock skew on nbf and exp (a provider whose clock is ahead)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (claims: Record<string, number>) => `Bearer ${createSigner({ key: TEST_JWT_SECRET })({ sub: randomUUID(), app, ...claims })}`;
+    // signed "now" by a clock 2 s ahead of the gateway's
+    const early = signed({ iat: now + 2, nbf: now + 2, exp: now + 3600 });
+    expect((await api('GET', '/api/v1/tasks', { headers: { authorization: early } })).status).toBe(200);
+    expect((await api('GET', '/api/v1/tasks', { headers: { authorization: signed({ exp: now - 10 }) } })).status).toBe(200);
+    const strict = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, JWT_CLOCK_TOLERANCE_MS: '0' }, friendship.url, tasks.url);
+    try {
+      expect((await strict.api('GET', '/api/v1/tasks', { headers: { authorization: early } })).status).toBe(401);
+    } finally {
+      await strict.gateway.close();
     }
   });
 
