@@ -22,6 +22,8 @@ interface RouteDefinition {
   links?: Record<string, Record<string, string>>;
   /** a WebSocket upgrade: documented with a 101 answer and its message schema */
   websocket?: boolean;
+  /** the route's own body limit in bytes, in place of BODY_LIMIT_BYTES (the gateway applies it too) */
+  bodyLimit?: number;
 }
 type JsonSchema = { properties?: Record<string, JsonSchema>; required?: readonly string[]; description?: string; [key: string]: unknown };
 
@@ -145,6 +147,9 @@ export function openApiDocument(version = '1.0.0') {
       }
     }
     for (const status of edgeStatuses(route)) responses[status] ??= problemResponse(status);
+    if (route.bodyLimit !== undefined && responses['413']) {
+      responses['413'] = { ...(responses['413'] as object), description: `Body over ${route.bodyLimit} bytes, this route's size limit (in place of BODY_LIMIT_BYTES)` };
+    }
     // OpenAPI has no WebSocket messages: the 101 points at their schema, an extension names it.
     if (route.websocket) responses['101'] = { description: STATUS_TEXT['101'] };
     const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

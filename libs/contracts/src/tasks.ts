@@ -19,6 +19,8 @@ export const TaskLimits = {
   CHILDREN_MAX: 20,
   IDEMPOTENCY_KEY_MAX: 200,
   GAME_ID_MAX: 128,
+  /** a stat event's occurredAt: RFC 3339 with nanoseconds and an offset is 35 characters */
+  OCCURRED_AT_MAX: 64,
   STATS_PER_EVENT_MAX: 100,
   STAT_VALUE_MAX: 1_000_000_000,
   /** largest numberOfTasks of one assign; MAX_TASKS_PER_ASSIGN may lower it, never raise it */
@@ -312,7 +314,8 @@ export const StatEvent = Type.Object(
     applicationId: Uuid,
     gamerId: Uuid,
     gameId: Type.String({ minLength: 1, maxLength: TaskLimits.GAME_ID_MAX }),
-    occurredAt: DateTime,
+    // bounded, or the largest event would be too (the date-time format takes any number of fraction digits)
+    occurredAt: Type.String({ format: 'date-time', maxLength: TaskLimits.OCCURRED_AT_MAX, description: 'ISO 8601 date-time, UTC' }),
     stats: Type.Array(
       Type.Object(
         { applicationStatsId: StatId, value: Type.Integer({ minimum: 0, maximum: TaskLimits.STAT_VALUE_MAX, description: 'the game\'s amount of the stat' }) },
@@ -324,6 +327,19 @@ export const StatEvent = Type.Object(
   { additionalProperties: false },
 );
 export type StatEvent = Static<typeof StatEvent>;
+
+/**
+ * The largest stat message the service takes, in bytes: the stats stream's max_msg_size
+ * (body and headers of a NATS message) and the body limit of POST /api/v1/stats, so both
+ * ways in take the same events. The largest schema-valid event is 159,892 bytes as an
+ * encoder that escapes non-ASCII writes it (Python's json by default): 128-character
+ * gameId and 100 stat ids of 128 characters outside the BMP, each a \uXXXX\uXXXX pair of
+ * 12 bytes, 10-digit values, a 64-character occurredAt. The same event in ASCII is about
+ * 17.7 KB. Above it: room for pretty-printing (about 5 KB at an indent of 4) and the
+ * message's headers (message id, trace context, request id). A unit test builds that
+ * event and checks it fits (libs/contracts/test/unit/stat-event-size.test.ts).
+ */
+export const STAT_EVENT_MAX_BYTES = 192 * 1024;
 
 export const StatEventAccepted = Type.Object(
   {
@@ -347,6 +363,18 @@ export const StatDeadLetter = Type.Object({
   payload: Type.String({ description: 'the original message body (UTF-8)' }),
 });
 export type StatDeadLetter = Static<typeof StatDeadLetter>;
+
+/**
+ * The largest dead letter, in bytes: the dead-letter stream's max_msg_size. A letter holds
+ * its message's payload as a JSON string, which escaping at most doubles for any JSON
+ * payload the stats stream takes (every byte a `"` or a `\`), plus the reason, the
+ * subject and the errors (at most DEAD_LETTER_ERRORS_MAX). The tasks service cuts the
+ * payload of a larger letter (a payload that is not JSON) to fit.
+ */
+export const STAT_DEAD_LETTER_MAX_BYTES = 2 * STAT_EVENT_MAX_BYTES + 32 * 1024;
+
+/** Validation errors a dead letter keeps: a junk payload breaks the schema in thousands of places. */
+export const DEAD_LETTER_ERRORS_MAX = 20;
 
 // ---------------------------------------------------------------------------------------
 // Events the tasks service publishes (core NATS, after the database write)
@@ -484,6 +512,8 @@ export const tasksRoutes = {
   },
   reportStats: {
     method: 'POST', url: `${BASE}/stats`,
+    // every schema-valid event, as on NATS (the gateway applies it on this path too)
+    bodyLimit: STAT_EVENT_MAX_BYTES,
     schema: { operationId: 'reportStats', summary: 'Report one game of one gamer (role server); 202 once JetStream stored it', tags: ['stats'], body: StatEvent, response: { 202: StatEventAccepted, ...errors } },
   },
 } as const;
