@@ -46,6 +46,19 @@ export function natsCredentialProblems(config: { NATS_USER?: string | undefined;
   return (config.NATS_USER === undefined) === (config.NATS_PASSWORD === undefined) ? [] : ['NATS_USER and NATS_PASSWORD must be set together'];
 }
 
+/**
+ * The GAMERS stream (gamer erasure), ensured alike by every service that erases gamers:
+ * whichever starts last sets it, so give them the same values.
+ */
+export const GamersStreamConfig = {
+  GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased); the same in every service' }),
+  GAMERS_STREAM_MAX_BYTES: Type.Integer({
+    minimum: 1_048_576,
+    default: 268_435_456,
+    description: 'most bytes the GAMERS stream holds per server (256 MiB; the same in every service); when full, publishing an erasure is refused rather than an older one dropped (docs/operations.md, "Sizing the streams")',
+  }),
+};
+
 /** Settings of a service that owns a MongoDB database and talks to NATS. */
 export const StoreConfig = {
   MONGO_URL: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string of this service\'s own database' }),

@@ -6,6 +6,7 @@ import {
 import type { TSchema, Static } from 'typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { PULL_EXPIRES_MS, pullUntilStopped } from './jetstream-pull.ts';
+import { ensureStream } from './jetstream-streams.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -13,41 +14,35 @@ const nanos = (ms: number) => ms * 1_000_000;
 const DAY_MS = 86_400_000;
 
 function isNotFound(error: unknown): boolean {
-  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamNotFound || error.code === JetStreamApiCodes.ConsumerNotFound);
+  return error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound;
 }
 
 export interface GamerStreamSettings {
   replicas: number;
+  /** GAMERS_STREAM_MAX_BYTES: most bytes the stream holds per server */
+  maxBytes: number;
 }
 
 /**
  * The GAMERS stream (gamer.erased and gamer.erasure.completed), the same from every service
  * that ensures it (each may start first). Kept 30 days: a service down for less than that
  * still erases every gamer asked of it. Deduplicated by message id (the jobId) for 2 minutes.
+ * Bounded by `maxBytes`, and when full it refuses new messages (discard New) instead of
+ * dropping the oldest: an erasure is a legal duty, so its publisher gets the error and
+ * retries (the erasure request answers 503; a service's completion report is redelivered)
+ * rather than an unhandled erasure vanishing.
  */
 export async function ensureGamersStream(jsm: JetStreamManager, names: NatsNames, settings: GamerStreamSettings): Promise<void> {
-  const config = {
+  await ensureStream(jsm, names.gamersStream, {
     subjects: [names.gamerErased, names.gamerErasureCompleted],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
-    discard: DiscardPolicy.Old,
+    discard: DiscardPolicy.New,
     num_replicas: settings.replicas,
     max_age: nanos(30 * DAY_MS),
+    max_bytes: settings.maxBytes,
     duplicate_window: nanos(120_000),
-  };
-  try {
-    await jsm.streams.info(names.gamersStream);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    try {
-      await jsm.streams.add({ name: names.gamersStream, ...config });
-      return;
-    } catch (addError) {
-      // another service created it in between: fall through to the update
-      if (!(addError instanceof JetStreamApiError)) throw addError;
-    }
-  }
-  await jsm.streams.update(names.gamersStream, config);
+  });
 }
 
 export interface DurableSettings {

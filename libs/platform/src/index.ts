@@ -15,3 +15,4 @@ export { activeTraceFields, inBatchSpan, startMessageSpan, tracedPublish, withMe
 export { tracingStarted } from './tracing/state.ts';
 export * from './gamer-events.ts';
 export * from './jetstream-pull.ts';
+export * from './jetstream-streams.ts';

@@ -1,4 +1,4 @@
-import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import { BaseConfig, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
 const FriendshipSettings = {
@@ -9,7 +9,7 @@ const FriendshipSettings = {
   MAX_PENDING_OUTGOING: Type.Integer({ minimum: 1, default: 100, description: 'pending outgoing requests a gamer may have' }),
   MAX_BLOCKS: Type.Integer({ minimum: 1, default: 1000, description: 'gamers a gamer may block' }),
   FRIEND_LIST_MAX_AGE_S: Type.Integer({ minimum: 1, maximum: 604_800, default: 3600, description: 'a gamer\'s friend-id list (read by suggestions and mutual friends) is rebuilt from the relations when read this long after its last rebuild: the bound on what a crash between a friendship change and its list update can leave wrong' }),
-  GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),
+  ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
   PRESENCE_ONLINE_WINDOW_MS: Type.Integer({ minimum: 5_000, maximum: 3_600_000, default: 60_000, description: 'how long a notifications replica counts as alive after its last presence heartbeat: a crashed replica\'s gamers turn offline after it (the holds themselves are never refreshed and have no max age)' }),

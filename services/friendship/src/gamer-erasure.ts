@@ -8,6 +8,8 @@ import type { GamerErasure } from './repository/gamer-erasure.ts';
 export interface GamerErasureSettings {
   prefix: string;
   streamReplicas: number;
+  /** GAMERS_STREAM_MAX_BYTES */
+  streamMaxBytes: number;
   ackWaitMs: number;
   retryBaseMs: number;
 }
@@ -26,7 +28,7 @@ export async function startFriendshipErasure(nc: NatsConnection, erasure: GamerE
       names: natsNames(settings.prefix),
       service: 'friendship',
       log,
-      stream: { replicas: settings.streamReplicas },
+      stream: { replicas: settings.streamReplicas, maxBytes: settings.streamMaxBytes },
       durable: { ackWaitMs: settings.ackWaitMs, retryBaseMs: settings.retryBaseMs },
     },
     async (event) => {

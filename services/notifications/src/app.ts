@@ -46,7 +46,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
     nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, releaseGraceMs: config.LIVE_RELEASE_GRACE_MS, log: app.log, presence,
   });
   const erasure = await startNotificationsErasure(nats, { inbox, hub }, {
-    prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
+    prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
   }, app.log);
   // Before the HTTP server stops: sockets get 1001 and a moment to close, so clients move on.
   await app.register(websocket, {

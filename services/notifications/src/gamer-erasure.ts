@@ -9,6 +9,8 @@ import type { InboxRepository } from './repository/inbox.ts';
 export interface GamerErasureSettings {
   prefix: string;
   streamReplicas: number;
+  /** GAMERS_STREAM_MAX_BYTES */
+  streamMaxBytes: number;
   ackWaitMs: number;
   retryBaseMs: number;
 }
@@ -35,7 +37,7 @@ export async function startNotificationsErasure(
       names: natsNames(settings.prefix),
       service: 'notifications',
       log,
-      stream: { replicas: settings.streamReplicas },
+      stream: { replicas: settings.streamReplicas, maxBytes: settings.streamMaxBytes },
       durable: { ackWaitMs: settings.ackWaitMs, retryBaseMs: settings.retryBaseMs },
     },
     async (event) => {

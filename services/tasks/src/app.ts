@@ -107,7 +107,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   // gamer erasure (docs/gamer-erasure.md): this service's own part, and the reports of every service
   const durable = { ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS };
   const erasing = await startGamerErasure(
-    { js, jsm, names, service: 'tasks', log: app.log, stream: { replicas: config.GAMERS_STREAM_REPLICAS }, durable },
+    { js, jsm, names, service: 'tasks', log: app.log, stream: { replicas: config.GAMERS_STREAM_REPLICAS, maxBytes: config.GAMERS_STREAM_MAX_BYTES }, durable },
     tasksEraser({ gamerTasks, progress, unlockStats, inventory, keys }),
   );
   await ensureGamersConsumer(jsm, names, names.erasureProgressConsumer, names.gamerErasureCompleted, durable);

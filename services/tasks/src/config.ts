@@ -1,5 +1,5 @@
 import { TaskLimits } from '@gfts/contracts';
-import { BaseConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import { BaseConfig, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
 const MINUTE = 60_000;
@@ -29,7 +29,7 @@ const TasksSettings = {
   TASK_DEFINITION_CACHE_SIZE: Type.Integer({ minimum: 0, default: 100_000, description: 'gamer task definitions the stat consumer keeps in memory (~1.2 KB of heap each, ~115 MB at the default: size the replica\'s memory for it, docs/deploy.md; 0: read them every batch)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
   ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
-  GAMERS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the GAMERS stream (gamer.erased) when created' }),
+  ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),

@@ -17,6 +17,7 @@ import { ensureStatsTopology } from '../../src/stats/stream.ts';
 const APP = '6f1c2a9e-0d4b-4c8e-9f3a-1b2c3d4e5f60';
 const OTHER_APP = '11111111-2222-4333-8444-555555555555';
 const names = natsNames('gfts');
+const MIB = 1_048_576;
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Resolves with the server's permission error for `subject`, or rejects after `ms`. */
@@ -121,7 +122,7 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
     const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
     const friendship = await connectNats(url, 'friendship', log, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
     open.push(tasks, friendship);
-    const settings = { stream: { replicas: 1 }, durable: { ackWaitMs: 5_000, retryBaseMs: 100 } };
+    const settings = { stream: { replicas: 1, maxBytes: 16 * MIB }, durable: { ackWaitMs: 5_000, retryBaseMs: 100 } };
     const erased: string[] = [];
     const consumers = [
       // friendship first: either service may create the stream
