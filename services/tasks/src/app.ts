@@ -57,6 +57,8 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   await ensureStatsTopology(jsm, names, {
     replicas: config.STATS_STREAM_REPLICAS,
     maxAgeMs: config.STATS_STREAM_MAX_AGE_MS,
+    maxBytes: config.STATS_STREAM_MAX_BYTES,
+    deadLetterMaxBytes: config.STATS_DEAD_LETTER_STREAM_MAX_BYTES,
     duplicateWindowMs: config.STATS_DUPLICATE_WINDOW_MS,
     maxDeliver: config.STATS_MAX_DELIVER,
     ackWaitMs: config.STATS_ACK_WAIT_MS,

@@ -14,7 +14,17 @@ const TasksSettings = {
   CATALOG_MAX_TASKS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000, description: 'live top-level tasks and achievements (a composite with its children counts once) an application\'s catalog may hold: a create past it is a 409 CATALOG_FULL; archiving makes room (archived entries are not counted, docs/tasks.md)' }),
   STATS_MAX_DELIVER: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'deliveries of a stat event before it goes to the dead-letter subject' }),
   STATS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the stats stream' }),
-  STATS_STREAM_MAX_AGE_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long the stats stream keeps events' }),
+  STATS_STREAM_MAX_AGE_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long the stats stream keeps events, at most (STATS_STREAM_MAX_BYTES may make it shorter)' }),
+  STATS_STREAM_MAX_BYTES: Type.Integer({
+    minimum: 1_048_576,
+    default: 2_147_483_648,
+    description: 'most bytes the stats stream holds per server (2 GiB); past it the oldest events go, so under load it keeps less than STATS_STREAM_MAX_AGE_MS: size it from events/s x stored bytes x the retention wanted (docs/operations.md, "Sizing the streams")',
+  }),
+  STATS_DEAD_LETTER_STREAM_MAX_BYTES: Type.Integer({
+    minimum: 1_048_576,
+    default: 268_435_456,
+    description: 'most bytes the stats dead-letter stream holds per server (256 MiB); past it the oldest letters go',
+  }),
   STATS_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 2 * MINUTE, description: 'JetStream duplicate window of the stats stream (eventId as message id)' }),
   STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
   STATS_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),

@@ -1,4 +1,4 @@
-import type { DeadLetter, NatsNames, StatDeadLetter } from '@gfts/contracts';
+import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { subjectApplication } from './parse.ts';
 
@@ -9,12 +9,41 @@ export function deadLetterSubject(names: NatsNames, statsSubject: string): strin
   return names.statsDeadLetterOf(subjectApplication(statsSubject));
 }
 
+/** Room a letter leaves in the stream's max_msg_size for its headers (the message id). */
+const LETTER_HEADER_ALLOWANCE = 1024;
+
+const letterBytes = (letter: StatDeadLetter) => Buffer.byteLength(JSON.stringify(letter), 'utf8');
+
 /**
- * Stores a letter on its application's subject. While a rollout runs, a replica of before
+ * The letter, made to fit the dead-letter stream's max_msg_size: at most
+ * DEAD_LETTER_ERRORS_MAX validation errors (the rest counted), and the payload cut, with the
+ * reason saying so, when escaping makes it too large (only a payload that is not JSON: its
+ * control bytes take 6 bytes each, its invalid UTF-8 3). A letter JetStream refused would
+ * keep its event redelivered until the deliveries run out, and then be lost.
+ */
+export function fitLetter(letter: StatDeadLetter, maxBytes = STAT_DEAD_LETTER_MAX_BYTES - LETTER_HEADER_ALLOWANCE): StatDeadLetter {
+  const errors = letter.errors;
+  let fitted: StatDeadLetter = errors && errors.length > DEAD_LETTER_ERRORS_MAX
+    ? { ...letter, errors: [...errors.slice(0, DEAD_LETTER_ERRORS_MAX), `and ${errors.length - DEAD_LETTER_ERRORS_MAX} more`] }
+    : letter;
+  const whole = letter.payload.length;
+  // a few rounds at most: each keeps the share of the payload that fits the bytes left
+  for (let size = letterBytes(fitted); size > maxBytes && fitted.payload.length > 0; size = letterBytes(fitted)) {
+    const payloadBytes = Buffer.byteLength(JSON.stringify(fitted.payload), 'utf8');
+    const room = maxBytes - (size - payloadBytes) - 256; // the reason grows by the note below
+    const kept = Math.max(0, Math.floor(fitted.payload.length * Math.max(0, room) / payloadBytes) - 1);
+    fitted = { ...fitted, payload: letter.payload.slice(0, kept), reason: `${letter.reason} (payload cut to its first ${kept} of ${whole} characters to fit a letter)` };
+  }
+  return fitted;
+}
+
+/**
+ * Stores a letter (fitted, fitLetter) on its application's subject. While a rollout runs, a replica of before
  * 2026-11-27 may set the stream back to the one shared subject: a letter then goes there,
  * where it is read too (the publish is refused as having no stream, so nothing is stored twice).
  */
-export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, letter: StatDeadLetter, msgID: string): Promise<void> {
+export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, whole: StatDeadLetter, msgID: string): Promise<void> {
+  const letter = fitLetter(whole);
   try {
     await js.publish(deadLetterSubject(names, letter.subject), JSON.stringify(letter), { msgID });
   } catch (error) {

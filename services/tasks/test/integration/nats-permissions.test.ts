@@ -83,9 +83,9 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
     const tasks = await connectNats(url, 'tasks', log, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
     open.push(tasks);
     const jsm = await jetstreamManager(tasks);
-    await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
+    await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, maxBytes: 16 * MIB, deadLetterMaxBytes: 16 * MIB, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
     // a second run (another replica starting) takes the update path
-    await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
+    await ensureStatsTopology(jsm, names, { replicas: 1, maxAgeMs: 60_000, maxBytes: 16 * MIB, deadLetterMaxBytes: 16 * MIB, duplicateWindowMs: 60_000, maxDeliver: 3, ackWaitMs: 5_000 });
 
     const eventId = randomUUID();
     const ack = await jetstream(await gameServer()).publish(names.statsSubject(APP), JSON.stringify({ eventId }), { msgID: eventId });
