@@ -1,5 +1,5 @@
 import proxy from '@fastify/http-proxy';
-import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
+import { ErrorCode, notificationsRoutes, tasksRoutes } from '@gfts/contracts';
 import { createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
@@ -17,9 +17,13 @@ import type { TicketSealer } from './tickets.ts';
  */
 export async function registerRoutes(app: FastifyInstance, config: GatewayConfig, tickets: TicketSealer): Promise<void> {
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
-  const upstreams = [
+  const { reportStats } = tasksRoutes;
+  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; exact?: boolean }[] = [
     { prefix: '/api/v1/friendship', upstream: config.FRIENDSHIP_URL },
     ...(config.NOTIFICATIONS_URL ? [{ prefix: '/api/v1/notifications', upstream: config.NOTIFICATIONS_URL }] : []),
+    // a stat event may be larger than BODY_LIMIT_BYTES: the route's own limit, as in the tasks
+    // service, so HTTP takes every event NATS takes (docs/stats-reporting.md)
+    { prefix: reportStats.url, upstream: config.TASKS_URL, bodyLimit: reportStats.bodyLimit, exact: true },
     { prefix: '/api/v1', upstream: config.TASKS_URL },
   ];
   if (config.NOTIFICATIONS_URL) {
@@ -36,40 +40,46 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       },
     });
   }
-  for (const { prefix, upstream } of upstreams) {
-    await app.register(proxy, {
-      upstream,
-      prefix,
-      rewritePrefix: prefix,
-      // Forwards whatever path comes: the contracts' routes (createHttpServer's upstreamRoutes)
-      // say which methods a path takes. QUERY and TRACE are not forwarded: no route takes them,
-      // so the gateway answers them 405 itself (Fastify would refuse a QUERY without a body 400).
-      config: { forwards: true },
-      // reply-from's two lines per call ("fetching", "received"); the access line says it all.
-      disableRequestLogging: true,
-      // undici's pool of keep-alive connections per upstream (reply-from's default client)
-      // rather than node:http's agent: about half the client CPU per forwarded request.
-      // connectTimeout: UPSTREAM_TIMEOUT_MS bounds the connection attempt too (undici's own is 10 s)
-      undici: { connections: config.UPSTREAM_CONNECTIONS, pipelining: 1, headersTimeout: config.UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPSTREAM_TIMEOUT_MS, connectTimeout: config.UPSTREAM_TIMEOUT_MS },
-      // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
-      // (and size-limited, and rejected when malformed) here, not streamed through unseen.
-      preValidation: async () => {},
-      // The forwarded body is always explicit, so its content-length is what is sent.
-      handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
-      replyOptions: {
-        // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After;
-        // a GET whose kept-alive connection the service had just closed, once at once
-        retryDelay: ({ req, res, err, attempt, getDefaultDelay }) =>
-          retriesReusedConnection(req.method, err, attempt) ? 1 : getDefaultDelay(req, res, err, attempt) === null ? null : proxyRetryDelay(attempt),
-        rewriteHeaders: (headers) => answerHeaders(headers),
-        rewriteRequestHeaders: (request, headers) =>
-          forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),
-        onError: (reply, { error }) => {
-          reply.log.warn({ err: error, upstream }, 'upstream failed');
-          const timedOut = (error as { statusCode?: number }).statusCode === 504 || /timeout/i.test(error.message);
-          sendProblem(reply as FastifyReply, problem(timedOut ? 504 : 502, ErrorCode.UPSTREAM_UNAVAILABLE, timedOut ? 'upstream service timed out' : 'upstream service unavailable'));
+  for (const { prefix, upstream, bodyLimit, exact } of upstreams) {
+    // each proxy in a scope of its own, where its routes get its body limit
+    await app.register(async (scope) => {
+      if (bodyLimit !== undefined) scope.addHook('onRoute', (route) => void (route.bodyLimit = bodyLimit));
+      await scope.register(proxy, {
+        upstream,
+        prefix,
+        rewritePrefix: prefix,
+        // the path itself only: what lies below it is the next proxy's (the tasks service's 404)
+        ...(exact ? { routes: ['/'] } : {}),
+        // Forwards whatever path comes: the contracts' routes (createHttpServer's upstreamRoutes)
+        // say which methods a path takes. QUERY and TRACE are not forwarded: no route takes them,
+        // so the gateway answers them 405 itself (Fastify would refuse a QUERY without a body 400).
+        config: { forwards: true },
+        // reply-from's two lines per call ("fetching", "received"); the access line says it all.
+        disableRequestLogging: true,
+        // undici's pool of keep-alive connections per upstream (reply-from's default client)
+        // rather than node:http's agent: about half the client CPU per forwarded request.
+        // connectTimeout: UPSTREAM_TIMEOUT_MS bounds the connection attempt too (undici's own is 10 s)
+        undici: { connections: config.UPSTREAM_CONNECTIONS, pipelining: 1, headersTimeout: config.UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPSTREAM_TIMEOUT_MS, connectTimeout: config.UPSTREAM_TIMEOUT_MS },
+        // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
+        // (and size-limited, and rejected when malformed) here, not streamed through unseen.
+        preValidation: async () => {},
+        // The forwarded body is always explicit, so its content-length is what is sent.
+        handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
+        replyOptions: {
+          // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After;
+          // a GET whose kept-alive connection the service had just closed, once at once
+          retryDelay: ({ req, res, err, attempt, getDefaultDelay }) =>
+            retriesReusedConnection(req.method, err, attempt) ? 1 : getDefaultDelay(req, res, err, attempt) === null ? null : proxyRetryDelay(attempt),
+          rewriteHeaders: (headers) => answerHeaders(headers),
+          rewriteRequestHeaders: (request, headers) =>
+            forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),
+          onError: (reply, { error }) => {
+            reply.log.warn({ err: error, upstream }, 'upstream failed');
+            const timedOut = (error as { statusCode?: number }).statusCode === 504 || /timeout/i.test(error.message);
+            sendProblem(reply as FastifyReply, problem(timedOut ? 504 : 502, ErrorCode.UPSTREAM_UNAVAILABLE, timedOut ? 'upstream service timed out' : 'upstream service unavailable'));
+          },
         },
-      },
+      });
     });
   }
 }
