@@ -48,10 +48,19 @@ export function mongoContainer(hostPort?: number): GenericContainer {
     .withStartupTimeout(120_000);
 }
 
+/**
+ * JetStream of the test servers. A stream reserves its max_bytes in the server's store when
+ * created (STATS_STREAM_MAX_BYTES and the others: about 3 GiB for one tasks service), and
+ * every test stack creates its own under its own prefix, so the store's default, 75 % of the
+ * free disk, would refuse streams after a few dozen stacks. Nothing near it is written.
+ */
+const TEST_JETSTREAM_CONF = 'jetstream { store_dir: "/data", max_file_store: 64TB }\n';
+
 /** A NATS server with JetStream, its store in the container's /data. */
 export function natsContainer(hostPort?: number): GenericContainer {
   return new GenericContainer(natsImage())
-    .withCommand(['-js', '-sd', '/data'])
+    .withCopyContentToContainer([{ content: TEST_JETSTREAM_CONF, target: '/etc/nats/test.conf' }])
+    .withCommand(['--config', '/etc/nats/test.conf'])
     .withExposedPorts(port(4222, hostPort))
     .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
     .withStartupTimeout(60_000);
