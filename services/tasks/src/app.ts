@@ -33,6 +33,7 @@ import { DeadLetterStore } from './stats/dead-letters.ts';
 import { claimMetrics, statsMetrics } from './stats/metrics.ts';
 import { StatBatchProcessor, type ProcessorFaults } from './stats/processor.ts';
 import { ensureStatsTopology } from './stats/stream.ts';
+import { streamMetrics } from './stats/stream-metrics.ts';
 import { SettingsService } from './settings-service.ts';
 import { Sweeper } from './sweep.ts';
 import { UnlockRateService } from './unlock-rate-service.ts';
@@ -135,6 +136,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     },
   });
 
+  streamMetrics(app.metrics, jsm, names);
   const processor = new StatBatchProcessor({ gamerTasks, progress, processed, unlockStats, catalog: cache, events, log: app.log, ...(options.faults?.processor ? { faults: options.faults.processor } : {}) });
   const consumer = config.STATS_CONSUMER_ENABLED
     ? new StatsConsumer({
