@@ -128,9 +128,10 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
       `${api}.CONSUMER.CREATE.${stream}.>`,
       `${api}.CONSUMER.INFO.${stream}.>`,
       `${api}.CONSUMER.DELETE.${stream}.>`,
-      // presence announcements: the bucket looked up or created, a key read (direct get), created or updated with its revision
+      // presence announcements: the bucket looked up, created or bounded (max_bytes), a key read (direct get), created or updated with its revision
       `${api}.STREAM.INFO.${announced}`,
       `${api}.STREAM.CREATE.${announced}`,
+      `${api}.STREAM.UPDATE.${announced}`,
       `${api}.DIRECT.GET.${announced}.>`,
       `$KV.${n.presenceAnnouncedBucket}.>`,
     ])],

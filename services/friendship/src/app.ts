@@ -26,7 +26,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const onlineWindowMs = config.PRESENCE_ONLINE_WINDOW_MS;
   const board = presenceBoard({ onlineWindowMs, maxEntries: config.PRESENCE_MAX_TRACKED });
   const announcer = startPresenceAnnouncer({
-    nc: nats, prefix: config.NATS_PREFIX, board, settleMs: config.PRESENCE_CHANGE_SETTLE_MS, replicas: config.PRESENCE_KV_REPLICAS,
+    nc: nats, prefix: config.NATS_PREFIX, board, settleMs: config.PRESENCE_CHANGE_SETTLE_MS, replicas: config.PRESENCE_KV_REPLICAS, maxBytes: config.PRESENCE_ANNOUNCED_BUCKET_MAX_BYTES,
     recipients: presenceAudience(repositories, board), log: app.log,
   });
   const presence = startPresenceWatch({

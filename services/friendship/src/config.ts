@@ -15,6 +15,11 @@ const FriendshipSettings = {
   PRESENCE_ONLINE_WINDOW_MS: Type.Integer({ minimum: 5_000, maximum: 3_600_000, default: 60_000, description: 'how long a notifications replica counts as alive after its last presence heartbeat: a crashed replica\'s gamers turn offline after it (the holds themselves are never refreshed and have no max age)' }),
   PRESENCE_MAX_TRACKED: Type.Integer({ minimum: 1_000, default: 300_000, description: 'most online gamers a replica holds in memory (about 280 bytes of heap each: ~84 MiB at the default, beside the service\'s ~40 MB within the 192 MB old space of a 384 Mi pod)' }),
   PRESENCE_CHANGE_SETTLE_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'how long a gamer\'s new presence must hold before friends get presence.changed; changes undone sooner are never sent' }),
+  PRESENCE_ANNOUNCED_BUCKET_MAX_BYTES: Type.Integer({
+    minimum: 1_048_576,
+    default: 536_870_912,
+    description: 'most bytes the announced-presence bucket (about 220 bytes per gamer whose presence changed in 30 days) holds per server (512 MiB); past it the oldest records go, and those gamers\' next change is announced as new',
+  }),
   PRESENCE_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the presence bucket, when this service creates it' }),
 };
 export type FriendshipConfig = Static<TObject<typeof FriendshipSettings>>;

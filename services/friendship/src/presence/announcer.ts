@@ -1,17 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
-import { jetstream, StorageType } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import { settledAnnouncement, type PresenceStatus } from '../domain/presence.ts';
+import { openAnnouncedBucket } from './announced-bucket.ts';
 import type { PresenceBoard, PresenceChange } from './board.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
 const RETRY_MS = 2_000;
-/** How long the announced status of a gamer is remembered; longer than any session. */
-const ANNOUNCED_TTL_MS = 30 * 86_400_000;
 /**
  * Most changes being claimed and announced at once (each: a KV read, a compare-and-set,
  * three queries). Low on purpose: a replica's crash or a reconnect storm settles thousands
@@ -27,6 +25,8 @@ export interface PresenceAnnouncerOptions {
   settleMs: number;
   /** servers holding the announced bucket, when this service creates it */
   replicas: number;
+  /** PRESENCE_ANNOUNCED_BUCKET_MAX_BYTES */
+  maxBytes: number;
   /** the friends to tell of `gamerId`'s change (presenceRecipients over the repositories) */
   recipients: (applicationId: string, gamerId: string) => Promise<string[]>;
   log: Logger;
@@ -73,9 +73,7 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
   const opening = (async () => {
     while (!stop.signal.aborted) {
       try {
-        const kvm = new Kvm(jetstream(opts.nc));
-        const limits = { history: 1, ttl: ANNOUNCED_TTL_MS, storage: StorageType.File, replicas: opts.replicas, allow_direct: true };
-        kv = await kvm.create(names.presenceAnnouncedBucket, limits).catch(() => kvm.open(names.presenceAnnouncedBucket, { allow_direct: true }));
+        kv = await openAnnouncedBucket(opts.nc, { prefix: opts.prefix, replicas: opts.replicas, maxBytes: opts.maxBytes });
         return;
       } catch (error) {
         opts.log.warn({ err: error }, 'presence announcements unavailable; retrying');

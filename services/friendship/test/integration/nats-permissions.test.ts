@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { natsNames, presenceBeatKey, presenceHoldKey, type PresenceChangedEvent } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
 import { composeNatsPassword, eventually, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +97,7 @@ describe('presence watch under the friendship NATS user', () => {
     const log = { info: () => undefined, warn: (o: unknown) => errors.push(JSON.stringify(o)) };
     const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
     const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
-    const announcer = startPresenceAnnouncer({ nc, prefix: 'gfts', board, settleMs: 0, replicas: 1, recipients: async () => [bob], log });
+    const announcer = startPresenceAnnouncer({ nc, prefix: 'gfts', board, settleMs: 0, replicas: 1, maxBytes: 16 * 1_048_576, recipients: async () => [bob], log });
     try {
       const key = gamerKey(app, ann);
       announcer.changed(board.hold(key, 'r1', Date.now()).change!);
@@ -112,6 +112,9 @@ describe('presence watch under the friendship NATS user', () => {
       for (let i = 0; i < 100 && received.length === 1; i++) await new Promise((r) => setTimeout(r, 100));
       expect(received.map((e) => e.status)).toEqual(['online', 'offline']);
       expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
+      // bounded by the same user (a stream update)
+      const { config } = await (await jetstreamManager(nc)).streams.info(names.presenceAnnouncedStream);
+      expect(config).toMatchObject({ max_bytes: 16 * 1_048_576, discard: DiscardPolicy.Old });
     } finally {
       await announcer.close();
       await reader.close();
