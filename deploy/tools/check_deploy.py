@@ -46,6 +46,11 @@ What it checks (each failure names the file/resource and the rule):
     (<name>-db) whose WiredTiger cache (--wiredTigerCacheSizeGB) is at most half its
     limit; NATS's configuration sets JetStream's max_memory_store (at most half the
     container's limit) and max_file_store, and GOMEMLIMIT, if set, is below the limit.
+  * streams: the max_bytes of the file-backed streams and buckets the services create
+    (every *_STREAM_MAX_BYTES and *_BUCKET_MAX_BYTES setting, given or its config.ts
+    default, counted once however many services set it) add up to at most the NATS
+    servers' max_file_store (compose's nats.conf, each rendering's), which nats-server
+    needs to create them; a setting several services share has one value in all.
   * live channel: the gateway's LIVE_IDLE_TIMEOUT_MS is at least twice the notifications
     service's NOTIFY_HEARTBEAT_MS (compose and every rendering with both).
 """
@@ -155,9 +160,10 @@ UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, 
 # --------------------------------------------------------------------------- config.ts
 
 
-def _properties(block: str) -> dict[str, bool]:
-    """NAME -> required, from the body of a TypeBox properties object."""
-    props: dict[str, bool] = {}
+def _property_texts(block: str) -> dict[str, str]:
+    """NAME -> its TypeBox declaration (`Type.Integer({...})`, joined onto one line), from the
+    body of a TypeBox properties object."""
+    props: dict[str, str] = {}
     lines = block.splitlines()
     i = 0
     while i < len(lines):
@@ -169,9 +175,14 @@ def _properties(block: str) -> dict[str, bool]:
         while text.count("(") > text.count(")") and i + 1 < len(lines):
             i += 1
             text += lines[i]
-        props[m.group(1)] = not text.startswith("Type.Optional(") and "default:" not in text
+        props[m.group(1)] = text
         i += 1
     return props
+
+
+def _properties(block: str) -> dict[str, bool]:
+    """NAME -> required, from the body of a TypeBox properties object."""
+    return {name: not text.startswith("Type.Optional(") and "default:" not in text for name, text in _property_texts(block).items()}
 
 
 def _object_literal(source: str, start: int) -> str:
@@ -186,8 +197,9 @@ def _object_literal(source: str, start: int) -> str:
     raise ValueError("unbalanced braces")
 
 
-def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
-    """The environment variables a service reads (name -> required), or None if unknown."""
+def service_declarations(repo: Path, service: str) -> dict[str, str] | None:
+    """The settings a service declares in its config.ts, with those of the shared groups it
+    spreads from libs/platform/src/config.ts (name -> TypeBox declaration), or None if unknown."""
     path = repo / "services" / service / "src" / "config.ts"
     if not path.exists():
         return None
@@ -196,7 +208,7 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
     if not m:
         return None
     block = _object_literal(source, m.end())
-    settings = _properties(block)
+    declared = _property_texts(block)
     platform = (repo / "libs" / "platform" / "src" / "config.ts").read_text()
     # shared groups, and the groups they spread in turn
     spreads = re.findall(r"\.\.\.(\w+Config)\b", block)
@@ -209,10 +221,19 @@ def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
         sm = re.search(rf"export const {shared}\s*=\s*", platform)
         if sm:
             group = _object_literal(platform, sm.end())
-            settings.update(_properties(group))
+            declared.update(_property_texts(group))
             spreads.extend(re.findall(r"\.\.\.(\w+Config)\b", group))
         else:
             fail(str(path), f"spreads {shared}, not found in libs/platform/src/config.ts")
+    return declared
+
+
+def service_settings(repo: Path, service: str) -> dict[str, bool] | None:
+    """The environment variables a service reads (name -> required), or None if unknown."""
+    declared = service_declarations(repo, service)
+    if declared is None:
+        return None
+    settings = {name: not text.startswith("Type.Optional(") and "default:" not in text for name, text in declared.items()}
     # the standard OpenTelemetry variables the tracing register module honours (all optional)
     tracing = repo / "libs" / "platform" / "src" / "tracing" / "settings.ts"
     if tracing.exists():
@@ -384,8 +405,9 @@ def check_compose_mongo(where: str, name: str, spec: dict[str, Any]) -> None:
            f"{name}: a WiredTiger cache of {cache} GB does not leave half of the {limit // 1024**2} MiB memory limit to the rest of mongod")
 
 
-def check_compose_nats(repo: Path, compose_path: Path, where: str, spec: dict[str, Any]) -> None:
-    """NATS in compose: JetStream's limits in the configuration it loads, fitting the container's."""
+def check_compose_nats(repo: Path, compose_path: Path, where: str, spec: dict[str, Any]) -> int | None:
+    """NATS in compose: JetStream's limits in the configuration it loads, fitting the
+    container's. Answers its max_file_store in bytes (None when not found)."""
     command = [str(a) for a in spec.get("command") or []]
     conf_target = next((command[i + 1] for i, a in enumerate(command[:-1]) if a in ("--config", "-c")), None)
     source = None
@@ -394,11 +416,11 @@ def check_compose_nats(repo: Path, compose_path: Path, where: str, spec: dict[st
         if conf_target and dst == conf_target:
             source = (compose_path.parent / src).resolve()
     if not ok(source is not None and source.is_file(), where, f"nats must load a configuration file mounted from the repository (--config {conf_target})"):
-        return
+        return None
     conf_where = str(source.relative_to(repo)) if source.is_relative_to(repo) else str(source)
     js = nats_jetstream_settings(source.read_text())
     if not ok(js is not None, conf_where, "no jetstream block"):
-        return
+        return None
     memory_store = next((nats_bytes(js[k]) for k in ("max_memory_store", "max_mem_store", "max_mem") if k in js), None)
     file_store = next((nats_bytes(js[k]) for k in ("max_file_store", "max_file") if k in js), None)
     ok(memory_store is not None, conf_where, "jetstream must set max_memory_store (unset: 75 % of the memory the server detects)")
@@ -416,9 +438,10 @@ def check_compose_nats(repo: Path, compose_path: Path, where: str, spec: dict[st
     if auth.is_file() and isinstance(env, dict):
         missing = sorted(set(re.findall(r"\$(NATS_[A-Z0-9_]+_PASSWORD)\b", auth.read_text())) - set(env))
         ok(not missing, where, f"nats-auth.conf reads {missing}, which the nats service's environment does not set")
+    return file_store
 
 
-def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, bool] | None]) -> None:
+def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, bool] | None], stream_defaults: dict[str, dict[str, int]]) -> None:
     model = yaml.safe_load(compose_path.read_text())
     where = str(compose_path.relative_to(repo))
     services = model.get("services", {})
@@ -427,7 +450,8 @@ def check_compose(repo: Path, compose_path: Path, settings: dict[str, dict[str, 
         if ok(name in services, where, f"store {name} missing (each service with a database has its own)"):
             check_compose_mongo(where, name, services[name])
     if ok("nats" in services, where, "service nats missing"):
-        check_compose_nats(repo, compose_path, where, services["nats"])
+        file_store = check_compose_nats(repo, compose_path, where, services["nats"])
+        check_stream_bytes(where, stream_defaults, lambda name: (services.get(name) or {}).get("environment") if name in services else None, file_store)
     for name, spec in services.items():
         check_compose_hardening(where, name, spec, "mongo" if name in stores else None)
     for service, port in SERVICES.items():
@@ -472,6 +496,54 @@ def check_live_timeouts(where: str, idle: Any, heartbeat: Any) -> None:
     idle_ms = int(idle) if idle is not None else LIVE_IDLE_TIMEOUT_DEFAULT_MS
     heartbeat_ms = int(heartbeat) if heartbeat is not None else NOTIFY_HEARTBEAT_DEFAULT_MS
     ok(idle_ms >= 2 * heartbeat_ms, where, f"gateway LIVE_IDLE_TIMEOUT_MS {idle_ms} must be at least twice notifications NOTIFY_HEARTBEAT_MS {heartbeat_ms}, or healthy live sockets are cut")
+
+
+# The settings that bound a file-backed JetStream stream or KV bucket a service creates:
+# every one named *_STREAM_MAX_BYTES or *_BUCKET_MAX_BYTES (docs/operations.md, "Sizing the
+# streams"). nats-server reserves each stream's max_bytes in its store when it creates the
+# stream, and refuses one that does not fit: the sum must fit max_file_store.
+STREAM_BYTES_SETTING = re.compile(r"^[A-Z0-9_]+_(STREAM|BUCKET)_MAX_BYTES$")
+
+
+def stream_bytes_defaults(repo: Path) -> dict[str, dict[str, int]]:
+    """service -> {setting -> default bytes} for every stream-bounding setting it declares."""
+    found: dict[str, dict[str, int]] = {}
+    for service in SERVICES:
+        for name, text in (service_declarations(repo, service) or {}).items():
+            if STREAM_BYTES_SETTING.match(name):
+                m = re.search(r"\bdefault:\s*([\d_]+)\s*[,}]", text)
+                if ok(m is not None, f"services/{service}/src/config.ts", f"{name} needs a literal default in bytes (check_deploy.py sums them)"):
+                    found.setdefault(service, {})[name] = int(m.group(1).replace("_", ""))
+    return found
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024**3:g} GiB" if n >= 1024**3 else f"{n / 1024**2:g} MiB"
+
+
+def check_stream_bytes(where: str, defaults: dict[str, dict[str, int]], env_of, file_store: int | None) -> None:
+    """The streams' max_bytes (given, or the services' defaults) add up to at most the NATS
+    servers' max_file_store; a stream several services ensure gets one bound from all."""
+    if file_store is None:
+        return
+    bounds: dict[str, dict[str, int]] = {}
+    for service, settings in defaults.items():
+        env = env_of(service)
+        if env is None:
+            continue
+        for name, default in settings.items():
+            value = env.get(name)
+            bytes_ = int(value) if value is not None and str(value).isdigit() else default
+            ok(value is None or str(value).isdigit(), where, f"{service} {name} must be a whole number of bytes, is {value!r}")
+            bounds.setdefault(name, {})[service] = bytes_
+    for name, by_service in sorted(bounds.items()):
+        ok(len(set(by_service.values())) == 1, where,
+           f"{name} differs between {', '.join(f'{s} {_size(b)}' for s, b in sorted(by_service.items()))}: each ensures the stream and the last to start sets it")
+    total = sum(max(v.values()) for v in bounds.values())
+    parts = ", ".join(f"{name} {_size(max(v.values()))}" for name, v in sorted(bounds.items()))
+    ok(total <= file_store, where,
+       f"the streams' max_bytes add up to {_size(total)} ({parts}), over JetStream's max_file_store of {_size(file_store)} per NATS server: "
+       "nats-server reserves each stream's max_bytes and would refuse the last ones created")
 
 
 # --------------------------------------------------------------------------- Kubernetes
@@ -546,6 +618,29 @@ def pod_env_keys(env_name: str, docs, workload) -> tuple[set[str], list[str]]:
                 external.append(name)
                 keys |= EXTERNAL_SECRETS.get(name, set())
     return keys, external
+
+
+def rendered_env(docs, service: str) -> dict[str, str] | None:
+    """The plain settings (env values and ConfigMap keys) a service's Deployment gets, or None without one."""
+    workload = find_generated(docs, "Deployment", service)
+    if workload is None:
+        return None
+    container = workload["spec"]["template"]["spec"]["containers"][0]
+    env: dict[str, str] = {}
+    for source in container.get("envFrom") or []:
+        if "configMapRef" in source:
+            cm = next((d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == source["configMapRef"]["name"]), None)
+            env.update({k: str(v) for k, v in ((cm or {}).get("data") or {}).items()})
+    env.update({item["name"]: str(item["value"]) for item in container.get("env") or [] if "value" in item})
+    return env
+
+
+def rendered_file_store(docs) -> int | None:
+    """max_file_store of the rendered NATS configuration, in bytes; None without one (NATS outside the chart)."""
+    conf = next((d for d in docs if d["kind"] == "ConfigMap" and component(d) == "nats" and "nats.conf" in (d.get("data") or {})), None)
+    js = nats_jetstream_settings(conf["data"]["nats.conf"]) if conf else None
+    value = next((js[k] for k in ("max_file_store", "max_file") if k in js), None) if js else None
+    return nats_bytes(value) if value is not None else None
 
 
 def config_value(docs, workload, key: str) -> str | None:
@@ -921,7 +1016,8 @@ def main() -> int:
             print(f"  note: services/{s}/src/config.ts not found or not parsable; environment checks for {s} skipped")
 
     check_dockerfiles(repo)
-    check_compose(repo, args.compose.resolve(), settings)
+    stream_defaults = stream_bytes_defaults(repo)
+    check_compose(repo, args.compose.resolve(), settings, stream_defaults)
     for item in args.rendered:
         env_name, _, file = item.partition("=")
         docs = load_rendered(Path(file))
@@ -935,6 +1031,7 @@ def main() -> int:
         check_network(env_name, docs)
         check_ingress(env_name, docs)
         check_nats(env_name, docs)
+        check_stream_bytes(f"{env_name} streams", stream_defaults, lambda name: rendered_env(docs, name), rendered_file_store(docs))
         gateway, notifications = find_generated(docs, "Deployment", "gateway"), find_generated(docs, "Deployment", "notifications")
         if gateway is not None and notifications is not None:
             check_live_timeouts(env_name, config_value(docs, gateway, "LIVE_IDLE_TIMEOUT_MS"), config_value(docs, notifications, "NOTIFY_HEARTBEAT_MS"))
