@@ -123,6 +123,9 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     const since = (request.query as { since?: string }).since;
     const headers = forwardHeaders(request.headers, request.gamer ? sign(request.gamer) : undefined, String(request.id));
     headers.host = target.host;
+    // the upgrade of this hop: the client's own connection headers are not forwarded
+    headers.connection = 'Upgrade';
+    headers.upgrade = 'websocket';
     const upstream = httpRequest({
       protocol: target.protocol, hostname: target.hostname, port: target.port, method: 'GET', headers,
       path: since === undefined ? LIVE_PATH : `${LIVE_PATH}?since=${encodeURIComponent(since)}`,
