@@ -4,20 +4,13 @@
 // --help prints what it writes, and writes nothing.
 import { writeFileSync } from 'node:fs';
 import { authFile, expectedNatsAuth, natsAuthTargets } from './nats-auth-targets.ts';
+import { takeNoArguments } from './no-arguments.ts';
 
 const USAGE = `usage: node libs/contracts/scripts/write-nats-auth.ts
 Writes the NATS users and permissions (libs/contracts/src/nats-permissions.ts, with each
 directory's nats-game-servers.txt) to ${natsAuthTargets.map((t) => `${t.dir}/nats-auth.conf`).join(' and ')}.`;
 
-const argv = process.argv.slice(2);
-if (argv.includes('--help') || argv.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
-if (argv.length > 0) {
-  console.error(`unknown argument ${JSON.stringify(argv[0])}\n\n${USAGE}`);
-  process.exit(2);
-}
+takeNoArguments(USAGE);
 for (const target of natsAuthTargets) {
   writeFileSync(authFile(target.dir), expectedNatsAuth(target));
   console.log(`wrote ${target.dir}/nats-auth.conf`);

@@ -3,20 +3,13 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openApiDocument } from '../src/openapi.ts';
+import { takeNoArguments } from './no-arguments.ts';
 
 const USAGE = `usage: node libs/contracts/scripts/write-openapi.ts
 Writes docs/openapi.json (OpenAPI 3.1) from the contracts' route tables (libs/contracts/src).
 \`pnpm openapi\` runs it, then libs/client/scripts/generate-types.ts.`;
 
-const argv = process.argv.slice(2);
-if (argv.includes('--help') || argv.includes('-h')) {
-  console.log(USAGE);
-  process.exit(0);
-}
-if (argv.length > 0) {
-  console.error(`unknown argument ${JSON.stringify(argv[0])}\n\n${USAGE}`);
-  process.exit(2);
-}
+takeNoArguments(USAGE);
 const target = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
 writeFileSync(target, `${JSON.stringify(openApiDocument(), null, 2)}\n`);
 console.log(`wrote ${target}`);
