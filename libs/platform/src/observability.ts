@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import pino from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { uuidv7 } from './ids.ts';
+import { onEveryResponse } from './response-records.ts';
 import { activeTraceFields, requestTraceFields } from './tracing/spans.ts';
 import { tracingStarted } from './tracing/state.ts';
 
@@ -59,7 +60,7 @@ export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance
     registers: [registry],
   });
   app.decorate('metrics', registry);
-  app.addHook('onResponse', async (request, reply) => {
+  onEveryResponse(app, (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     if (route === '/metrics') return;
     duration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
@@ -82,7 +83,7 @@ export function redactUrl(url: string): string {
  * Probes and scrapes arrive every few seconds and are left out so they do not bury real traffic.
  */
 export const accessLog = fp<{ skip: ReadonlySet<string> }>(async (app: FastifyInstance, opts) => {
-  app.addHook('onResponse', async (request, reply) => {
+  onEveryResponse(app, (request, reply) => {
     // by route, so /healthz/ and /metrics?x are probes too
     if (opts.skip.has(request.routeOptions.url ?? '')) return;
     request.log.info(

@@ -1,9 +1,9 @@
-import { request as httpRequest, ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { request as httpRequest, ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
-import { AppError, createIdentitySigner, problem } from '@gfts/platform';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, createIdentitySigner, problem, recordHijacked, sendProblem } from '@gfts/platform';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { forwardHeaders } from './forward-headers.ts';
 import { lookAt, type LastHeard } from './upstream-silence.ts';
@@ -20,11 +20,6 @@ const pending = new WeakMap<IncomingMessage, PendingUpgrade>();
 
 /** Headers a refusal from upstream keeps when relayed; the rest describe the hop, not the answer. */
 const RELAYED_HEADERS = new Set(['content-type', 'x-request-id', 'retry-after', 'allow']);
-
-function rawResponse(status: number, headers: [string, string][], body: Buffer): Buffer {
-  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, ...headers.map(([k, v]) => `${k}: ${v}`), `content-length: ${body.length}`, 'connection: close', '', ''];
-  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
-}
 
 /**
  * Upgrade requests go through Fastify like any request (request id, authentication, rate
@@ -44,6 +39,8 @@ export function routeUpgrades(app: FastifyInstance): void {
     }
     const res = new ServerResponse(req);
     res.assignSocket(socket as never);
+    // an answer other than the 101 ends the socket: it says so (Connection: close)
+    res.shouldKeepAlive = false;
     res.on('finish', () => socket.end());
     app.routing(req, res);
   });
@@ -70,7 +67,9 @@ interface Pipe {
  * caller's credentials or ticket). Its 101 is relayed and the two sockets piped: frames,
  * pings and close codes pass unchanged, and TCP back-pressure reaches the service, whose
  * send buffer bound decides when a client is too slow. Its refusal (a used ticket's 401)
- * is relayed as it came.
+ * is relayed as it came. Until the 101 the reply is Fastify's, so a refusal, the service's
+ * or the gateway's own 502/504, is counted and logged like any answer; the 101 is recorded
+ * by hand (recordHijacked), as Fastify runs no hook once the sockets are the proxy's.
  */
 export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
   const sign = createIdentitySigner(opts.internalSecret);
@@ -90,8 +89,8 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       const upgrade = pending.get(request.raw);
       if (!upgrade) throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
       pending.delete(request.raw);
-      reply.hijack();
-      forward(request, upgrade);
+      forward(request, reply, upgrade);
+      return reply;
     },
   });
 
@@ -119,7 +118,7 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     for (const pipe of open.values()) pipe.cut();
   });
 
-  function forward(request: FastifyRequest, { socket: client, head }: PendingUpgrade): void {
+  function forward(request: FastifyRequest, reply: FastifyReply, { socket: client, head }: PendingUpgrade): void {
     const since = (request.query as { since?: string }).since;
     const headers = forwardHeaders(request.headers, request.gamer ? sign(request.gamer) : undefined, String(request.id));
     headers.host = target.host;
@@ -131,32 +130,31 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       path: since === undefined ? LIVE_PATH : `${LIVE_PATH}?since=${encodeURIComponent(since)}`,
       timeout: opts.timeoutMs,
     });
-    const refuse = (status: number, code: string, detail: string) => {
-      client.end(rawResponse(status, [['content-type', 'application/problem+json'], ['x-request-id', String(request.id)]], Buffer.from(JSON.stringify(problem(status, code, detail)))));
-    };
+    const refuse = (status: number, detail: string) => sendProblem(reply, problem(status, ErrorCode.UPSTREAM_UNAVAILABLE, detail));
     upstream.on('timeout', () => {
       upstream.destroy();
-      refuse(504, ErrorCode.UPSTREAM_UNAVAILABLE, 'upstream service timed out');
+      refuse(504, 'upstream service timed out');
     });
     upstream.on('error', (error) => {
-      if (client.writableEnded) return;
+      // answered already (a timeout), or the client left and destroyed the request
+      if (reply.sent || client.destroyed) return;
       request.log.warn({ err: error }, 'notifications upstream failed');
-      refuse(502, ErrorCode.UPSTREAM_UNAVAILABLE, 'upstream service unavailable');
+      refuse(502, 'upstream service unavailable');
     });
     upstream.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
-        const relayed: [string, string][] = [];
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
           const name = response.rawHeaders[i]!;
-          if (RELAYED_HEADERS.has(name.toLowerCase())) relayed.push([name, response.rawHeaders[i + 1]!]);
+          if (RELAYED_HEADERS.has(name.toLowerCase())) reply.header(name, response.rawHeaders[i + 1]!);
         }
-        client.end(rawResponse(response.statusCode ?? 502, relayed, Buffer.concat(chunks)));
+        void reply.code(response.statusCode ?? 502).send(Buffer.concat(chunks));
       });
     });
     upstream.on('upgrade', (response, socket, upstreamHead) => {
       upstream.setTimeout(0);
+      reply.hijack();
       const lines = ['HTTP/1.1 101 Switching Protocols'];
       for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
       client.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -175,6 +173,7 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       }
       client.pipe(socket);
       socket.pipe(client);
+      recordHijacked(request, reply, 101);
     });
     client.on('close', () => upstream.destroy());
     upstream.end();

@@ -4,6 +4,7 @@ import {
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { onEveryResponse } from '../response-records.ts';
 import { tracingStarted } from './state.ts';
 
 /**
@@ -70,7 +71,7 @@ export const tracingPlugin = fp<TracingPluginOptions>(async (app: FastifyInstanc
     requestSpans.set(request, span);
     context.with(trace.setSpan(parent, span), done);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  onEveryResponse(app, (request, reply) => {
     const span = requestSpans.get(request);
     if (!span) return;
     span.setAttribute('http.response.status_code', reply.statusCode);

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -7,6 +8,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http.ts';
 import { requestHeaders } from '../../src/request-context.ts';
+import { recordHijacked } from '../../src/response-records.ts';
 import { inBatchSpan, startMessageSpan, tracedPublish } from '../../src/tracing/spans.ts';
 import { markTracingStarted } from '../../src/tracing/state.ts';
 
@@ -67,15 +69,21 @@ describe('NATS spans', () => {
   });
 });
 
+/** Log lines as written, parsed. */
+function captured() {
+  const lines: Record<string, unknown>[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logStream };
+}
+
 describe('HTTP server span', () => {
   async function serve(trustTraceContext: boolean) {
-    const lines: Record<string, unknown>[] = [];
-    const logStream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { lines, logStream } = captured();
     const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream, trustTraceContext });
     app.post('/things/:id', async (request) => {
       request.log.info('inside the handler');
@@ -104,5 +112,31 @@ describe('HTTP server span', () => {
     expect(span.spanContext().traceId).not.toBe('a'.repeat(32));
     expect(span.parentSpanContext).toBeUndefined();
     expect(span.links.map((l) => l.context.traceId)).toEqual(['a'.repeat(32)]);
+  });
+
+  it('a hijacked reply (a proxied WebSocket upgrade) recorded with recordHijacked: its span ends, with its access line and latency sample', async () => {
+    const { lines, logStream } = captured();
+    const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream });
+    // as the gateway's live proxy does: the 101 written on the socket, the response never ended
+    app.get('/live', async (request, reply) => {
+      reply.hijack();
+      request.raw.socket.end('HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: test\r\n\r\n');
+      recordHijacked(request, reply, 101);
+    });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    await new Promise<void>((resolve, reject) => {
+      request(`${url}/live`, { headers: { connection: 'upgrade', upgrade: 'test' } })
+        .on('upgrade', (_response, socket) => resolve(void socket.destroy()))
+        .on('error', reject)
+        .end();
+    });
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    await app.close();
+    const span = spanNamed('GET /live');
+    expect(span.attributes).toMatchObject({ 'http.route': '/live', 'http.response.status_code': 101 });
+    expect(lines.filter((l) => l.msg === 'request completed')).toEqual([
+      expect.objectContaining({ route: '/live', res: { statusCode: 101 }, trace_id: span.spanContext().traceId }),
+    ]);
+    expect(metrics).toMatch(/^http_request_duration_seconds_count\{[^}]*route="\/live",status_code="101"[^}]*\} 1$/m);
   });
 });

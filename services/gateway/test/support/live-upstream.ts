@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { createServer, request } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+/** The Sec-WebSocket-Accept that answers a Sec-WebSocket-Key (RFC 6455, 4.2.2). */
+function acceptOf(key: string): string {
+  return createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+}
+
+/** An unmasked text frame, as a server sends it (payload under 126 bytes). */
+function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  return Buffer.concat([Buffer.from([0x81, payload.length]), payload]);
+}
+
+export interface LiveUpstream {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Stands in for the notifications service's live channel: each upgrade is answered 101
+ * after `delayMs`, then sent a text frame every 100 ms; or, with `refuse`, refused with that
+ * status and a problem body, as the service refuses a used ticket.
+ */
+export async function liveUpstream(opts: { delayMs?: number; refuse?: number } = {}): Promise<LiveUpstream> {
+  const sockets = new Set<Socket>();
+  const server = createServer((_req, res) => res.writeHead(426).end());
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('upgrade', (req, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    if (opts.refuse !== undefined) {
+      const body = JSON.stringify({ status: opts.refuse, code: 'UNAUTHORIZED', title: 'refused' });
+      socket.end(`HTTP/1.1 ${opts.refuse} Refused\r\ncontent-type: application/problem+json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
+    setTimeout(() => {
+      if (socket.destroyed) return;
+      const accept = acceptOf(String(req.headers['sec-websocket-key']));
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
+      const ticks = setInterval(() => socket.write(textFrame('tick')), 100);
+      socket.on('close', () => clearInterval(ticks));
+    }, opts.delayMs ?? 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface UpgradeAnswer {
+  status: number;
+  /** the piped socket, after a 101 */
+  socket?: Duplex;
+}
+
+/** Asks `url` for a WebSocket upgrade and answers its status: 101 with the socket, or the refusal's. */
+export function askUpgrade(url: string, headers: Record<string, string>): Promise<UpgradeAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, {
+      headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+    });
+    outgoing.on('upgrade', (_response, socket) => resolve({ status: 101, socket }));
+    outgoing.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
