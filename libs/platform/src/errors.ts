@@ -23,6 +23,8 @@ export const badRequest = (detail: string, code: string = ErrorCode.VALIDATION_F
 export const forbidden = (detail: string, code: string = ErrorCode.FORBIDDEN) => new AppError(403, code, detail);
 export const conflict = (code: string, detail: string, opts: { retryAfterSeconds?: number } = {}) => new AppError(409, code, detail, opts);
 export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAUTHORIZED, detail);
+/** A request this instance will not serve because it is stopping: another instance will. */
+export const shuttingDown = () => new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',

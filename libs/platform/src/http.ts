@@ -2,11 +2,11 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest } fro
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
 import { foldBooleanQueryOf } from './boolean-query.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
-import { answerClientError, answerFrameworkError, AppError, problemHandlers } from './errors.ts';
+import { answerClientError, answerFrameworkError, problemHandlers, shuttingDown } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { tracingPlugin } from './tracing/spans.ts';
-import { createAjv, ErrorCode, REQUEST_ID_HEADER } from '@gfts/contracts';
+import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -111,7 +111,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
   // is not run: a 503 problem tells the client, or the gateway, to try another instance.
   app.addHook('onRequest', async () => {
-    if (closing) throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
+    if (closing) throw shuttingDown();
   });
   // first of the plugins' onRequest hooks (after the two above, which need no span), so every
   // later hook and the handler run inside the span

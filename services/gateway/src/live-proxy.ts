@@ -1,8 +1,8 @@
-import { request as httpRequest, ServerResponse, type IncomingMessage } from 'node:http';
+import { request as httpRequest, ServerResponse, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
-import { AppError, createIdentitySigner, problem, recordHijacked, sendProblem } from '@gfts/platform';
+import { AppError, createIdentitySigner, problem, recordHijacked, sendProblem, shuttingDown } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter } from 'prom-client';
 import { forwardHeaders } from './forward-headers.ts';
@@ -75,6 +75,9 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
   const sign = createIdentitySigner(opts.internalSecret);
   const target = new URL(opts.upstream);
   const open = new Map<Duplex, Pipe>();
+  /** upgrades asked of the service and not answered yet */
+  const waiting = new Set<ClientRequest>();
+  let closing = false;
   const { websocket: _websocket, schema, ...route } = notificationsRoutes.live;
   const silentCuts = new Counter({
     name: 'gateway_live_idle_cuts_total',
@@ -89,6 +92,8 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       const upgrade = pending.get(request.raw);
       if (!upgrade) throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
       pending.delete(request.raw);
+      // authenticated while the gateway began to stop: nothing would cut a pipe opened now
+      if (closing) throw shuttingDown();
       forward(request, reply, upgrade);
       return reply;
     },
@@ -112,10 +117,14 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
   }, Math.max(250, Math.floor(opts.idleTimeoutMs / 4)));
   sweep.unref();
 
-  // Piped sockets are not the HTTP server's any more: cut them when the gateway stops.
+  // Piped sockets are not the HTTP server's any more: cut them when the gateway stops. An
+  // upgrade still waiting for the service's 101 would be piped after this and hold the
+  // server's close: it is given up, and its client told to retry (503).
   app.addHook('preClose', async () => {
+    closing = true;
     clearInterval(sweep);
     for (const pipe of open.values()) pipe.cut();
+    for (const upstream of waiting) upstream.destroy();
   });
 
   function forward(request: FastifyRequest, reply: FastifyReply, { socket: client, head }: PendingUpgrade): void {
@@ -130,6 +139,8 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       path: since === undefined ? LIVE_PATH : `${LIVE_PATH}?since=${encodeURIComponent(since)}`,
       timeout: opts.timeoutMs,
     });
+    waiting.add(upstream);
+    upstream.on('close', () => waiting.delete(upstream));
     const refuse = (status: number, detail: string) => sendProblem(reply, problem(status, ErrorCode.UPSTREAM_UNAVAILABLE, detail));
     upstream.on('timeout', () => {
       upstream.destroy();
@@ -138,6 +149,7 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     upstream.on('error', (error) => {
       // answered already (a timeout), or the client left and destroyed the request
       if (reply.sent || client.destroyed) return;
+      if (closing) return void reply.send(shuttingDown());
       request.log.warn({ err: error }, 'notifications upstream failed');
       refuse(502, 'upstream service unavailable');
     });

@@ -31,12 +31,28 @@ describe('the live channel through the gateway', () => {
     gateway = undefined;
   });
 
-  async function gatewayTo(notificationsUrl: string): Promise<string> {
+  /** A gateway in front of `notificationsUrl`; `authMs` stands for a slow authentication (a rate-limit store far away). */
+  async function gatewayTo(notificationsUrl: string, authMs = 0): Promise<string> {
     gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: DOWN, TASKS_URL: DOWN, NOTIFICATIONS_URL: notificationsUrl,
       JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(),
     }));
+    if (authMs > 0) gateway.addHook('preHandler', () => new Promise((resolve) => setTimeout(resolve, authMs)));
     return listen(gateway);
+  }
+
+  /** Stops the gateway 100 ms after asking for an upgrade: the answer, and how long the close took (or 'still closing' after 2 s). */
+  async function stopWhileUpgrading(url: string): Promise<{ status: number; closeMs: unknown }> {
+    const answer = askUpgrade(`${url}${LIVE}`, auth);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopping = gateway!;
+    gateway = undefined;
+    const started = Date.now();
+    const closing = stopping.close().then(() => Date.now() - started);
+    const { status, socket } = await answer;
+    const closeMs = await Promise.race([closing, new Promise((resolve) => setTimeout(() => resolve('still closing'), 2_000))]);
+    socket?.destroy();
+    return { status, closeMs };
   }
 
   it('counts an upgrade refused because the service is down as a 502 of the live route', async () => {
@@ -60,5 +76,19 @@ describe('the live channel through the gateway', () => {
     expect(status).toBe(101);
     socket?.destroy();
     expect(await liveSamples(url)).toEqual({ 101: 1 });
+  });
+
+  it('stops at once while an upgrade waits for the service: the client is told 503, nothing is piped after the close', async () => {
+    upstream = await liveUpstream({ delayMs: 500 });
+    const { status, closeMs } = await stopWhileUpgrading(await gatewayTo(upstream.url));
+    expect(status).toBe(503);
+    expect(closeMs).toBeLessThan(400);
+  });
+
+  it('stops at once while an upgrade is being authenticated: it is not sent to the service, the client is told 503', async () => {
+    upstream = await liveUpstream();
+    const { status, closeMs } = await stopWhileUpgrading(await gatewayTo(upstream.url, 300));
+    expect(status).toBe(503);
+    expect(closeMs).toBeLessThan(600);
   });
 });
