@@ -26,7 +26,8 @@ export function liveChannel(deps: { hub: Hub; inbox: InboxRepository; tickets: T
       void (async () => {
         try {
           await hub.attach(session);
-          if (resumeFrom !== undefined) await session.replay(inbox, resumeFrom);
+          // closed meanwhile (turned away by a draining hub, or too many sockets): nothing to replay to
+          if (resumeFrom !== undefined && !session.isClosed) await session.replay(inbox, resumeFrom);
         } catch (error) {
           log.error({ err: error }, 'live channel could not start');
           session.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');

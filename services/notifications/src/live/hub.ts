@@ -55,6 +55,8 @@ export class Hub {
   private readonly heartbeatTimer: NodeJS.Timeout;
   /** counts the connection's disconnects and reconnects: a confirmation from before one is stale */
   private connectionEpoch = 0;
+  /** set by drain: the grace it gives a close handshake */
+  private drainGraceMs: number | undefined;
 
   constructor(opts: HubOptions) {
     this.opts = opts;
@@ -79,6 +81,7 @@ export class Hub {
    * notification published for the gamer reaches it, which a resume's replay counts on.
    */
   async attach(session: Session): Promise<void> {
+    if (this.drainGraceMs !== undefined) return this.turnAway(session, this.drainGraceMs);
     const key = `${session.gamer.applicationId}.${session.gamer.gamerId}`;
     let gamer = this.gamers.get(key);
     if (!gamer) {
@@ -167,6 +170,7 @@ export class Hub {
    * handshake; the clients reconnect (to another replica) and resume with `since`.
    */
   async drain(graceMs: number): Promise<void> {
+    this.drainGraceMs = graceMs;
     clearInterval(this.heartbeatTimer);
     this.heartbeat.stop();
     const sessions = [...this.sessions()];
@@ -185,6 +189,17 @@ export class Hub {
       this.release(key);
     }
     this.gamers.clear();
+  }
+
+  /**
+   * A socket that opens after the drain began (its upgrade was still being authorized, a
+   * ticket claim in flight) gets the same 1001 and grace at once: the drain's snapshot
+   * missed it, and left open it would hold the server's close, and so the exit, until
+   * SHUTDOWN_GRACE_MS (exit 1).
+   */
+  private turnAway(session: Session, graceMs: number): void {
+    session.close(NotificationCloseCode.GOING_AWAY, 'going away');
+    setTimeout(() => session.terminate(), graceMs).unref();
   }
 
   /**

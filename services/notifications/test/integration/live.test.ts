@@ -98,6 +98,25 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
     resumed.close();
   });
 
+  it('closes with 1001 a socket that opens while its replica shuts down (its upgrade was still being authorized), and stops at once', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // a slow preHandler stands in for a ticket claim still in flight when the drain begins
+    const c = await stack.addReplica({}, (app) => app.addHook('preHandler', async (request) => {
+      if (request.ws) await sleep(500);
+    }));
+    const ann = await registered('Ann');
+    const opening = open(c, ann);
+    await sleep(100);
+    const started = Date.now();
+    const stopped = c.close().then(() => Date.now() - started);
+    const live = await opening;
+    const code = await Promise.race([live.closed.then((closed) => closed.code), sleep(3_000).then(() => 'still open')]);
+    const stopMs = await Promise.race([stopped, sleep(4_000).then(() => 'still stopping')]);
+    live.socket.terminate();
+    expect(code).toBe(1001);
+    expect(stopMs).toBeLessThan(2_500);
+  });
+
   it('closes a client that stops reading with 4008, without holding up anyone else', async () => {
     const slowReplica = await stack.addReplica({ NOTIFY_SEND_BUFFER_BYTES: '4096' });
     const slow = await registered('Slow');

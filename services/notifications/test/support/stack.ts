@@ -31,8 +31,11 @@ export interface NotificationsStack {
   api: Call;
   replicas: Replica[];
   names: NatsNames;
-  /** starts one more notifications replica (same database and NATS prefix) behind a gateway of its own */
-  addReplica(env?: Record<string, string>): Promise<Replica>;
+  /**
+   * starts one more notifications replica (same database and NATS prefix) behind a gateway of
+   * its own; `prepare` may add hooks to the replica before it listens
+   */
+  addReplica(env?: Record<string, string>, prepare?: (app: FastifyInstance) => void): Promise<Replica>;
   /**
    * starts one more notifications replica as a real process (its src/server.ts), behind a
    * gateway of its own in this process (with `gatewayEnv` on top of the stack's): a test can
@@ -73,8 +76,9 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     );
   const spawned: ServiceProcess[] = [];
 
-  async function addReplica(extra: Record<string, string> = {}): Promise<Replica> {
+  async function addReplica(extra: Record<string, string> = {}, prepare?: (app: FastifyInstance) => void): Promise<Replica> {
     const app = await buildNotificationsApp(readNotificationsConfig({ ...common, MONGO_URL: notificationsDb, ...env, ...extra }));
+    prepare?.(app);
     const url = await listen(app);
     const gateway = await gatewayTo(url);
     const gatewayUrl = await listen(gateway);
