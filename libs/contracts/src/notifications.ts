@@ -98,7 +98,7 @@ export const isStoredNotificationType = (type: NotificationType): boolean => typ
  * 1011 are the protocol's own; 4xxx are private-use codes of this API.
  */
 export const NotificationCloseCode = {
-  /** the replica is shutting down (or the gateway in front of it): reconnect, with since */
+  /** the replica is shutting down: reconnect, with since (a gateway shutting down cuts the socket: 1006) */
   GOING_AWAY: 1001,
   /** the client sent a frame over 4 KiB (what a client sends is otherwise ignored: the channel is server-to-client) */
   MESSAGE_TOO_BIG: 1009,

@@ -80,7 +80,7 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'waiting' | 'stop
 /** The service's close codes (docs/notifications.md, "Close codes"). */
 export const CloseCode = {
   NORMAL: 1000,
-  /** a replica (or the gateway) shutting down: reconnect, resume */
+  /** a replica shutting down: reconnect, resume (a gateway shutting down cuts the socket: 1006) */
   GOING_AWAY: 1001,
   /** the client read too slowly: reconnect, resume */
   SLOW_CONSUMER: 4008,
