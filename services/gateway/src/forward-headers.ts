@@ -10,7 +10,8 @@ const TRACE_CONTEXT = ['traceparent', 'tracestate', 'baggage'];
 // to the gateway's to the service; undici refuses `expect` and `keep-alive` outright, so
 // forwarded they made every POST of a client that sends `Expect: 100-continue` (Unity's
 // UnityWebRequest, .NET Framework's HttpWebRequest) a 502.
-export const HOP_BY_HOP = ['connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding'];
+const HOP_BY_HOP = ['connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding'];
+const HOP_BY_HOP_NAMES = new Set<string>(HOP_BY_HOP);
 const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, ...HOP_BY_HOP, ...TRACE_CONTEXT]);
 
 /** The header names a `Connection` header lists: hop-by-hop too (RFC 9110 7.6.1). */
@@ -20,17 +21,27 @@ export function connectionOptions(value: string | string[] | undefined): string[
 }
 
 /**
+ * `incoming` without the `dropped` names and the others its `Connection` header lists. On
+ * every request and answer: the usual `keep-alive` or `close` lists nothing beyond
+ * `dropped`, so no set of listed names is built for it.
+ */
+function without(incoming: Record<string, string | string[] | undefined>, dropped: ReadonlySet<string>): Record<string, string | string[] | undefined> {
+  const listed = connectionOptions(incoming.connection).filter((name) => !dropped.has(name));
+  const alsoDropped = listed.length > 0 ? new Set(listed) : undefined;
+  const headers: Record<string, string | string[] | undefined> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    const lower = name.toLowerCase();
+    if (!dropped.has(lower) && !alsoDropped?.has(lower)) headers[name] = value;
+  }
+  return headers;
+}
+
+/**
  * The service's answer headers as the client gets them: without the service connection's
  * own (its `connection: keep-alive` or `close` would decide the client's connection).
  */
 export function answerHeaders(incoming: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  const listed = new Set(connectionOptions(incoming.connection));
-  const headers: Record<string, string | string[] | undefined> = {};
-  for (const [name, value] of Object.entries(incoming)) {
-    const lower = name.toLowerCase();
-    if (!HOP_BY_HOP.includes(lower) && !listed.has(lower)) headers[name] = value;
-  }
-  return headers;
+  return without(incoming, HOP_BY_HOP_NAMES);
 }
 
 /**
@@ -39,12 +50,7 @@ export function answerHeaders(incoming: Record<string, string | string[] | undef
  * assertion, with the request id that ties the logs of both hops together.
  */
 export function forwardHeaders(incoming: IncomingHttpHeaders, identityAssertion: string | undefined, requestId: string): IncomingHttpHeaders {
-  const headers: IncomingHttpHeaders = {};
-  const listed = new Set(connectionOptions(incoming.connection));
-  for (const [name, value] of Object.entries(incoming)) {
-    const lower = name.toLowerCase();
-    if (!DROPPED.has(lower) && !listed.has(lower)) headers[name] = value;
-  }
+  const headers: IncomingHttpHeaders = without(incoming, DROPPED);
   if (identityAssertion) headers[IDENTITY_HEADER] = identityAssertion;
   headers[REQUEST_ID_HEADER] = requestId;
   return headers;
