@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
-import { AppError, unauthorized } from '@gfts/platform';
+import { AppError, recordHijacked, unauthorized } from '@gfts/platform';
 import { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LiveChannel } from '../live/channel.ts';
 
 /**
@@ -17,6 +17,13 @@ function releaseUpgradeRequest(request: FastifyRequest): void {
   if (response instanceof ServerResponse) response.detachSocket(request.raw.socket);
 }
 
+/**
+ * The reply of each upgrade being authorized: @fastify/websocket hijacks it and hands the
+ * socket handler the request only, so its 101 is recorded (metrics, access line, span) from
+ * here, as Fastify runs no hook for a hijacked reply.
+ */
+const upgrades = new WeakMap<FastifyRequest, FastifyReply>();
+
 /** How long a used ticket id is remembered: past any ticket's life and its assertion's. */
 const USED_TICKET_MEMORY_MS = 5 * 60_000;
 
@@ -30,8 +37,9 @@ export function liveRoute(fastify: FastifyInstance, channel: LiveChannel): void 
   const { websocket: _websocket, ...route } = notificationsRoutes.live;
   app.route({
     ...route,
-    preHandler: async (request) => {
+    preHandler: async (request, reply) => {
       if (!request.ws) return;
+      upgrades.set(request, reply);
       const { ticketId } = request.identity;
       if (ticketId === undefined) return;
       const claim = await channel.tickets.claim(ticketId, new Date(Date.now() + USED_TICKET_MEMORY_MS));
@@ -43,6 +51,9 @@ export function liveRoute(fastify: FastifyInstance, channel: LiveChannel): void 
     wsHandler: (socket, request) => {
       const { identity } = request;
       const { since } = request.query;
+      const reply = upgrades.get(request);
+      upgrades.delete(request);
+      if (reply) recordHijacked(request, reply, 101);
       releaseUpgradeRequest(request);
       // @fastify/websocket's own 'error' listener closes over the upgrade's request and reply
       // and so keeps them reachable as well: this one does the same (log, cut) without them.

@@ -40,6 +40,19 @@ describe('who may open the live channel', () => {
     expect((await live.closed).code).toBe(1005);
   });
 
+  it('records an opened socket as a 101 of the live path in its metrics, as the gateway does', async () => {
+    const samples = async () => {
+      const text = await (await fetch(`${stack.replicas[0]!.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('http_request_duration_seconds_count{') && l.includes(`route="${LIVE}"`) && l.includes('status_code="101"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await samples();
+    const live = await LiveClient.open(`${ws}${LIVE}`, { headers: gamer(randomUUID(), 'Ann').auth });
+    live.close();
+    await live.closed;
+    expect(await samples()).toBe(before + 1);
+  });
+
   it('answers a plain GET of the live path with 426, another method with 405', async () => {
     const ann = gamer(randomUUID(), 'Ann');
     const response = await stack.api('GET', LIVE, { headers: ann.auth });
