@@ -34,6 +34,12 @@ const GatewaySettings = {
   RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
   UPSTREAM_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 4096, default: 128, description: 'keep-alive connections the gateway holds open to each upstream service, at most' }),
+  UPSTREAM_CONNECTION_MAX_AGE_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 3_600_000,
+    default: 30_000,
+    description: 'a keep-alive connection to an upstream service older than this is not used again (closed once idle), so new connections spread over replicas added since (the cluster balances per connection)',
+  }),
   CONSOLE_ENABLED: Type.Boolean({ default: true, description: 'serve the admin console at /console (false: /console answers 404)' }),
   CONSOLE_DIR: Type.Optional(Type.String({ minLength: 1, description: 'directory of the built admin console (default: apps/console/dist of this checkout or image)' })),
   CONSOLE_TOKEN_SIGN_IN: Type.Boolean({ default: true, description: 'the console accepts a pasted bearer token (turn off where only OIDC may sign in)' }),

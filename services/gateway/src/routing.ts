@@ -58,8 +58,18 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
         disableRequestLogging: true,
         // undici's pool of keep-alive connections per upstream (reply-from's default client)
         // rather than node:http's agent: about half the client CPU per forwarded request.
-        // connectTimeout: UPSTREAM_TIMEOUT_MS bounds the connection attempt too (undici's own is 10 s)
-        undici: { connections: config.UPSTREAM_CONNECTIONS, pipelining: 1, headersTimeout: config.UPSTREAM_TIMEOUT_MS, bodyTimeout: config.UPSTREAM_TIMEOUT_MS, connectTimeout: config.UPSTREAM_TIMEOUT_MS },
+        // connectTimeout: UPSTREAM_TIMEOUT_MS bounds the connection attempt too (undici's own is 10 s).
+        // clientTtl: the pool reuses its first idle connection, so without an age limit the
+        // same few connections, to the same few replicas, carried most requests for ever and
+        // replicas a scale-out added got almost none.
+        undici: {
+          connections: config.UPSTREAM_CONNECTIONS,
+          pipelining: 1,
+          headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+          bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+          connectTimeout: config.UPSTREAM_TIMEOUT_MS,
+          clientTtl: config.UPSTREAM_CONNECTION_MAX_AGE_MS,
+        },
         // Giving a preValidation keeps Fastify's own JSON parser, so bodies are parsed
         // (and size-limited, and rejected when malformed) here, not streamed through unseen.
         preValidation: async () => {},

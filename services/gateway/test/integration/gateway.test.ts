@@ -468,6 +468,25 @@ describe('gateway limits and failures', () => {
     }
   });
 
+  it('opens a new connection to a service once the pooled one is UPSTREAM_CONNECTION_MAX_AGE_MS old', async () => {
+    const upstream = await echoUpstream('tasks');
+    let connections = 0;
+    upstream.app.server.on('connection', () => connections++);
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, UPSTREAM_CONNECTION_MAX_AGE_MS: '1000' }, upstream.url, upstream.url);
+    const headers = { authorization: `Bearer ${mintToken()}` };
+    try {
+      for (let i = 0; i < 3; i++) expect((await api('GET', '/api/v1/tasks', { headers })).status).toBe(200);
+      // kept alive and reused while young
+      expect(connections).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect((await api('GET', '/api/v1/tasks', { headers })).status).toBe(200);
+      expect(connections).toBe(2);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
   it('answers 502 problem+json when a service is down, and is not ready', async () => {
     const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, 'http://127.0.0.1:9', 'http://127.0.0.1:9');
     try {
