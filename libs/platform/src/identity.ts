@@ -50,7 +50,8 @@ export function createIdentitySigner(secret: string, clock: () => number = Date.
  */
 export function createIdentityVerifier(secret: string, options: { cacheSize?: number; clock?: () => number } = {}): (token: string) => Identity {
   const clock = options.clock ?? Date.now;
-  const verify = createVerifier({ key: secret, algorithms: ['HS256'], allowedAud: IDENTITY_AUDIENCE, requiredClaims: ['exp', 'sub', 'app'] });
+  // aud required: fast-jwt checks allowedAud only when the claim is there, and every assertion has it
+  const verify = createVerifier({ key: secret, algorithms: ['HS256'], allowedAud: IDENTITY_AUDIENCE, requiredClaims: ['exp', 'sub', 'app', 'aud'] });
   const verified = new ExpiringCache<Identity>(options.cacheSize ?? 10_000);
   return (token) => {
     const now = clock();

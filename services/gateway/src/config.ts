@@ -57,6 +57,8 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
   const config = loadConfig(GatewaySettings, env);
   const problems = [...keySettingProblems(config), ...natsCredentialProblems(config)];
   if (config.RATE_LIMIT_STORE === 'nats' && !config.NATS_URL) problems.push('RATE_LIMIT_STORE=nats needs NATS_URL');
+  // whoever signs players' tokens could otherwise sign identity assertions the services trust
+  if (config.JWT_SECRET !== undefined && config.JWT_SECRET === config.INTERNAL_TOKEN_SECRET) problems.push('JWT_SECRET and INTERNAL_TOKEN_SECRET must differ');
   const oidc = [config.CONSOLE_OIDC_AUTHORIZATION_URL, config.CONSOLE_OIDC_TOKEN_URL, config.CONSOLE_OIDC_CLIENT_ID].filter(Boolean).length;
   if (oidc > 0 && oidc < 3) problems.push('console OIDC needs all of CONSOLE_OIDC_AUTHORIZATION_URL, CONSOLE_OIDC_TOKEN_URL and CONSOLE_OIDC_CLIENT_ID');
   if (problems.length > 0) throw new ConfigError(problems);

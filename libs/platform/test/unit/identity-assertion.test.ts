@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '@gfts/contracts';
+import { createSigner } from 'fast-jwt';
 import { describe, expect, it } from 'vitest';
 import { ExpiringCache } from '../../src/expiring-cache.ts';
 import { createIdentitySigner, createIdentityVerifier } from '../../src/identity.ts';
@@ -82,5 +83,14 @@ describe('identity assertion', () => {
     verify(token);
     expect(() => verify(`${token}x`)).toThrow();
     expect(() => createIdentityVerifier('another-secret-another-secret-0123456')(token)).toThrow();
+  });
+
+  it('refuses a token the internal secret signed that is no assertion (another audience, or none), and an expired assertion', () => {
+    const verify = createIdentityVerifier(SECRET);
+    const claims = { sub: randomUUID(), app: randomUUID(), exp: Math.floor(Date.now() / 1000) + 60 };
+    expect(() => verify(createSigner({ key: SECRET })({ ...claims, aud: 'another-audience' }))).toThrow();
+    expect(() => verify(createSigner({ key: SECRET })(claims))).toThrow();
+    // signed two minutes ago: its 60 s are over
+    expect(() => verify(createIdentitySigner(SECRET, () => Date.now() - 120_000)(identity()))).toThrow();
   });
 });

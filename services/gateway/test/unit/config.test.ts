@@ -72,6 +72,10 @@ describe('gateway configuration', () => {
     expect(problemsOf({ ...base, JWT_SECRET: 'short' }).join()).toMatch(/JWT_SECRET/);
   });
 
+  it('refuses the players\' token secret as the internal assertion secret', () => {
+    expect(problemsOf({ ...base, JWT_SECRET: base.INTERNAL_TOKEN_SECRET })).toEqual(['JWT_SECRET and INTERNAL_TOKEN_SECRET must differ']);
+  });
+
   it('never pairs a public key with HMAC (algorithm confusion)', () => {
     expect(problemsOf({ ...base, JWT_PUBLIC_KEY: PEM, JWT_ALGORITHMS: 'HS256,RS256' }).join()).toMatch(/must not include HS256/);
     expect(acceptedAlgorithms({ JWT_SECRET: undefined, JWT_ALGORITHMS: undefined })).toEqual(['RS256', 'ES256']);
