@@ -68,6 +68,10 @@ export function natsConnectionOptions(servers: string, name: string, credentials
     // counter) and 6 % of a notifications replica's in a reconnect storm. Timeouts keep their
     // message and subject; only that extra stack is gone.
     noAsyncTraces: true,
+    // nats.js gives up for good after two authorization errors in a row, and the process then
+    // stays unready until restarted (liveness does not look at NATS): a password rotated out of
+    // order, or a secret store updating before the servers, would need every pod restarted.
+    ignoreAuthErrorAbort: true,
     ...(user !== undefined && password !== undefined ? { user, pass: password } : {}),
   };
 }

@@ -12,4 +12,8 @@ describe('natsConnectionOptions', () => {
     expect(options.inboxPrefix).toMatch(/tasks/);
     expect(() => natsConnectionOptions('nats://a:4222', 'tasks', { user: 'tasks' })).toThrow(/together/);
   });
+
+  it('keeps reconnecting through authorization errors (a password rotated out of order) instead of closing for good', () => {
+    expect(natsConnectionOptions('nats://a:4222', 'tasks', { user: 'tasks', password: 'secret' }).ignoreAuthErrorAbort).toBe(true);
+  });
 });
