@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
 import { AppError, createIdentitySigner, problem, recordHijacked, sendProblem, shuttingDown } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { forwardHeaders } from './forward-headers.ts';
 import { lookAt, type LastHeard } from './upstream-silence.ts';
 
@@ -83,6 +83,16 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     name: 'gateway_live_idle_cuts_total',
     help: 'live-channel pipes cut because the notifications service sent nothing for LIVE_IDLE_TIMEOUT_MS',
     registers: [app.metrics],
+  });
+  // each pipe holds two sockets and their buffers in this process (~16–25 KiB, bench
+  // 2026-11-27-pod-memory), which CPU-based scaling does not see: what memory sizing reads
+  new Gauge({
+    name: 'gateway_live_pipes',
+    help: 'live-channel WebSockets this gateway pipes to the notifications service now',
+    registers: [app.metrics],
+    collect() {
+      this.set(open.size);
+    },
   });
 
   app.route({

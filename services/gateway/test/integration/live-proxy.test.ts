@@ -1,5 +1,5 @@
 import { notificationsRoutes } from '@gfts/contracts';
-import { listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
+import { eventually, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../src/app.ts';
@@ -74,8 +74,11 @@ describe('the live channel through the gateway', () => {
     const url = await gatewayTo(upstream.url);
     const { status, socket } = await askUpgrade(`${url}${LIVE}`, auth);
     expect(status).toBe(101);
+    const pipes = async () => Number(/^gateway_live_pipes(?:\{[^}]*\})? (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
+    expect(await pipes()).toBe(1);
     socket?.destroy();
     expect(await liveSamples(url)).toEqual({ 101: 1 });
+    await eventually(async () => ((await pipes()) === 0 ? true : undefined));
   });
 
   it('stops at once while an upgrade waits for the service: the client is told 503, nothing is piped after the close', async () => {
