@@ -12,6 +12,14 @@ const STOP_WAIT_MS = 2 * PULL_EXPIRES_MS;
 /** How often a pull waiting for messages looks whether it should stop. */
 const STOP_CHECK_MS = 250;
 
+/** The server's `ack_wait` when a consumer's info does not say (nats-server's default). */
+const DEFAULT_ACK_WAIT_MS = 30_000;
+
+/** How often held messages are kept in progress: three times per `ack_wait`, so one lost +WPI does not let them lapse. */
+function keepAliveEveryMs(ackWaitMs: number): number {
+  return Math.max(100, Math.floor(ackWaitMs / 3));
+}
+
 /**
  * Pulls `consumer` with one pull request (up to `maxMessages`) at a time until `stopping()`,
  * handing each message to `take`, which the pull waits for. Each pull is left to end by
@@ -22,14 +30,29 @@ const STOP_CHECK_MS = 250;
  * them: a delay on every rolling deploy. `take` also gets what arrives while stopping, and
  * decides: apply it, or give it back (`nak`, with a delay past this pull's end). Only when
  * NATS is away does a stop close the pull, after STOP_WAIT_MS.
+ *
+ * Every message the pull holds, those waiting in its queue and the one `take` has not
+ * finished with, is kept in progress (`working`, three times per the consumer's `ack_wait`)
+ * for as long as it is held: a `take` that waits (the stat consumer's, while the store is
+ * away; an erasure that takes long) would otherwise let them pass their ack deadline, and
+ * JetStream would hand them to another replica while this one still holds them, using up a
+ * delivery each time. Once `take` resolves, a message is the caller's to keep alive.
  */
 export async function pullUntilStopped(consumer: Consumer, maxMessages: number, stopping: () => boolean, take: (msg: JsMsg) => Promise<void> | void): Promise<void> {
+  const ackWaitNanos = (await consumer.info(true)).config.ack_wait;
+  const ackWaitMs = ackWaitNanos ? ackWaitNanos / 1_000_000 : DEFAULT_ACK_WAIT_MS;
   while (!stopping()) {
     const messages = await consumer.fetch({ max_messages: maxMessages, expires: PULL_EXPIRES_MS });
     // Read as they arrive, into this pull's own queue: the pull then ends when the server is
     // done with it, however long `take` waits. (Left in the library's buffer, a pull whose
     // messages all arrived but were not yet taken failed its heartbeat check after ~1 s.)
     const queue: JsMsg[] = [];
+    let taking: JsMsg | undefined;
+    // a message already settled ignores `working` (nats.js sends nothing after a final ack)
+    const keepAlive = setInterval(() => {
+      taking?.working();
+      for (const msg of queue) msg.working();
+    }, keepAliveEveryMs(ackWaitMs));
     let ended = false;
     let failure: unknown;
     let wake: () => void = () => undefined;
@@ -51,7 +74,9 @@ export async function pullUntilStopped(consumer: Consumer, maxMessages: number, 
       for (;;) {
         const msg = queue.shift();
         if (msg) {
+          taking = msg;
           await take(msg);
+          taking = undefined;
           continue;
         }
         if (ended) break;
@@ -69,6 +94,8 @@ export async function pullUntilStopped(consumer: Consumer, maxMessages: number, 
         wake = () => undefined;
       }
     } finally {
+      // what is left (`take` failed) is abandoned: redelivered after `ack_wait`
+      clearInterval(keepAlive);
       // `take` failed: nothing more is taken from this pull
       if (!ended) await messages.close().catch(() => undefined);
       await reading;
