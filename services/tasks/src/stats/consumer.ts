@@ -120,8 +120,9 @@ export class StatsConsumer {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
         // What arrives while stopping is applied too (a batch is quick), so none is left
-        // unacknowledged. Pulled messages wait in the client's buffer, where nothing keeps them
-        // alive, until taken: one batch at most, taken as soon as a batch leaves its lane.
+        // unacknowledged. Pulled messages wait in the pull's queue until taken (one batch at
+        // most, taken as soon as a batch leaves its lane), kept in progress by the pull; once
+        // in a lane, by the batch being written there (apply).
         await pullUntilStopped(consumer, settings.batch, () => this.stopping, async (msg) => {
           const parsed = this.parse(msg);
           if (!parsed) return;

@@ -1,4 +1,5 @@
 import type { StatDeadLetter, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
+import { PULL_EXPIRES_MS } from '@gfts/platform';
 import { eventually, type Gamer, testLogLevel } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
@@ -431,6 +432,68 @@ describe('lanes', () => {
     for (const player of players) {
       expect((await world.tasks(player)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 8, gamesPlayed: 2, completed: false });
     }
+  });
+});
+
+describe('a store stall longer than ack_wait', () => {
+  // One lane of batches of 10, so the pull stops once 10 events wait behind the batch
+  // being written; ack_wait 1 s, the shortest allowed, so the stall below lasts several.
+  let stack: TasksStack;
+  let held: string | undefined;
+  let stalled: () => void = () => undefined;
+  const isStalled = new Promise<void>((resolve) => (stalled = resolve));
+  let endStall: () => void = () => undefined;
+  const stallEnded = new Promise<void>((resolve) => (endStall = resolve));
+  beforeAll(async () => {
+    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH: '10', STATS_ACK_WAIT_MS: '1000', LOG_LEVEL: testLogLevel() }, {
+      // the batch holding this event does not get past its write until the stall ends (the store away)
+      faults: { processor: { afterWrite: async (events) => {
+        if (!events.some((e) => e.eventId === held)) return;
+        stalled();
+        await stallEnded;
+      } } },
+    });
+  });
+  afterAll(async () => {
+    endStall();
+    await stack?.close();
+  });
+
+  it('keeps the events pulled behind the stalled batch in progress: another replica gets none of them, none is redelivered', async () => {
+    const { world, task, achievement, players } = await scoreWorld(stack, 4);
+    const jsm = await jetstreamManager(await stack.nats());
+    const delivered = (count: number) => eventually(async () => {
+      const info = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+      return info.num_pending === 0 && info.num_ack_pending === count ? true : undefined;
+    }, 10_000, 50);
+    const first = world.event(players[0]!, { score: 1 });
+    held = first.eventId;
+    await world.publish(first);
+    await isStalled;
+    // 5 wait in the lane behind the stalled batch; once the pull that took them has ended
+    // (a pull is open at most PULL_EXPIRES_MS), the next one takes all of the next 10: 5 fill
+    // the lane's batch and the pull stops with the other 5 in its own queue
+    const queued = randomEvents(world, players, 5);
+    await publishAll(world, queued);
+    await delivered(6);
+    await new Promise((resolve) => setTimeout(resolve, PULL_EXPIRES_MS + 500));
+    const pulled = randomEvents(world, players, 10);
+    await publishAll(world, pulled);
+    await delivered(16);
+
+    // another replica pulls for three times ack_wait while the store is away
+    const other = await jetstream(await stack.nats()).consumers.get(stack.names.statsStream, stack.names.statsConsumer);
+    const stolen: [string, number][] = [];
+    for await (const msg of await other.fetch({ max_messages: 20, expires: 3_000 })) stolen.push([msg.json<StatEvent>().eventId, msg.info.deliveryCount]);
+    endStall();
+
+    await untilAcknowledged(stack, 16);
+    expect(stolen).toEqual([]);
+    // every event this replica took was on its first delivery
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^gfts_stats_consumer_redelivered_total(?:\{[^}]*\})? 0$/m);
+    expect(metrics).toMatch(/^gfts_stats_events_processed_total\{[^}]*outcome="processed"[^}]*\} 16$/m);
+    await expectTotals(world, players, task.id, achievement.id, [first, ...queued, ...pulled]);
   });
 });
 
