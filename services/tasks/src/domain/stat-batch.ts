@@ -92,12 +92,15 @@ export function planGamerBatch<T extends TaskProgress>(tasks: T[], events: StatE
   // A parent behind its children: another replica completed one of them while this gamer's
   // parent write was refused as stale, and the child's redelivered event no longer moves the
   // child. The parent catches up here, with the event that completed its last child if it is
-  // one of this batch's, else the batch's last event.
-  const batchEvents = new Set(events.map((e) => e.eventId));
-  const lastEventId = events.at(-1)?.eventId;
+  // one of this batch's, else the batch's last event; never with an event the parent already
+  // shows as applied (a redelivery): the write is refused for it, and its read-back would
+  // take the refused catch-up for landed. A batch of such events only leaves the parent to
+  // the gamer's next event.
   for (const parent of [...current.values()].filter((t) => t.children.length > 0 && !t.completed)) {
+    const applied = new Set(read.get(parent.id)!.appliedEventIds);
+    const fresh = events.map((e) => e.eventId).filter((id) => !applied.has(id));
     const children = parent.children.map((c) => current.get(c.gamerTaskId)).filter((c) => c?.completed);
-    const cause = children.map((c) => c!.completedByEventId).filter((id): id is string => id !== null && batchEvents.has(id)).at(-1) ?? lastEventId;
+    const cause = children.map((c) => c!.completedByEventId).filter((id): id is string => id !== null && fresh.includes(id)).at(-1) ?? fresh.at(-1);
     const next = cause ? parentAfterChild(parent, current, cause, now) : null;
     if (!next || !cause) continue;
     onlyProgressed.delete(next.id);

@@ -113,4 +113,27 @@ describe('a gamer\'s events of one batch, applied in memory', () => {
     // a parent already in step is left alone
     expect(planGamerBatch([{ ...parent!, progress: 1 }, tasks[1]!, { ...win! }], [event({ kills: 1 })], now).changes).toEqual([]);
   });
+
+  it('never catches a composite parent up on an event its document already shows applied', () => {
+    const [parent, kill, win] = tree(entry(leaf('combo', 'kills', 1), [leaf('kill', 'kills', 1), leaf('win', 'wins', 1)]));
+    const redelivered = event({ kills: 1 });
+    const applied = ['earlier', redelivered.eventId];
+    // both children completed by earlier events; the parent behind them (data from before)
+    const tasks: GamerTaskRecord[] = [
+      { ...parent!, appliedEventIds: applied },
+      { ...kill!, progress: 1, games: 1, completed: true, completedByEventId: 'earlier', appliedEventIds: applied },
+      { ...win!, progress: 1, games: 1, completed: true, completedByEventId: 'before-that', appliedEventIds: applied },
+    ];
+    // only an applied event: its write would be refused and read back as landed, the parent's completion announced and counted unwritten
+    const alone = planGamerBatch(tasks, [redelivered], now);
+    expect(alone.changes).toEqual([]);
+    expect(alone.completed).toEqual([]);
+    // with a new event behind it: caught up with the new one (the applied one would make the whole write stale, every time)
+    const next = event({ score: 1 });
+    const caught = planGamerBatch(tasks, [redelivered, next], now);
+    expect(caught.changes.map((c) => [c.after.id, c.after.progress, c.after.completed, c.eventIds])).toEqual([['gt-combo', 2, true, [next.eventId]]]);
+    expect(caught.completed.map((c) => [c.task.id, c.eventId])).toEqual([['gt-combo', next.eventId]]);
+    // the new one first: the batch's last event is the applied one, still not the cause
+    expect(planGamerBatch(tasks, [next, redelivered], now).changes.map((c) => c.eventIds)).toEqual([[next.eventId]]);
+  });
 });
