@@ -20,6 +20,8 @@ export interface GamerProgress {
   orphans: string[];
   /** the document's epoch when read: what the definitions of entries a write adds are remembered under */
   epoch: string;
+  /** the document's count of prunes of `applied` when read (null: none yet) */
+  pruned: number | null;
 }
 
 /** One gamer's write of a stat batch. */
@@ -34,6 +36,8 @@ export interface ProgressWrite {
   dropped: string[];
   /** the document's epoch the write was planned from (GamerProgress.epoch) */
   epoch: string;
+  /** the document's count of prunes the write was planned from (GamerProgress.pruned) */
+  pruned: number | null;
 }
 
 /** Which gamers' writes the store took. */
@@ -73,7 +77,7 @@ function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): 
     }
     tasks.push({ ...definition, progress: e.p, games: e.g, completed: e.c, completedAt: e.at ?? null, completedByEventId: e.by ?? null, appliedEventIds: applied });
   }
-  return { tasks, applied, orphans, epoch: doc.epoch };
+  return { tasks, applied, orphans, epoch: doc.epoch, pruned: doc.pruned ?? null };
 }
 
 /** The events a write applies: those that changed one of its tasks. */
@@ -85,9 +89,10 @@ export function eventIdsOf(changes: TaskChange[]): string[] {
  * A gamer's whole batch as one conditional single-document update: the translation of each
  * task's condition to its entry's path (not completed, and within the increment's bounds or
  * in exactly the state planned from; absent for an added entry), none of the events applied
- * yet; entries of expired or removed tasks dropped. Null when there is nothing to write.
+ * yet, nor taken out of `applied` since the read; entries of expired or removed tasks
+ * dropped. Null when there is nothing to write.
  */
-function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
+function progressOp({ owner, changes, added, replacing, dropped, pruned }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
   if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
   const eventIds = eventIdsOf(changes);
   // Maps, not objects: the paths hold gamer-task ids, new names every time, and V8 builds a
@@ -95,7 +100,16 @@ function progressOp({ owner, changes, added, replacing, dropped }: ProgressWrite
   // properties, ~4 µs in a Map, measured in isolation). BSON writes a Map as the same
   // document, keys in order.
   const filter = new Map<string, unknown>([['_id', progressKey(owner)]]);
-  if (eventIds.length > 0) filter.set('applied', { $nin: eventIds });
+  if (eventIds.length > 0) {
+    filter.set('applied', { $nin: eventIds });
+    // An event applied elsewhere since the read, recorded as processed and pruned would pass
+    // that condition: no prune since the read, or one (this replica's previous batch
+    // settling, usually) that took out none of these events. (A prune before the read took
+    // out events recorded before it, which the batch's read of the processed records, after
+    // the documents', found.)
+    const since = { pruned: (pruned ?? 0) + 1, lastPruned: { $nin: eventIds } };
+    filter.set('$or', [pruned === null ? { pruned: { $exists: false } } : { pruned }, since]);
+  }
   const set = new Map<string, unknown>();
   const inc = new Map<string, number>();
   const unset = new Map<string, ''>();
@@ -301,11 +315,18 @@ export class GamerProgressRepository {
     return entry?.c ? { progress: entry.p, games: entry.g, completedAt: entry.at ?? now, completedByEventId: entry.by ?? null } : null;
   }
 
-  /** Drops applied event ids recorded as processed (`$pullAll` of exactly those: safe whatever else changed meanwhile). */
+  /**
+   * Drops applied event ids recorded as processed (`$pullAll` of exactly those: safe whatever
+   * else changed meanwhile), counting the prune and keeping its ids in `lastPruned`: a write
+   * planned before it must not apply them again (progressOp). A document holding none of them
+   * is left alone, so a prune that takes nothing out makes no write stale.
+   */
   async forgetApplied(prunes: Map<string, string[]>): Promise<void> {
     if (prunes.size === 0) return;
     await this.store.gamerProgress.bulkWrite(
-      [...prunes].map(([_id, eventIds]) => ({ updateOne: { filter: { _id }, update: { $pullAll: { applied: eventIds } } } })),
+      [...prunes].map(([_id, eventIds]) => ({
+        updateOne: { filter: { _id, applied: { $in: eventIds } }, update: { $pullAll: { applied: eventIds }, $set: { lastPruned: eventIds }, $inc: { pruned: 1 } } },
+      })),
       { ordered: false },
     );
   }

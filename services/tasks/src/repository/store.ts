@@ -36,6 +36,13 @@ export interface GamerProgressDoc {
   /** gamer task id → state */
   tasks: Record<string, ProgressEntry>;
   applied: string[];
+  /**
+   * how many prunes of `applied` there have been (absent: none yet), and the ids the last one
+   * took out: a write conditions on at most one prune since its read, whose ids are not its
+   * own (docs/tasks.md "Counted once")
+   */
+  pruned?: number;
+  lastPruned?: string[];
 }
 export interface ApplicationDoc {
   _id: string;

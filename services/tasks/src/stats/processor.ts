@@ -153,7 +153,7 @@ export class StatBatchProcessor {
     for (const [key, gamer] of work) {
       try {
         const events = gamer.items.map((d) => d.event);
-        const { tasks, applied, orphans, epoch } = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '' };
+        const { tasks, applied, orphans, epoch, pruned } = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '', pruned: null };
         const active = tasks.filter((t) => isActive(t.expiredAt, now));
         const catalog = catalogs.get(gamer.applicationId)!;
         if ('unreadable' in catalog) throw catalog.unreadable;
@@ -163,7 +163,7 @@ export class StatBatchProcessor {
         // an orphan achievement entry tracked again in this batch is replaced, not dropped
         const replaced = new Set(fresh.map((r) => r.id));
         const dropped = [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans].filter((id) => !replaced.has(id));
-        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((id) => replaced.has(id)), dropped, epoch };
+        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((id) => replaced.has(id)), dropped, epoch, pruned };
         plans.push({ gamer, plan, write, applied: [...applied, ...eventIdsOf(plan.changes)] });
       } catch (error) {
         for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });

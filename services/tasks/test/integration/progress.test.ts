@@ -1,5 +1,6 @@
-import type { GamerTask, TaskCompletedEvent } from '@gfts/contracts';
+import type { GamerTask, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
 import mongoose, { mongo } from 'mongoose';
+import { randomUUID } from 'node:crypto';
 import { eventually, type Gamer } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProgressResetService } from '../../src/progress-reset-service.ts';
@@ -7,12 +8,13 @@ import { AchievementStatsRepository } from '../../src/repository/achievement-sta
 import { GamerProgressRepository } from '../../src/repository/gamer-progress-repository.ts';
 import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
 import { InventoryRepository } from '../../src/repository/inventory-repository.ts';
-import { openStore } from '../../src/repository/store.ts';
+import { openStore, type Store } from '../../src/repository/store.ts';
 import { CatalogCache } from '../../src/catalog-cache.ts';
 import { TaskEvents } from '../../src/events.ts';
 import { CatalogRepository } from '../../src/repository/catalog-repository.ts';
 import { ProcessedEventRepository } from '../../src/repository/event-log-repository.ts';
-import { StatBatchProcessor } from '../../src/stats/processor.ts';
+import { normaliseEvent } from '../../src/domain/stat-event.ts';
+import { StatBatchProcessor, type DeliveredEvent } from '../../src/stats/processor.ts';
 import { Sweeper } from '../../src/sweep.ts';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
 import { byId, World } from '../support/world.ts';
@@ -35,12 +37,54 @@ describe('gamer progress documents', () => {
   });
   afterAll(async () => stack?.close());
 
-  const progressOf = async (world: World, who: Gamer) => (await stack.db()).collection<{ _id: string; tasks: Record<string, { p: number; g: number; c: boolean }> }>('gamer_progress').findOne({ _id: `${world.app}:${who.id.toLowerCase()}` });
+  const progressOf = async (world: World, who: Gamer) => (await stack.db()).collection<{ _id: string; tasks: Record<string, { p: number; g: number; c: boolean }>; applied: string[]; pruned?: number }>('gamer_progress').findOne({ _id: `${world.app}:${who.id.toLowerCase()}` });
 
   async function assigned(world: World, who: Gamer, family = 'daily') {
     const response = await world.assign(who, family, 1);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     return response.body[0]!;
+  }
+
+  const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never;
+  /** A stat consumer replica's processor on `store` (the consumer around it left out: batches are handed to it). */
+  async function processorOn(store: Store) {
+    const gamerTasks = new GamerTaskRepository(store);
+    return new StatBatchProcessor({
+      gamerTasks, progress: new GamerProgressRepository(store, gamerTasks, 100), processed: new ProcessedEventRepository(store),
+      unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(new CatalogRepository(store), 0), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet,
+    });
+  }
+  /** `store` with its next bulk write of progress documents held until `release` (`atWrite`: it is waiting). */
+  function holdingNextProgressWrite(store: Store) {
+    let reached!: () => void;
+    let release!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const gamerProgress = new Proxy(store.gamerProgress, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown;
+        if (prop === 'bulkWrite' && !held) {
+          held = true;
+          return (async (...args: Parameters<typeof target.bulkWrite>) => {
+            reached();
+            await gate;
+            return target.bulkWrite(...args);
+          }) as typeof target.bulkWrite;
+        }
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    return { store: { ...store, gamerProgress }, atWrite, release };
+  }
+  const delivery = (event: StatEvent, redelivered = false): DeliveredEvent => ({ event, redelivered, requestId: event.eventId });
+  /** Sixteen events applied to the gamer and recorded as processed: the next landed write makes the list one too long, and prunes it. */
+  async function appliedAndRecorded(world: World, who: Gamer): Promise<string[]> {
+    const db = await stack.db();
+    const ids = Array.from({ length: 16 }, () => randomUUID());
+    await db.collection<{ _id: string; processedAt: Date }>('processed_events').insertMany(ids.map((_id) => ({ _id, processedAt: new Date() })));
+    await db.collection<{ _id: string }>('gamer_progress').updateOne({ _id: `${world.app}:${who.id.toLowerCase()}` }, { $push: { applied: { $each: ids } } } as never);
+    return ids;
   }
 
   it('takes over a gamer stored before progress documents: built from the gamer tasks on the first event, totals kept', async () => {
@@ -270,5 +314,74 @@ describe('gamer progress documents', () => {
     await db.collection<{ _id: string }>('gamer_tasks').updateOne({ _id: task.id }, { $set: { progress: 1, games: 1, completed: true, completedAt: new Date(), completedByEventId: 'old' } });
     const claim = await stack.api('POST', `/api/v1/tasks/${task.id}/claim`, { headers: ann.auth });
     expect(claim.status, JSON.stringify(claim.body)).toBe(200);
+  });
+
+  it('counts an event once when another replica applies it, records it and prunes it while this one is between its read and its write', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'kills' });
+    const ann = world.gamer();
+    const task = await assigned(world, ann, 'lifetime');
+    await appliedAndRecorded(world, ann);
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      // one event delivered to two replicas at once (published again under another message id, or redelivered after the ack wait)
+      const event = normaliseEvent(world.event(ann, { kills: 5 }));
+      const late = holdingNextProgressWrite(store);
+      const lateOutcome = (await processorOn(late.store)).process([delivery(event)]);
+      // the late replica has read the document and the processed records: the event is in neither
+      await late.atWrite;
+      expect(await (await processorOn(store)).process([delivery(event)])).toEqual([{ kind: 'processed' }]);
+      // the other applied it, recorded it as processed, and pruned it from the document
+      expect((await progressOf(world, ann))?.applied).toEqual([]);
+      late.release();
+      // the late write is refused, and comes back as stale, to be planned again
+      expect(await lateOutcome).toEqual([{ kind: 'stale' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 5, g: 1, c: false });
+      // and planned again, it finds the event processed
+      expect(await (await processorOn(store)).process([delivery(event, true)])).toEqual([{ kind: 'duplicate' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 5, g: 1, c: false });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('a write planned before one prune of other events lands (a replica\'s previous batch settling); before two, it is planned again', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'kills' });
+    const ann = world.gamer();
+    const task = await assigned(world, ann, 'lifetime');
+    await appliedAndRecorded(world, ann);
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const mine = normaliseEvent(world.event(ann, { kills: 5 }));
+      const late = holdingNextProgressWrite(store);
+      const lateOutcome = (await processorOn(late.store)).process([delivery(mine)]);
+      await late.atWrite;
+      expect(await (await processorOn(store)).process([delivery(normaliseEvent(world.event(ann, { kills: 3 })))])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.pruned).toBe(1);
+      late.release();
+      expect(await lateOutcome).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 8, g: 2, c: false });
+
+      // two prunes while a write waits: the first one's ids are not in the document any more, so the write cannot tell they are not its own
+      const again = normaliseEvent(world.event(ann, { kills: 7 }));
+      const later = holdingNextProgressWrite(store);
+      const laterOutcome = (await processorOn(later.store)).process([delivery(again)]);
+      await later.atWrite;
+      const read = (await progressOf(world, ann))?.pruned;
+      for (const kills of [1, 2]) {
+        await appliedAndRecorded(world, ann);
+        expect(await (await processorOn(store)).process([delivery(normaliseEvent(world.event(ann, { kills })))])).toEqual([{ kind: 'processed' }]);
+      }
+      expect((await progressOf(world, ann))?.pruned).toBe(read! + 2);
+      later.release();
+      expect(await laterOutcome).toEqual([{ kind: 'stale' }]);
+      expect(await (await processorOn(store)).process([delivery(again, true)])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 18, g: 5, c: false });
+    } finally {
+      await connection.close();
+    }
   });
 });
