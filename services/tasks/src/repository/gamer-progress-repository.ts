@@ -16,12 +16,20 @@ export interface GamerProgress {
   /** every entry with its task's definition, expired ones included (the rules skip them; the next write drops them) */
   tasks: TaskProgress[];
   applied: string[];
-  /** entries whose gamer task is gone (a crash inside a reset): the next write drops them */
-  orphans: string[];
+  /** entries whose gamer task is gone (a crash inside a reset), as read: the next write drops them, or replaces one tracked again */
+  orphans: Orphan[];
   /** the document's epoch when read: what the definitions of entries a write adds are remembered under */
   epoch: string;
   /** the document's count of prunes of `applied` when read (null: none yet) */
   pruned: number | null;
+}
+
+/** An entry without its gamer task, in the state read. */
+export interface Orphan {
+  id: string;
+  progress: number;
+  games: number;
+  completed: boolean;
 }
 
 /** One gamer's write of a stat batch. */
@@ -30,8 +38,12 @@ export interface ProgressWrite {
   changes: TaskChange[];
   /** entries new to the document (achievements this batch tracked): written whole, on condition that they are absent */
   added: TaskProgress[];
-  /** entries of `added` that are there already without a gamer task (orphans): replaced whole, unconditionally */
-  replacing: string[];
+  /**
+   * entries of `added` that are there already without a gamer task (orphans): replaced whole,
+   * on condition that they are still as read and the document's epoch too, which the
+   * replacement draws anew (the id comes back with another definition)
+   */
+  replacing: Orphan[];
   /** entries of expired tasks, or whose gamer task is gone, dropped with the write */
   dropped: string[];
   /** the document's epoch the write was planned from (GamerProgress.epoch) */
@@ -68,11 +80,11 @@ function docOf(owner: GamerRef, tasks: TaskProgress[]): GamerProgressDoc {
 function progressOf(doc: GamerProgressDoc, known: Map<string, TaskDefinition>): GamerProgress {
   const applied = doc.applied ?? [];
   const tasks: TaskProgress[] = [];
-  const orphans: string[] = [];
+  const orphans: Orphan[] = [];
   for (const [id, e] of Object.entries(doc.tasks ?? {})) {
     const definition = known.get(`${doc.epoch}:${id}`);
     if (!definition) {
-      orphans.push(id);
+      orphans.push({ id, progress: e.p, games: e.g, completed: e.c });
       continue;
     }
     tasks.push({ ...definition, progress: e.p, games: e.g, completed: e.c, completedAt: e.at ?? null, completedByEventId: e.by ?? null, appliedEventIds: applied });
@@ -90,9 +102,10 @@ export function eventIdsOf(changes: TaskChange[]): string[] {
  * task's condition to its entry's path (not completed, and within the increment's bounds or
  * in exactly the state planned from; absent for an added entry), none of the events applied
  * yet, nor taken out of `applied` since the read; entries of expired or removed tasks
- * dropped. Null when there is nothing to write.
+ * dropped; orphans replaced as they were read, under a new epoch. Null when there is
+ * nothing to write.
  */
-function progressOp({ owner, changes, added, replacing, dropped, pruned }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
+function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
   if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
   const eventIds = eventIdsOf(changes);
   // Maps, not objects: the paths hold gamer-task ids, new names every time, and V8 builds a
@@ -115,9 +128,24 @@ function progressOp({ owner, changes, added, replacing, dropped, pruned }: Progr
   const unset = new Map<string, ''>();
   const after = new Map(changes.map((c) => [c.after.id, c.after]));
   const addedIds = new Set(added.map((t) => t.id));
+  const orphans = new Map(replacing.map((o) => [o.id, o]));
   for (const task of added) {
-    if (!replacing.includes(task.id)) filter.set(`tasks.${task.id}`, { $exists: false });
+    const orphan = orphans.get(task.id);
+    if (orphan) {
+      // Another replica may have replaced it first (and applied its events to it), or moved
+      // it by a definition it still holds: then this write is stale. The state alone cannot
+      // tell an entry replaced into the state read from the orphan: the epoch can.
+      filter.set(`tasks.${task.id}.p`, orphan.progress);
+      filter.set(`tasks.${task.id}.g`, orphan.games);
+      filter.set(`tasks.${task.id}.c`, orphan.completed);
+    } else {
+      filter.set(`tasks.${task.id}`, { $exists: false });
+    }
     set.set(`tasks.${task.id}`, entryOf(after.get(task.id) ?? task));
+  }
+  if (orphans.size > 0) {
+    filter.set('epoch', epoch);
+    set.set('epoch', randomUUID());
   }
   for (const { before, after: next, increment } of changes) {
     if (addedIds.has(before.id)) continue;
@@ -253,10 +281,12 @@ export class GamerProgressRepository {
    * The definitions of entries a landed write added (achievements a batch tracked) are kept
    * as a read keeps them, so the gamer's next batch does not read their gamer tasks back. Under
    * the epoch the write was planned from: if the document moved to another epoch meanwhile,
-   * the definitions are never looked up.
+   * the definitions are never looked up. Not those of a write that replaced orphans (a new
+   * epoch): the gamer's next batch reads them back.
    */
   private rememberAdded(result: ProgressWriteResult): ProgressWriteResult {
-    for (const w of result.landed) for (const task of w.added) this.remember(w.epoch, task);
+    // a write that replaced orphans moved the document to an epoch of its own
+    for (const w of result.landed) if (w.replacing.length === 0) for (const task of w.added) this.remember(w.epoch, task);
     return result;
   }
 

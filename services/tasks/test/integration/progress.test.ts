@@ -54,18 +54,18 @@ describe('gamer progress documents', () => {
       unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(new CatalogRepository(store), 0), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet,
     });
   }
-  /** `store` with its next bulk write of progress documents held until `release` (`atWrite`: it is waiting). */
-  function holdingNextProgressWrite(store: Store) {
+  /** `store` with its next bulk write to `collection` held until `release` (`atWrite`: it is waiting). */
+  function holdingNextBulkWrite(store: Store, collection: 'gamerProgress' | 'gamerTasks' = 'gamerProgress') {
     let reached!: () => void;
     let release!: () => void;
     const atWrite = new Promise<void>((resolve) => (reached = resolve));
     const gate = new Promise<void>((resolve) => (release = resolve));
-    let held = false;
-    const gamerProgress = new Proxy(store.gamerProgress, {
+    let holding = true;
+    const held = new Proxy(store[collection] as Store['gamerProgress'], {
       get(target, prop) {
         const value = Reflect.get(target, prop) as unknown;
-        if (prop === 'bulkWrite' && !held) {
-          held = true;
+        if (prop === 'bulkWrite' && holding) {
+          holding = false;
           return (async (...args: Parameters<typeof target.bulkWrite>) => {
             reached();
             await gate;
@@ -75,7 +75,7 @@ describe('gamer progress documents', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    return { store: { ...store, gamerProgress }, atWrite, release };
+    return { store: { ...store, [collection]: held }, atWrite, release };
   }
   const delivery = (event: StatEvent, redelivered = false): DeliveredEvent => ({ event, redelivered, requestId: event.eventId });
   /** Sixteen events applied to the gamer and recorded as processed: the next landed write makes the list one too long, and prunes it. */
@@ -327,7 +327,7 @@ describe('gamer progress documents', () => {
       const store = openStore(connection);
       // one event delivered to two replicas at once (published again under another message id, or redelivered after the ack wait)
       const event = normaliseEvent(world.event(ann, { kills: 5 }));
-      const late = holdingNextProgressWrite(store);
+      const late = holdingNextBulkWrite(store);
       const lateOutcome = (await processorOn(late.store)).process([delivery(event)]);
       // the late replica has read the document and the processed records: the event is in neither
       await late.atWrite;
@@ -356,7 +356,7 @@ describe('gamer progress documents', () => {
     try {
       const store = openStore(connection);
       const mine = normaliseEvent(world.event(ann, { kills: 5 }));
-      const late = holdingNextProgressWrite(store);
+      const late = holdingNextBulkWrite(store);
       const lateOutcome = (await processorOn(late.store)).process([delivery(mine)]);
       await late.atWrite;
       expect(await (await processorOn(store)).process([delivery(normaliseEvent(world.event(ann, { kills: 3 })))])).toEqual([{ kind: 'processed' }]);
@@ -367,7 +367,7 @@ describe('gamer progress documents', () => {
 
       // two prunes while a write waits: the first one's ids are not in the document any more, so the write cannot tell they are not its own
       const again = normaliseEvent(world.event(ann, { kills: 7 }));
-      const later = holdingNextProgressWrite(store);
+      const later = holdingNextBulkWrite(store);
       const laterOutcome = (await processorOn(later.store)).process([delivery(again)]);
       await later.atWrite;
       const read = (await progressOf(world, ann))?.pruned;
@@ -380,6 +380,83 @@ describe('gamer progress documents', () => {
       expect(await laterOutcome).toEqual([{ kind: 'stale' }]);
       expect(await (await processorOn(store)).process([delivery(again, true)])).toEqual([{ kind: 'processed' }]);
       expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 18, g: 5, c: false });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  /** A gamer whose achievement entry (on `kills`) is left as `entry` without its gamer task, as a crash inside a reset leaves it. */
+  async function orphaned(world: World, who: Gamer, entry: { p: number; g: number; c: boolean }) {
+    const achievement = await world.createTask({ name: 'Killer', family: 'lifetime', isAchievement: true, targetValue: 100, applicationStatsId: 'kills' });
+    const tracked = (await world.achievements(who)).find((t) => t.task.id === achievement.id)!;
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_tasks').deleteOne({ _id: tracked.id });
+    await db.collection<{ _id: string }>('gamer_progress').updateOne({ _id: `${world.app}:${who.id.toLowerCase()}` }, { $set: { [`tasks.${tracked.id}`]: entry } });
+    return tracked.id;
+  }
+
+  /**
+   * Two replicas track the orphaned achievement again at once: both read it as an orphan, and
+   * the second's writes (its gamer task, then its progress) wait until the first's landed.
+   */
+  async function bothTrackAgain(world: World, who: Gamer, first: number, second: number) {
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const [early, late] = [normaliseEvent(world.event(who, { kills: first })), normaliseEvent(world.event(who, { kills: second }))];
+      const held = holdingNextBulkWrite(store, 'gamerTasks');
+      const lateOutcome = (await processorOn(held.store)).process([delivery(late)]);
+      await held.atWrite;
+      expect(await (await processorOn(store)).process([delivery(early)])).toEqual([{ kind: 'processed' }]);
+      held.release();
+      // the late replacement is refused: its events come back, and count on the entry the first one wrote
+      expect(await lateOutcome).toEqual([{ kind: 'stale' }]);
+      expect(await (await processorOn(store)).process([delivery(late, true)])).toEqual([{ kind: 'processed' }]);
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('two replicas tracking one orphaned achievement again count both events', async () => {
+    const world = new World(stack);
+    const ann = world.gamer();
+    const id = await orphaned(world, ann, { p: 40, g: 4, c: false });
+    await bothTrackAgain(world, ann, 5, 7);
+    expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 12, g: 2, c: false });
+  });
+
+  it('two replicas tracking one orphaned achievement again count both events when the first leaves the entry in the orphan\'s state', async () => {
+    const world = new World(stack);
+    const ann = world.gamer();
+    // the first replica's replacement (one game of 3) is the orphan's state again: only the epoch tells them apart
+    const id = await orphaned(world, ann, { p: 3, g: 1, c: false });
+    await bothTrackAgain(world, ann, 3, 7);
+    expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 10, g: 2, c: false });
+  });
+
+  it('an orphan another replica moved meanwhile, by the definition it still holds, is not replaced over its move', async () => {
+    const world = new World(stack);
+    const achievement = await world.createTask({ name: 'Killer', family: 'lifetime', isAchievement: true, targetValue: 100, applicationStatsId: 'kills' });
+    const ann = world.gamer();
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      // this replica tracks the achievement, and keeps its definition
+      const holder = await processorOn(store);
+      expect(await holder.process([delivery(normaliseEvent(world.event(ann, { kills: 40 })))])).toEqual([{ kind: 'processed' }]);
+      const id = (await world.achievements(ann)).find((t) => t.task.id === achievement.id)!.id;
+      await (await stack.db()).collection<{ _id: string }>('gamer_tasks').deleteOne({ _id: id });
+      const late = normaliseEvent(world.event(ann, { kills: 7 }));
+      const held = holdingNextBulkWrite(store, 'gamerTasks');
+      const lateOutcome = (await processorOn(held.store)).process([delivery(late)]);
+      await held.atWrite;
+      // the orphan moves, as a live entry, for the replica that still holds its definition (docs/tasks.md "Reset")
+      expect(await holder.process([delivery(normaliseEvent(world.event(ann, { kills: 5 })))])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 45, g: 2, c: false });
+      held.release();
+      expect(await lateOutcome).toEqual([{ kind: 'stale' }]);
+      expect(await (await processorOn(store)).process([delivery(late, true)])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 52, g: 3, c: false });
     } finally {
       await connection.close();
     }
