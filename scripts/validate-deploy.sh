@@ -19,11 +19,12 @@
 #                        Prometheus Operator's monitoring.coreos.com/v1 types
 #        nats-server     go install, the version scripts/provision.sh uses
 #   2. helm lint --strict of the chart with its default (trial) values and with
-#      values-production.yaml
-#   3. helm template: default values ("dev"), values-production.yaml ("prod"), a
+#      values-production.yaml (and an image tag, $PROD_TAG, as CI passes one)
+#   3. helm template: default values ("dev"), values-production.yaml with a tag ("prod"), a
 #      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), and one with a service
 #      added by a values entry alone (it must get every object the others have); and
-#      values the chart must refuse at render (a service with a database and no way to it)
+#      values the chart must refuse at render (a service with a database and no way to it,
+#      production values without an image tag)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
@@ -36,8 +37,9 @@
 #      (see that file)
 #
 # Exit status 0 only when every step passed; the last line is a one-line summary.
-# Environment: GFTS_CACHE, K8S_VERSIONS ("1.30.0 1.37.0"), HELM_VERSION, KEEP_RENDERED=1
-# to keep the rendered manifests (their directory is printed).
+# Environment: GFTS_CACHE, K8S_VERSIONS ("1.30.0 1.37.0"), HELM_VERSION, PROD_TAG (the image
+# tag prod renders with), KEEP_RENDERED=1 to keep the rendered manifests (their directory is
+# printed).
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 
 set -uo pipefail
@@ -139,10 +141,13 @@ fi
 ok "nats-server $("$NATS_SERVER" --version 2>&1 | awk '{print $NF}')"
 
 # ------------------------------------------------------------------------------- helm
+# The tag CI passes on every production upgrade (the chart refuses to render prod without one).
+PROD_TAG="${PROD_TAG:-1.0.0-validate}"
+
 step "helm lint --strict (default and production values)"
 for values in default production; do
   args=()
-  [ "$values" = production ] && args=(-f "$CHART/values-production.yaml")
+  [ "$values" = production ] && args=(-f "$CHART/values-production.yaml" --set "image.tag=$PROD_TAG")
   if "$HELM" lint --strict "$CHART" "${args[@]}" >"$WORK/lint.out" 2>&1; then
     ok "$values values"
   else
@@ -157,7 +162,7 @@ rendered=()
 # name=extra helm arguments
 renderings=(
   "dev="
-  "prod=-f $CHART/values-production.yaml"
+  "prod=-f $CHART/values-production.yaml --set image.tag=$PROD_TAG"
   "minimal=--set networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
   # A service added by a values entry alone (the chart has no per-service template).
   "added-service=--set services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
@@ -193,6 +198,10 @@ done
 # name|extra helm arguments|text the error must contain
 refusals=(
   "no-database-egress|--set trial.mongodb.enabled=false|databaseEgress is empty"
+  # A configuration-only upgrade without the tag would roll every service to appVersion.
+  "prod-without-image-tag|-f $CHART/values-production.yaml|image.tag (or services.friendship.image.tag) is required"
+  # A per-service tag covers that service only.
+  "prod-one-service-tag|-f $CHART/values-production.yaml --set services.friendship.image.tag=1.0.0|image.tag (or services.gateway.image.tag) is required"
 )
 for item in "${refusals[@]}"; do
   IFS='|' read -r name args expected <<<"$item"

@@ -113,11 +113,23 @@ merge and mergeOverwrite both treat those as unset), maps merge key by key, list
 {{- printf "NATS_%s_PASSWORD" (regexReplaceAll "[^A-Z0-9]" (upper .) "_") -}}
 {{- end -}}
 
-{{/* image reference: (list $ $imageValues) */}}
+{{/*
+Image reference of a service: (list $ $imageValues "tasks"). The tag: the service's, else
+image.tag. With neither, a trial (trial.secrets) runs the chart's appVersion; any other
+release refuses to render: a config-only `helm upgrade -f values-production.yaml` without
+the tag would otherwise roll every service to the appVersion, whatever runs now.
+*/}}
 {{- define "gfts.image" -}}
 {{- $root := index . 0 -}}
 {{- $image := index . 1 -}}
-{{- $tag := $image.tag | default $root.Values.image.tag | default $root.Chart.AppVersion | toString -}}
+{{- $name := index . 2 -}}
+{{- $tag := $image.tag | default $root.Values.image.tag | toString -}}
+{{- if not $tag -}}
+{{- if not $root.Values.trial.secrets -}}
+{{- fail (printf "image.tag (or services.%s.image.tag) is required: without it the %s pods would run the chart's appVersion %s, not the images running now (a config-only helm upgrade would roll every service to it). Pass the release's current tag, e.g. --set image.tag=<version>, on every upgrade (docs/operations.md, \"Configure\"); only trials (trial.secrets=true) default to the appVersion." $name $name $root.Chart.AppVersion) -}}
+{{- end -}}
+{{- $tag = $root.Chart.AppVersion -}}
+{{- end -}}
 {{- $sep := ternary "@" ":" (hasPrefix "sha256:" $tag) -}}
 {{- printf "%s%s%s%s" $root.Values.image.registry $image.repository $sep $tag -}}
 {{- end -}}
