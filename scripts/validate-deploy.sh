@@ -28,7 +28,7 @@
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
-#      PrometheusRule (monitorcheck)
+#      PrometheusRule (monitorcheck), each rendered rule's selectors scoped to the release
 #   6. docker-compose.yml: schema, interpolation and model consistency
 #   7. nats-server -t on compose's nats.conf and the chart's (dev and prod renderings)
 #   8. deploy/tools/check_deploy.py: security context, probes, grace periods,
@@ -247,7 +247,11 @@ done
 step "Prometheus rules, Grafana dashboard, ServiceMonitor and PrometheusRule (monitorcheck)"
 monitor_files=()
 for item in "${rendered[@]}"; do monitor_files+=("${item#*=}"); done
-if "$MONITORCHECK" -rules "$CHART/files/prometheus-rules.yaml" -dashboard "$CHART/files/grafana-dashboard.json" "${monitor_files[@]}" >"$WORK/monitor.out" 2>&1; then
+# The rule file is a Helm template (tpl) that stays a valid rule file; -namespace: every
+# selector of the rendered PrometheusRule must be scoped to the release (its namespace and
+# its jobs), not match another release's targets.
+if "$MONITORCHECK" -rules "$CHART/files/prometheus-rules.yaml" -dashboard "$CHART/files/grafana-dashboard.json" \
+  -namespace gfts "${monitor_files[@]}" >"$WORK/monitor.out" 2>&1; then
   ok "$(sed "s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out")"
 else
   sed "s/^/    /; s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out"

@@ -3,14 +3,26 @@
 //
 //   - a Prometheus rule file: model/rulefmt, what `promtool check rules` runs (strict
 //     YAML, PromQL of every expression, alert templates, label names, durations);
+//
 //   - a Grafana dashboard: JSON, unique panel ids, and the PromQL of every target and
 //     query variable (Grafana's $variables replaced by sample values first);
+//
 //   - rendered Kubernetes manifests: every ServiceMonitor and PrometheusRule decoded
 //     strictly into the operator's monitoring.coreos.com/v1 types (an unknown or
 //     misspelt field fails, as a kind without a schema would in kubernetes-validate),
-//     and each PrometheusRule's groups through rulefmt too.
+//     and each PrometheusRule's groups through rulefmt too;
 //
-//	monitorcheck -rules FILE -dashboard FILE [RENDERED.yaml ...]
+//   - with -namespace (the one the manifests were rendered for): every selector of every
+//     rendered PrometheusRule is scoped to its release. The release's targets are read
+//     from the same rendering: each Service labelled gfts.io/metrics=true is a scrape job
+//     (the ServiceMonitor's job is the Service's name), each StatefulSet and each of its
+//     claims is what kube-state-metrics and the kubelet label their series with. A
+//     selector must match some of those (on namespace, job, statefulset and
+//     persistentvolumeclaim) and none of the same targets in another namespace or of
+//     another release there (the name prefix, the ServiceMonitor's name, replaced by
+//     another and by a longer one: release "gfts" against "gfts-b").
+//
+//     monitorcheck -rules FILE[,FILE] -dashboard FILE [-namespace NS] [RENDERED.yaml ...]
 //
 // Exit status 1 on any problem; one line per problem, then a summary.
 package main
@@ -25,10 +37,12 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -165,13 +179,130 @@ func checkDashboard(path string) int {
 	return expressions
 }
 
-func checkManifests(path string) (int, int) {
+// The labels a release's series are told apart by: the target's namespace and scrape job
+// (the services), the StatefulSet (kube-state-metrics), the claim (the kubelet's volume stats).
+var scopeLabels = []string{"namespace", "job", "statefulset", "persistentvolumeclaim"}
+
+// A string field of a decoded object: field(node, "metadata", "name").
+func field(node map[string]any, path ...string) string {
+	var value any = node
+	for _, key := range path {
+		m, _ := value.(map[string]any)
+		value = m[key]
+	}
+	s, _ := value.(string)
+	return s
+}
+
+// releaseTargets: the label sets of the rendered release's own series (see the file comment),
+// and those of the same targets elsewhere: another namespace, another release, and a release
+// whose name begins with this one's.
+func releaseTargets(docs []map[string]any, namespace string) (own, foreign []map[string]string) {
+	fullname := ""
+	for _, node := range docs {
+		name := field(node, "metadata", "name")
+		switch field(node, "kind") {
+		case "ServiceMonitor":
+			fullname = name
+		case "Service":
+			if field(node, "metadata", "labels", "gfts.io/metrics") == "true" {
+				own = append(own, map[string]string{"namespace": namespace, "job": name})
+			}
+		case "StatefulSet":
+			own = append(own, map[string]string{"namespace": namespace, "statefulset": name})
+			spec, _ := node["spec"].(map[string]any)
+			claims, _ := spec["volumeClaimTemplates"].([]any)
+			for _, claim := range claims {
+				if c, ok := claim.(map[string]any); ok {
+					own = append(own, map[string]string{"namespace": namespace, "persistentvolumeclaim": field(c, "metadata", "name") + "-" + name + "-0"})
+				}
+			}
+		}
+	}
+	for _, target := range own {
+		elsewhere := map[string]string{}
+		for k, v := range target {
+			elsewhere[k] = v
+		}
+		elsewhere["namespace"] = namespace + "-elsewhere"
+		foreign = append(foreign, elsewhere)
+		if fullname == "" {
+			continue
+		}
+		for _, other := range []string{"other", fullname + "-b"} {
+			renamed := map[string]string{}
+			for k, v := range target {
+				if k != "namespace" {
+					v = strings.Replace(v, fullname, other, 1)
+				}
+				renamed[k] = v
+			}
+			foreign = append(foreign, renamed)
+		}
+	}
+	return own, foreign
+}
+
+// matches: whether a selector's matchers on the scope labels accept a target's label set
+// (a label the target lacks is "", as in Prometheus).
+func matches(matchers []*labels.Matcher, target map[string]string) bool {
+	for _, m := range matchers {
+		if slices.Contains(scopeLabels, m.Name) && !m.Matches(target[m.Name]) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkScope: every selector of every rule matches some of the release's own targets and
+// none of the foreign ones.
+func checkScope(where string, content []byte, own, foreign []map[string]string) int {
+	groups, errs := rulefmt.Parse(content, false, model.UTF8Validation, promql, logger)
+	if len(errs) > 0 || groups == nil {
+		return 0 // reported by checkRules
+	}
+	if len(own) == 0 {
+		fail("%s: -namespace given, but the rendering has no scrape target (Service labelled gfts.io/metrics=true) or StatefulSet", where)
+		return 0
+	}
+	selectors := 0
+	for _, g := range groups.Groups {
+		for _, r := range g.Rules {
+			expr, err := promql.ParseExpr(r.Expr)
+			if err != nil {
+				continue // reported by checkRules
+			}
+			name := r.Alert + r.Record
+			parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+				vs, ok := node.(*parser.VectorSelector)
+				if !ok {
+					return nil
+				}
+				selectors++
+				if !slices.ContainsFunc(own, func(t map[string]string) bool { return matches(vs.LabelMatchers, t) }) {
+					fail("%s: %s: %s matches none of the release's targets %v", where, name, vs, own)
+				}
+				for _, t := range foreign {
+					if matches(vs.LabelMatchers, t) {
+						fail("%s: %s: %s is not scoped to the release: it also matches %v", where, name, vs, t)
+						break
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return selectors
+}
+
+func checkManifests(path, namespace string) (int, int) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		fail("%v", err)
 		return 0, 0
 	}
 	objects, rules := 0, 0
+	var docs []map[string]any
 	decoder := yamlv3.NewDecoder(bytes.NewReader(raw))
 	for {
 		var node map[string]any
@@ -182,6 +313,12 @@ func checkManifests(path string) (int, int) {
 			fail("%s: %v", path, err)
 			break
 		}
+		if node != nil {
+			docs = append(docs, node)
+		}
+	}
+	own, foreign := releaseTargets(docs, namespace)
+	for _, node := range docs {
 		kind, _ := node["kind"].(string)
 		if kind != "ServiceMonitor" && kind != "PrometheusRule" {
 			continue
@@ -209,34 +346,49 @@ func checkManifests(path string) (int, int) {
 			}
 			spec, _ := yaml.Marshal(node["spec"])
 			rules += checkRules(where, spec)
+			if namespace != "" {
+				scoped[path] += checkScope(where, spec, own, foreign)
+			}
 		}
 	}
 	return objects, rules
 }
 
+// Selectors checked for their release scope, per rendered file.
+var scoped = map[string]int{}
+
 func main() {
-	rules := flag.String("rules", "", "Prometheus rule file")
+	rules := flag.String("rules", "", "Prometheus rule files, comma-separated (Helm templates are read as they are)")
 	dashboard := flag.String("dashboard", "", "Grafana dashboard JSON")
+	namespace := flag.String("namespace", "", "the namespace the manifests were rendered for: check that every PrometheusRule selector is scoped to the release")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: monitorcheck -rules FILE -dashboard FILE [RENDERED.yaml ...]")
+		fmt.Fprintln(os.Stderr, "usage: monitorcheck -rules FILE[,FILE] -dashboard FILE [-namespace NS] [RENDERED.yaml ...]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	var summary []string
 	if *rules != "" {
-		raw, err := os.ReadFile(*rules)
-		if err != nil {
-			fail("%v", err)
-		} else {
-			summary = append(summary, fmt.Sprintf("%d rules", checkRules(*rules, raw)))
+		n := 0
+		for _, file := range strings.Split(*rules, ",") {
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				fail("%v", err)
+				continue
+			}
+			n += checkRules(file, raw)
 		}
+		summary = append(summary, fmt.Sprintf("%d rules", n))
 	}
 	if *dashboard != "" {
 		summary = append(summary, fmt.Sprintf("%d dashboard queries", checkDashboard(*dashboard)))
 	}
 	for _, path := range flag.Args() {
-		objects, n := checkManifests(path)
-		summary = append(summary, fmt.Sprintf("%s: %d operator objects (%d rules)", path, objects, n))
+		objects, n := checkManifests(path, *namespace)
+		line := fmt.Sprintf("%s: %d operator objects (%d rules", path, objects, n)
+		if scoped[path] > 0 {
+			line += fmt.Sprintf(", %d selectors scoped to the release", scoped[path])
+		}
+		summary = append(summary, line+")")
 	}
 	for _, p := range problems {
 		fmt.Println("FAIL", p)
