@@ -250,7 +250,7 @@ for item in "${rendered[@]}"; do monitor_files+=("${item#*=}"); done
 # The rule file is a Helm template (tpl) that stays a valid rule file; -namespace: every
 # selector of the rendered PrometheusRule must be scoped to the release (its namespace and
 # its jobs), not match another release's targets.
-if "$MONITORCHECK" -rules "$CHART/files/prometheus-rules.yaml" -dashboard "$CHART/files/grafana-dashboard.json" \
+if "$MONITORCHECK" -rules "$CHART/files/prometheus-rules.yaml,$CHART/files/prometheus-rules-nats.yaml" -dashboard "$CHART/files/grafana-dashboard.json" \
   -namespace gfts "${monitor_files[@]}" >"$WORK/monitor.out" 2>&1; then
   ok "$(sed "s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out")"
 else
@@ -258,10 +258,11 @@ else
   bad "monitoring files"
   record_failure "monitoring"
 fi
-if grep -q 'kind: PrometheusRule' "$WORK/prod.yaml" 2>/dev/null && grep -q 'kind: ServiceMonitor' "$WORK/prod.yaml"; then
-  ok "prod renders the ServiceMonitor and the PrometheusRule"
+# The services' rules and the NATS servers' (prometheus-rules-nats.yaml).
+if [ "$(grep -c '^kind: PrometheusRule$' "$WORK/prod.yaml" 2>/dev/null)" = 2 ] && grep -q 'kind: ServiceMonitor' "$WORK/prod.yaml"; then
+  ok "prod renders the ServiceMonitor and the two PrometheusRules"
 else
-  bad "prod must render the ServiceMonitor and the PrometheusRule"
+  bad "prod must render the ServiceMonitor and the two PrometheusRules (services, NATS)"
   record_failure "monitoring objects"
 fi
 

@@ -53,6 +53,9 @@ What it checks (each failure names the file/resource and the rule):
     needs to create them; a setting several services share has one value in all.
   * live channel: the gateway's LIVE_IDLE_TIMEOUT_MS is at least twice the notifications
     service's NOTIFY_HEARTBEAT_MS (compose and every rendering with both).
+  * runbooks: every alert of every rendered PrometheusRule links a section of
+    docs/operations.md that exists (`docs/operations.md#<anchor>`, the anchor as GitHub
+    makes it from the heading).
 """
 
 from __future__ import annotations
@@ -997,6 +1000,46 @@ def check_nats(env_name: str, docs) -> None:
         ok(bool(zone) and zone[0]["whenUnsatisfiable"] == "DoNotSchedule", env_name, "prod NATS servers must be spread over zones as a hard rule")
 
 
+# ----------------------------------------------------------------------------- runbooks
+
+
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a Markdown file's headings (fenced code left out): lower case,
+    punctuation but `-` and `_` dropped, spaces as `-`, a repeated one suffixed -1, -2, ..."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        m = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not m:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def check_runbooks(env_name: str, docs, repo: Path) -> None:
+    """Every alert's runbook annotation points at a section of docs/operations.md."""
+    anchors = heading_anchors((repo / "docs" / "operations.md").read_text())
+    for d in docs:
+        if d["kind"] != "PrometheusRule":
+            continue
+        for group in (d.get("spec") or {}).get("groups") or []:
+            for rule in group.get("rules") or []:
+                if "alert" not in rule:
+                    continue
+                where = f"{env_name} PrometheusRule/{d['metadata']['name']} {rule['alert']}"
+                runbook = (rule.get("annotations") or {}).get("runbook", "")
+                page, _, anchor = runbook.partition("#")
+                ok(page == "docs/operations.md" and anchor in anchors, where,
+                   f"runbook {runbook!r} is not a section of docs/operations.md (docs/operations.md#<heading anchor>)")
+
+
 # --------------------------------------------------------------------------------- main
 
 
@@ -1031,6 +1074,7 @@ def main() -> int:
         check_network(env_name, docs)
         check_ingress(env_name, docs)
         check_nats(env_name, docs)
+        check_runbooks(env_name, docs, repo)
         check_stream_bytes(f"{env_name} streams", stream_defaults, lambda name: rendered_env(docs, name), rendered_file_store(docs))
         gateway, notifications = find_generated(docs, "Deployment", "gateway"), find_generated(docs, "Deployment", "notifications")
         if gateway is not None and notifications is not None:
