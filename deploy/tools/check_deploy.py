@@ -56,6 +56,9 @@ What it checks (each failure names the file/resource and the rule):
   * runbooks: every alert of every rendered PrometheusRule links a section of
     docs/operations.md that exists (`docs/operations.md#<anchor>`, the anchor as GitHub
     makes it from the heading).
+  * monitoring selection: prod's ServiceMonitor and PrometheusRules carry a label of their
+    own beyond the chart's (serviceMonitor.labels, prometheusRule.labels), the one a
+    Prometheus selects them by; without one a default kube-prometheus-stack ignores them.
 """
 
 from __future__ import annotations
@@ -1040,6 +1043,17 @@ def check_runbooks(env_name: str, docs, repo: Path) -> None:
                    f"runbook {runbook!r} is not a section of docs/operations.md (docs/operations.md#<heading anchor>)")
 
 
+def check_monitoring_labels(env_name: str, docs) -> None:
+    """Prod's operator objects carry a selection label beyond the chart's own labels."""
+    for d in docs:
+        if d["kind"] not in ("ServiceMonitor", "PrometheusRule"):
+            continue
+        extra = [k for k in (d["metadata"].get("labels") or {}) if not k.startswith(("app.kubernetes.io/", "helm.sh/"))]
+        ok(bool(extra), f"{env_name} {d['kind']}/{d['metadata']['name']}",
+           "no label a Prometheus selects it by (serviceMonitor.labels / prometheusRule.labels, e.g. release: kube-prometheus-stack): "
+           "a default kube-prometheus-stack would ignore it")
+
+
 # --------------------------------------------------------------------------------- main
 
 
@@ -1075,6 +1089,8 @@ def main() -> int:
         check_ingress(env_name, docs)
         check_nats(env_name, docs)
         check_runbooks(env_name, docs, repo)
+        if env_name == "prod":
+            check_monitoring_labels(env_name, docs)
         check_stream_bytes(f"{env_name} streams", stream_defaults, lambda name: rendered_env(docs, name), rendered_file_store(docs))
         gateway, notifications = find_generated(docs, "Deployment", "gateway"), find_generated(docs, "Deployment", "notifications")
         if gateway is not None and notifications is not None:
