@@ -21,10 +21,11 @@
 #   2. helm lint --strict of the chart with its default (trial) values and with
 #      values-production.yaml (and an image tag, $PROD_TAG, as CI passes one)
 #   3. helm template: default values ("dev"), values-production.yaml with a tag ("prod"), a
-#      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), and one with a service
-#      added by a values entry alone (it must get every object the others have); and
+#      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), one with a service
+#      added by a values entry alone (it must get every object the others have), one with
+#      game servers admitted to NATS (nats.clientIngress, in the NATS NetworkPolicy); and
 #      values the chart must refuse at render (a service with a database and no way to it,
-#      production values without an image tag)
+#      production values without an image tag, nats.clientIngress not a list)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
@@ -166,6 +167,8 @@ renderings=(
   "minimal=--set networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
   # A service added by a values entry alone (the chart has no per-service template).
   "added-service=--set services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
+  # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
+  "game-servers=--set-json nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
 )
 for item in "${renderings[@]}"; do
   name="${item%%=*}"
@@ -187,6 +190,20 @@ sys.exit(f"missing for the added service: {sorted(want - have)}" if want - have 
         record_failure "added service"
       fi
     fi
+    if [ "$name" = game-servers ]; then
+      if "$PY" -c '
+import sys, yaml
+peer = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "game-servers"}}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "match-server"}}}
+nats = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "NetworkPolicy" and d["metadata"]["labels"].get("app.kubernetes.io/name") == "nats"]
+rules = [r for p in nats for r in p["spec"].get("ingress") or [] if peer in (r.get("from") or [])]
+sys.exit(0 if len(rules) == 1 and [p["port"] for p in rules[0]["ports"]] == [4222] else f"the peer of nats.clientIngress is not admitted to 4222 alone: {rules}")
+' "$out"; then
+        ok "nats.clientIngress admits its peers to the NATS servers on 4222"
+      else
+        bad "nats.clientIngress not rendered into the NATS NetworkPolicy"
+        record_failure "nats clientIngress"
+      fi
+    fi
   else
     sed 's/^/    /' "$WORK/$name.err"
     bad "helm template ($name) fails"
@@ -202,6 +219,8 @@ refusals=(
   "prod-without-image-tag|-f $CHART/values-production.yaml|image.tag (or services.friendship.image.tag) is required"
   # A per-service tag covers that service only.
   "prod-one-service-tag|-f $CHART/values-production.yaml --set services.friendship.image.tag=1.0.0|image.tag (or services.gateway.image.tag) is required"
+  # nats.clientIngress is a list of NetworkPolicy peers, not one.
+  "client-ingress-not-a-list|--set nats.clientIngress.namespaceSelector.matchLabels.team=games|/nats/clientIngress.: got object, want array"
 )
 for item in "${refusals[@]}"; do
   IFS='|' read -r name args expected <<<"$item"
