@@ -31,7 +31,8 @@
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
 #      PrometheusRule (monitorcheck), each rendered rule's selectors scoped to the release
 #   6. docker-compose.yml: schema, interpolation and model consistency
-#   7. nats-server -t on compose's nats.conf and the chart's (dev and prod renderings)
+#   7. nats-server -t on compose's nats.conf and the chart's (dev and prod renderings),
+#      and the chart's NATS image being that nats-server version
 #   8. deploy/tools/check_deploy.py: security context, probes, grace periods,
 #      references, NetworkPolicy reachability, env vars against the services' config.ts,
 #      Dockerfile consistency, compose's memory limits, capabilities and JetStream limits
@@ -353,6 +354,17 @@ for conf in "${confs[@]}"; do
     sed 's/^/    /' "$WORK/nats.out"
     bad "$rel"
     record_failure "nats $rel"
+  fi
+done
+
+# The servers the chart runs are the version tested above (values.yaml pins the image).
+for item in "${rendered[@]}"; do
+  case "$item" in dev=* | prod=*) ;; *) continue ;; esac
+  if grep -qE "^ +image: nats:${NATS_VERSION#v}-alpine$" "${item#*=}"; then
+    ok "${item%%=*}: the NATS image is nats-server ${NATS_VERSION#v}, the version tested"
+  else
+    bad "${item%%=*}: the chart's NATS image ($(grep -oE 'image: nats:[^ ]+' "${item#*=}" | head -1)) is not nats:${NATS_VERSION#v}-alpine, the version tested (nats.inCluster.image.tag)"
+    record_failure "nats image ${item%%=*}"
   fi
 done
 

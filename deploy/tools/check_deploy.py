@@ -22,7 +22,8 @@ What it checks (each failure names the file/resource and the rule):
     entrypoint; EXPOSE matches the service's port;
   * workloads: non-root, seccomp RuntimeDefault, no privilege escalation, read-only
     root file system, all capabilities dropped, requests and limits, probes, a
-    service-account token only where needed; the services additionally: /healthz
+    service-account token only where needed, third-party images (NATS, the trial
+    MongoDB) pinned to a patch version or digest; the services additionally: /healthz
     liveness, a preStop sleep, terminationGracePeriodSeconds above preStop +
     SHUTDOWN_GRACE_MS, topology spread, no replicas field (the HPA owns it), and an
     HPA, a PDB, a Service and a NetworkPolicy each;
@@ -685,6 +686,11 @@ def check_workload_security(env_name: str, w: dict[str, Any]) -> None:
         ok("memory" in (res.get("limits") or {}), cw, "resources.limits.memory missing")
         ok("livenessProbe" in c and "readinessProbe" in c, cw, "needs liveness and readiness probes")
         ok(":" in c["image"] or "@" in c["image"], cw, f"image {c['image']} must carry a tag or digest")
+        if component(w) not in SERVICES:
+            # a third-party image (NATS, the trial MongoDB): a floating tag ("7", "2.11-alpine")
+            # changes the server under a running release at its next pod start
+            ok(re.search(r":\d+\.\d+\.\d+(-[\w.]+)?$|@sha256:[0-9a-f]{64}$", c["image"]) is not None, cw,
+               f"image {c['image']} must be pinned to a patch version (x.y.z) or a digest")
 
 
 def check_service_workload(env_name: str, docs, w: dict[str, Any], settings: dict[str, bool] | None) -> None:
