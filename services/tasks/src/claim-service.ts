@@ -27,6 +27,11 @@ export function grantsOf(task: GamerTaskRecord, now: Date): GrantDoc[] {
   }));
 }
 
+/** The `rewarded` label of a claim: whether its task carries rewards, so that a claim must write grants. */
+function rewarded(task?: GamerTaskRecord): 'true' | 'false' {
+  return task !== undefined && task.task.rewards.length > 0 ? 'true' : 'false';
+}
+
 /** A claim started (step 1) at least `afterMs` ago and not finished: its request is gone. */
 function isAbandoned(task: GamerTaskRecord, now: Date, afterMs: number): boolean {
   return task.claimState === 'claiming' && task.claimStartedAt !== null && now.getTime() - task.claimStartedAt.getTime() >= afterMs;
@@ -72,13 +77,13 @@ export class ClaimService {
     const started = await this.gamerTasks.beginClaim(id, identity, now, await this.progress.completionOf(identity, id, now));
     switch (started.kind) {
       case 'notFound':
-        this.metrics.claims.inc({ outcome: 'not_found' });
+        this.metrics.claims.inc({ outcome: 'not_found', rewarded: rewarded() });
         throw notFound('no such gamer task');
       case 'notCompleted':
-        this.metrics.claims.inc({ outcome: 'not_completed' });
+        this.metrics.claims.inc({ outcome: 'not_completed', rewarded: rewarded() });
         throw conflict(ErrorCode.TASK_NOT_COMPLETED, 'the task is not completed');
       case 'alreadyClaimed':
-        this.metrics.claims.inc({ outcome: 'already_claimed' });
+        this.metrics.claims.inc({ outcome: 'already_claimed', rewarded: rewarded(started.task) });
         // a claim left half-done (its request failed after step 1) is the sweep's to finish;
         // a retry past the same age finishes it now, so the rewards need not wait for the sweep
         if (isAbandoned(started.task, now, this.recoveryAfterMs)) {
@@ -88,7 +93,7 @@ export class ClaimService {
         throw conflict(ErrorCode.ALREADY_CLAIMED, 'the rewards of this task were already claimed');
       case 'started':
         await this.finish(started.task);
-        this.metrics.claims.inc({ outcome: 'claimed' });
+        this.metrics.claims.inc({ outcome: 'claimed', rewarded: rewarded(started.task) });
         return started.task.task.rewards;
     }
   }

@@ -17,7 +17,8 @@ export interface StatsMetrics {
 export type EventStage = 'pulled' | 'batched' | 'written' | 'acknowledged';
 
 export interface ClaimMetrics {
-  claims: Counter<'outcome'>;
+  /** `rewarded`: "true" when the claim's task carries rewards (a claimed one must write grants) */
+  claims: Counter<'outcome' | 'rewarded'>;
   grants: Counter;
 }
 
@@ -57,7 +58,12 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
 
 export function claimMetrics(registry: Registry): ClaimMetrics {
   return {
-    claims: new Counter({ name: 'gfts_task_claims_total', help: 'claims, by outcome', labelNames: ['outcome'], registers: [registry] }),
+    claims: new Counter({
+      name: 'gfts_task_claims_total',
+      help: 'claims, by outcome and by whether the task carries rewards (rewarded "true": a claimed one writes grants; "false" also where no task was read: not_found, not_completed)',
+      labelNames: ['outcome', 'rewarded'],
+      registers: [registry],
+    }),
     grants: new Counter({ name: 'gfts_inventory_grants_total', help: 'inventory grants written (one per reward of a claimed task)', registers: [registry] }),
   };
 }

@@ -39,6 +39,18 @@ describe('claims', () => {
 
   const claim = (id: string, who: { auth: Record<string, string> }) => stack.api<RewardItem[]>('POST', `/api/v1/tasks/${id}/claim`, { headers: who.auth });
 
+  /** A counter of the tasks service's /metrics: the first series carrying these labels, 0 when there is none. */
+  async function counter(name: string, labels: Record<string, string> = {}): Promise<number> {
+    const text = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const sample = /^([\w:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (sample?.[1] !== name) continue;
+      const carried = new Map([...(sample[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+      if (Object.entries(labels).every(([label, value]) => carried.get(label) === value)) return Number(sample[3]);
+    }
+    return 0;
+  }
+
   it('claims a completed task once: rewards into the inventory, then 409 ALREADY_CLAIMED', async () => {
     const world = new World(stack);
     const { ann, gamerTaskId, rewards, task } = await completedTask(world);
@@ -89,6 +101,33 @@ describe('claims', () => {
     const refused = Number(/gfts_task_claims_total\{[^}]*outcome="already_claimed"[^}]*\} (\d+)/.exec(metrics)?.[1]);
     expect(refused).toBeGreaterThanOrEqual(199);
     expect(metrics).toMatch(/gfts_inventory_grants_total\{[^}]*\} [1-9]/);
+  });
+
+  it('labels claims rewarded or not: a reward-less claim writes no grant (GftsClaimsWithoutGrants counts rewarded="true" only)', async () => {
+    const world = new World(stack);
+    const claims = (outcome: string, rewarded: string) => counter('gfts_task_claims_total', { outcome, rewarded });
+    const before = {
+      rewarded: await claims('claimed', 'true'), rewardless: await claims('claimed', 'false'),
+      rewardlessAgain: await claims('already_claimed', 'false'), notFound: await claims('not_found', 'false'),
+      grants: await counter('gfts_inventory_grants_total'),
+    };
+    const bare = await completedTask(world, []);
+    const first = await claim(bare.gamerTaskId, bare.ann);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual([]);
+    expect((await claim(bare.gamerTaskId, bare.ann)).status).toBe(409);
+    expect((await claim(randomUUID(), bare.ann)).status).toBe(404);
+    expect(await claims('claimed', 'false')).toBe(before.rewardless + 1);
+    expect(await claims('already_claimed', 'false')).toBe(before.rewardlessAgain + 1);
+    expect(await claims('not_found', 'false')).toBe(before.notFound + 1);
+    expect(await claims('claimed', 'true')).toBe(before.rewarded);
+    expect(await counter('gfts_inventory_grants_total')).toBe(before.grants);
+    // a task with two rewards (another application, so that the gamer is assigned this one): rewarded, two grants
+    const gifted = await completedTask(new World(stack));
+    expect((await claim(gifted.gamerTaskId, gifted.ann)).status).toBe(200);
+    expect(await claims('claimed', 'true')).toBe(before.rewarded + 1);
+    expect(await claims('claimed', 'false')).toBe(before.rewardless + 1);
+    expect(await counter('gfts_inventory_grants_total')).toBe(before.grants + 2);
   });
 
   it('adds up quantities of one item from several tasks', async () => {
