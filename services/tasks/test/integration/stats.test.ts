@@ -1,5 +1,6 @@
 import type { TaskCompletedEvent } from '@gfts/contracts';
 import { eventually, gamer } from '@gfts/testkit';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
@@ -194,5 +195,31 @@ describe('stat events', () => {
     await world.play(ann, { kills: 1 });
     await untilAcknowledged(stack);
     expect((await world.tasks(ann)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 1, gamesPlayed: 1 });
+  });
+});
+
+describe('stat events JetStream does not store', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it('POST /stats answers 503 SERVICE_UNAVAILABLE while the stats stream is gone, and takes the same eventId once it is back', async () => {
+    const world = new World(stack);
+    const event = world.event(world.gamer(), { wins: 1 });
+    const jsm = await jetstreamManager(await stack.nats());
+    expect(await jsm.streams.delete(stack.names.statsStream)).toBe(true);
+    try {
+      const refused = await world.report(event);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+      expect(refused.body).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', detail: expect.stringMatching(/retry with the same eventId/) });
+    } finally {
+      // a new tasks service puts the stream (and its consumer) back
+      await stack.restartTasks();
+    }
+    const stored = await world.report(event);
+    expect(stored.status, JSON.stringify(stored.body)).toBe(202);
+    expect(stored.body).toMatchObject({ eventId: event.eventId, duplicate: false, stream: stack.names.statsStream });
   });
 });
