@@ -487,6 +487,30 @@ describe('gateway limits and failures', () => {
     }
   });
 
+  it('answers 504 problem+json when a service does not answer within UPSTREAM_TIMEOUT_MS', async () => {
+    // takes requests and never answers them; its connections are cut when it closes
+    let received = 0;
+    const hanging = Fastify({ forceCloseConnections: true });
+    hanging.get('/readyz', async () => ({ status: 'ok' }));
+    hanging.get('/*', (_request, reply) => {
+      received++;
+      return reply;
+    });
+    const url = await listen(hanging);
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, UPSTREAM_TIMEOUT_MS: '300' }, url, url);
+    try {
+      const response = await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${mintToken()}` } });
+      expect(response.status).toBe(504);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(response.body).toMatchObject({ status: 504, code: 'UPSTREAM_UNAVAILABLE', detail: 'upstream service timed out' });
+      // given up, not tried again
+      expect(received).toBe(1);
+    } finally {
+      await gateway.close();
+      await hanging.close();
+    }
+  });
+
   it('answers 502 problem+json when a service is down, and is not ready', async () => {
     const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, 'http://127.0.0.1:9', 'http://127.0.0.1:9');
     try {
