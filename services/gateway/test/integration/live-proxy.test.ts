@@ -31,28 +31,45 @@ describe('the live channel through the gateway', () => {
     gateway = undefined;
   });
 
-  /** A gateway in front of `notificationsUrl`; `authMs` stands for a slow authentication (a rate-limit store far away). */
-  async function gatewayTo(notificationsUrl: string, authMs = 0): Promise<string> {
+  /**
+   * Authentication held (a rate-limit store far away) until the gateway has begun to stop:
+   * `preHandler` holds each request, and says so through `entered`; `preClose`, run after the
+   * live proxy's own preClose hook (registered first), lets them go on.
+   */
+  function authenticationHeldUntilClose(): { preHandler: () => Promise<void>; preClose: () => Promise<void>; entered: Promise<void> } {
+    let enter!: () => void;
+    let release!: () => void;
+    const entered = new Promise<void>((resolve) => (enter = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    return {
+      preHandler: async () => {
+        enter();
+        await released;
+      },
+      preClose: async () => release(),
+      entered,
+    };
+  }
+
+  /** A gateway in front of `notificationsUrl`, with `hooks` of the test's own. */
+  async function gatewayTo(notificationsUrl: string, opts: { env?: Record<string, string>; hooks?: { preHandler: () => Promise<void>; preClose: () => Promise<void> } } = {}): Promise<string> {
     gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: DOWN, TASKS_URL: DOWN, NOTIFICATIONS_URL: notificationsUrl,
       JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(),
+      ...opts.env,
     }));
-    if (authMs > 0) gateway.addHook('preHandler', () => new Promise((resolve) => setTimeout(resolve, authMs)));
+    if (opts.hooks) {
+      gateway.addHook('preHandler', opts.hooks.preHandler);
+      gateway.addHook('preClose', opts.hooks.preClose);
+    }
     return listen(gateway);
   }
 
-  /** Stops the gateway 100 ms after asking for an upgrade: the answer, and how long the close took (or 'still closing' after 2 s). */
-  async function stopWhileUpgrading(url: string): Promise<{ status: number; closeMs: unknown }> {
-    const answer = askUpgrade(`${url}${LIVE}`, auth);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  /** Takes the gateway out of `gateway` (the afterEach closes it no more) and starts closing it. */
+  function stopGateway(): Promise<void> {
     const stopping = gateway!;
     gateway = undefined;
-    const started = Date.now();
-    const closing = stopping.close().then(() => Date.now() - started);
-    const { status, socket } = await answer;
-    const closeMs = await Promise.race([closing, new Promise((resolve) => setTimeout(() => resolve('still closing'), 2_000))]);
-    socket?.destroy();
-    return { status, closeMs };
+    return stopping.close();
   }
 
   it('counts an upgrade refused because the service is down as a 502 of the live route', async () => {
@@ -82,16 +99,31 @@ describe('the live channel through the gateway', () => {
   });
 
   it('stops at once while an upgrade waits for the service: the client is told 503, nothing is piped after the close', async () => {
-    upstream = await liveUpstream({ delayMs: 500 });
-    const { status, closeMs } = await stopWhileUpgrading(await gatewayTo(upstream.url));
+    // the service would answer long after the test's timeout: the close must not wait for it
+    upstream = await liveUpstream({ delayMs: 60_000 });
+    const answer = askUpgrade(`${await gatewayTo(upstream.url)}${LIVE}`, auth);
+    await upstream.untilUpgrades(1);
+    const first = await Promise.race([stopGateway().then(() => 'gateway closed'), upstream.answered.then(() => 'service answered')]);
+    expect(first).toBe('gateway closed');
+    const { status, socket } = await answer;
+    socket?.destroy();
     expect(status).toBe(503);
-    expect(closeMs).toBeLessThan(400);
+    // the upgrade asked of the service was dropped: no 101 can come back to be piped
+    await upstream.untilUpgradeSocketsClosed();
+    expect(upstream.upgrades).toBe(1);
   });
 
-  it('stops at once while an upgrade is being authenticated: it is not sent to the service, the client is told 503', async () => {
+  it('refuses an upgrade still being authenticated when the gateway stops: it is not sent to the service, the client is told 503', async () => {
     upstream = await liveUpstream();
-    const { status, closeMs } = await stopWhileUpgrading(await gatewayTo(upstream.url, 300));
+    const held = authenticationHeldUntilClose();
+    const answer = askUpgrade(`${await gatewayTo(upstream.url, { hooks: held })}${LIVE}`, auth);
+    await held.entered;
+    // the close lets the authentication go on once the gateway counts as stopping
+    const closed = stopGateway();
+    const { status, socket } = await answer;
+    socket?.destroy();
     expect(status).toBe(503);
-    expect(closeMs).toBeLessThan(600);
+    await closed;
+    expect(upstream.upgrades).toBe(0);
   });
 });

@@ -16,41 +16,74 @@ function textFrame(text: string): Buffer {
 
 export interface LiveUpstream {
   url: string;
+  /** upgrade requests received so far */
+  readonly upgrades: number;
+  /** resolves once `n` upgrade requests have been received */
+  untilUpgrades(n: number): Promise<void>;
+  /** resolves when this server first answers an upgrade 101 (never, for one that refuses) */
+  answered: Promise<void>;
+  /** resolves once every upgrade socket received so far is closed (by this server, or because its peer left) */
+  untilUpgradeSocketsClosed(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * Stands in for the notifications service's live channel: each upgrade is answered 101
  * after `delayMs`, then sent a text frame every 100 ms; or, with `refuse`, refused with that
- * status and a problem body, as the service refuses a used ticket.
+ * status and a problem body, as the service refuses a used ticket. It counts the upgrades it
+ * receives, so a test can tell whether the gateway sent one on.
  */
 export async function liveUpstream(opts: { delayMs?: number; refuse?: number } = {}): Promise<LiveUpstream> {
   const sockets = new Set<Socket>();
+  const upgradeSockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  let upgrades = 0;
+  const upgradeWaiters: { n: number; resolve: () => void }[] = [];
+  let markAnswered!: () => void;
+  const answered = new Promise<void>((resolve) => (markAnswered = resolve));
   const server = createServer((_req, res) => res.writeHead(426).end());
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('upgrade', (req, socket: Socket) => {
+    upgrades++;
+    for (const waiter of upgradeWaiters.filter((w) => upgrades >= w.n)) waiter.resolve();
+    upgradeSockets.add(socket);
+    socket.on('close', () => upgradeSockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    // the gateway gone from the other end: closed, as the service closes a socket its peer left
+    socket.on('end', () => socket.destroy());
     if (opts.refuse !== undefined) {
       const body = JSON.stringify({ status: opts.refuse, code: 'UNAUTHORIZED', title: 'refused' });
       socket.end(`HTTP/1.1 ${opts.refuse} Refused\r\ncontent-type: application/problem+json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
       return;
     }
-    setTimeout(() => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
       if (socket.destroyed) return;
       const accept = acceptOf(String(req.headers['sec-websocket-key']));
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
+      markAnswered();
       const ticks = setInterval(() => socket.write(textFrame('tick')), 100);
       socket.on('close', () => clearInterval(ticks));
     }, opts.delayMs ?? 0);
+    timers.add(timer);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
+    get upgrades() {
+      return upgrades;
+    },
+    untilUpgrades: (n) => (upgrades >= n ? Promise.resolve() : new Promise((resolve) => upgradeWaiters.push({ n, resolve }))),
+    answered,
+    untilUpgradeSocketsClosed: () => Promise.all([...upgradeSockets].map((s) => (s.destroyed ? undefined : new Promise((resolve) => s.once('close', resolve))))).then(() => undefined),
     close: () => {
+      // a delayed 101 still pending would hold the process for delayMs
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
     },
