@@ -98,6 +98,14 @@ describe('the live channel through the gateway', () => {
     await eventually(async () => ((await pipes()) === 0 ? true : undefined));
   });
 
+  it('answers 504 when the service does not answer an upgrade within UPSTREAM_TIMEOUT_MS, and counts it', async () => {
+    upstream = await liveUpstream({ delayMs: 60_000 });
+    const url = await gatewayTo(upstream.url, { env: { UPSTREAM_TIMEOUT_MS: '300' } });
+    expect((await askUpgrade(`${url}${LIVE}`, auth)).status).toBe(504);
+    expect(upstream.upgrades).toBe(1);
+    expect(await liveSamples(url)).toEqual({ 504: 1 });
+  });
+
   it('stops at once while an upgrade waits for the service: the client is told 503, nothing is piped after the close', async () => {
     // the service would answer long after the test's timeout: the close must not wait for it
     upstream = await liveUpstream({ delayMs: 60_000 });
