@@ -127,6 +127,31 @@ describe('catalog', () => {
     expect(response.body).toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('changes nothing of another application\'s task named under the admin\'s own application: PATCH and DELETE are 404', async () => {
+    const elsewhere = new World(stack);
+    const theirs = await elsewhere.createTask({ name: 'Theirs', family: 'weekly', children: [child(), child()] });
+    const underOwnPath = (method: string, id: string, body?: unknown) =>
+      stack.api(method, `/api/v1/${world.app}/tasks/${id}`, { headers: world.admin.auth, ...(body === undefined ? {} : { body }) });
+    for (const id of [theirs.id, theirs.children[0]!.id]) {
+      const patched = await underOwnPath('PATCH', id, { name: 'Hijacked', targetValue: 99 });
+      expect(patched.status, JSON.stringify(patched.body)).toBe(404);
+      expect(patched.body).toMatchObject({ code: 'NOT_FOUND' });
+      const archived = await underOwnPath('DELETE', id);
+      expect(archived.status, JSON.stringify(archived.body)).toBe(404);
+      expect(archived.body).toMatchObject({ code: 'NOT_FOUND' });
+    }
+    // a create cannot hang a task, or a new child, under theirs either: children are inline
+    expect((await create(taskInput({ parentTaskId: theirs.id }))).status).toBe(400);
+    expect((await create(taskInput({ children: [child({ parentTaskId: theirs.id }), child()] }))).status).toBe(400);
+    expect((await create(taskInput({ children: [child({ id: theirs.children[0]!.id }), child()] }))).status).toBe(400);
+    // read back by their own admin: unchanged, not archived
+    const read = await stack.api<ApplicationTask>('GET', `/api/v1/${elsewhere.app}/tasks/${theirs.id}`, { headers: elsewhere.admin.auth });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(theirs);
+    const listed = await stack.api<ApplicationTask[]>('GET', `/api/v1/${elsewhere.app}/tasks`, { headers: elsewhere.admin.auth });
+    expect(listed.body.map((t) => t.id).sort()).toEqual([theirs.id, ...theirs.children.map((c) => c.id)].sort());
+  });
+
   it('updates a task (admin): fields change, invariants hold, children follow the parent', async () => {
     const composite = await world.createTask({ name: 'Combo', family: 'daily', children: [child(), child()] });
     const patch = (id: string, body: unknown, who = world.admin) => stack.api<ApplicationTask>('PATCH', `/api/v1/${world.app}/tasks/${id}`, { headers: who.auth, body });
