@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Notification } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebSocketServer } from 'ws';
 import { LiveClient } from '../support/live-client.ts';
 import { startNotificationsStack, type NotificationsStack, type Replica } from '../support/stack.ts';
 
@@ -118,20 +119,26 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
   });
 
   it('closes a client that stops reading with 4008, without holding up anyone else', async () => {
-    const slowReplica = await stack.addReplica({ NOTIFY_SEND_BUFFER_BYTES: '4096' });
+    // room for a backlog well over BACKED_UP before the slow client is cut
+    const slowReplica = await stack.addReplica({ NOTIFY_SEND_BUFFER_BYTES: String(4 * 1024 * 1024) });
+    const BACKED_UP = 64 * 1024;
     const slow = await registered('Slow');
     const other = await registered('Other');
     const slowLive = await open(slowReplica, slow);
     const otherLive = await open(slowReplica, other);
     // The client stops reading its socket; TCP buffers fill back to the service.
-    (slowLive.socket as unknown as { _socket: Socket })._socket.pause();
+    const slowTcp = (slowLive.socket as unknown as { _socket: Socket })._socket;
+    slowTcp.pause();
     const nc = await stack.nats();
     const metrics = async () => (await fetch(`${slowReplica.url}/metrics`)).text();
+    const slowClosed = async () => /gfts_notifications_closed_total\{reason="slow_consumer"[^}]*\} 1/.test(await metrics());
+    // what the replica holds unsent for its sockets (the slow one's backlog: the other reads)
+    const { websocketServer } = slowReplica.app as unknown as { websocketServer: WebSocketServer };
+    const backlog = () => Math.max(0, ...[...websocketServer.clients].filter((ws) => ws.readyState === ws.OPEN).map((ws) => ws.bufferedAmount));
     let sent = 0;
     // Progress of ever new tasks: each one goes out at once (nothing to coalesce).
-    while (!/gfts_notifications_closed_total\{reason="slow_consumer"[^}]*\} 1/.test(await metrics())) {
-      expect(sent, 'the slow client was never closed').toBeLessThan(400_000);
-      for (let i = 0; i < 2_000; i++, sent++) {
+    const progress = async (count: number) => {
+      for (let i = 0; i < count; i++, sent++) {
         nc.publish(stack.names.taskProgress, JSON.stringify({
           applicationId: app, gamerId: slow.id, gamerTaskId: randomUUID(), taskId: randomUUID(), isAchievement: false,
           progress: 1, targetValue: 2, occurredAt: new Date().toISOString(),
@@ -139,11 +146,24 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
       }
       await nc.flush();
       await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    while (backlog() < BACKED_UP) {
+      expect(sent, 'the slow client\'s backlog never built up').toBeLessThan(400_000);
+      expect(await slowClosed(), 'the slow client was cut before its backlog reached NOTIFY_SEND_BUFFER_BYTES').toBe(false);
+      await progress(2_000);
     }
-    // Everyone else is served as usual meanwhile.
-    await stack.api('POST', '/api/v1/friendship', { headers: slow.auth, body: { target: other.id } });
+    // Everyone else is served while the slow socket is open and backed up.
+    expect((await stack.api('POST', '/api/v1/friendship', { headers: slow.auth, body: { target: other.id } })).status).toBe(200);
     expect((await otherLive.next('friend.request.received')).data.user.id).toBe(slow.id);
-    (slowLive.socket as unknown as { _socket: Socket })._socket.resume();
+    expect(backlog()).toBeGreaterThanOrEqual(BACKED_UP);
+    expect(await slowClosed()).toBe(false);
+    expect(slowLive.socket.readyState).toBe(slowLive.socket.OPEN);
+    // More than NOTIFY_SEND_BUFFER_BYTES waiting: the slow client is cut.
+    while (!(await slowClosed())) {
+      expect(sent, 'the slow client was never closed').toBeLessThan(400_000);
+      await progress(2_000);
+    }
+    slowTcp.resume();
     expect((await slowLive.closed).code).toBe(4008);
     otherLive.close();
   });
