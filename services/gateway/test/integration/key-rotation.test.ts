@@ -187,7 +187,8 @@ describe('gateway key rotation (JWKS)', () => {
     endpoint.document = jwks(oldKey);
     // no clock leeway: what is tested is that the cache does not outlive exp
     const api = await gatewayWith({ JWT_JWKS_URL: jwksUrl, JWT_CLOCK_TOLERANCE_MS: '0' });
-    const token = tokenOf(oldKey, { payload: claims({ exp: Math.floor(Date.now() / 1000) + 2 }) });
+    // 5 s: both 200s must come before exp on a busy machine; the eventually bounds the refusal
+    const token = tokenOf(oldKey, { payload: claims({ exp: Math.floor(Date.now() / 1000) + 5 }) });
     expect(await statusOf(api, token)).toBe(200);
     expect(await statusOf(api, token)).toBe(200);
     await eventually(async () => (await statusOf(api, token)) === 401);
