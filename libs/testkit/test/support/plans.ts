@@ -1,7 +1,7 @@
 /*
  * Reading a store's query plan, for the plan tests: MongoDB's winningPlan stages, or the
  * local FerretDB build's SQLite plan lines (`queryPlanner.Plan`, a list of strings). A store
- * answering neither has its results checked and no plan.
+ * answering neither fails the plan tests.
  */
 export type Explain = Record<string, unknown>;
 export type Stage = { stage?: string; indexName?: string; inputStage?: Stage; inputStages?: Stage[] };
