@@ -1,4 +1,4 @@
-import { FORGEABLE_IDENTITY_HEADERS } from '@gfts/contracts';
+import { FORGEABLE_IDENTITY_HEADERS, friendshipRoutes } from '@gfts/contracts';
 import { createIdentitySigner } from '@gfts/platform';
 import { mintToken, TEST_INTERNAL_SECRET, unsignedToken, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
@@ -35,20 +35,30 @@ describe('friendship security', () => {
 
     it.each(cases)('refuses %s with 401 problem+json on every endpoint', async (_why, headers) => {
       const id = randomUUID();
-      const calls: [string, string, unknown?][] = [
-        ['GET', `${BASE}/search?displayName=a`],
-        ['POST', BASE, { target: bob.id }],
-        ['POST', `${BASE}/${id}/accept`],
-        ['GET', BASE],
-        ['GET', `${BASE}/requests/incoming`],
-        ['GET', `${BASE}/requests/outgoing`],
-        ['DELETE', `${BASE}/requests/incoming/${id}`],
-        ['DELETE', `${BASE}/requests/outgoing/${id}`],
-        ['DELETE', `${BASE}/blocked/${id}`],
-        ['POST', `${BASE}/block`, { target: bob.id }],
-        ['DELETE', `${BASE}/${id}`],
-        ['GET', `${BASE}/blocked`],
-      ];
+      // every route of the contracts, each asked validly but for the credentials (a route the
+      // contracts gain must be given its request here: the type says so)
+      const valid: Record<keyof typeof friendshipRoutes, { query?: string; body?: unknown }> = {
+        search: { query: '?displayName=a' },
+        sendRequest: { body: { target: bob.id } },
+        accept: {},
+        listFriends: {},
+        listIncoming: {},
+        listOutgoing: {},
+        reject: {},
+        cancel: {},
+        unblock: {},
+        block: { body: { target: bob.id } },
+        unfriend: {},
+        updateNotes: { body: { alias: 'x', favorite: true } },
+        suggestions: {},
+        mutualFriends: {},
+        listBlocked: {},
+      };
+      const calls = (Object.keys(friendshipRoutes) as (keyof typeof friendshipRoutes)[]).map((name) => {
+        const { method, url } = friendshipRoutes[name];
+        return [method, `${url.replace(/:\w+/g, id)}${valid[name].query ?? ''}`, valid[name].body] as const;
+      });
+      expect(calls.map(([method, path]) => `${method} ${path}`)).toEqual(expect.arrayContaining([`PATCH ${BASE}/${id}`, `GET ${BASE}/suggestions`, `GET ${BASE}/mutual/${id}`]));
       for (const [method, path, body] of calls) {
         const response = await stack.api(method, path, { headers: headers(), ...(body ? { body } : {}) });
         expectProblem(response, 401, 'UNAUTHORIZED');
