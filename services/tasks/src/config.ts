@@ -1,5 +1,5 @@
 import { TaskLimits } from '@gfts/contracts';
-import { BaseConfig, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import { BaseConfig, ConfigError, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
 const MINUTE = 60_000;
@@ -34,7 +34,7 @@ const TasksSettings = {
   CONSUMER_LANES: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'most stat batches of disjoint gamers written at once by one replica; a lane past the first takes events only while a full batch waits in the ones before it (a backlog), and a gamer keeps their lane until their events are written' }),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
   EXPIRY_SWEEP_PAGE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1_000, description: 'expired gamer tasks the sweep removes per step, their progress entries with them' }),
-  PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed' }),
+  PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed; at least STATS_STREAM_MAX_AGE_MS' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
   TASK_DEFINITION_CACHE_SIZE: Type.Integer({ minimum: 0, default: 100_000, description: 'gamer task definitions the stat consumer keeps in memory (~1.2 KB of heap each, ~115 MB at the default: size the replica\'s memory for it, docs/deploy.md; 0: read them every batch)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
@@ -65,5 +65,13 @@ export function definitionCacheOverHeap(entries: number, heapLimitBytes: number)
 }
 
 export function readTasksConfig(env: Record<string, string | undefined> = process.env): TasksConfig {
-  return loadConfig(TasksSettings, env);
+  const config = loadConfig(TasksSettings, env);
+  // An event the stream (or its dead letters, kept as long) still holds can come back: a
+  // replay after a restore, a dead letter replayed. Past its processed record it would count again.
+  if (config.PROCESSED_EVENT_RETENTION_MS < config.STATS_STREAM_MAX_AGE_MS) {
+    throw new ConfigError([
+      `PROCESSED_EVENT_RETENTION_MS (${config.PROCESSED_EVENT_RETENTION_MS}) must be at least STATS_STREAM_MAX_AGE_MS (${config.STATS_STREAM_MAX_AGE_MS}): an event replayed from the stats stream or its dead letters after its processed record expired would count twice`,
+    ]);
+  }
+  return config;
 }

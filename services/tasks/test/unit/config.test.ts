@@ -1,3 +1,4 @@
+import { ConfigError } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
 import { definitionCacheOverHeap, readTasksConfig } from '../../src/config.ts';
 
@@ -16,5 +17,26 @@ describe('the task definition cache against the heap', () => {
     expect(definitionCacheOverHeap(TASK_DEFINITION_CACHE_SIZE, 384 * MB)).toBeUndefined();
     expect(definitionCacheOverHeap(TASK_DEFINITION_CACHE_SIZE, 229 * MB)).toBeUndefined();
     expect(definitionCacheOverHeap(0, 16 * MB)).toBeUndefined();
+  });
+});
+
+describe('how long processed events are remembered', () => {
+  const base = { MONGO_URL: 'mongodb://localhost/tasks', NATS_URL: 'nats://localhost', INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
+
+  it('is at least as long as the stats stream keeps events, so a replayed event never counts twice', () => {
+    const problems = (() => {
+      try {
+        readTasksConfig({ ...base, PROCESSED_EVENT_RETENTION_MS: String(86_400_000), STATS_STREAM_MAX_AGE_MS: String(2 * 86_400_000) });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      return [];
+    })();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^PROCESSED_EVENT_RETENTION_MS \(86400000\) must be at least STATS_STREAM_MAX_AGE_MS \(172800000\)/);
+    // equal is enough, and so are the defaults
+    expect(readTasksConfig({ ...base, PROCESSED_EVENT_RETENTION_MS: String(86_400_000), STATS_STREAM_MAX_AGE_MS: String(86_400_000) }).PROCESSED_EVENT_RETENTION_MS).toBe(86_400_000);
+    expect(readTasksConfig(base).PROCESSED_EVENT_RETENTION_MS).toBe(7 * 86_400_000);
   });
 });
