@@ -87,6 +87,24 @@ describe('gamer progress documents', () => {
     return ids;
   }
 
+  /**
+   * A gamer with a lifetime kills task whose next landed write prunes (appliedAndRecorded),
+   * and a store of the test's own, whose writes can be held as another replica's.
+   */
+  async function aboutToPrune(use: (world: World, ann: Gamer, task: { id: string }, store: Store) => Promise<void>): Promise<void> {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'kills' });
+    const ann = world.gamer();
+    const task = await assigned(world, ann, 'lifetime');
+    await appliedAndRecorded(world, ann);
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      await use(world, ann, task, openStore(connection));
+    } finally {
+      await connection.close();
+    }
+  }
+
   it('takes over a gamer stored before progress documents: built from the gamer tasks on the first event, totals kept', async () => {
     const world = new World(stack);
     await world.createTask({ targetValue: 100 });
@@ -317,14 +335,7 @@ describe('gamer progress documents', () => {
   });
 
   it('counts an event once when another replica applies it, records it and prunes it while this one is between its read and its write', async () => {
-    const world = new World(stack);
-    await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'kills' });
-    const ann = world.gamer();
-    const task = await assigned(world, ann, 'lifetime');
-    await appliedAndRecorded(world, ann);
-    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
-    try {
-      const store = openStore(connection);
+    await aboutToPrune(async (world, ann, task, store) => {
       // one event delivered to two replicas at once (published again under another message id, or redelivered after the ack wait)
       const event = normaliseEvent(world.event(ann, { kills: 5 }));
       const late = holdingNextBulkWrite(store);
@@ -341,20 +352,11 @@ describe('gamer progress documents', () => {
       // and planned again, it finds the event processed
       expect(await (await processorOn(store)).process([delivery(event, true)])).toEqual([{ kind: 'duplicate' }]);
       expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 5, g: 1, c: false });
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   it('a write planned before one prune of other events lands (a replica\'s previous batch settling); before two, it is planned again', async () => {
-    const world = new World(stack);
-    await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'kills' });
-    const ann = world.gamer();
-    const task = await assigned(world, ann, 'lifetime');
-    await appliedAndRecorded(world, ann);
-    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
-    try {
-      const store = openStore(connection);
+    await aboutToPrune(async (world, ann, task, store) => {
       const mine = normaliseEvent(world.event(ann, { kills: 5 }));
       const late = holdingNextBulkWrite(store);
       const lateOutcome = (await processorOn(late.store)).process([delivery(mine)]);
@@ -380,9 +382,7 @@ describe('gamer progress documents', () => {
       expect(await laterOutcome).toEqual([{ kind: 'stale' }]);
       expect(await (await processorOn(store)).process([delivery(again, true)])).toEqual([{ kind: 'processed' }]);
       expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 18, g: 5, c: false });
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   /** A gamer whose achievement entry (on `kills`) is left as `entry` without its gamer task, as a crash inside a reset leaves it. */
