@@ -5,7 +5,8 @@
 //     YAML, PromQL of every expression, alert templates, label names, durations);
 //
 //   - a Grafana dashboard: JSON, unique panel ids, and the PromQL of every target and
-//     query variable (Grafana's $variables replaced by sample values first);
+//     query variable (Grafana's $variables replaced by sample values first); every
+//     selector of its panels scoped to the release its $namespace and $release pick;
 //
 //   - rendered Kubernetes manifests: every ServiceMonitor and PrometheusRule decoded
 //     strictly into the operator's monitoring.coreos.com/v1 types (an unknown or
@@ -92,8 +93,34 @@ func sampleValue(name string) string {
 	switch name {
 	case "__rate_interval", "__interval", "__range", "__range_s":
 		return "5m"
+	case "namespace":
+		return dashboardNamespace
+	case "release":
+		return dashboardRelease
 	}
 	return "sample"
+}
+
+// The dashboard picks its release with the variables $namespace and $release (a release's
+// jobs are "<release>-<service>"). Filled with these, each of its selectors must match the
+// release's services and none of the same services in another namespace, of another
+// release, or of a release whose name begins with this one's.
+const (
+	dashboardNamespace = "sample-namespace"
+	dashboardRelease   = "sample"
+)
+
+var dashboardServices = []string{"gateway", "friendship", "tasks", "notifications"}
+
+func dashboardTargets() (own, foreign []map[string]string) {
+	for _, service := range dashboardServices {
+		own = append(own, map[string]string{"namespace": dashboardNamespace, "job": dashboardRelease + "-" + service})
+		foreign = append(foreign,
+			map[string]string{"namespace": dashboardNamespace + "-elsewhere", "job": dashboardRelease + "-" + service},
+			map[string]string{"namespace": dashboardNamespace, "job": "other-" + service},
+			map[string]string{"namespace": dashboardNamespace, "job": dashboardRelease + "-b-" + service})
+	}
+	return own, foreign
 }
 
 type panel struct {
@@ -135,13 +162,19 @@ func checkDashboard(path string) int {
 	}
 	expressions := 0
 	ids := map[int]bool{}
-	parse := func(where, expr string) {
+	own, foreign := dashboardTargets()
+	parse := func(where, expr string, scoped bool) {
 		expressions++
 		filled := grafanaVariable.ReplaceAllStringFunc(expr, func(v string) string {
 			return sampleValue(grafanaVariable.FindStringSubmatch(v)[1])
 		})
-		if _, err := promql.ParseExpr(filled); err != nil {
+		parsed, err := promql.ParseExpr(filled)
+		if err != nil {
 			fail("%s: %s: %v\n      %s", path, where, err, expr)
+			return
+		}
+		if scoped {
+			checkSelectors(path, where, parsed, own, foreign)
 		}
 	}
 	var walk func([]panel)
@@ -155,7 +188,7 @@ func checkDashboard(path string) int {
 				fail("%s: panel %q has no query", path, p.Title)
 			}
 			for _, t := range p.Targets {
-				parse(fmt.Sprintf("panel %q", p.Title), t.Expr)
+				parse(fmt.Sprintf("panel %q", p.Title), t.Expr, true)
 			}
 			walk(p.Panels)
 		}
@@ -171,7 +204,8 @@ func checkDashboard(path string) int {
 		}
 		// label_values(<selector>, <label>): the selector is PromQL.
 		if inner := regexp.MustCompile(`^label_values\((.*),\s*\w+\)$`).FindStringSubmatch(query); inner != nil {
-			parse("variable "+v.Name, inner[1])
+			// the two that choose the scope list what there is to choose from
+			parse("variable "+v.Name, inner[1], v.Name != "namespace" && v.Name != "release")
 		} else {
 			fail("%s: variable %s: only label_values(...) queries are expected, got %q", path, v.Name, query)
 		}
@@ -272,26 +306,33 @@ func checkScope(where string, content []byte, own, foreign []map[string]string) 
 			if err != nil {
 				continue // reported by checkRules
 			}
-			name := r.Alert + r.Record
-			parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
-				vs, ok := node.(*parser.VectorSelector)
-				if !ok {
-					return nil
-				}
-				selectors++
-				if !slices.ContainsFunc(own, func(t map[string]string) bool { return matches(vs.LabelMatchers, t) }) {
-					fail("%s: %s: %s matches none of the release's targets %v", where, name, vs, own)
-				}
-				for _, t := range foreign {
-					if matches(vs.LabelMatchers, t) {
-						fail("%s: %s: %s is not scoped to the release: it also matches %v", where, name, vs, t)
-						break
-					}
-				}
-				return nil
-			})
+			selectors += checkSelectors(where, r.Alert+r.Record, expr, own, foreign)
 		}
 	}
+	return selectors
+}
+
+// checkSelectors: every selector of one expression matches some of the release's own
+// targets and none of the foreign ones; the number of selectors.
+func checkSelectors(where, name string, expr parser.Expr, own, foreign []map[string]string) int {
+	selectors := 0
+	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+		vs, ok := node.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		selectors++
+		if !slices.ContainsFunc(own, func(t map[string]string) bool { return matches(vs.LabelMatchers, t) }) {
+			fail("%s: %s: %s matches none of the release's targets %v", where, name, vs, own)
+		}
+		for _, t := range foreign {
+			if matches(vs.LabelMatchers, t) {
+				fail("%s: %s: %s is not scoped to the release: it also matches %v", where, name, vs, t)
+				break
+			}
+		}
+		return nil
+	})
 	return selectors
 }
 
