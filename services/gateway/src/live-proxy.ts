@@ -39,9 +39,11 @@ export function routeUpgrades(app: FastifyInstance): void {
     }
     const res = new ServerResponse(req);
     res.assignSocket(socket as never);
-    // an answer other than the 101 ends the socket: it says so (Connection: close)
+    // an answer other than the 101 ends the socket: it says so (Connection: close). Destroyed
+    // once written, not only half-closed: the server's timeouts no longer watch a socket taken
+    // on 'upgrade', so a client that kept its side open would hold it for ever.
     res.shouldKeepAlive = false;
-    res.on('finish', () => socket.end());
+    res.on('finish', () => (socket as Socket).destroySoon());
     app.routing(req, res);
   });
 }

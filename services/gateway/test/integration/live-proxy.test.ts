@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { notificationsRoutes } from '@gfts/contracts';
 import { eventually, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
@@ -77,6 +78,21 @@ describe('the live channel through the gateway', () => {
     expect((await askUpgrade(`${url}${LIVE}`, auth)).status).toBe(502);
     expect((await askUpgrade(`${url}${LIVE}`, auth)).status).toBe(502);
     expect(await liveSamples(url)).toEqual({ 502: 2 });
+  });
+
+  it('closes the connection of a refused upgrade once the answer is written, though the client keeps its side open', async () => {
+    const url = new URL(await gatewayTo(DOWN));
+    // a client that never closes its side: only the gateway's close ends the connection
+    const client = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true });
+    let answer = '';
+    client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const answered = new Promise<void>((resolve) => client.once('end', resolve));
+    client.write(`GET ${LIVE} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    const connections = () => new Promise<number>((resolve, reject) => gateway!.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    await eventually(async () => ((await connections()) === 0 ? true : undefined));
+    client.destroy();
   });
 
   it('counts a refusal of the service, relayed, with its status', async () => {
