@@ -13,6 +13,9 @@ export class ConfigError extends Error {
 /** REQUEST_TIMEOUT_MS when unset, also for a server built without config (tests). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
+/** SEND_TIMEOUT_MS when unset. */
+export const DEFAULT_SEND_TIMEOUT_MS = 30_000;
+
 /** Settings every service reads. */
 export const BaseConfig = {
   HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
@@ -24,6 +27,12 @@ export const BaseConfig = {
     maximum: 300_000,
     default: DEFAULT_REQUEST_TIMEOUT_MS,
     description: 'time a client has to send a whole request, headers and body, from its first byte; then 408 and the connection closes (a WebSocket once upgraded is not concerned)',
+  }),
+  SEND_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 300_000,
+    default: DEFAULT_SEND_TIMEOUT_MS,
+    description: 'time an answer may wait for the client to take any of it; then the connection closes (a client that stops reading holds nothing longer; one that reads slowly is not concerned)',
   }),
   LISTEN_BACKLOG: Type.Integer({
     minimum: 1,

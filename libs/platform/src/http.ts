@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from './config.ts';
+import type { ServerResponse } from 'node:http';
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS } from './config.ts';
 import { foldBooleanQueryOf } from './boolean-query.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { answerClientError, answerFrameworkError, problemHandlers, shuttingDown } from './errors.ts';
@@ -27,6 +28,13 @@ export interface HttpServerOptions {
    * it holds a connection, and whatever the request holds, for ever.
    */
   requestTimeoutMs?: number;
+  /**
+   * time an answer may wait for the client to take any of it (SEND_TIMEOUT_MS; default 30 s);
+   * then the connection is closed. Without it a client that stops reading holds the
+   * connection, and what the answer holds (the gateway's upstream connection), for ever:
+   * Node's timeouts watch only the request, and undici's body timeout waits while paused.
+   */
+  sendTimeoutMs?: number;
   /** where log lines go (default: stdout); tests read them from here */
   logStream?: NodeJS.WritableStream;
   /** log bytes gathered before one write to stdout (LOG_BUFFER_BYTES; 0: each line at once) */
@@ -52,6 +60,11 @@ async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
   const { headers } = request.raw;
   const length = headers['content-length'];
   if ((length === '0' || length === undefined) && headers['transfer-encoding'] === undefined) delete headers['content-type'];
+}
+
+/** An answer the client stopped taking: its connection goes, and what the answer held with it. */
+function closeStalled(this: ServerResponse): void {
+  this.destroy();
 }
 
 /**
@@ -105,8 +118,12 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  const sendTimeout = opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+    // An idle timeout on the socket from here on: sending makes progress as long as the
+    // client reads. Once the answer is written, Node sets the keep-alive timeout in its place.
+    reply.raw.setTimeout(sendTimeout, closeStalled);
   });
   // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
   // is not run: a 503 problem tells the client, or the gateway, to try another instance.

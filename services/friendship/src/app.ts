@@ -16,7 +16,7 @@ import { friendshipRoutes } from './routes/index.ts';
 
 /** Wires the friendship service: its own database, NATS, identity, routes. */
 export async function buildFriendshipApp(config: FriendshipConfig): Promise<FastifyInstance> {
-  const app = createHttpServer({ service: 'friendship', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const app = createHttpServer({ service: 'friendship', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, sendTimeoutMs: config.SEND_TIMEOUT_MS });
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'friendship', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const repositories = await createRepositories(mongo, {

@@ -18,7 +18,7 @@ async function upstreamReady(baseUrl: string): Promise<void> {
 /** The public entry: authentication, rate limiting, routing; no business logic. */
 export async function buildGateway(config: GatewayConfig): Promise<FastifyInstance> {
   const app = createHttpServer({
-    service: 'gateway', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    service: 'gateway', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, sendTimeoutMs: config.SEND_TIMEOUT_MS,
     // The services' routes, so that a method no /api route takes is a 405 with their Allow.
     upstreamRoutes: allRoutes().filter((route) => route.url.startsWith('/api/')),
     // the edge starts each trace; a client's traceparent is only linked (docs/operations.md)

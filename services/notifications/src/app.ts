@@ -25,7 +25,7 @@ const CLIENT_FRAME_MAX_BYTES = 4_096;
 /** Wires the notifications service: its inbox database, NATS ingest and fan-out, the WebSocket, the inbox routes. */
 export async function buildNotificationsApp(config: NotificationsConfig): Promise<FastifyInstance> {
   const app = createHttpServer({
-    service: 'notifications', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    service: 'notifications', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, sendTimeoutMs: config.SEND_TIMEOUT_MS,
     // The gateway answers POST .../ticket itself and forwards other methods of that path
     // here: knowing the path, this service answers them 405 with its Allow.
     upstreamRoutes: [{ method: notificationsRoutes.ticket.method, url: notificationsRoutes.ticket.url }],

@@ -45,7 +45,7 @@ export interface TasksAppOptions {
 
 /** Wires the tasks service: its own database, NATS, identity, routes, the stat consumer and the sweep. */
 export async function buildTasksApp(config: TasksConfig, options: TasksAppOptions = {}): Promise<FastifyInstance> {
-  const app = createHttpServer({ service: 'tasks', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+  const app = createHttpServer({ service: 'tasks', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, sendTimeoutMs: config.SEND_TIMEOUT_MS });
   await app.after(); // the shared plugins (metrics registry) are loaded
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'tasks', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { createIdentityVerifier } from '@gfts/platform';
-import { client, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call, testLogLevel } from '@gfts/testkit';
+import { client, eventually, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, unsignedToken, type Call, testLogLevel } from '@gfts/testkit';
 import { createSigner } from 'fast-jwt';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -484,6 +484,35 @@ describe('gateway limits and failures', () => {
     } finally {
       await gateway.close();
       await upstream.app.close();
+    }
+  });
+
+  it('closes the connection of a client that stops taking its answer, after SEND_TIMEOUT_MS: the service connection it held serves others', async () => {
+    // an answer larger than what the sockets' buffers take in: the client must read it
+    const large = Buffer.alloc(16 << 20, 0x20);
+    let received = 0;
+    const upstream = Fastify();
+    upstream.get('/*', async (_request, reply) => {
+      received++;
+      return reply.type('application/json').send(large);
+    });
+    const url = await listen(upstream);
+    // one connection to the service: the stalled answer holds it until the gateway lets go
+    const { gateway, gatewayUrl } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, UPSTREAM_CONNECTIONS: '1', SEND_TIMEOUT_MS: '1000' }, url, url);
+    const { hostname, port } = new URL(gatewayUrl);
+    const stalled = connect({ host: hostname, port: Number(port) });
+    try {
+      stalled.pause();
+      stalled.write(`GET /api/v1/tasks HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${mintToken()}\r\n\r\n`);
+      await eventually(async () => received === 1);
+      const other = await fetch(`${gatewayUrl}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` }, signal: AbortSignal.timeout(20_000) });
+      expect(other.status).toBe(200);
+      expect((await other.arrayBuffer()).byteLength).toBe(large.length);
+      expect(received).toBe(2);
+    } finally {
+      stalled.destroy();
+      await gateway.close();
+      await upstream.close();
     }
   });
 
