@@ -142,6 +142,7 @@ else
   # The gateway's per-gamer rate limit (600/min) would turn a load test of a few gamers into
   # a test of the limiter: raise it. Everything else runs with the stack's defaults.
   export RATE_LIMIT_MAX="${RATE_LIMIT_MAX:-10000000}"
+  export RATE_LIMIT_SERVER_MAX="${RATE_LIMIT_SERVER_MAX:-10000000}"
   # On FerretDB/SQLite a friend list over 1M relations takes far longer than the gateway's
   # 10 s upstream timeout: raise it so the bench measures the latency instead of 504s.
   export UPSTREAM_TIMEOUT_MS="${UPSTREAM_TIMEOUT_MS:-900000}"

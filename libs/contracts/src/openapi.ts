@@ -175,7 +175,8 @@ export function openApiDocument(version = '1.0.0') {
         'Public API behind the gateway. Errors are RFC 9457 problem+json with a stable `code`. ' +
         'A body that is not the JSON object a route takes is a 400 (VALIDATION_FAILED), one over the size limit a 413, ' +
         'another media type than application/json a 415; a known path asked with a method it does not take is a 405 ' +
-        '(METHOD_NOT_ALLOWED) with an Allow header; over RATE_LIMIT_MAX requests per gamer per window a 429 (RATE_LIMITED). ' +
+        '(METHOD_NOT_ALLOWED) with an Allow header; over RATE_LIMIT_MAX requests per gamer per window (RATE_LIMIT_SERVER_MAX for a game server), or over ' +
+        'RATE_LIMIT_IN_FLIGHT_MAX requests of one gamer at once, a 429 (RATE_LIMITED) with Retry-After. ' +
         'Every answer of a route carries X-Request-Id (not the 400/408/431 a server gives a request it could not read), and every /api answer the gateway counted X-RateLimit-Limit, -Remaining and -Reset ' +
         '(components.headers; declared on the successful answers). ' +
         'The gateway serves this document at GET /openapi.json.',

@@ -23,6 +23,8 @@ const GatewaySettings = {
   JWT_CLOCK_TOLERANCE_MS: Type.Integer({ minimum: 0, maximum: 300_000, default: 30_000, description: 'leeway on a token\'s nbf and exp for clocks that differ between the identity provider and the gateway (a token signed with nbf = now is refused while the gateway\'s clock is behind)' }),
   JWT_CACHE_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10_000, description: 'verified bearer tokens kept until their exp (least recently used out first; dropped when the keys change); 0 turns the cache off' }),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer per window (a request without a valid token is refused 401 before it is counted: limit those per address at the ingress, docs/operations.md)' }),
+  RATE_LIMIT_SERVER_MAX: Type.Integer({ minimum: 1, default: 60_000, description: 'requests per game-server identity (role server) per window: one identity often reports the stats of a whole fleet' }),
+  RATE_LIMIT_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 10_000, default: 16, description: 'requests of one gamer a gateway replica serves at once; more answer 429 (game-server identities and live sockets are not counted)' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
   RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
   NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),

@@ -51,7 +51,7 @@ describe('friendship under fire', () => {
     await friendship.listening(60_000);
     const gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: `http://127.0.0.1:${port}`, TASKS_URL: 'http://127.0.0.1:9', JWT_SECRET: TEST_JWT_SECRET,
-      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '100000000',
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '100000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000',
     }));
     const api = client(await gateway.listen({ port: 0, host: '127.0.0.1' }));
     const db = await mongoose.createConnection(database).asPromise();

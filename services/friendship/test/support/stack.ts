@@ -40,7 +40,7 @@ export async function startFriendshipStack(env: Record<string, string> = {}, gat
       JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
       LOG_LEVEL: testLogLevel(),
-      RATE_LIMIT_MAX: '1000000',
+      RATE_LIMIT_MAX: '1000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000',
       RATE_LIMIT_STORE: 'local',
       // presence sightings go to this stack's own bucket
       NATS_URL: natsUrl,

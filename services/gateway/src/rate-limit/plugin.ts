@@ -1,14 +1,20 @@
 import rateLimit from '@fastify/rate-limit';
-import { ErrorCode } from '@gfts/contracts';
+import { ErrorCode, type Identity } from '@gfts/contracts';
 import { AppError } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter } from 'prom-client';
 import { isApiRequest } from '../authentication.ts';
 import type { GatewayConfig } from '../config.ts';
+import { LIVE_PATH } from '../live-proxy.ts';
+import { InFlight } from './in-flight.ts';
 import { LocalCounter } from './local-counter.ts';
 import { connectSharedKv } from './nats-kv.ts';
 import { SharedStore } from './store.ts';
+
+/** A game server's identity reports a fleet's stats: its own budget, no cap on requests at once. */
+const isServer = (gamer: Identity) => gamer.roles.includes('server');
+const budgetKey = (gamer: Identity) => `${gamer.applicationId}:${gamer.gamerId}`;
 
 /** After a shared-store failure, how long this replica limits on its own before probing again. */
 const PAUSE_AFTER_FAILURE_MS = 1_000;
@@ -56,10 +62,23 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
     });
   }
   const instance = store;
+  const inFlight = new InFlight(config.RATE_LIMIT_IN_FLIGHT_MAX);
+  // Before the budget's own preHandler (a route hook, run after the global ones): a request
+  // refused here is not counted.
+  app.addHook('preHandler', async (request, reply) => {
+    const { gamer } = request;
+    if (!gamer || isServer(gamer) || request.routeOptions.url === LIVE_PATH || !isApiRequest(request)) return;
+    const key = budgetKey(gamer);
+    if (!inFlight.take(key)) {
+      throw new AppError(429, ErrorCode.RATE_LIMITED, `more than ${inFlight.max} requests of this gamer at once; retry when one is answered`, { retryAfterSeconds: 1 });
+    }
+    // an answer's close comes once, whether it was sent whole or its client left
+    reply.raw.once('close', () => inFlight.give(key));
+  });
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',
-    max: config.RATE_LIMIT_MAX,
+    max: (request) => (request.gamer && isServer(request.gamer) ? config.RATE_LIMIT_SERVER_MAX : config.RATE_LIMIT_MAX),
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     // The plugin constructs its store; this one is built above with what it needs.
     store: class {
@@ -70,7 +89,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
     // Every limited request (/api) has a gamer by now: authentication answered 401 otherwise.
     // The plugin asks for the key before it asks allowList, so the exempt routes (/openapi.json,
     // /console) come here too, without a gamer, and must not throw (a 500).
-    keyGenerator: (request) => (request.gamer ? `${request.gamer.applicationId}:${request.gamer.gamerId}` : 'exempt'),
+    keyGenerator: (request) => (request.gamer ? budgetKey(request.gamer) : 'exempt'),
     allowList: (request) => !isApiRequest(request),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, ErrorCode.RATE_LIMITED, `rate limit of ${context.max} requests per ${config.RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${context.after}`),

@@ -356,6 +356,61 @@ describe('gateway limits and failures', () => {
     }
   });
 
+  it('gives game-server identities their own budget (RATE_LIMIT_SERVER_MAX): one often reports a whole fleet\'s stats', async () => {
+    const upstream = await echoUpstream('any');
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '2', RATE_LIMIT_SERVER_MAX: '4', RATE_LIMIT_WINDOW_MS: '86400000' }, upstream.url, upstream.url);
+    try {
+      const app = randomUUID();
+      const statuses = async (headers: Record<string, string>, n: number) => {
+        const seen = [];
+        for (let i = 0; i < n; i++) seen.push((await api('GET', '/api/v1/tasks', { headers })).status);
+        return seen;
+      };
+      expect(await statuses({ authorization: `Bearer ${mintToken({ app })}` }, 3)).toEqual([200, 200, 429]);
+      expect(await statuses({ authorization: `Bearer ${mintToken({ app, roles: ['server'] })}` }, 5)).toEqual([200, 200, 200, 200, 429]);
+    } finally {
+      await gateway.close();
+      await upstream.app.close();
+    }
+  });
+
+  it('serves at most RATE_LIMIT_IN_FLIGHT_MAX requests of one gamer at once; other gamers and game servers are not held to it', async () => {
+    // holds every request until released: the gamer's requests stay in flight
+    let received = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = Fastify();
+    holding.get('/*', async () => {
+      received++;
+      await released;
+      return { ok: true };
+    });
+    const url = await listen(holding);
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_IN_FLIGHT_MAX: '2' }, url, url);
+    const app = randomUUID();
+    const gamer = { authorization: `Bearer ${mintToken({ app })}` };
+    const other = { authorization: `Bearer ${mintToken({ app })}` };
+    const server = { authorization: `Bearer ${mintToken({ app, roles: ['server'] })}` };
+    try {
+      const held = [api('GET', '/api/v1/tasks', { headers: gamer }), api('GET', '/api/v1/tasks', { headers: gamer })];
+      await eventually(async () => received === 2);
+      const refused = await api('GET', '/api/v1/tasks', { headers: gamer });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(refused.headers.get('retry-after')).toBe('1');
+      held.push(api('GET', '/api/v1/tasks', { headers: other }), ...[1, 2, 3].map(() => api('GET', '/api/v1/tasks', { headers: server })));
+      await eventually(async () => received === 6);
+      release();
+      expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      // answered: the gamer's slots are free again
+      expect((await api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+    } finally {
+      release();
+      await gateway.close();
+      await holding.close();
+    }
+  });
+
   // A client that announces a body and stops sending would otherwise hold the connection for ever.
   it('ends a request whose body does not come within REQUEST_TIMEOUT_MS with 408', async () => {
     const upstream = await echoUpstream('any');

@@ -44,7 +44,7 @@ export async function startServiceProcesses(env: { gateway?: Record<string, stri
     started.push(notifications);
     const [friendshipUrl, tasksUrl, notificationsUrl] = await Promise.all([friendship.listening(60_000), tasks.listening(60_000), notifications.listening(60_000)]);
     const gateway = spawnService(serverOf('gateway'), {
-      ...common, FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: notificationsUrl, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000000', ...env.gateway,
+      ...common, FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: notificationsUrl, JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '1000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000', ...env.gateway,
     }, TRACING_IMPORT);
     started.push(gateway);
     const gatewayUrl = await gateway.listening(60_000);

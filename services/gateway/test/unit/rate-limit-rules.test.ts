@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Breaker } from '../../src/rate-limit/breaker.ts';
+import { InFlight } from '../../src/rate-limit/in-flight.ts';
 import { waiting, type Waiter } from '../../src/rate-limit/batcher.ts';
 import { Leases } from '../../src/rate-limit/leases.ts';
 import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
@@ -171,5 +172,26 @@ describe('the breaker', () => {
     expect(breaker.recover()).toBe(true);
     expect(breaker.allows(2_000)).toBe(true);
     expect(breaker.recover()).toBe(false);
+  });
+});
+
+describe('requests a gamer holds at once', () => {
+  it('gives each gamer up to max slots, and a slot given back serves again', () => {
+    const inFlight = new InFlight(2);
+    expect([inFlight.take('a'), inFlight.take('a'), inFlight.take('a')]).toEqual([true, true, false]);
+    expect(inFlight.take('b')).toBe(true);
+    inFlight.give('a');
+    expect(inFlight.take('a')).toBe(true);
+    expect(inFlight.take('a')).toBe(false);
+  });
+
+  it('forgets a gamer who holds nothing', () => {
+    const inFlight = new InFlight(1);
+    inFlight.take('a');
+    inFlight.take('b');
+    inFlight.give('a');
+    expect(inFlight.gamers).toBe(1);
+    inFlight.give('b');
+    expect(inFlight.gamers).toBe(0);
   });
 });

@@ -71,7 +71,7 @@ export async function startNotificationsStack(env: Record<string, string> = {}, 
     buildGateway(
       readGatewayConfig({
         FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, NOTIFICATIONS_URL: url,
-        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000', ...gatewayEnv, ...extraGatewayEnv,
+        JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000', ...gatewayEnv, ...extraGatewayEnv,
       }),
     );
   const spawned: ServiceProcess[] = [];

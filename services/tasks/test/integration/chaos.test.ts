@@ -87,7 +87,7 @@ describe('tasks under fire', () => {
       const tasksUrl = `http://127.0.0.1:${port}`;
       const gateway = await buildGateway(readGatewayConfig({
         FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
-        INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '100000000',
+        INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '100000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000',
       }));
       const api = client(await gateway.listen({ port: 0, host: '127.0.0.1' }));
       const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });

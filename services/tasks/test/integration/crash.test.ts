@@ -40,7 +40,7 @@ describe('tasks process killed mid-batch', () => {
     const tasksUrl = await tasks.listening();
     const gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: 'http://127.0.0.1:9', TASKS_URL: tasksUrl, JWT_SECRET: TEST_JWT_SECRET,
-      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000',
+      INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), RATE_LIMIT_MAX: '1000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000',
     }));
     const gatewayUrl = await listen(gateway);
     const as = (who: { token: string }) => createApiClient({ baseUrl: gatewayUrl, token: who.token });

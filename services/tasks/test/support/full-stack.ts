@@ -43,7 +43,7 @@ export async function startFullStack(): Promise<FullStack> {
       JWT_SECRET: TEST_JWT_SECRET,
       INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
       LOG_LEVEL: testLogLevel(),
-      RATE_LIMIT_MAX: '1000000',
+      RATE_LIMIT_MAX: '1000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000',
     }),
   );
   const api = client(await listen(gateway));

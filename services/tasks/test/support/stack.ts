@@ -64,7 +64,7 @@ export async function startTasksStack(env: Record<string, string> = {}, options:
         JWT_SECRET: TEST_JWT_SECRET,
         INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET,
         LOG_LEVEL: testLogLevel(),
-        RATE_LIMIT_MAX: '1000000',
+        RATE_LIMIT_MAX: '1000000', RATE_LIMIT_IN_FLIGHT_MAX: '10000',
       }),
     );
     gatewayUrl = await listen(gateway);
