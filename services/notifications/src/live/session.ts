@@ -58,6 +58,7 @@ export class Session {
       const page = await inbox.after(this.gamer, after, this.limits.replayPage);
       for (const notification of page) {
         if (this.closed) return;
+        this.forgetCompleted(notification);
         this.write(JSON.stringify(notification));
         replayed.add(notification.id);
       }
@@ -80,6 +81,8 @@ export class Session {
       return;
     }
     const { notification, text } = outgoing;
+    // before the replayed-id check: the live copy of a replayed completion still ends its task's progress
+    this.forgetCompleted(notification);
     if (this.replayed && isStoredNotificationType(notification.type)) {
       if (this.replayed.ids.has(notification.id)) return;
       // one replica publishes in id order: past the last replayed id nothing replayed can follow
@@ -89,10 +92,14 @@ export class Session {
       this.throttle.offer(notification.data.gamerTaskId, text);
       return;
     }
+    this.write(text);
+  }
+
+  /** A completion, replayed or live, drops its task's held and later progress (docs, "Coalescing"). */
+  private forgetCompleted(notification: Notification): void {
     if (notification.type === NotificationType.TASK_COMPLETED || notification.type === NotificationType.ACHIEVEMENT_COMPLETED) {
       this.throttle.forget(notification.data.gamerTaskId);
     }
-    this.write(text);
   }
 
   close(code: number, reason: string): void {

@@ -66,4 +66,19 @@ describe('Session resume', () => {
     expect(ids(socket)).toEqual(['05', '03']);
     session.close(1000, 'done');
   });
+
+  it('drops a live task.progress of a task whose completion the replay sent', async () => {
+    const { socket, session } = resumingSession();
+    const progress = (id: string, gamerTaskId: string): Notification => ({ id, type: NotificationType.TASK_PROGRESS, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId, taskId: 'x', progress: 4, targetValue: 5 } });
+    // completed('01') is task t-01; its late progress (an earlier stat batch's) comes after the resume
+    await session.replay(inboxOf([completed('01')]), '00');
+    session.deliver(outgoing(progress('02', 't-01')));
+    // the live copy of the replayed completion, then the same late progress again
+    session.deliver(outgoing(completed('01')));
+    session.deliver(outgoing(progress('03', 't-01')));
+    // another task's progress still goes out
+    session.deliver(outgoing(progress('04', 't-other')));
+    expect(ids(socket)).toEqual(['01', '04']);
+    session.close(1000, 'done');
+  });
 });
