@@ -70,9 +70,10 @@ export class Hub {
     })().catch(() => undefined);
   }
 
+  /** Open sockets (Session.isOpen): one the server closed is not counted while its handshake ends. */
   get socketCount(): number {
     let count = 0;
-    for (const { sessions } of this.gamers.values()) count += sessions.size;
+    for (const { sessions } of this.gamers.values()) for (const s of sessions) if (s.isOpen) count++;
     return count;
   }
 
@@ -98,10 +99,8 @@ export class Hub {
     if (gamer.subscribedIn !== this.connectionEpoch) this.reconfirm(gamer);
     gamer.sessions.add(session);
     session.socket.once('close', () => this.detach(key, session));
-    // Counted among the open ones: a closing socket (closed here, or by its client) stays in
-    // the set until its handshake ends (up to ws's 30 s for a peer that does not answer), and
-    // closing it again does nothing.
-    const open = [...gamer.sessions].filter((s) => !s.isClosed && s.socket.readyState === s.socket.OPEN).sort((a, b) => a.openedAt - b.openedAt);
+    // Counted among the open ones (Session.isOpen): closing a closing socket again does nothing.
+    const open = [...gamer.sessions].filter((s) => s.isOpen).sort((a, b) => a.openedAt - b.openedAt);
     for (const oldest of open.slice(0, Math.max(0, open.length - this.opts.maxSocketsPerGamer))) {
       oldest.close(NotificationCloseCode.TOO_MANY_SOCKETS, 'too many sockets');
     }

@@ -126,6 +126,15 @@ export class Session {
     return this.closed;
   }
 
+  /**
+   * Open for notifications: neither closed here nor closing by its client. A closing socket
+   * stays in its gamer's set until the close handshake ends (up to ws's 30 s for a peer that
+   * does not answer); the per-gamer cap and the sockets gauge count only the open ones.
+   */
+  get isOpen(): boolean {
+    return !this.closed && this.socket.readyState === this.socket.OPEN;
+  }
+
   private write(text: string): void {
     if (this.closed) return;
     if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.limits.sendBufferBytes) {

@@ -1,10 +1,12 @@
-import { natsNames } from '@gfts/contracts';
+import { natsNames, NotificationCloseCode } from '@gfts/contracts';
+import { infra, natsPrefix } from '@gfts/testkit';
 import { startNats } from '@gfts/testkit/containers';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hub } from '../../src/live/hub.ts';
-import type { LiveMetrics } from '../../src/live/metrics.ts';
+import { Registry } from 'prom-client';
+import { liveMetrics, type LiveMetrics } from '../../src/live/metrics.ts';
 import { Session } from '../../src/live/session.ts';
 import { FakeSocket } from '../support/fake-socket.ts';
 
@@ -69,4 +71,46 @@ describe('the hub keeps a closed gamer for the grace', () => {
     // must not read the inbox before NATS delivers to this replica again
     await expect(hub.attach(third.session)).rejects.toThrow(/disconnected/);
   }, 60_000);
+});
+
+/** A socket whose close handshake does not end until the test says so (a peer that does not answer the close frame). */
+class HandshakingSocket extends FakeSocket {
+  override close(): void {
+    this.readyState = 2;
+  }
+  /** the handshake ends (or ws's 30 s run out): the socket is closed and leaves its gamer's set */
+  closed(): void {
+    super.close();
+  }
+}
+
+describe('the sockets gauge', () => {
+  let nc: NatsConnection;
+  let hub: Hub;
+
+  beforeAll(async () => {
+    nc = await connect({ servers: infra().natsUrl });
+    hub = new Hub({ nc, prefix: natsPrefix(), heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 0, log });
+  });
+  afterAll(async () => {
+    await hub?.drain(0);
+    await nc?.close();
+  });
+
+  it('counts a socket the server closed no more, while its close handshake is still going on', async () => {
+    const registry = new Registry();
+    liveMetrics(registry, () => hub.socketCount, () => hub.lingeringCount);
+    const gauge = async () => (await registry.getSingleMetric('gfts_notifications_sockets')!.get()).values[0]?.value;
+    const sockets = [new HandshakingSocket(), new HandshakingSocket()];
+    const sessions = sockets.map((socket) => new Session(socket as unknown as WebSocket, gamer, limits, metrics, false));
+    for (const s of sessions) await hub.attach(s);
+    expect(await gauge()).toBe(2);
+    // a slow consumer closed by the server: still in the gamer's set until the handshake ends
+    sessions[0]!.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
+    expect(await gauge()).toBe(1);
+    sockets[0]!.closed();
+    expect(await gauge()).toBe(1);
+    sockets[1]!.closed();
+    expect(await gauge()).toBe(0);
+  });
 });

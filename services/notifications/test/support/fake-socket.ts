@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 export class FakeSocket extends EventEmitter {
   readonly sent: string[] = [];
   readonly bufferedAmount = 0;
+  readonly OPEN = 1;
   readonly CLOSED = 3;
   readyState = 1;
   send(text: string): void {
