@@ -140,6 +140,10 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
   });
 
   function forward(request: FastifyRequest, reply: FastifyReply, { socket: client, head }: PendingUpgrade): void {
+    // The client may have left while the gateway was busy (authenticating, a full event loop):
+    // its 'close' has fired already, so nothing would cut a pipe opened for it (a ghost online
+    // for heartbeat + grace, a ticket spent). It is not forwarded.
+    if (hasLeft(client)) return gone(request, reply, client);
     const since = (request.query as { since?: string }).since;
     const headers = forwardHeaders(request.headers, request.gamer ? sign(request.gamer) : undefined, String(request.id));
     headers.host = target.host;
@@ -178,6 +182,12 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     });
     upstream.on('upgrade', (response, socket, upstreamHead) => {
       upstream.setTimeout(0);
+      // left while the service answered (the 'end' and 'close' below came too late to stop it)
+      if (hasLeft(client)) {
+        socket.destroy();
+        return gone(request, reply, client);
+      }
+      client.off('end', abandon);
       reply.hijack();
       const lines = ['HTTP/1.1 101 Switching Protocols'];
       for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
@@ -199,7 +209,28 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       socket.pipe(client);
       recordHijacked(request, reply, 101);
     });
-    client.on('close', () => upstream.destroy());
+    const abandon = () => upstream.destroy();
+    client.on('close', abandon);
+    // until the 101 only: once piped, a client's FIN goes on to the service
+    client.once('end', abandon);
     upstream.end();
   }
+}
+
+/**
+ * The client is gone: its socket destroyed (a reset), or its FIN received. The server keeps
+ * sockets half-open, so a FIN alone closes nothing; a WebSocket client never half-closes
+ * before its 101, so one that did gave up.
+ */
+function hasLeft(client: Duplex): boolean {
+  return client.destroyed || client.readableEnded;
+}
+
+/** The client left before its pipe opened: nothing to answer; counted as nginx's 499 (client closed request). */
+function gone(request: FastifyRequest, reply: FastifyReply, client: Duplex): void {
+  // half-open after a FIN: it would hold the server's close
+  client.destroy();
+  if (reply.sent) return;
+  reply.hijack();
+  recordHijacked(request, reply, 499);
 }

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { notificationsRoutes } from '@gfts/contracts';
 import { eventually, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildGateway } from '../../src/app.ts';
 import { readGatewayConfig } from '../../src/config.ts';
@@ -53,7 +54,7 @@ describe('the live channel through the gateway', () => {
   }
 
   /** A gateway in front of `notificationsUrl`, with `hooks` of the test's own. */
-  async function gatewayTo(notificationsUrl: string, opts: { env?: Record<string, string>; hooks?: { preHandler: () => Promise<void>; preClose: () => Promise<void> } } = {}): Promise<string> {
+  async function gatewayTo(notificationsUrl: string, opts: { env?: Record<string, string>; hooks?: { preHandler: (request: FastifyRequest) => Promise<void>; preClose: () => Promise<void> } } = {}): Promise<string> {
     gateway = await buildGateway(readGatewayConfig({
       FRIENDSHIP_URL: DOWN, TASKS_URL: DOWN, NOTIFICATIONS_URL: notificationsUrl,
       JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(),
@@ -150,4 +151,44 @@ describe('the live channel through the gateway', () => {
     await closed;
     expect(upstream.upgrades).toBe(0);
   });
+
+  for (const how of ['reset', 'closed'] as const) {
+    it(`does not forward an upgrade whose client left (${how}) while it was being authenticated: no ghost pipe, counted as a 499`, async () => {
+      upstream = await liveUpstream();
+      let entered!: () => void;
+      const inHook = new Promise<void>((resolve) => (entered = resolve));
+      // authentication held until the gateway has seen the client leave (a reset: the socket
+      // closes; a FIN: its read side ends, the server's sockets being half-open)
+      const hooks = {
+        preHandler: async (request: FastifyRequest) => {
+          // the test's /metrics reads pass
+          if (!request.url.startsWith(LIVE)) return;
+          const socket = request.raw.socket;
+          const left = new Promise<void>((resolve) => {
+            if (socket.destroyed || socket.readableEnded) return resolve();
+            socket.once('close', () => resolve()).once('end', () => resolve());
+          });
+          entered();
+          await left;
+        },
+        preClose: async () => {},
+      };
+      const url = await gatewayTo(upstream.url, { hooks });
+      const client = httpRequest(`${url}${LIVE}`, {
+        headers: { ...auth, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      });
+      client.on('error', () => {});
+      client.end();
+      await inHook;
+      // the client gives up (its own timeout) while the gateway is still busy with it
+      if (how === 'reset') client.socket!.resetAndDestroy();
+      else client.destroy();
+      const pipes = async () => Number(/^gateway_live_pipes(?:\{[^}]*\})? (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
+      // either the gateway gave it up, or (the defect) it went on to the service
+      await eventually(async () => ((await liveSamples(url))[499] === 1 || upstream!.upgrades > 0 ? true : undefined));
+      expect(upstream.upgrades).toBe(0);
+      expect(await pipes()).toBe(0);
+      expect(await liveSamples(url)).toEqual({ 499: 1 });
+    });
+  }
 });
