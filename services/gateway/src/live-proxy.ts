@@ -163,8 +163,10 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       refuse(504, 'upstream service timed out');
     });
     upstream.on('error', (error) => {
-      // answered already (a timeout), or the client left and destroyed the request
-      if (reply.sent || client.destroyed) return;
+      // answered already (a timeout)
+      if (reply.sent) return;
+      // the client left and destroyed the request: not the service's failure
+      if (hasLeft(client)) return gone(request, reply, client);
       if (closing) return void reply.send(shuttingDown());
       request.log.warn({ err: error }, 'notifications upstream failed');
       refuse(502, 'upstream service unavailable');
