@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 export { composeNatsPassword, composeNatsPasswords, startComposeNats, startConfiguredNats, type ConfiguredNats } from './containers.ts';
 export { keepContainers, testLogLevel, type TestLogLevel } from './debug.ts';
 export { wireCommands, countStoreCommands, type StoreCommandCounter, type WireCommand } from './store-commands.ts';
+export { tcpHop, type TcpHop } from './tcp-hop.ts';
 
 /** Secrets used only by tests; the services under test are configured with them. */
 export const TEST_JWT_SECRET = 'test-jwt-secret-test-jwt-secret-0123456789';

@@ -50,7 +50,12 @@ interface Deps {
   inbox: Pick<InboxRepository, 'add'>;
   nextId: () => string;
   log: Logger;
+  /** the wait before the `attempt`th retry of a failed inbox write (from 1) */
+  retryDelayMs?: (attempt: number) => number;
 }
+
+/** 100 ms doubling to 5 s: a store blip costs a fraction of a second, an outage a write every 5 s. */
+const storeRetryDelay = (attempt: number): number => Math.min(5_000, 100 * 2 ** (attempt - 1));
 
 /**
  * Domain events to notifications. The replicas share one queue group, so each event is
@@ -61,21 +66,50 @@ interface Deps {
  * are published in id order, so one replica never publishes a later id before an earlier.
  */
 export function startIngest(deps: Deps): Ingest {
-  const { nc, prefix, inbox, nextId, log } = deps;
+  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay } = deps;
   const names = natsNames(prefix);
   const queue: Draft[] = [];
   let running: Promise<void> | undefined;
+  let stopping = false;
+  /** cuts a retry's wait short when stop() begins */
+  let wake: (() => void) | undefined;
+
+  /**
+   * Stores a batch, retrying a failed write until it succeeds: the events came over core NATS
+   * (at most once), so nothing would redeliver them. The ids were made once, so a retry after
+   * a write that partly succeeded stores the rest and finds the others already there. Gives
+   * up only when the replica stops; answers whether the batch is stored.
+   */
+  async function store(batch: (Notification & GamerRef)[]): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await inbox.add(batch);
+        return true;
+      } catch (error) {
+        if (stopping) {
+          log.error({ err: error, count: batch.length }, 'notifications not stored in the inbox: the replica is stopping, they go out live only');
+          return false;
+        }
+        log.error({ err: error, count: batch.length, attempt }, 'notifications not stored in the inbox yet: retrying, published once stored');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, retryDelayMs(attempt));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    }
+  }
 
   async function drainQueue(): Promise<void> {
     while (queue.length > 0) {
       const drafts = queue.splice(0, queue.length);
       const made: (Notification & GamerRef)[] = drafts.map((d) => ({ ...d, id: nextId() }) as Notification & GamerRef);
-      try {
-        await inbox.add(made.filter((m) => isStoredNotificationType(m.type)));
-      } catch (error) {
-        // Live delivery still goes out; only a later resume or inbox read will miss these.
-        log.error({ err: error, count: made.length }, 'notifications not stored in the inbox');
-      }
+      // Published only once stored (a resume's no-gap rule: docs, "Resume"); meanwhile later
+      // events wait in the queue, so one replica still publishes in id order.
+      await store(made.filter((m) => isStoredNotificationType(m.type)));
       for (const { applicationId, gamerId, ...notification } of made) {
         try {
           nc.publish(names.notifyGamer(applicationId, gamerId), JSON.stringify(notification));
@@ -119,6 +153,8 @@ export function startIngest(deps: Deps): Ingest {
 
   return {
     async stop() {
+      stopping = true;
+      wake?.();
       await Promise.all(subscriptions.map((s) => s.drain()));
       while (running) await running;
     },

@@ -1,5 +1,5 @@
 import type { Notification } from '@gfts/contracts';
-import type { NotificationDoc, Store } from './store.ts';
+import { isDuplicateKey, type NotificationDoc, type Store } from './store.ts';
 
 export interface GamerRef {
   applicationId: string;
@@ -10,19 +10,36 @@ export type RemoveOutcome = { kind: 'removed' } | { kind: 'notFound' };
 
 const toNotification = (doc: NotificationDoc): Notification => ({ id: doc._id, type: doc.type, at: doc.at, data: doc.data }) as Notification;
 
+/** A bulk insert's failure made only of ids already stored (every other document was inserted). */
+function onlyDuplicateKeys(error: unknown): boolean {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  if (writeErrors === undefined) return isDuplicateKey(error);
+  const all = [writeErrors].flat();
+  // a write concern error or a network error says nothing of what was inserted
+  return all.length > 0 && all.every(isDuplicateKey) && !(error as { writeConcernErrors?: unknown[] }).writeConcernErrors?.length;
+}
+
 /** The inbox: stored notifications of each gamer, newest first, kept NOTIFY_RETENTION_MS. */
 export function inboxRepository(store: Store, retentionMs: number, clock: () => Date = () => new Date()) {
   const { notifications } = store;
   const live = () => ({ expiresAt: { $gt: clock() } });
   return {
-    /** Stores notifications made together (one bulk insert; ids are new, so nothing collides). */
+    /**
+     * Stores notifications made together (one bulk insert). Idempotent: the ingest retries a
+     * failed write with the same ids, and an id already there (11000, a part of the batch an
+     * earlier attempt stored) is stored; unordered, so the rest is inserted all the same.
+     */
     async add(entries: (Notification & GamerRef)[]): Promise<void> {
       if (entries.length === 0) return;
       const expiresAt = new Date(clock().getTime() + retentionMs);
-      await notifications.insertMany(
-        entries.map(({ id, type, at, data, applicationId, gamerId }) => ({ _id: id, applicationId, gamerId, type, at, data, expiresAt })),
-        { ordered: false },
-      );
+      try {
+        await notifications.insertMany(
+          entries.map(({ id, type, at, data, applicationId, gamerId }) => ({ _id: id, applicationId, gamerId, type, at, data, expiresAt })),
+          { ordered: false },
+        );
+      } catch (error) {
+        if (!onlyDuplicateKeys(error)) throw error;
+      }
     },
 
     /** One page, newest first, of the ids before `beforeId` (the whole inbox without it). */

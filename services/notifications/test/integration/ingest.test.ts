@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { natsNames, NotificationType, type Notification } from '@gfts/contracts';
+import { databaseUrl, eventually, infra, natsPrefix, tcpHop, type TcpHop } from '@gfts/testkit';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monotonicUuidv7 } from '../../src/domain/ids.ts';
+import { startIngest } from '../../src/ingest.ts';
+import { inboxRepository, type GamerRef } from '../../src/repository/inbox.ts';
+import { ensureIndexes, openStore, type Store } from '../../src/repository/store.ts';
+
+const completed = (gamer: GamerRef, id: string): Notification & GamerRef => ({
+  ...gamer, id, type: NotificationType.TASK_COMPLETED, at: new Date().toISOString(), data: { gamerTaskId: randomUUID(), taskId: randomUUID() },
+});
+
+/**
+ * The inbox write of the ingest on the real store, reached through a hop the test cuts: a
+ * batch whose write failed is written again until it is stored, once, and only then
+ * published live.
+ */
+describe('the ingest when the inbox write fails', () => {
+  let hop: TcpHop;
+  let connection: mongoose.Connection;
+  let store: Store;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    const { mongoUrl, natsUrl } = infra();
+    const target = new URL(mongoUrl.replace(/^mongodb:/, 'http:'));
+    hop = await tcpHop(target.hostname, Number(target.port));
+    const db = new URL(databaseUrl(mongoUrl, 'ingest')).pathname.slice(1);
+    // a write while the hop is cut fails within half a second instead of the driver's 30 s
+    connection = await mongoose.createConnection(`mongodb://${hop.host}:${hop.port}/${db}?directConnection=true&serverSelectionTimeoutMS=500&connectTimeoutMS=500`).asPromise();
+    store = openStore(connection);
+    await ensureIndexes(store);
+    nc = await connect({ servers: natsUrl });
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await hop?.close();
+    await nc?.close();
+  });
+
+  it('stores a batch again with the same ids: what an earlier attempt stored is not duplicated, the rest is stored', async () => {
+    const inbox = inboxRepository(store, 60_000);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const next = monotonicUuidv7();
+    const [a, b, c] = [completed(gamer, next()), completed(gamer, next()), completed(gamer, next())];
+    await inbox.add([a!, b!]);
+    // the retry of a batch whose first attempt stored a and b only
+    await inbox.add([a!, b!, c!]);
+    expect((await inbox.after(gamer, '0', 10)).map((n) => n.id)).toEqual([a!.id, b!.id, c!.id]);
+  });
+
+  it('publishes a notification whose inbox write failed only once it is stored, and stores it once', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const failures: unknown[] = [];
+    let failed!: () => void;
+    const firstFailure = new Promise<void>((resolve) => (failed = resolve));
+    const log = {
+      warn: () => {},
+      error: (fields: unknown) => {
+        failures.push(fields);
+        failed();
+      },
+    };
+    const ingest = startIngest({ nc, prefix, inbox: inboxRepository(store, 60_000), nextId: monotonicUuidv7(), log, retryDelayMs: () => 100 });
+    const watcher = await connect({ servers: infra().natsUrl });
+    const live: Notification[] = [];
+    watcher.subscribe(names.notifyGamer(gamer.applicationId, gamer.gamerId), { callback: (_error, msg) => void live.push(msg.json<Notification>()) });
+    await watcher.flush();
+    try {
+      hop.cut();
+      const gamerTaskId = randomUUID();
+      nc.publish(names.taskCompleted, JSON.stringify({
+        ...gamer, gamerTaskId, taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID(),
+      }));
+      await firstFailure;
+      // whatever the ingest published so far has reached the watcher
+      await nc.flush();
+      await watcher.flush();
+      expect(live, 'published live before it was stored').toEqual([]);
+
+      hop.restore();
+      const [notification] = await eventually(async () => (live.length > 0 ? live : undefined));
+      expect(notification).toMatchObject({ type: NotificationType.TASK_COMPLETED, data: { gamerTaskId } });
+      const stored = await store.notifications.find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId }).toArray();
+      expect(stored.map((d) => d._id)).toEqual([notification!.id]);
+      expect(failures.length).toBeGreaterThan(0);
+    } finally {
+      hop.restore();
+      await ingest.stop();
+      await watcher.close();
+    }
+    expect(live).toHaveLength(1);
+  });
+});
