@@ -43,7 +43,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
     nc: nats, prefix: config.NATS_PREFIX, holderId: randomUUID(), refreshMs: config.PRESENCE_RECORD_INTERVAL_MS, maxInFlight: config.PRESENCE_WRITES_IN_FLIGHT, log: app.log,
   });
   const hub = new Hub({
-    nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, releaseGraceMs: config.LIVE_RELEASE_GRACE_MS, log: app.log, presence,
+    nc: nats, prefix: config.NATS_PREFIX, heartbeatMs: config.NOTIFY_HEARTBEAT_MS, maxSocketsPerGamer: config.NOTIFY_MAX_SOCKETS_PER_GAMER, releaseGraceMs: config.LIVE_RELEASE_GRACE_MS, inbox, log: app.log, presence,
   });
   const erasure = await startNotificationsErasure(nats, { inbox, hub }, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,

@@ -38,3 +38,8 @@ function format(ms: number, random: bigint): string {
     ((0b10n << 62n) | randB).toString(16).padStart(16, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** The smallest UUIDv7 of millisecond `ms`: every id made from then on sorts after it. */
+export function uuidv7Floor(ms: number): string {
+  return format(ms, 0n);
+}

@@ -1,11 +1,14 @@
 import { natsNames, NotificationCloseCode, type Notification } from '@gfts/contracts';
 import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
-import type { GamerRef } from '../repository/inbox.ts';
+import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { Session } from './session.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'warn' | 'info'>;
+
+/** Sockets catching up at once after NATS came back: each is an inbox read, and every socket of the replica has one. */
+const CATCH_UP_CONCURRENCY = 32;
 
 /** A message on a gamer's subject with this header closes their sockets with its code (not a notification). */
 const CLOSE_HEADER = 'Gfts-Close';
@@ -35,6 +38,8 @@ export interface HubOptions {
    * releases at once.
    */
   releaseGraceMs: number;
+  /** what the sockets catch up from after NATS was away */
+  inbox: Pick<InboxRepository, 'after'>;
   log: Logger;
   /** the gamer's first socket on this replica opened, and their last one closed (presence) */
   presence?: { held(gamer: GamerRef): void; released(gamer: GamerRef): void };
@@ -66,7 +71,14 @@ export class Hub {
     }, opts.heartbeatMs);
     this.heartbeatTimer.unref();
     void (async () => {
-      for await (const status of opts.nc.status()) if (status.type === 'disconnect' || status.type === 'reconnect') this.connectionEpoch++;
+      for await (const status of opts.nc.status()) {
+        if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
+        this.connectionEpoch++;
+        // Sockets stay open through a NATS gap (closing them all would be a reconnect storm),
+        // so each catches up from the inbox once NATS is back (docs, "NATS away").
+        if (status.type === 'disconnect') for (const s of this.sessions()) s.markGap();
+        else void this.catchUp();
+      }
     })().catch(() => undefined);
   }
 
@@ -155,6 +167,32 @@ export class Hub {
       return;
     }
     for (const s of gamer.sessions) s.deliver({ notification, text });
+  }
+
+  /**
+   * After a reconnect: once NATS has the subscriptions again (the client sends them on
+   * reconnecting; a flush confirms), every socket marked at the disconnect reads what it
+   * missed. A socket whose read fails is closed 1011, and its client resumes with `since`.
+   * A flush that fails (NATS away again) leaves the marks for the next reconnect.
+   */
+  private async catchUp(): Promise<void> {
+    try {
+      await this.opts.nc.flush();
+    } catch {
+      return;
+    }
+    const waiting = [...this.sessions()];
+    const worker = async () => {
+      for (let s = waiting.shift(); s; s = waiting.shift()) {
+        try {
+          await s.catchUp(this.opts.inbox);
+        } catch (error) {
+          this.opts.log.warn({ err: error }, 'live socket could not catch up after NATS was away: closed for its client to resume');
+          s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CATCH_UP_CONCURRENCY }, worker));
   }
 
   /** A flush: NATS has every subscription made before it. Its failure is for the attach that awaits it. */

@@ -1,5 +1,6 @@
 import { isStoredNotificationType, NotificationCloseCode, NotificationType, type Notification } from '@gfts/contracts';
 import type { WebSocket } from 'ws';
+import { uuidv7Floor } from '../domain/ids.ts';
 import { ProgressThrottle } from '../domain/progress-throttle.ts';
 import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
 import type { LiveMetrics } from './metrics.ts';
@@ -32,6 +33,18 @@ export class Session {
   /** after a replay: its ids, until a live notification newer than the last of them arrives */
   private replayed: { ids: Set<string>; last: string } | undefined;
   private closed = false;
+  /** the greatest id of a stored notification this socket was sent */
+  private lastStored: string | undefined;
+  /** where a resume began (`since`) */
+  private resumedFrom: string | undefined;
+  /** the replay in flight, a resume's or a catch-up's */
+  private replaying: Promise<void> = Promise.resolve();
+  /**
+   * Set while NATS is away (markGap) until the catch-up reads the inbox: where to read from,
+   * and the stored ids sent meanwhile (live ones that came before the catch-up began), which
+   * the catch-up must not send again.
+   */
+  private gap: { from: string; sent: Set<string> } | undefined;
   private readonly limits: SessionLimits;
   private readonly metrics: LiveMetrics;
   private readonly throttle: ProgressThrottle<string>;
@@ -51,7 +64,38 @@ export class Session {
   }
 
   /** Replays the stored notifications after `since`, oldest first, then releases what came live meanwhile. */
-  async replay(inbox: Pick<InboxRepository, 'after'>, since: string): Promise<void> {
+  replay(inbox: Pick<InboxRepository, 'after'>, since: string): Promise<void> {
+    this.resumedFrom = since;
+    return (this.replaying = this.replayAfter(inbox, since, new Set()));
+  }
+
+  /**
+   * NATS went away: what is published for the gamer until this replica is back reaches no
+   * socket here (core NATS keeps nothing). Notes where this socket stands, for catchUp.
+   */
+  markGap(): void {
+    if (this.closed || this.gap) return;
+    this.gap = { from: this.lastStored ?? this.resumedFrom ?? uuidv7Floor(this.openedAt), sent: new Set() };
+  }
+
+  /**
+   * NATS is back (and has the gamer's subscription again): sends what the inbox got during
+   * the gap, as a resume would, without the live ones already sent; live ones are held
+   * meanwhile and deduplicated the same way. Rejects when the inbox read fails.
+   */
+  async catchUp(inbox: Pick<InboxRepository, 'after'>): Promise<void> {
+    // a resume's replay in flight ends first: it may have been reading when NATS left
+    await this.replaying.catch(() => undefined);
+    const gap = this.gap;
+    if (!gap || this.closed) return;
+    this.held ??= [];
+    const caughtUp = this.replayAfter(inbox, gap.from, gap.sent);
+    // taken now: a gap that opens during this read is caught up by the next reconnect
+    this.gap = undefined;
+    await (this.replaying = caughtUp);
+  }
+
+  private async replayAfter(inbox: Pick<InboxRepository, 'after'>, since: string, alreadySent: Set<string>): Promise<void> {
     const replayed = new Set<string>();
     let after = since;
     for (;;) {
@@ -59,7 +103,7 @@ export class Session {
       for (const notification of page) {
         if (this.closed) return;
         this.forgetCompleted(notification);
-        this.write(JSON.stringify(notification));
+        if (!alreadySent.has(notification.id)) this.sendStored(notification.id, JSON.stringify(notification));
         replayed.add(notification.id);
       }
       const last = page.at(-1);
@@ -92,7 +136,15 @@ export class Session {
       this.throttle.offer(notification.data.gamerTaskId, text);
       return;
     }
+    if (isStoredNotificationType(notification.type)) this.sendStored(notification.id, text);
+    else this.write(text);
+  }
+
+  /** Writes a stored notification and notes it: a catch-up after a NATS gap starts after it. */
+  private sendStored(id: string, text: string): void {
     this.write(text);
+    if (this.lastStored === undefined || id > this.lastStored) this.lastStored = id;
+    this.gap?.sent.add(id);
   }
 
   /** A completion, replayed or live, drops its task's held and later progress (docs, "Coalescing"). */

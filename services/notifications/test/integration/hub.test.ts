@@ -14,6 +14,7 @@ const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
 const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 10 };
 const gamer = { applicationId: '0193a000-0000-7000-8000-000000000001', gamerId: '0193a000-0000-7000-8000-000000000002' };
 const log = { warn: () => {}, info: () => {} };
+const inbox = { after: async () => [] };
 const session = () => {
   const socket = new FakeSocket();
   return { socket, session: new Session(socket as unknown as WebSocket, gamer, limits, metrics, false) };
@@ -33,7 +34,7 @@ describe('the hub keeps a closed gamer for the grace', () => {
   beforeAll(async () => {
     nats = await startNats();
     nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
-    hub = new Hub({ nc, prefix, heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 60_000, log });
+    hub = new Hub({ nc, prefix, heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 60_000, inbox, log });
   });
   afterAll(async () => {
     await hub?.drain(0);
@@ -90,7 +91,7 @@ describe('the sockets gauge', () => {
 
   beforeAll(async () => {
     nc = await connect({ servers: infra().natsUrl });
-    hub = new Hub({ nc, prefix: natsPrefix(), heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 0, log });
+    hub = new Hub({ nc, prefix: natsPrefix(), heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 0, inbox, log });
   });
   afterAll(async () => {
     await hub?.drain(0);

@@ -1,6 +1,7 @@
 import { NotificationType, type Notification } from '@gfts/contracts';
 import type { WebSocket } from 'ws';
 import { describe, expect, it } from 'vitest';
+import { uuidv7Floor } from '../../src/domain/ids.ts';
 import type { LiveMetrics } from '../../src/live/metrics.ts';
 import { Session } from '../../src/live/session.ts';
 import { FakeSocket } from '../support/fake-socket.ts';
@@ -80,5 +81,50 @@ describe('Session resume', () => {
     session.deliver(outgoing(progress('04', 't-other')));
     expect(ids(socket)).toEqual(['01', '04']);
     session.close(1000, 'done');
+  });
+});
+
+describe('Session catch-up after NATS was away', () => {
+  const liveSession = () => {
+    const socket = new FakeSocket();
+    return { socket, session: new Session(socket as unknown as WebSocket, gamer, limits, metrics, false) };
+  };
+
+  it('sends what was stored after the last stored notification it sent, without what it sent live meanwhile', async () => {
+    const { socket, session } = liveSession();
+    session.deliver(outgoing(completed('05')));
+    session.markGap();
+    // live again before the catch-up's turn came: 07 was sent, 06 was missed
+    session.deliver(outgoing(completed('07')));
+    await session.catchUp(inboxOf([completed('03'), completed('05'), completed('06'), completed('07')]));
+    // 06's live copy, published late, is not sent twice either
+    session.deliver(outgoing(completed('06')));
+    session.deliver(outgoing(completed('08')));
+    expect(ids(socket)).toEqual(['05', '07', '06', '08']);
+  });
+
+  it('with no stored notification sent yet, sends what was stored since it opened', async () => {
+    const { socket, session } = liveSession();
+    const older = completed(uuidv7Floor(session.openedAt - 1_000));
+    const newer = completed(uuidv7Floor(session.openedAt + 1));
+    session.markGap();
+    await session.catchUp(inboxOf([older, newer]));
+    expect(ids(socket)).toEqual([newer.id]);
+  });
+
+  it('after a resume with nothing stored sent since, reads from the resume point', async () => {
+    const { socket, session } = resumingSession();
+    await session.replay(inboxOf([]), '04');
+    session.markGap();
+    await session.catchUp(inboxOf([completed('03'), completed('05')]));
+    expect(ids(socket)).toEqual(['05']);
+  });
+
+  it('does nothing without a gap, and rejects when the inbox cannot be read', async () => {
+    const { socket, session } = liveSession();
+    await session.catchUp({ after: async () => { throw new Error('never read'); } });
+    session.markGap();
+    await expect(session.catchUp({ after: async () => { throw new Error('store away'); } })).rejects.toThrow('store away');
+    expect(socket.sent).toEqual([]);
   });
 });
