@@ -182,8 +182,9 @@ export class Hub {
       return;
     }
     const waiting = [...this.sessions()];
+    let next = 0;
     const worker = async () => {
-      for (let s = waiting.shift(); s; s = waiting.shift()) {
+      for (let s = waiting[next++]; s; s = waiting[next++]) {
         try {
           await s.catchUp(this.opts.inbox);
         } catch (error) {
