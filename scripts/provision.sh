@@ -104,9 +104,10 @@ EOF
     mkdir -p /run/podman
     # Started from /: conmon inherits the service's working directory, and once that is gone
     # (a removed worktree) every container start fails with "write child: broken pipe".
-    (cd / && exec nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1) &
-    # the caller that started it may stop it (scripts/stack.sh does, on exit)
-    export GFTS_PODMAN_SERVICE_PID=$!
+    # In a session of its own, and left running like Docker's daemon: test runs and stacks
+    # started later use it too, so the run that happened to start it (a stack stopped with
+    # Ctrl-C or a signal to its process group) must not take it away from them.
+    (cd / && exec setsid nohup podman system service --time=0 unix:///run/podman/podman.sock >"$GFTS_CACHE/podman-service.log" 2>&1) &
     local i
     for i in $(seq 1 50); do _gfts_podman_socket_works && break; sleep 0.2; done
     _gfts_podman_socket_works || _gfts_die "podman socket did not come up; see $GFTS_CACHE/podman-service.log" || return 1

@@ -38,14 +38,11 @@ cleanup() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
   rm -f "${STATE_FILE:-}"
-  if [ -n "${GFTS_PODMAN_SERVICE_PID:-}" ]; then
-    kill "$GFTS_PODMAN_SERVICE_PID" 2>/dev/null && say "stopped the Podman API service this run started"
-  fi
   say "stopped"
 }
 # Set before provisioning, so that a Ctrl-C during a first run's downloads or image builds
-# also stops the Podman API service it started. bash resumes the script after a signal's
-# trap, so the signal traps exit themselves.
+# ends cleanly too (the Podman API service provisioning may start stays: other runs use it).
+# bash resumes the script after a signal's trap, so the signal traps exit themselves.
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
