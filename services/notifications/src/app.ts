@@ -3,6 +3,7 @@ import websocket from '@fastify/websocket';
 import { notificationsRoutes } from '@gfts/contracts';
 import { connectMongo, connectNats, createHttpServer, healthPlugin, identityPlugin, pingMongo, pingNats } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
+import { Counter } from 'prom-client';
 import type { NotificationsConfig } from './config.ts';
 import { monotonicUuidv7 } from './domain/ids.ts';
 import { startNotificationsErasure } from './gamer-erasure.ts';
@@ -37,7 +38,6 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const inbox = inboxRepository(store, config.NOTIFY_RETENTION_MS);
   const tickets = ticketLedger(store);
   const sweep = ttl ? undefined : startSweep([inbox, tickets], config.NOTIFY_SWEEP_INTERVAL_MS, app.log);
-  const ingest = startIngest({ nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log });
   // presence: this replica's keys carry a token of its own, so replicas never overwrite each other
   const presence = presenceHolder({
     nc: nats, prefix: config.NATS_PREFIX, holderId: randomUUID(), refreshMs: config.PRESENCE_RECORD_INTERVAL_MS, maxInFlight: config.PRESENCE_WRITES_IN_FLIGHT, log: app.log,
@@ -52,6 +52,11 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   await app.register(websocket, {
     options: { maxPayload: CLIENT_FRAME_MAX_BYTES },
     preClose: async () => hub.drain(config.NOTIFY_DRAIN_MS),
+  });
+  // app.metrics exists once the plugins before are loaded (the register above)
+  const unstored = new Counter({ name: 'gfts_notifications_unstored_total', help: 'notifications meant for the inbox published live only: the inbox was unavailable longer than the backlog holds (NOTIFY_INGEST_BACKLOG_MAX), or the replica stopped meanwhile', registers: [app.metrics] });
+  const ingest = startIngest({
+    nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log, backlogMax: config.NOTIFY_INGEST_BACKLOG_MAX, unstored: (n) => unstored.inc(n),
   });
   const channel = liveChannel({
     hub, inbox, tickets, log: app.log, metrics: liveMetrics(app.metrics, () => hub.socketCount, () => hub.lingeringCount),

@@ -12,6 +12,7 @@ const NotificationsSettings = {
   NOTIFY_SEND_BUFFER_BYTES: Type.Integer({ minimum: 1_024, maximum: 16_777_216, default: 262_144, description: 'bytes that may wait to be sent on one socket; above, the client is too slow and is closed (4008)' }),
   NOTIFY_PROGRESS_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000, description: 'least time between two task.progress messages of one task on one socket' }),
   NOTIFY_MAX_SOCKETS_PER_GAMER: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'sockets one gamer may hold on one replica; one more closes the oldest (4029)' }),
+  NOTIFY_INGEST_BACKLOG_MAX: Type.Integer({ minimum: 100, maximum: 1_000_000, default: 10_000, description: 'notifications a replica holds while the inbox cannot be written (each retried until stored, then published); beyond, new ones go out live only, unstored, and are counted (gfts_notifications_unstored_total)' }),
   NOTIFY_REPLAY_PAGE: Type.Integer({ minimum: 1, maximum: 1_000, default: 200, description: 'notifications read per inbox query while replaying a resume' }),
   LIVE_RELEASE_GRACE_MS: Type.Integer({ minimum: 0, maximum: 120_000, default: 10_000, description: 'how long a gamer whose last socket on this replica closed keeps its subscription and shows online; a reconnect within it costs no NATS write and no presence change; 0 releases at once' }),
   NOTIFY_DRAIN_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 2_000, description: 'on shutdown, time the sockets get to finish their close handshake (1001) before they are cut' }),

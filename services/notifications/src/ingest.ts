@@ -52,6 +52,10 @@ interface Deps {
   log: Logger;
   /** the wait before the `attempt`th retry of a failed inbox write (from 1) */
   retryDelayMs?: (attempt: number) => number;
+  /** notifications held while the inbox cannot be written, at most (NOTIFY_INGEST_BACKLOG_MAX) */
+  backlogMax: number;
+  /** notifications published live without being stored */
+  unstored?: (count: number) => void;
 }
 
 /** 100 ms doubling to 5 s: a store blip costs a fraction of a second, an outage a write every 5 s. */
@@ -66,13 +70,15 @@ const storeRetryDelay = (attempt: number): number => Math.min(5_000, 100 * 2 ** 
  * are published in id order, so one replica never publishes a later id before an earlier.
  */
 export function startIngest(deps: Deps): Ingest {
-  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay } = deps;
+  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay, backlogMax, unstored = () => {} } = deps;
   const names = natsNames(prefix);
   const queue: Draft[] = [];
   let running: Promise<void> | undefined;
   let stopping = false;
   /** cuts a retry's wait short when stop() begins */
   let wake: (() => void) | undefined;
+  /** the backlog is full: said once per outage, not per event */
+  let overflowing = false;
 
   /**
    * Stores a batch, retrying a failed write until it succeeds: the events came over core NATS
@@ -84,10 +90,12 @@ export function startIngest(deps: Deps): Ingest {
     for (let attempt = 1; ; attempt++) {
       try {
         await inbox.add(batch);
+        overflowing = false;
         return true;
       } catch (error) {
         if (stopping) {
           log.error({ err: error, count: batch.length }, 'notifications not stored in the inbox: the replica is stopping, they go out live only');
+          unstored(batch.length);
           return false;
         }
         log.error({ err: error, count: batch.length, attempt }, 'notifications not stored in the inbox yet: retrying, published once stored');
@@ -103,24 +111,40 @@ export function startIngest(deps: Deps): Ingest {
     }
   }
 
-  async function drainQueue(): Promise<void> {
-    while (queue.length > 0) {
-      const drafts = queue.splice(0, queue.length);
-      const made: (Notification & GamerRef)[] = drafts.map((d) => ({ ...d, id: nextId() }) as Notification & GamerRef);
-      // Published only once stored (a resume's no-gap rule: docs, "Resume"); meanwhile later
-      // events wait in the queue, so one replica still publishes in id order.
-      await store(made.filter((m) => isStoredNotificationType(m.type)));
-      for (const { applicationId, gamerId, ...notification } of made) {
-        try {
-          nc.publish(names.notifyGamer(applicationId, gamerId), JSON.stringify(notification));
-        } catch (error) {
-          log.warn({ err: error }, 'notification not published');
-        }
+  const withIds = (drafts: Draft[]) => drafts.map((d) => ({ ...d, id: nextId() }) as Notification & GamerRef);
+
+  function publish(made: (Notification & GamerRef)[]): void {
+    for (const { applicationId, gamerId, ...notification } of made) {
+      try {
+        nc.publish(names.notifyGamer(applicationId, gamerId), JSON.stringify(notification));
+      } catch (error) {
+        log.warn({ err: error }, 'notification not published');
       }
     }
   }
 
+  async function drainQueue(): Promise<void> {
+    while (queue.length > 0) {
+      const made = withIds(queue.splice(0, queue.length));
+      // Published only once stored (a resume's no-gap rule: docs, "Resume"); meanwhile later
+      // events wait in the queue, so one replica still publishes in id order.
+      await store(made.filter((m) => isStoredNotificationType(m.type)));
+      publish(made);
+    }
+  }
+
   const take = (drafts: Draft[]) => {
+    if (queue.length + drafts.length > backlogMax) {
+      // The store has been away long enough to fill the backlog: the replica's memory is
+      // bounded, so what comes next goes out live only, as before the retry. Their ids are
+      // made now, before the held ones', so one replica's ids still rise in publish order.
+      if (!overflowing) log.error({ backlog: queue.length }, 'inbox unavailable and the backlog is full: new notifications go out live only, unstored, until it is written');
+      overflowing = true;
+      const made = withIds(drafts);
+      unstored(made.filter((m) => isStoredNotificationType(m.type)).length);
+      publish(made);
+      return;
+    }
     queue.push(...drafts);
     running ??= drainQueue().finally(() => {
       running = undefined;

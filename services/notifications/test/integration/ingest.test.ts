@@ -66,7 +66,7 @@ describe('the ingest when the inbox write fails', () => {
         failed();
       },
     };
-    const ingest = startIngest({ nc, prefix, inbox: inboxRepository(store, 60_000), nextId: monotonicUuidv7(), log, retryDelayMs: () => 100 });
+    const ingest = startIngest({ nc, prefix, inbox: inboxRepository(store, 60_000), nextId: monotonicUuidv7(), log, retryDelayMs: () => 100, backlogMax: 100 });
     const watcher = await connect({ servers: infra().natsUrl });
     const live: Notification[] = [];
     watcher.subscribe(names.notifyGamer(gamer.applicationId, gamer.gamerId), { callback: (_error, msg) => void live.push(msg.json<Notification>()) });
@@ -95,5 +95,50 @@ describe('the ingest when the inbox write fails', () => {
       await watcher.close();
     }
     expect(live).toHaveLength(1);
+  });
+
+  it('holds at most NOTIFY_INGEST_BACKLOG_MAX while the inbox is away: what comes beyond goes out live only, counted', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    let failed!: () => void;
+    const firstFailure = new Promise<void>((resolve) => (failed = resolve));
+    let unstored = 0;
+    const ingest = startIngest({
+      nc, prefix, inbox: inboxRepository(store, 60_000), nextId: monotonicUuidv7(), log: { warn: () => {}, error: () => failed() },
+      retryDelayMs: () => 100, backlogMax: 2, unstored: (n) => (unstored += n),
+    });
+    const watcher = await connect({ servers: infra().natsUrl });
+    const live: string[] = [];
+    watcher.subscribe(names.notifyGamer(gamer.applicationId, gamer.gamerId), { callback: (_error, msg) => void live.push(msg.json<Notification & { data: { gamerTaskId: string } }>().data.gamerTaskId) });
+    await watcher.flush();
+    const complete = (gamerTaskId: string) => nc.publish(names.taskCompleted, JSON.stringify({
+      ...gamer, gamerTaskId, taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID(),
+    }));
+    const [a, b, c, d] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    try {
+      hop.cut();
+      // a: the batch being written; b and c: the backlog, full; d: beyond it
+      complete(a);
+      await firstFailure;
+      complete(b);
+      complete(c);
+      complete(d);
+      await eventually(async () => (live.length > 0 ? true : undefined));
+      await nc.flush();
+      await watcher.flush();
+      expect(live, 'only the one beyond the backlog goes out while the inbox is away').toEqual([d]);
+      expect(unstored).toBe(1);
+
+      hop.restore();
+      await eventually(async () => (live.length === 4 ? true : undefined));
+      expect(live).toEqual([d, a, b, c]);
+      const stored = await store.notifications.find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId }).toArray();
+      expect(stored.map((n) => (n.data as { gamerTaskId: string }).gamerTaskId).sort()).toEqual([a, b, c].sort());
+    } finally {
+      hop.restore();
+      await ingest.stop();
+      await watcher.close();
+    }
   });
 });
