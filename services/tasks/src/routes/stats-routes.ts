@@ -26,8 +26,9 @@ export async function statsRoutes(parent: FastifyInstance, { js, names }: { js: 
           return js.publish(subject, JSON.stringify(event), { msgID: event.eventId, timeout: 5_000, ...(headers ? { headers } : {}) });
         });
       } catch (error) {
-        request.log.error({ err: error }, 'JetStream did not store a stat event');
-        throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'the event could not be stored; retry with the same eventId');
+        // a timeout may hide a stored event: say "may not", and that the retry is safe
+        request.log.error({ err: error }, 'JetStream did not acknowledge a stat event');
+        throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'the event may not have been stored; retry with the same eventId (a stored one counts once)');
       }
       return reply.code(202).send({ eventId: event.eventId, duplicate: ack.duplicate, stream: ack.stream, seq: ack.seq });
     },
