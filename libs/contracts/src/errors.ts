@@ -49,7 +49,8 @@ export const Problem = Type.Object(
     title: Type.String(),
     status: Type.Integer({ minimum: 400, maximum: 599 }),
     detail: Type.Optional(Type.String()),
-    code: Type.String({ description: 'stable UPPER_SNAKE error code' }),
+    // an enum, so a typed client can switch over every code (docs/client.md, Error codes)
+    code: Type.Enum(Object.values(ErrorCode), { description: 'stable error code; what each means and what a client does: docs/client.md, Error codes' }),
     instance: Type.Optional(Type.String()),
     requestId: Type.Optional(Type.String()),
     errors: Type.Optional(

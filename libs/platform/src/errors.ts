@@ -6,10 +6,10 @@ import fp from 'fastify-plugin';
 /** An error the client caused or may act on; the one error handler maps it to problem+json. */
 export class AppError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   /** seconds after which the same request may succeed, sent as Retry-After (a conflict that passes by itself) */
   readonly retryAfterSeconds: number | undefined;
-  constructor(status: number, code: string, detail: string, opts: { retryAfterSeconds?: number } = {}) {
+  constructor(status: number, code: ErrorCode, detail: string, opts: { retryAfterSeconds?: number } = {}) {
     super(detail);
     this.name = 'AppError';
     this.status = status;
@@ -19,9 +19,9 @@ export class AppError extends Error {
 }
 
 export const notFound = (detail = 'no such resource') => new AppError(404, ErrorCode.NOT_FOUND, detail);
-export const badRequest = (detail: string, code: string = ErrorCode.VALIDATION_FAILED) => new AppError(400, code, detail);
-export const forbidden = (detail: string, code: string = ErrorCode.FORBIDDEN) => new AppError(403, code, detail);
-export const conflict = (code: string, detail: string, opts: { retryAfterSeconds?: number } = {}) => new AppError(409, code, detail, opts);
+export const badRequest = (detail: string, code: ErrorCode = ErrorCode.VALIDATION_FAILED) => new AppError(400, code, detail);
+export const forbidden = (detail: string, code: ErrorCode = ErrorCode.FORBIDDEN) => new AppError(403, code, detail);
+export const conflict = (code: ErrorCode, detail: string, opts: { retryAfterSeconds?: number } = {}) => new AppError(409, code, detail, opts);
 export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAUTHORIZED, detail);
 /** A request this instance will not serve because it is stopping: another instance will. */
 export const shuttingDown = () => new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
@@ -33,7 +33,7 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
-export function problem(status: number, code: string, detail?: string, extra: Partial<Problem> = {}): Problem {
+export function problem(status: number, code: ErrorCode, detail?: string, extra: Partial<Problem> = {}): Problem {
   return { type: problemType(code), title: TITLES[status] ?? 'Error', status, code, ...(detail ? { detail } : {}), ...extra };
 }
 
@@ -77,7 +77,7 @@ export function answerFrameworkError(error: FastifyError, _request: FastifyReque
 }
 
 /** Fastify's own error codes that are the client's fault, with our status and code. */
-const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
+const FASTIFY_CLIENT_ERRORS: Record<string, [number, ErrorCode]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, ErrorCode.PAYLOAD_TOO_LARGE],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, ErrorCode.UNSUPPORTED_MEDIA_TYPE],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, ErrorCode.VALIDATION_FAILED],
