@@ -14,7 +14,7 @@ export interface BackoffOptions {
    * [ceiling × (1 − jitter), ceiling]. 1 is "full jitter", 0 none.
    */
   jitter: number;
-  /** failed attempts in a row after which the client gives up (Infinity: never) */
+  /** failed connects in a row after which the client gives up, with no more retry (Infinity: never) */
   maxAttempts: number;
   /**
    * How long a connection must stay open before the schedule starts over (ms). One that
@@ -54,11 +54,14 @@ export function backoffCeiling(attempt: number, options: BackoffOptions): number
 }
 
 /**
- * The delay before retry number `attempt` (0-based), or `undefined` once `maxAttempts`
- * retries have failed. `random` is injectable for tests (Math.random by default).
+ * The delay before retry number `attempt` (0-based), which follows `attempt + 1` failed
+ * connects in a row; `undefined` when those are `maxAttempts`: the client gives up instead.
+ * So `maxAttempts: 1` never retries, `maxAttempts: 3` retries twice (until 2026-11-28 it
+ * counted retries, one connect more than documented). `random` is injectable for tests
+ * (Math.random by default).
  */
 export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number | undefined {
-  if (attempt >= options.maxAttempts) return undefined;
+  if (attempt + 1 >= options.maxAttempts) return undefined;
   const ceiling = backoffCeiling(attempt, options);
   return Math.round(ceiling * (1 - options.jitter * random()));
 }

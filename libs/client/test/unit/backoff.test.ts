@@ -36,10 +36,12 @@ describe('reconnect backoff', () => {
     expect(backoffDelay(1, none, () => 0.7)).toBe(200);
   });
 
-  it('gives up after maxAttempts failed attempts, never by default', () => {
+  it('gives up after maxAttempts failed connects in a row, never by default', () => {
+    // retry n follows n + 1 failed connects: with 3, two retries, then none after the third
     const three = backoffOptions({ maxAttempts: 3 });
-    expect(backoffDelay(2, three, () => 0)).toBeDefined();
-    expect(backoffDelay(3, three, () => 0)).toBeUndefined();
+    expect(backoffDelay(1, three, () => 0)).toBeDefined();
+    expect(backoffDelay(2, three, () => 0)).toBeUndefined();
+    expect(backoffDelay(0, backoffOptions({ maxAttempts: 1 }), () => 0)).toBeUndefined();
     expect(backoffDelay(1_000_000, DEFAULT_BACKOFF, () => 0)).toBe(DEFAULT_BACKOFF.maxDelayMs);
   });
 

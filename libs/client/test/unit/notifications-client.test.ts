@@ -235,7 +235,7 @@ describe('notifications client', () => {
     expect(seen.stops).toEqual([{ reason: 'closed' }]);
   });
 
-  it('gives up after maxAttempts, and stops on a configured close code', async () => {
+  it('gives up after maxAttempts failed connects in a row, and stops on a configured close code', async () => {
     const { live, seen } = client({ backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 0, maxAttempts: 2 } });
     live.start();
     for (let i = 0; i < 3; i++) {
@@ -245,7 +245,18 @@ describe('notifications client', () => {
       await vi.advanceTimersByTimeAsync(10);
     }
     expect(seen.stops).toEqual([{ reason: 'gave-up' }]);
-    expect(ScriptedSocket.made).toHaveLength(3);
+    expect(ScriptedSocket.made).toHaveLength(2);
+
+    // maxAttempts 1: the first failed connect stops it, with no retry announced
+    ScriptedSocket.made.length = 0;
+    const once = client({ backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 0, maxAttempts: 1 } });
+    once.live.start();
+    await settle();
+    latest().drop();
+    await settle();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(once.seen.stops).toEqual([{ reason: 'gave-up' }]);
+    expect(ScriptedSocket.made).toHaveLength(1);
 
     const coded = client({ stopOnCloseCodes: [4000] });
     coded.live.start();
