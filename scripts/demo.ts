@@ -110,7 +110,7 @@ await ann.POST('/api/v1/tasks/{taskId}/claim', { params: { path: { taskId: task.
 step("6. Ann's inventory");
 ok(await ann.GET('/api/v1/inventory'));
 
-step('7. Bob registers (any call does) and listens too; Ann finds Bob and sends a request, Bob accepts');
+step('7. Bob registers (a friendship call does; only those do) and listens too; Ann finds Bob and sends a request, Bob accepts');
 ok(await bob.GET('/api/v1/friendship'));
 const bobHeard: Notification[] = [];
 const bobLive = await listen('Bob', env('BOB'), bobHeard);
