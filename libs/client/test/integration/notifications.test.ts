@@ -51,7 +51,7 @@ describe('notifications client (@gfts/client) against the notifications service'
     return client;
   };
   const api = (who: Gamer) => createApiClient({ baseUrl: gatewayUrl, token: who.token });
-  /** A new gamer of the application, registered in the directory (any call does). */
+  /** A new gamer of the application, registered in the directory (a friendship call does; only those do). */
   const join = async (name: string) => {
     const who = gamer(app, name);
     expect((await api(who).GET('/api/v1/friendship')).response.status).toBe(200);

@@ -70,7 +70,7 @@ describe('a studio and its players, through the typed client', () => {
     const annGamer = gamer(app, 'Ann');
     const bobGamer = gamer(app, 'Bobby Tables');
     const [ann, bob] = [as(annGamer), as(bobGamer)];
-    // any call registers a gamer in the directory
+    // a friendship call (only those) registers a gamer in the directory
     expect((await bob.GET('/api/v1/friendship')).data).toEqual([]);
 
     const found = await ann.GET('/api/v1/friendship/search', { params: { query: { displayName: 'bob' } } });
