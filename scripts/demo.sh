@@ -6,12 +6,23 @@
 # notifications service).
 # The calls are made by scripts/demo.ts with the typed client @gfts/client (libs/client);
 # this script mints their tokens (scripts/mint-token.mjs) and prints each call.
-#   scripts/demo.sh [gateway-url]        (default http://localhost:8080)
-# --help prints this header.
-case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+#   scripts/demo.sh [gateway-url]        (default http://localhost:8080; http:// or https://)
+# --help prints this header. An unknown option or a second argument is refused (exit 2); a
+# gateway that does not answer is one line, "cannot reach <url>: is scripts/stack.sh running?"
+# (exit 1).
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+case "${1:-}" in
+  -h | --help) usage; exit 0 ;;
+  -*) { echo "scripts/demo.sh: unknown option $1"; echo; usage; } >&2; exit 2 ;;
+esac
+if [ "$#" -gt 1 ]; then { echo "scripts/demo.sh: one argument at most, the gateway URL (got $#)"; echo; usage; } >&2; exit 2; fi
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 gw="${1:-http://localhost:${GATEWAY_PORT:-8080}}"
+case "$gw" in
+  http://* | https://*) ;;
+  *) { echo "scripts/demo.sh: the gateway URL must start with http:// or https:// (got $gw)"; echo; usage; } >&2; exit 2 ;;
+esac
 mint() { node scripts/mint-token.mjs "$@"; }
 uuid() { node -e 'console.log(crypto.randomUUID())'; }
 

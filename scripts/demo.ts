@@ -6,15 +6,35 @@
 import { randomUUID } from 'node:crypto';
 import { connectNotifications, createApiClient, type ApiClient, type Notification, type NotificationsClient } from '@gfts/client';
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log('usage: scripts/demo.sh [gateway-url]   (this script is its second half; see scripts/demo.sh --help)');
+const USAGE = 'usage: scripts/demo.sh [gateway-url]   (this script is its second half; see scripts/demo.sh --help)';
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
   process.exit(0);
 }
+/** One line on stderr (no stack trace: what went wrong is the message), then exit. */
+function fail(message: string, code = 1, usage = false): never {
+  console.error(usage ? `${message}\n${USAGE}` : message);
+  process.exit(code);
+}
+const unknown = args.find((arg) => arg.startsWith('-'));
+if (unknown) fail(`scripts/demo.ts: unknown option ${unknown}`, 2, true);
+if (args.length > 1) fail(`scripts/demo.ts: one argument at most, the gateway URL (got ${args.length})`, 2, true);
 
-const gateway = process.argv[2] ?? 'http://localhost:8080';
+const gateway = args[0] ?? 'http://localhost:8080';
+// `localhost:8080` parses as a URL of scheme "localhost:": ask for the scheme itself
+if (!/^https?:\/\/[^/]/i.test(gateway) || !URL.canParse(gateway)) fail(`scripts/demo.ts: the gateway URL must start with http:// or https:// (got ${gateway})`, 2, true);
+const unreachable = () => fail(`cannot reach ${gateway}: is scripts/stack.sh running?`);
+// A failed fetch mid-tour (the stack stopped) or a refused step ends the tour with one line too.
+process.on('uncaughtException', (error) => {
+  if (error instanceof TypeError && error.message === 'fetch failed') unreachable();
+  fail(`demo stopped: ${error instanceof Error ? error.message : String(error)}`);
+});
+await fetch(`${gateway.replace(/\/+$/, '')}/healthz`, { signal: AbortSignal.timeout(5_000) }).catch(unreachable);
+
 const env = (name: string): string => {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run scripts/demo.sh, which sets it`);
+  if (!value) fail(`${name} is not set: run scripts/demo.sh, which sets it`);
   return value;
 };
 const app = env('DEMO_APP');

@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The developer scripts' command lines: a mistake gets one clear line (and the usage), never
+// a stack trace or a silently wrong result.
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const run = (command: string, args: string[]) => {
+  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+/** A local port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('scripts/demo.sh', () => {
+  it('says in one line that the gateway cannot be reached, and exits 1', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const { status, stdout, stderr } = run('bash', ['scripts/demo.sh', url]);
+    expect(status).toBe(1);
+    expect(stderr.trim()).toBe(`cannot reach ${url}: is scripts/stack.sh running?`);
+    expect(stdout).toBe('');
+  });
+
+  it('refuses a URL without a scheme, an unknown option and a second argument with the usage', () => {
+    for (const [args, message] of [
+      [['localhost:8080'], 'the gateway URL must start with http:// or https:// (got localhost:8080)'],
+      [['--port', '8080'], 'unknown option --port'],
+      [['http://localhost:1', 'extra'], 'one argument at most'],
+    ] as const) {
+      const { status, stderr } = run('bash', ['scripts/demo.sh', ...args]);
+      expect(status, args.join(' ')).toBe(2);
+      expect(stderr, args.join(' ')).toContain(message);
+      expect(stderr, args.join(' ')).toContain('scripts/demo.sh [gateway-url]');
+      expect(stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('scripts/demo.ts alone checks the same', () => {
+    const { status, stderr } = run(process.execPath, ['scripts/demo.ts', 'localhost:8080']);
+    expect(status).toBe(2);
+    expect(stderr).toContain('must start with http:// or https://');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
