@@ -50,3 +50,34 @@ describe('scripts/demo.sh', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('scripts/mint-token.mjs', () => {
+  const mint = (...args: string[]) => run(process.execPath, ['scripts/mint-token.mjs', ...args]);
+  const claims = (token: string) => JSON.parse(Buffer.from(token.trim().split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+
+  it('refuses an unknown option, a non-UUID --sub or --app, an unknown role and a missing value, with the usage', () => {
+    for (const [args, message] of [
+      [['--role', 'admin'], 'unknown option --role'],
+      [['--sub', 'player42'], '--sub must be a UUID'],
+      [['--app', 'my-game'], '--app must be a UUID'],
+      [['--roles', 'admn'], '--roles takes admin and server only, not admn'],
+      [['--name'], '--name needs a value'],
+      [['--name', '--roles', 'admin'], '--name needs a value'],
+      [['Ann'], 'unexpected argument "Ann"'],
+    ] as const) {
+      const { status, stdout, stderr } = mint(...args);
+      expect(status, args.join(' ')).toBe(2);
+      expect(stdout, args.join(' ')).toBe('');
+      expect(stderr, args.join(' ')).toContain(message);
+      expect(stderr, args.join(' ')).toContain('usage: node scripts/mint-token.mjs');
+    }
+  });
+
+  it('mints the claims asked for, and answers --help', () => {
+    const sub = '00000000-0000-4000-8000-00000000000a';
+    const { status, stdout } = mint('--sub', sub, '--app', '00000000-0000-4000-8000-000000000002', '--roles', 'admin,server', '--name', 'Ann');
+    expect(status).toBe(0);
+    expect(claims(stdout)).toMatchObject({ sub, app: '00000000-0000-4000-8000-000000000002', roles: ['admin', 'server'], name: 'Ann' });
+    expect(mint('--help')).toMatchObject({ status: 0, stdout: expect.stringContaining('usage: node scripts/mint-token.mjs') });
+  });
+});
