@@ -37,6 +37,14 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it('declares 413 and 415 on every operation whose method carries a body, one without a body schema too', () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    const operations = Object.entries(paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, method, op })));
+    const withBody = operations.filter(({ method }) => ['post', 'put', 'patch', 'delete'].includes(method));
+    expect(withBody.map(({ at }) => at)).toContain('post /api/v1/notifications/ticket');
+    for (const { at, op } of withBody) expect(Object.keys(op.responses), at).toEqual(expect.arrayContaining(['413', '415']));
+  });
+
   it('is committed as generated (run `pnpm openapi` after changing a contract)', () => {
     const committed = readFileSync(fileURLToPath(new URL('../../../../docs/openapi.json', import.meta.url)), 'utf8');
     expect(JSON.parse(committed)).toEqual(openApiDocument());

@@ -92,6 +92,16 @@ describe('answers at the edge (gateway and services as processes)', () => {
         });
       }
 
+      // routes without a body schema read a body too: the document declares 415 on them (and 413)
+      const bodyless = [['POST', `/api/v1/tasks/${randomUUID()}/claim`], ['DELETE', `/api/v1/friendship/${randomUUID()}`]];
+      if (where === 'gateway') bodyless.push(['POST', '/api/v1/notifications/ticket']);
+      for (const [method, path] of bodyless as [string, string][]) {
+        it(`a text/plain body on ${method} ${path.replace(/[0-9a-f-]{36}/, '{id}')} (no body schema) is a 415 problem`, async () => {
+          const response = await call()(method, path, { headers: { ...auth, 'content-type': 'text/plain' }, rawBody: 'hello' });
+          expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        });
+      }
+
       describe('an empty body sent with a Content-Type is no body (Unity\'s UnityWebRequest.Post(url, ""), SDKs with a default JSON type)', () => {
         for (const type of ['application/json', 'application/x-www-form-urlencoded', 'text/plain']) {
           it(`POST claim of an unknown task, ${type}: the route's 404, not a 400 or 415`, async () => {
