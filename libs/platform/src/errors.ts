@@ -86,15 +86,33 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, ErrorCode]> = {
   FST_ERR_RATE_LIMIT: [429, ErrorCode.RATE_LIMITED],
 };
 
+type ValidationFailure = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * One entry of `errors[]`. ajv's "must NOT have additional properties" says neither which
+ * property nor where: the path names the unknown property (a JSON pointer) and so does the
+ * message, so a client sees its typo.
+ */
+function validationEntry(v: ValidationFailure, context: string): { path: string; message: string } {
+  const path = `${context}${v.instancePath || ''}`;
+  const extra = v.keyword === 'additionalProperties' ? (v.params as { additionalProperty?: unknown }).additionalProperty : undefined;
+  if (typeof extra === 'string') {
+    return { path: `${path}/${extra.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: `must NOT have additional property ${JSON.stringify(extra)}` };
+  }
+  return { path, message: v.message ?? 'is invalid' };
+}
+
 function toProblem(error: FastifyError & { status?: number }, request: FastifyRequest): Problem {
   if (error instanceof AppError) return problem(error.status, error.code, error.message);
   if (error.validation) {
     return problem(400, ErrorCode.VALIDATION_FAILED, `invalid ${error.validationContext ?? 'request'}`, {
-      errors: error.validation.map((v) => ({
-        path: `${error.validationContext ?? ''}${v.instancePath || ''}`,
-        message: v.message ?? 'is invalid',
-      })),
+      errors: error.validation.map((v) => validationEntry(v, error.validationContext ?? '')),
     });
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    // the route's own limit (POST /api/v1/stats has a larger one), else the server's
+    const limit = request.routeOptions.bodyLimit;
+    return problem(413, ErrorCode.PAYLOAD_TOO_LARGE, limit ? `the body is over this route's limit of ${limit} bytes` : error.message);
   }
   const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
   if (known) return problem(known[0], known[1], error.message);

@@ -84,7 +84,16 @@ describe('createHttpServer at the edge', () => {
   it('answers 413 over the body limit', async () => {
     const response = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(100) }) });
     expect(response.statusCode).toBe(413);
-    expect(response.json()).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(response.json()).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE', detail: "the body is over this route's limit of 64 bytes" });
+  });
+
+  it('names an unknown body property in errors[] (path and message)', async () => {
+    const response = await app.inject({ method: 'POST', url: '/things', payload: { name: 'a', nmae: 'b' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: expect.arrayContaining([{ path: 'body/nmae', message: 'must NOT have additional property "nmae"' }]),
+    });
   });
 
   describe('takes JSON only: other media types are a 415', () => {

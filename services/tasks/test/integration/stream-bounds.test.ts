@@ -157,11 +157,15 @@ describe('stat events at the size bound', () => {
     const over = padded(STAT_EVENT_MAX_BYTES + 1);
     const viaGateway = await stack.api('POST', '/api/v1/stats', { headers, rawBody: over });
     expect(viaGateway.status).toBe(413);
-    expect(viaGateway.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
-    expect((await direct(over)).status).toBe(413);
+    // the detail states the route's own limit, in bytes
+    expect(viaGateway.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', detail: `the body is over this route's limit of ${STAT_EVENT_MAX_BYTES} bytes` });
+    const overDirect = await direct(over);
+    expect(overDirect.status).toBe(413);
+    expect(await overDirect.json()).toMatchObject({ detail: `the body is over this route's limit of ${STAT_EVENT_MAX_BYTES} bytes` });
     // other routes keep BODY_LIMIT_BYTES
     const other = await stack.api('POST', '/api/v1/tasks/assign', { headers, rawBody: JSON.stringify({ family: 'daily', numberOfTasks: 1, padding: ' '.repeat(20_000) }) });
     expect(other.status).toBe(413);
+    expect(other.body).toMatchObject({ detail: expect.stringMatching(/^the body is over this route's limit of \d+ bytes$/) });
   });
 
   it('dead-letters a junk message whose letter escaping would make too large, its payload cut to fit', async () => {
