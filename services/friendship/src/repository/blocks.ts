@@ -34,6 +34,12 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
      * tells whether this call created it. The quota is counted before and again including
      * the new record: of racing blocks that together pass the limit, the later ones see the
      * others and remove their own record, so the stored count never ends above the limit.
+     *
+     * A repeat may find a record whose creator is still counting and may withdraw it. It
+     * acts on the record (clears the pair, is announced) only once that cannot happen: it
+     * counts as the creator does and, within the limit, marks the record `kept`, which the
+     * creator's withdrawal does not match. Without that, a double tap racing another block
+     * ended the friendship for a block that was then withdrawn.
      */
     async block(applicationId: string, blocker: string, blocked: string, now: Date, maxBlocks: number): Promise<BlockOutcome> {
       const direction = { applicationId, blocker, blocked };
@@ -43,9 +49,17 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       const existing = await blocks
         .findOneAndUpdate(direction, { $setOnInsert: { _id: record._id, createdAt: now } }, { upsert: true, returnDocument: 'before' })
         .lean();
-      if (!existing && !withinLimit(await countOf(applicationId, blocker, maxBlocks + 1), maxBlocks, 'after')) {
-        await blocks.deleteOne({ _id: record._id, applicationId });
-        return { kind: 'blockLimit' };
+      const overLimit = async () => !withinLimit(await countOf(applicationId, blocker, maxBlocks + 1), maxBlocks, 'after');
+      if (existing && !existing.kept) {
+        if (await overLimit()) return { kind: 'blockLimit' };
+        const kept = await blocks.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
+        // withdrawn by its creator before the mark: there is no block
+        if (kept.matchedCount === 0) return { kind: 'blockLimit' };
+      }
+      if (!existing && (await overLimit())) {
+        const withdrawn = await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
+        if (withdrawn.deletedCount === 1) return { kind: 'blockLimit' };
+        // a repeat counted it within the limit and marked it kept first: it stands
       }
       const removed = await clearPair(relations, applicationId, blocker, blocked);
       // a friendship the block ended leaves both friend-id lists (relation first, list after)

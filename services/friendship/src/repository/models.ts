@@ -43,6 +43,12 @@ export interface RelationDoc {
    * Kept on the relation so a note is one atomic update and goes with the friendship.
    */
   notes?: Record<string, FriendNotesDoc>;
+  /**
+   * Set by a repeated request that found the request while its requester's earlier call
+   * might still withdraw it for the pending limit, and answered it: that call may no longer
+   * withdraw it (repository/relations.ts).
+   */
+  kept?: boolean;
 }
 
 export interface BlockDoc {
@@ -52,6 +58,12 @@ export interface BlockDoc {
   blocker: string;
   blocked: string;
   createdAt: Date;
+  /**
+   * Set by a repeated block that found the record while its creator might still withdraw it
+   * for the block limit, and acted on it: the creator may no longer withdraw it
+   * (repository/blocks.ts).
+   */
+  kept?: boolean;
 }
 
 /**
@@ -103,6 +115,7 @@ const relationSchema = new Schema<RelationDoc>(
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     notes: { type: Schema.Types.Mixed },
+    kept: { type: Boolean },
   },
   { ...options, collection: 'relations' },
 );
@@ -121,6 +134,7 @@ const blockSchema = new Schema<BlockDoc>(
     blocker: { type: String, required: true },
     blocked: { type: String, required: true },
     createdAt: { type: Date, required: true },
+    kept: { type: Boolean },
   },
   { ...options, collection: 'blocks' },
 );

@@ -166,7 +166,8 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      *   withdraws itself, so that of racing requests the later ones see the others and the
      *   stored count never ends above the limit. It is counted after the write only (a
      *   request at the limit costs an insert and a delete; every other one a count less),
-     *   and a repeat or a crossed request, which finds the pair's relation, is not counted.
+     *   and a crossed request, which finds the pair's relation, is not counted. A repeat of
+     *   the caller's own request is, once (see below).
      */
     async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
       const { id, applicationId, pairKey, ...fields } = request;
@@ -176,7 +177,19 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
       const existing = await relations
         .findOneAndUpdate({ applicationId, pairKey }, { $setOnInsert: { _id: id, ...fields, members: [...fields.members] } }, { upsert: true, returnDocument: 'before' })
         .lean();
-      if (existing) return { kind: 'exists', relation: toRelation(existing) };
+      if (existing) {
+        // The caller's own request, maybe written a moment ago by a racing identical call that
+        // is still counting and may withdraw it: answered only once that cannot happen, or the
+        // answer would name a request that is not kept. Counted as that call counts; within
+        // the limit, marked kept, which that call's withdrawal does not match.
+        if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
+          if (!withinLimit(await countPendingOutgoing(applicationId, requester, maxPending + 1), maxPending, 'after')) return { kind: 'pendingLimit' };
+          const kept = await relations.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
+          // withdrawn before the mark (its call counted over the limit): there is no request
+          if (kept.matchedCount === 0) return { kind: 'pendingLimit' };
+        }
+        return { kind: 'exists', relation: toRelation(existing) };
+      }
 
       const [blockState, pending] = await Promise.all([
         blockStateBetween(blocks, applicationId, requester, addressee),
@@ -190,9 +203,10 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         return { kind: 'blocked', blocks: blockState };
       }
       if (!withinLimit(pending, maxPending, 'after')) {
-        const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING });
+        const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
         if (withdrawn.deletedCount === 1) return { kind: 'pendingLimit' };
-        // already answered by the target, so no longer pending: the request did happen
+        // already answered by the target (no longer pending), or a repeat counted it within
+        // the limit and answered it (kept): the request did happen
       }
       return { kind: 'requested', request };
     },

@@ -54,6 +54,20 @@ describe('per-gamer limits (all set to 2 here)', () => {
       for (const t of targets) await w.request(a!, t.id);
       expect((await w.outgoing(a!)).body).toHaveLength(2);
     });
+
+    it('never answers a double tap at the limit with a request it withdraws', async () => {
+      // a few rounds: on the code before the fix every round answered 200 for a withdrawn request
+      for (let round = 0; round < 5; round++) {
+        const [a, b, c, d] = await w.gamers(4);
+        expectRequested(await w.request(a!, c!.id));
+        expectRequested(await w.request(a!, d!.id));
+        const responses = await Promise.all([w.request(a!, b!.id), w.request(a!, b!.id), w.request(a!, b!.id)]);
+        for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'PENDING_LIMIT_REACHED');
+        const stored = await db.collection('relations').find({ applicationId: a!.app, requester: a!.id, addressee: b!.id }).toArray();
+        const answered = [...new Set(responses.filter((r) => r.status === 200).map((r) => r.body.id))];
+        expect({ round, answered }).toEqual({ round, answered: stored.map((doc) => doc._id) });
+      }
+    });
   });
 
   describe('friends', () => {
@@ -155,6 +169,22 @@ describe('per-gamer limits (all set to 2 here)', () => {
       for (const r of responses.filter((x) => x.status !== 200)) expectProblem(r, 409, 'BLOCK_LIMIT_REACHED');
       expect(await db.collection('blocks').countDocuments({ applicationId: a!.app, blocker: a!.id })).toBe(accepted);
       expect(accepted).toBeLessThanOrEqual(2);
+    });
+
+    it('never ends a friendship for a block it withdraws (a double tap racing another block for the last slot)', async () => {
+      // a few rounds: on the code before the fix about half of them lost both the block and the friendship
+      for (let round = 0; round < 8; round++) {
+        const [a, b, c, d] = await w.gamers(4);
+        const friendshipId = await w.befriend(a!, b!);
+        expectOk(await w.block(a!, d!.id));
+        const [first, second] = await Promise.all([w.block(a!, b!.id), w.block(a!, b!.id), w.block(a!, c!.id)]);
+        for (const r of [first!, second!].filter((x) => x.status !== 200)) expectProblem(r, 409, 'BLOCK_LIMIT_REACHED');
+        const blocksB = await db.collection('blocks').countDocuments({ applicationId: a!.app, blocker: a!.id, blocked: b!.id });
+        const friendship = await db.collection('relations').countDocuments({ _id: friendshipId as never });
+        // a 200 means the block stands; a block that does not stand leaves the friendship alone
+        const blockedB = first!.status === 200 || second!.status === 200;
+        expect({ round, blocksB, friendship }).toEqual({ round, blocksB: blockedB ? 1 : 0, friendship: blockedB ? 0 : 1 });
+      }
     });
   });
 });
