@@ -223,10 +223,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      * the milliseconds until it is put back, and announces nothing.
      *
      * The friend-id lists take the pair right after the write, and the relation is read
-     * again after that: a block or unfriend whose list update landed before this one's finds
-     * the relation gone here, and the pair leaves the lists again (the accept then answers
-     * notFound: the friendship is gone). Either that read sees the relation still accepted,
-     * and then whatever ends it later updates the lists after this.
+     * again after that and after the counts, as the last step: a block or unfriend whose
+     * list update landed before this one's finds the relation gone here, and the pair leaves
+     * the lists again (the accept then answers notFound: the friendship is gone). Either that
+     * read sees the relation still accepted, and then whatever ends it later updates the
+     * lists after this and answers after this read.
      */
     async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
       const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
@@ -238,12 +239,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
       const friendship: RelationDoc = { ...request, status: FriendshipStatus.ACCEPTED, updatedAt: now };
       const { requester } = friendship;
       await friendLists.linked(applicationId, requester, addressee);
-      // Looked at again after the lists took the pair: a block or unfriend that ended the
-      // friendship meanwhile may have taken the pair out of the lists before they had it.
-      const [over, stillFriends] = await Promise.all([
-        friendQuotaAfter(friendship, maxFriends),
-        isAccepted(applicationId, id),
-      ]);
+      const over = await friendQuotaAfter(friendship, maxFriends);
       if (over) {
         // only this call accepted it, so an accepted document with this id is ours to undo
         await relations.updateOne(
@@ -257,7 +253,10 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         }
         return { kind: 'friendLimit', whose: over };
       }
-      if (!stillFriends) {
+      // Read again last, after the list update and the counts: a block or unfriend that ended
+      // the friendship meanwhile (and announced it) is seen here, so this accept is not
+      // announced after that end; it may also have unlinked the pair before we linked it.
+      if (!(await isAccepted(applicationId, id))) {
         await friendLists.unlinked(applicationId, requester, addressee);
         // ended meanwhile, and announced so by what ended it: an accepted after that would
         // show a friend who is not one to a client that applies events in order

@@ -1,6 +1,10 @@
 import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockRepository } from '../../src/repository/blocks.ts';
+import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { createModels } from '../../src/repository/models.ts';
+import { relationRepository } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, world, expectRequested } from '../support/world.ts';
 
@@ -158,6 +162,59 @@ describe('concurrent changes leave one consistent outcome', () => {
       expect([200, 404]).toContain(accept.status);
       expect(await relationsOf(a!, b!)).toEqual([]);
       expect((await w.friends(a!)).body).toEqual([]);
+    }
+  });
+
+  it('an accept whose friendship a block ends while it counts friends answers notFound (so it is never announced after the blocked)', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const blocks = blockRepository(models.blocks, models.relations, lists);
+    // The accept's relations, whose first friend count runs `duringCount` after counting,
+    // once, and after any relation read already in flight has answered (before 2026-11-28
+    // the accept's last read of its relation ran beside the counts and missed the block).
+    let duringCount: (() => Promise<unknown>) | undefined;
+    const readsInFlight = new Set<Promise<unknown>>();
+    const collection = new Proxy(models.relations.collection, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop === 'findOne') {
+          return (...args: unknown[]) => {
+            const read = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            readsInFlight.add(read);
+            return read.finally(() => readsInFlight.delete(read));
+          };
+        }
+        if (prop === 'countDocuments') {
+          return async (...args: unknown[]) => {
+            const count = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            const run = duringCount;
+            duringCount = undefined;
+            if (run) {
+              await Promise.allSettled([...readsInFlight]);
+              await run();
+            }
+            return count;
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+    const relationsModel = new Proxy(models.relations, {
+      get: (target, prop, receiver) => (prop === 'collection' ? collection : (Reflect.get(target, prop, receiver) as unknown)),
+    });
+    const relations = relationRepository(relationsModel, models.blocks, lists);
+
+    for (const blockedBy of ['requester', 'addressee'] as const) {
+      const [a, b] = await w.gamers(2);
+      const id = (await w.request(a!, b!.id)).body.id;
+      const [blocker, target] = blockedBy === 'requester' ? [a!, b!] : [b!, a!];
+      let blocked: Awaited<ReturnType<typeof blocks.block>> | undefined;
+      duringCount = async () => (blocked = await blocks.block(a!.app, blocker.id, target.id, new Date(), 1000));
+      expect((await relations.accept(a!.app, id, b!.id, new Date(), 1000)).kind).toBe('notFound');
+      // the block ended the friendship (its event names it), and nothing of it remains
+      expect(blocked).toMatchObject({ kind: 'blocked', removed: { _id: id, status: 'accepted' } });
+      expect(await relationsOf(a!, b!)).toEqual([]);
     }
   });
 
