@@ -45,7 +45,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
     onlineWindowMs,
   });
   const canMessage = startCanMessageResponder(nats, config.NATS_PREFIX, repositories.blocks, app.log);
-  const erasure = await startFriendshipErasure(nats, repositories.erasure, {
+  const erasure = await startFriendshipErasure(nats, repositories.erasure, announcer, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
   }, app.log);
   // HTTP has stopped when onClose runs; answer the NATS questions in flight, then disconnect.

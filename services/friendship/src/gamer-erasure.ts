@@ -3,6 +3,7 @@ import { startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
+import type { PresenceAnnouncer } from './presence/announcer.ts';
 import type { GamerErasure } from './repository/gamer-erasure.ts';
 
 export interface GamerErasureSettings {
@@ -17,10 +18,17 @@ export interface GamerErasureSettings {
 /**
  * The friendship service's part of gamer erasure (docs/gamer-erasure.md): its own durable
  * consumer of `gamer.erased` on the GAMERS stream, the gamer removed from the directory and
- * from every relation and block on both sides, then `gamer.erasure.completed` reported with
- * service "friendship". A redelivered or repeated event finds nothing more to remove.
+ * from every relation and block on both sides, and their announced presence from its bucket,
+ * then `gamer.erasure.completed` reported with service "friendship". A redelivered or
+ * repeated event finds nothing more to remove.
  */
-export async function startFriendshipErasure(nc: NatsConnection, erasure: GamerErasure, settings: GamerErasureSettings, log: FastifyBaseLogger): Promise<GamerEventConsumer> {
+export async function startFriendshipErasure(
+  nc: NatsConnection,
+  erasure: GamerErasure,
+  presence: Pick<PresenceAnnouncer, 'forget'>,
+  settings: GamerErasureSettings,
+  log: FastifyBaseLogger,
+): Promise<GamerEventConsumer> {
   return startGamerErasure(
     {
       js: jetstream(nc),
@@ -32,7 +40,9 @@ export async function startFriendshipErasure(nc: NatsConnection, erasure: GamerE
       durable: { ackWaitMs: settings.ackWaitMs, retryBaseMs: settings.retryBaseMs },
     },
     async (event) => {
-      const removed = await erasure.erase(event.applicationId.toLowerCase(), event.gamerId.toLowerCase());
+      const [applicationId, gamerId] = [event.applicationId.toLowerCase(), event.gamerId.toLowerCase()];
+      const removed = await erasure.erase(applicationId, gamerId);
+      await presence.forget(applicationId, gamerId);
       log.info({ jobId: event.jobId, ...removed }, 'friendship data of an erased gamer removed');
     },
   );

@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import { settledAnnouncement, type PresenceStatus } from '../domain/presence.ts';
 import { openAnnouncedBucket } from './announced-bucket.ts';
-import type { PresenceBoard, PresenceChange } from './board.ts';
+import { gamerKey, type PresenceBoard, type PresenceChange } from './board.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
@@ -34,6 +34,12 @@ export interface PresenceAnnouncerOptions {
 
 export interface PresenceAnnouncer {
   changed(change: PresenceChange): void;
+  /**
+   * Gamer erasure: the gamer's announced record ({status, lastSeenAt}, else kept 30 days)
+   * purged, and a change of theirs this replica is settling dropped. Throws while the bucket
+   * is not open, so that the erasure is redelivered rather than reported done.
+   */
+  forget(applicationId: string, gamerId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -144,6 +150,15 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       if (stop.signal.aborted) return;
       const wait = Math.max(0, change.at + opts.settleMs - Date.now());
       schedule(change.key, wait, change.status === 'offline' ? change.at : undefined);
+    },
+    async forget(applicationId, gamerId) {
+      const key = gamerKey(applicationId, gamerId);
+      clearTimeout(settling.get(key)?.timer);
+      settling.delete(key);
+      due.delete(key);
+      if (!kv) throw new Error('the announced-presence bucket is not open yet');
+      // only a record: a purge of a gamer never announced would write a marker naming them
+      if ((await kv.get(key))?.operation === 'PUT') await kv.purge(key);
     },
     async close() {
       stop.abort();

@@ -1,0 +1,69 @@
+import { natsNames, type GamerErasureCompletedEvent } from '@gfts/contracts';
+import { eventually } from '@gfts/testkit';
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { randomUUID } from 'node:crypto';
+import mongoose, { type Connection } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
+import { world } from '../support/world.ts';
+
+/*
+ * The friendship service's part of gamer erasure through its own `gamer.erased` consumer
+ * (docs/gamer-erasure.md): besides the store (friend-lists.test.ts), the gamer's record in
+ * the announced-presence bucket goes, and nobody else's.
+ */
+describe('gamer erasure in the friendship service', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  let db: Connection;
+  let nc: NatsConnection;
+  let announced: KV;
+  const completed: GamerErasureCompletedEvent[] = [];
+
+  beforeAll(async () => {
+    stack = await startFriendshipStack();
+    w = world(stack);
+    db = await mongoose.createConnection(stack.databaseUrl).asPromise();
+    nc = await connect({ servers: stack.natsUrl });
+    const names = natsNames(stack.natsPrefix);
+    nc.subscribe(names.gamerErasureCompleted, { callback: (error, msg) => void (error || completed.push(msg.json<GamerErasureCompletedEvent>())) });
+    await nc.flush();
+    // the service creates the bucket at start, without holding its start up for it
+    announced = await eventually(() => new Kvm(jetstream(nc)).open(names.presenceAnnouncedBucket), 10_000);
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await db?.close();
+    await stack?.close();
+  });
+
+  /** Publishes `gamer.erased` as the tasks service does and waits for this service's report. */
+  async function erase(applicationId: string, gamerId: string): Promise<void> {
+    const jobId = randomUUID();
+    const event = { jobId, applicationId, gamerId, requestedAt: new Date().toISOString() };
+    await jetstream(nc).publish(natsNames(stack.natsPrefix).gamerErased, JSON.stringify(event), { msgID: jobId });
+    await eventually(async () => completed.some((c) => c.jobId === jobId && c.service === 'friendship'), 20_000);
+  }
+
+  it('removes the gamer\'s announced presence and keeps everyone else\'s', async () => {
+    const [ann, bob] = await w.gamers(2);
+    const record = (status: string) => JSON.stringify({ status, lastSeenAt: new Date().toISOString(), at: new Date().toISOString() });
+    await announced.put(`${ann!.app}.${ann!.id}`, record('offline'));
+    await announced.put(`${bob!.app}.${bob!.id}`, record('online'));
+    // the same gamer id in another application is another gamer
+    const elsewhere = randomUUID();
+    await announced.put(`${elsewhere}.${ann!.id}`, record('online'));
+
+    await erase(ann!.app, ann!.id);
+    expect(await announced.get(`${ann!.app}.${ann!.id}`)).toMatchObject({ operation: 'PURGE' });
+    expect((await announced.get(`${bob!.app}.${bob!.id}`))?.json()).toMatchObject({ status: 'online' });
+    expect((await announced.get(`${elsewhere}.${ann!.id}`))?.json()).toMatchObject({ status: 'online' });
+    expect(await db.collection('gamers').countDocuments({ applicationId: ann!.app, gamerId: ann!.id })).toBe(0);
+
+    // again (a redelivery, a second job): nothing left to remove, and it still completes
+    await erase(ann!.app, ann!.id);
+    expect(await announced.get(`${ann!.app}.${ann!.id}`)).toMatchObject({ operation: 'PURGE' });
+  });
+});
