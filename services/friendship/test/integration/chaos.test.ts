@@ -137,7 +137,9 @@ describe('friendship under fire', () => {
         await until(() => api('POST', BASE, { ...as(a), body: { target: b.id } }), [200, 409]);
         const incoming = await list(b, '/requests/incoming');
         const id = incoming.find((e) => e.user.id === a.id)?.id;
-        if (id) await until(() => api('POST', `${BASE}/${id}/accept`, as(b)), [200]);
+        // 404: an earlier try was applied though its answer did not arrive (a 504 under load):
+        // the request is a friendship now; the check below says whether it is
+        if (id) await until(() => api('POST', `${BASE}/${id}/accept`, as(b)), [200, 404]);
       });
       await pool(pairs, 20, async (pair) => expect(await stateOf(pair)).toBe('friends'));
     } catch (error) {
