@@ -155,7 +155,8 @@ export class Hub {
     if (control) {
       gamer.ended = true;
       if (gamer.lingering) this.unsubscribe(key, gamer);
-      for (const s of [...gamer.sessions]) s.close(control, 'closed by the service');
+      const reason = control === NotificationCloseCode.GAMER_ERASED ? 'gamer erased' : 'closed by the service';
+      for (const s of [...gamer.sessions]) s.close(control, reason);
       return;
     }
     if (gamer.sessions.size === 0) return;

@@ -53,7 +53,7 @@ describe('gamer erasure in the notifications service', () => {
 
     const job = await erase(ann);
     expect(job.services.find((s) => s.service === 'notifications')?.status).toBe('completed');
-    for (const live of [onA!, onB!]) expect((await live.closed).code).toBe(NotificationCloseCode.GAMER_ERASED);
+    for (const live of [onA!, onB!]) expect(await live.closed).toEqual({ code: NotificationCloseCode.GAMER_ERASED, reason: 'gamer erased' });
     const db = await stack.db();
     expect(await db.collection('notifications').countDocuments({ applicationId: app, gamerId: ann.id })).toBe(0);
     expect(await inbox(cat)).toEqual([]);
