@@ -32,8 +32,8 @@ describe('gateway process', () => {
     });
     try {
       const url = await gateway.listening();
-      const auth = { authorization: `Bearer ${mintToken()}` };
-      const inFlight = Array.from({ length: 25 }, () => fetch(`${url}/api/v1/tasks`, { headers: auth }));
+      // 25 gamers: one gamer's requests at once are capped (RATE_LIMIT_IN_FLIGHT_MAX, 16)
+      const inFlight = Array.from({ length: 25 }, () => fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }));
       // the signal comes once every request is in flight (reached the upstream through the
       // gateway); a request still in the accept queue at SIGTERM is not in flight
       await eventually(async () => arrived === 25, 20_000);
