@@ -17,6 +17,11 @@
 #                               # (a dataset loaded once, reused by several runs: bench/README.md)
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+# Settings are environment variables: an argument (--port 9090) would otherwise be ignored.
+if [ "$#" -gt 0 ]; then
+  echo "scripts/stack.sh takes no arguments, got: $*; settings are environment variables (GATEWAY_PORT=9090 scripts/stack.sh); scripts/stack.sh --help" >&2
+  exit 2
+fi
 GATEWAY_HOST="${GATEWAY_HOST:-127.0.0.1}"
 case "$GATEWAY_HOST" in
   127.0.0.1 | 0.0.0.0) ;;

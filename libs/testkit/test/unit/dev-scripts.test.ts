@@ -51,6 +51,16 @@ describe('scripts/demo.sh', () => {
   });
 });
 
+describe('scripts/stack.sh', () => {
+  it('refuses an argument, before it installs or starts anything, naming the environment variables instead', () => {
+    const { status, stdout, stderr } = run('bash', ['scripts/stack.sh', '--port', '9090']);
+    expect(status).toBe(2);
+    expect(stderr).toContain('scripts/stack.sh takes no arguments, got: --port 9090');
+    expect(stderr).toContain('GATEWAY_PORT=9090 scripts/stack.sh');
+    expect(stdout).toBe('');
+  });
+});
+
 describe('scripts/mint-token.mjs', () => {
   const mint = (...args: string[]) => run(process.execPath, ['scripts/mint-token.mjs', ...args]);
   const claims = (token: string) => JSON.parse(Buffer.from(token.trim().split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
