@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMongo } from '../../libs/platform/src/connections.ts';
+import { profileCache } from '../../services/friendship/src/profile-cache.ts';
 import { createRepositories } from '../../services/friendship/src/repository/index.ts';
 import { benchConfig } from './config.ts';
 import { planFriendDataset } from './datagen/friendship-data.ts';
@@ -68,7 +69,7 @@ async function measureImage(label: string, image: string) {
   const quiet = { info: () => {}, warn: () => {}, error: (o: unknown, m?: string) => console.error('mongodb:', m ?? o) };
   const connection = await connectMongo(url, quiet as never);
   try {
-    const repos = await createRepositories(connection, { maxAgeMs: 24 * 3600_000 });
+    const repos = await createRepositories(connection, { maxAgeMs: 24 * 3600_000 }, profileCache(1, 0)); // no profile cache: the store's reads are measured
     const repo = repos.relations;
     const pid = containerPid(engine, name);
     const friendsOfCenter = await repo.friendIds(app, center.id);

@@ -23,7 +23,7 @@ export function friendshipAdminService(repo: FriendshipRepositories, service: Fr
     /** Profile and the first `limit` entries of each of the gamer's lists; 404 for a gamer never seen. */
     async gamer(applicationId: string, rawGamerId: string, limit: number | undefined): Promise<AdminGamerRelations> {
       const gamerId = rawGamerId.toLowerCase();
-      const profile = (await repo.gamers.profiles(applicationId, [gamerId])).get(gamerId);
+      const profile = await repo.gamers.profile(applicationId, gamerId);
       if (!profile) throw notFound('no such gamer in this application');
       const gamer = { applicationId, gamerId };
       const page = { limit };

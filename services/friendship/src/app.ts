@@ -9,6 +9,7 @@ import { startPresenceAnnouncer } from './presence/announcer.ts';
 import { presenceAudience } from './presence/audience.ts';
 import { presenceBoard } from './presence/board.ts';
 import { startPresenceWatch } from './presence/watch.ts';
+import { profileCache } from './profile-cache.ts';
 import { registrationCache } from './registration-cache.ts';
 import { createRepositories } from './repository/index.ts';
 import { friendshipAdmin } from './routes/admin.ts';
@@ -22,7 +23,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const repositories = await createRepositories(mongo, {
     maxAgeMs: config.FRIEND_LIST_MAX_AGE_S * 1000,
     onChangeFailed: (err) => app.log.warn({ err }, 'friend-id list update failed after a friendship change (the change stands); the list is rebuilt at its first read once FRIEND_LIST_MAX_AGE_S old'),
-  });
+  }, profileCache(config.PROFILE_CACHE_MAX, config.PROFILE_CACHE_TTL_MS));
   const onlineWindowMs = config.PRESENCE_ONLINE_WINDOW_MS;
   const board = presenceBoard({ onlineWindowMs, maxEntries: config.PRESENCE_MAX_TRACKED });
   const announcer = startPresenceAnnouncer({

@@ -9,6 +9,8 @@ const FriendshipSettings = {
   MAX_PENDING_OUTGOING: Type.Integer({ minimum: 1, default: 100, description: 'pending outgoing requests a gamer may have' }),
   MAX_BLOCKS: Type.Integer({ minimum: 1, default: 1000, description: 'gamers a gamer may block' }),
   FRIEND_LIST_MAX_AGE_S: Type.Integer({ minimum: 1, maximum: 604_800, default: 3600, description: 'a gamer\'s friend-id list (read by suggestions and mutual friends) is rebuilt from the relations when read this long after its last rebuild: the bound on what a crash between a friendship change and its list update can leave wrong' }),
+  PROFILE_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 5_000, description: 'how long a replica shows gamers\' names, avatars and stored last-seen times it read without reading them again: the longest a rename handled by another replica takes to show in lists; 0 reads them on every call' }),
+  PROFILE_CACHE_MAX: Type.Integer({ minimum: 1, default: 20_000, description: 'most profiles a replica caches (about 500 bytes of heap each with a 25-character name and a 70-character avatar URL: ~10 MB at the default)' }),
   ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),

@@ -1,4 +1,5 @@
 import type { Model } from 'mongoose';
+import type { ProfileCache } from '../profile-cache.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, GamerDoc, RelationDoc } from './models.ts';
 import { friendIdsIn } from './relations.ts';
@@ -16,7 +17,7 @@ import { friendIdsIn } from './relations.ts';
  * 3. the gamer leaves each friend's list, then their own list goes;
  * 4. the directory entry, last.
  */
-export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model<RelationDoc>; blocks: Model<BlockDoc> }, friendLists: FriendListRepository) {
+export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model<RelationDoc>; blocks: Model<BlockDoc> }, friendLists: FriendListRepository, profiles: ProfileCache) {
   return {
     async erase(applicationId: string, gamerId: string): Promise<{ relations: number; blocks: number; gamers: number; friendLists: number }> {
       await friendLists.remember(applicationId, gamerId, await friendIdsIn(models.relations, applicationId, gamerId));
@@ -29,6 +30,7 @@ export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model
       ]);
       const listsCleaned = await friendLists.forget(applicationId, gamerId);
       const gamers = await models.gamers.deleteMany({ applicationId, gamerId });
+      profiles.forget(applicationId, gamerId);
       return {
         relations: asRequester.deletedCount + asAddressee.deletedCount,
         blocks: asBlocker.deletedCount + asBlocked.deletedCount,

@@ -1,6 +1,7 @@
 import type { Model } from 'mongoose';
 import { displayNameKey, prefixRange } from '../domain/display-name.ts';
 import type { GamerProfile, StoredSummary } from '../domain/model.ts';
+import type { ProfileCache } from '../profile-cache.ts';
 import type { GamerDoc } from './models.ts';
 
 /** What a token says about its gamer; absent claims leave the stored values alone. */
@@ -23,8 +24,12 @@ export interface LastSeen {
   at: Date;
 }
 
-/** The per-application gamer directory: who may be targeted, and their public summary. */
-export function gamerDirectory(gamers: Model<GamerDoc>) {
+/**
+ * The per-application gamer directory: who may be targeted, and their public summary.
+ * `profiles` reads through `cache` (src/profile-cache.ts), which the directory's own writes
+ * keep in step.
+ */
+export function gamerDirectory(gamers: Model<GamerDoc>, cache: ProfileCache) {
   return {
     /**
      * Registers a gamer or refreshes their name and avatar, and answers the name and avatar
@@ -49,12 +54,16 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       // fields, so MongoDB retries the losing upsert as an update (the local store runs
       // upserts one at a time per collection).
       const filter = { applicationId, gamerId: claims.gamerId };
+      let stored: StoredSummary;
       if (claims.displayName !== undefined && claims.avatar !== undefined) {
         await gamers.updateOne(filter, update, { upsert: true });
-        return { displayName: claims.displayName, avatar: claims.avatar };
+        stored = { displayName: claims.displayName, avatar: claims.avatar };
+      } else {
+        const doc = await gamers.findOneAndUpdate(filter, update, { upsert: true, returnDocument: 'after', projection: { _id: 0, displayName: 1, avatar: 1 } }).lean();
+        stored = { displayName: doc?.displayName ?? claims.displayName ?? '', avatar: doc?.avatar ?? claims.avatar ?? '' };
       }
-      const stored = await gamers.findOneAndUpdate(filter, update, { upsert: true, returnDocument: 'after', projection: { _id: 0, displayName: 1, avatar: 1 } }).lean();
-      return { displayName: stored?.displayName ?? claims.displayName ?? '', avatar: stored?.avatar ?? claims.avatar ?? '' };
+      cache.registered(applicationId, claims.gamerId, stored);
+      return stored;
     },
 
     /**
@@ -65,6 +74,7 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
      */
     async recordLastSeen(seen: LastSeen[]): Promise<void> {
       if (seen.length === 0) return;
+      for (const { applicationId, gamerId, at } of seen) cache.seen(applicationId, gamerId, at);
       await gamers.bulkWrite(
         seen.map(({ applicationId, gamerId, at }) => ({ updateOne: { filter: { applicationId, gamerId }, update: { $max: { lastSeenAt: at } } } })),
         { ordered: false },
@@ -76,14 +86,27 @@ export function gamerDirectory(gamers: Model<GamerDoc>) {
       return (await gamers.collection.findOne({ applicationId, gamerId }, { projection: { _id: 1 } })) !== null;
     },
 
-    /** Summaries of many gamers in one query, keyed by gamerId. */
+    /** One gamer's profile as the directory holds it now (not cached: the admin look-up), or null. */
+    async profile(applicationId: string, gamerId: string): Promise<GamerProfile | null> {
+      const doc = await gamers.collection.findOne<Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>>({ applicationId, gamerId }, { projection: PROFILE_FIELDS });
+      return doc ? toProfile(doc) : null;
+    },
+
+    /**
+     * Summaries of many gamers, keyed by gamerId: those the cache holds fresh, the others in
+     * one query. A gamer not in the directory is absent from the answer.
+     */
     async profiles(applicationId: string, gamerIds: string[]): Promise<Map<string, GamerProfile>> {
-      if (gamerIds.length === 0) return new Map();
+      const { found, missing } = cache.lookup(applicationId, gamerIds);
+      if (missing.length === 0) return found;
       // the driver's collection: read on every list call, used as stored (see relations.list)
       const docs = await gamers.collection
-        .find<Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>>({ applicationId, gamerId: { $in: [...new Set(gamerIds)] } }, { projection: PROFILE_FIELDS })
+        .find<Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>>({ applicationId, gamerId: { $in: missing } }, { projection: PROFILE_FIELDS })
         .toArray();
-      return new Map(docs.map((doc) => [doc.gamerId, toProfile(doc)]));
+      const read = docs.map(toProfile);
+      cache.remember(applicationId, read);
+      for (const profile of read) found.set(profile.gamerId, profile);
+      return found;
     },
 
     /**

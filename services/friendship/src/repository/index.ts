@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import type { ProfileCache } from '../profile-cache.ts';
 import { blockRepository, type BlockRepository } from './blocks.ts';
 import { friendListRepository, type FriendListRepository, type FriendListSettings } from './friend-lists.ts';
 import { gamerErasure, type GamerErasure } from './gamer-erasure.ts';
@@ -16,15 +17,15 @@ export interface FriendshipRepositories {
   erasure: GamerErasure;
 }
 
-/** Data access of the service: the only code that talks to MongoDB. */
-export async function createRepositories(connection: Connection, friendListSettings: FriendListSettings): Promise<FriendshipRepositories> {
+/** Data access of the service: the only code that talks to MongoDB. `profiles` caches the directory's profile reads. */
+export async function createRepositories(connection: Connection, friendListSettings: FriendListSettings, profiles: ProfileCache): Promise<FriendshipRepositories> {
   const models = await createModels(connection);
   const friendLists = friendListRepository(models.friendLists, models.relations, friendListSettings);
   return {
-    gamers: gamerDirectory(models.gamers),
+    gamers: gamerDirectory(models.gamers, profiles),
     relations: relationRepository(models.relations, models.blocks, friendLists),
     blocks: blockRepository(models.blocks, models.relations, friendLists),
     friendLists,
-    erasure: gamerErasure(models, friendLists),
+    erasure: gamerErasure(models, friendLists, profiles),
   };
 }

@@ -3,6 +3,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockRepository } from '../../src/repository/blocks.ts';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { profileCache } from '../../src/profile-cache.ts';
 import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
 import { createModels, type RelationDoc } from '../../src/repository/models.ts';
 import { relationRepository } from '../../src/repository/relations.ts';
@@ -28,7 +29,7 @@ describe('friend-id lists', () => {
     stack = await startFriendshipStack();
     w = world(stack);
     db = await mongoose.createConnection(stack.databaseUrl).asPromise();
-    repos = await createRepositories(db, { maxAgeMs: 3600_000 });
+    repos = await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(1, 0));
   });
   afterAll(async () => {
     await db?.close();

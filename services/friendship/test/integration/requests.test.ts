@@ -263,11 +263,13 @@ describe('friend requests and friendships', () => {
   });
 
   describe('the gamer directory', () => {
-    it('refreshes name and avatar from the latest token, and keeps them when a token carries none', async () => {
+    it('refreshes name and avatar from the latest token, at once in lists, and keeps them when a token carries none', async () => {
       const app = randomUUID();
       const viewer = await w.join(app, 'Viewer');
       const renamed = await w.join(app, 'Old Name', { picture: 'https://cdn.example/old.png' });
       expectRequested(await w.request(renamed, viewer.id));
+      // read once before the rename: the profile cache holds the old name and avatar
+      expect((await w.incoming(viewer)).body[0]!.user).toEqual({ id: renamed.id, displayName: 'Old Name', avatar: 'https://cdn.example/old.png' });
       const fresh = mintToken({ sub: renamed.id, app, name: 'New Name', picture: 'https://cdn.example/new.png' });
       expect((await stack.api('GET', '/api/v1/friendship', { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
       expect((await w.incoming(viewer)).body[0]!.user).toEqual({ id: renamed.id, displayName: 'New Name', avatar: 'https://cdn.example/new.png' });

@@ -27,7 +27,7 @@ describe('store round trips per request', () => {
   /** The store commands one call sends, after every gamer it names has called once (registration is not counted). */
   const commandsOf = (call: () => Promise<unknown>) => counter.during(call);
 
-  it('reads a page of the friend list in three: the two sides of the relations, then the friends\' profiles', async () => {
+  it('reads a page of the friend list in three (the two sides of the relations, then the friends\' profiles), and in two while it holds those profiles', async () => {
     const app = randomUUID();
     const [me, ...friends] = await w.gamers(5, app);
     // friendships on both sides of the relation: two asked by me, two asking me
@@ -37,6 +37,9 @@ describe('store round trips per request', () => {
     }
     let page: Awaited<ReturnType<typeof w.friends>> | undefined;
     expect(await commandsOf(async () => (page = await w.friends(me!)))).toEqual({ 'find gamers': 1, 'find relations': 2 });
+    expect(page!.body.map((e) => e.user.id).sort()).toEqual(friends.map((f) => f.id).sort());
+    // the same page again within PROFILE_CACHE_TTL_MS (5 s): the profiles come from the cache
+    expect(await commandsOf(async () => (page = await w.friends(me!)))).toEqual({ 'find relations': 2 });
     expect(page!.body.map((e) => e.user.id).sort()).toEqual(friends.map((f) => f.id).sort());
   });
 

@@ -30,7 +30,13 @@ describe('presence from the live connection', () => {
   let b: Replica;
   const app = randomUUID();
   beforeAll(async () => {
-    stack = await startNotificationsStack({ PRESENCE_RECORD_INTERVAL_MS: '1000', LIVE_RELEASE_GRACE_MS: String(GRACE_MS) }, {}, { PRESENCE_ONLINE_WINDOW_MS: String(WINDOW_MS), PRESENCE_CHANGE_SETTLE_MS: String(SETTLE_MS) });
+    // Friendship keeps the profiles it read for the whole file: the lists' last-seen times must
+    // follow the session ends each friendship replica sees, not a later read of the directory.
+    stack = await startNotificationsStack(
+      { PRESENCE_RECORD_INTERVAL_MS: '1000', LIVE_RELEASE_GRACE_MS: String(GRACE_MS) },
+      {},
+      { PRESENCE_ONLINE_WINDOW_MS: String(WINDOW_MS), PRESENCE_CHANGE_SETTLE_MS: String(SETTLE_MS), PROFILE_CACHE_TTL_MS: '600000' },
+    );
     a = stack.replicas[0]!;
     b = await stack.addReplica();
     // a second friendship replica sees every change too: each must still be announced once
