@@ -21,6 +21,7 @@ type Listed<F extends string, V> = { _id: string } & Record<F, V[]>;
 const N = 50;
 const DUPLICATE_KEY = 11000;
 const TYPE_MISMATCH = 14;
+const NOT_IMPLEMENTED = 238;
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -292,6 +293,31 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(codes.filter((c) => c === DUPLICATE_KEY)).toHaveLength(N - 1);
       expect(await tasks.countDocuments({})).toBe(1);
     });
+
+    it('keeps a partial unique index, which leaves out documents without its key field; or refuses it as not implemented, building nothing', async () => {
+      // services/notifications/src/repository/store.ts (ensureDedupeIndex): the inbox's
+      // dedupe index is partial where the store takes it, so notifications stored before the
+      // key existed (copies included) are left out; FerretDB v1 refuses partial indexes
+      // (scripts/images/ferretdb/README.md), and the service then keys every notification
+      const inbox = fresh('partial_unique');
+      const gamer = { app: 'a', gamer: 'g' };
+      // two without the key, stored before the index: its build leaves them out
+      await inbox.insertMany([{ _id: 'old-1', ...gamer }, { _id: 'old-2', ...gamer }]);
+      const refused = await codeOf(inbox.createIndex({ app: 1, gamer: 1, key: 1 }, { name: 'dedupe', unique: true, partialFilterExpression: { key: { $exists: true } } }));
+      if (refused !== undefined) {
+        expect(refused).toBe(NOT_IMPLEMENTED);
+        expect((await inbox.listIndexes().toArray()).map((i) => i.name)).not.toContain('dedupe');
+        return;
+      }
+      expect((await inbox.listIndexes().toArray()).find((i) => i.name === 'dedupe')).toEqual(expect.objectContaining({ unique: true, partialFilterExpression: { key: { $exists: true } } }));
+      await inbox.insertOne({ _id: 'new-1', ...gamer, key: 'k' });
+      expect({
+        sameKey: await codeOf(inbox.insertOne({ _id: 'new-2', ...gamer, key: 'k' })),
+        anotherGamer: await codeOf(inbox.insertOne({ _id: 'new-3', ...gamer, gamer: 'h', key: 'k' })),
+        withoutKeyAgain: await codeOf(inbox.insertOne({ _id: 'old-3', ...gamer })),
+      }).toEqual({ sameKey: DUPLICATE_KEY, anotherGamer: undefined, withoutKeyAgain: undefined });
+      expect((await inbox.find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort()).toEqual(['new-1', 'new-3', 'old-1', 'old-2', 'old-3']);
+    });
   });
 
   describe('bulk writes', () => {
@@ -465,6 +491,37 @@ describe('store conformance: the guarantees the services rely on', () => {
         { _id: 'c', key: 'k-c' },
         { _id: 'existing', key: 'taken' },
       ]);
+    });
+
+    it('reports each insert of an unordered insertMany refused by a unique key other than _id, by its index, and inserts the others', async () => {
+      // services/notifications/src/repository/inbox.ts (add): a batch of notifications holding
+      // a second copy of a stored completion, two copies of one, and one stored before (a
+      // retry: refused for its _id and its key at once) stores all the others, and learns
+      // which were refused from the error's indexes (which index refused one is not said on
+      // every store, so the service asks for the ids)
+      const inbox = fresh('insert_many_unique_key');
+      await inbox.createIndex({ gamer: 1, key: 1 }, { unique: true });
+      await inbox.insertMany([{ _id: 'stored', gamer: 'g', key: 'k0' }, { _id: 'retried', gamer: 'g', key: 'k1' }]);
+      const error = await bulkFailure(
+        inbox.insertMany(
+          [
+            { _id: 'a', gamer: 'g', key: 'a' },
+            { _id: 'copy-of-stored', gamer: 'g', key: 'k0' },
+            { _id: 'b', gamer: 'g', key: 'kb' },
+            { _id: 'b-again', gamer: 'g', key: 'kb' },
+            { _id: 'retried', gamer: 'g', key: 'k1' },
+            { _id: 'c', gamer: 'g', key: 'c' },
+          ],
+          { ordered: false },
+        ),
+      );
+      const refused = [error.writeErrors].flat().map((e) => ({ index: e.index, code: e.code }));
+      // of the two copies in the batch, one is stored and the other refused, whichever it is
+      const copy = refused.find((e) => e.index === 2 || e.index === 3)?.index;
+      expect(refused.sort((x, y) => x.index - y.index)).toEqual([1, copy, 4].map((index) => ({ index, code: DUPLICATE_KEY })));
+      expect(error.insertedCount).toBe(3);
+      const kept = copy === 2 ? 'b-again' : 'b';
+      expect((await inbox.find({}).toArray()).map((d) => d._id).sort()).toEqual(['a', kept, 'c', 'retried', 'stored'].sort());
     });
 
     it('rejects an unordered insertMany holding an existing _id with 11000, and counts the documents it inserted', async () => {
@@ -880,7 +937,7 @@ describe('store conformance: the guarantees the services rely on', () => {
       const { ttl } = await ensureNotificationIndexes(store);
       expect(ttl).toBe(accepted);
       const expiryOf = async (collection: mongoose.mongo.Collection<never>) =>
-        (await collection.listIndexes().toArray()).filter((i) => i.name !== '_id_' && i.name !== 'inbox').map((i) => ({ name: i.name, key: i.key, expireAfterSeconds: i.expireAfterSeconds }));
+        (await collection.listIndexes().toArray()).filter((i) => i.name !== '_id_' && i.name !== 'inbox' && i.name !== 'dedupe').map((i) => ({ name: i.name, key: i.key, expireAfterSeconds: i.expireAfterSeconds }));
       if (accepted) {
         expect((await expiring.listIndexes().toArray()).find((i) => i.name === 'expiry')).toEqual(expect.objectContaining({ key: { at: 1 }, expireAfterSeconds: 0 }));
         for (const collection of [store.notifications, store.usedTickets]) expect(await expiryOf(collection as never)).toEqual([{ name: 'expiry', key: { expiresAt: 1 }, expireAfterSeconds: 0 }]);
