@@ -56,6 +56,8 @@ interface Deps {
   backlogMax: number;
   /** notifications published live without being stored */
   unstored?: (count: number) => void;
+  /** notifications neither stored nor published: another copy of a completion the inbox holds */
+  duplicates?: (count: number) => void;
 }
 
 /** 100 ms doubling to 5 s: a store blip costs a fraction of a second, an outage a write every 5 s. */
@@ -65,12 +67,14 @@ const storeRetryDelay = (attempt: number): number => Math.min(5_000, 100 * 2 ** 
  * Domain events to notifications. The replicas share one queue group, so each event is
  * taken by one of them: it gives each notification its id, stores the kept ones in the
  * inbox, and only then publishes each on its gamer's subject, where the replicas holding
- * that gamer's sockets pick it up (docs/notifications.md, "Fan-out"). Events taken while a
- * batch is being written form the next batch: one bulk insert per batch, and notifications
- * are published in id order, so one replica never publishes a later id before an earlier.
+ * that gamer's sockets pick it up (docs/notifications.md, "Fan-out"). A second copy of a
+ * completion is refused by the inbox and goes nowhere ("Once per completion"). Events taken
+ * while a batch is being written form the next batch: one bulk insert per batch, and
+ * notifications are published in id order, so one replica never publishes a later id before
+ * an earlier.
  */
 export function startIngest(deps: Deps): Ingest {
-  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay, backlogMax, unstored = () => {} } = deps;
+  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay, backlogMax, unstored = () => {}, duplicates = () => {} } = deps;
   const names = natsNames(prefix);
   const queue: Draft[] = [];
   let running: Promise<void> | undefined;
@@ -84,19 +88,20 @@ export function startIngest(deps: Deps): Ingest {
    * Stores a batch, retrying a failed write until it succeeds: the events came over core NATS
    * (at most once), so nothing would redeliver them. The ids were made once, so a retry after
    * a write that partly succeeded stores the rest and finds the others already there. Gives
-   * up only when the replica stops; answers whether the batch is stored.
+   * up only when the replica stops. Answers the ids of the batch's copies of completions the
+   * inbox holds (domain/completion-key.ts), which it did not store: none when it gave up.
    */
-  async function store(batch: (Notification & GamerRef)[]): Promise<boolean> {
+  async function store(batch: (Notification & GamerRef)[]): Promise<ReadonlySet<string>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await inbox.add(batch);
+        const outcome = await inbox.add(batch);
         overflowing = false;
-        return true;
+        return outcome.duplicates;
       } catch (error) {
         if (stopping) {
           log.error({ err: error, count: batch.length }, 'notifications not stored in the inbox: the replica is stopping, they go out live only');
           unstored(batch.length);
-          return false;
+          return new Set();
         }
         log.error({ err: error, count: batch.length, attempt }, 'notifications not stored in the inbox yet: retrying, published once stored');
         await new Promise<void>((resolve) => {
@@ -127,9 +132,12 @@ export function startIngest(deps: Deps): Ingest {
     while (queue.length > 0) {
       const made = withIds(queue.splice(0, queue.length));
       // Published only once stored (a resume's no-gap rule: docs, "Resume"); meanwhile later
-      // events wait in the queue, so one replica still publishes in id order.
-      await store(made.filter((m) => isStoredNotificationType(m.type)));
-      publish(made);
+      // events wait in the queue, so one replica still publishes in id order. A copy of a
+      // completion the inbox holds is not published: its socket had the first (a resume
+      // replays it), and the session drops repeats only by id, which a copy does not share.
+      const refused = await store(made.filter((m) => isStoredNotificationType(m.type)));
+      if (refused.size > 0) duplicates(refused.size);
+      publish(refused.size > 0 ? made.filter((m) => !refused.has(m.id)) : made);
     }
   }
 

@@ -817,7 +817,7 @@ describe('store conformance: the guarantees the services rely on', () => {
     });
 
     it('deletes exactly the documents an $or over nested dotted paths matches', async () => {
-      // services/notifications/src/repository/inbox.ts:60 (eraseGamer): other gamers'
+      // services/notifications/src/repository/inbox.ts:103 (eraseGamer): other gamers'
       // notifications naming the erased gamer as data.user.id or data.userId
       const inbox = fresh('or_nested_delete');
       await inbox.insertMany([
@@ -925,7 +925,7 @@ describe('store conformance: the guarantees the services rely on', () => {
 
   describe('TTL indexes', () => {
     it('keeps a TTL index (expireAfterSeconds 0), or refuses it and the notifications service then sweeps', async () => {
-      // services/notifications/src/repository/store.ts:43-53: the expiry of notifications and
+      // services/notifications/src/repository/store.ts:53-61: the expiry of notifications and
       // used tickets is a TTL index where the store takes one; where it refuses, a plain index
       // and ensureIndexes answers ttl:false, on which app.ts:36-39 starts the sweep
       const expiring = fresh('ttl');

@@ -1,4 +1,5 @@
 import type { Notification } from '@gfts/contracts';
+import { completionKey } from '../domain/completion-key.ts';
 import { isDuplicateKey, type NotificationDoc, type Store } from './store.ts';
 
 export interface GamerRef {
@@ -10,13 +11,25 @@ export type RemoveOutcome = { kind: 'removed' } | { kind: 'notFound' };
 
 const toNotification = (doc: NotificationDoc): Notification => ({ id: doc._id, type: doc.type, at: doc.at, data: doc.data }) as Notification;
 
-/** A bulk insert's failure made only of ids already stored (every other document was inserted). */
-function onlyDuplicateKeys(error: unknown): boolean {
+/** What `add` did not store of a batch. */
+export interface AddOutcome {
+  /** ids refused as another copy of a completion the inbox holds: never stored, not to be published */
+  duplicates: ReadonlySet<string>;
+}
+
+/**
+ * The ids of a bulk insert's documents a unique key refused (every other document was
+ * inserted), or undefined when it failed otherwise. An error without per-document errors
+ * names none: then any of them may have been refused, and the look-up that follows tells.
+ */
+function refusedByUniqueKeys(error: unknown, ids: string[]): string[] | undefined {
   const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-  if (writeErrors === undefined) return isDuplicateKey(error);
-  const all = [writeErrors].flat();
+  if (writeErrors === undefined) return isDuplicateKey(error) ? ids : undefined;
+  const all = [writeErrors].flat() as { index?: number }[];
   // a write concern error or a network error says nothing of what was inserted
-  return all.length > 0 && all.every(isDuplicateKey) && !(error as { writeConcernErrors?: unknown[] }).writeConcernErrors?.length;
+  if (all.length === 0 || !all.every(isDuplicateKey) || (error as { writeConcernErrors?: unknown[] }).writeConcernErrors?.length) return undefined;
+  const named = all.map((e) => (e.index === undefined ? undefined : ids[e.index]));
+  return named.includes(undefined) ? ids : (named as string[]);
 }
 
 /** The inbox: stored notifications of each gamer, newest first, kept NOTIFY_RETENTION_MS. */
@@ -25,21 +38,34 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
   const live = () => ({ expiresAt: { $gt: clock() } });
   return {
     /**
-     * Stores notifications made together (one bulk insert). Idempotent: the ingest retries a
-     * failed write with the same ids, and an id already there (11000, a part of the batch an
-     * earlier attempt stored) is stored; unordered, so the rest is inserted all the same.
+     * Stores notifications made together (one bulk insert), unordered: what the store refuses
+     * (11000) leaves the rest inserted all the same. A refused one is either already stored
+     * (its id is there: the ingest retries a failed write with the same ids, and an earlier
+     * attempt stored part of it), or another copy of a completion the inbox holds, stored
+     * before or earlier in the batch (its dedupe key is there), which is answered in
+     * `duplicates`. The error does not say which on every store (FerretDB names no index, and
+     * a retry of a stored completion collides on both), so the refused ids are looked up.
      */
-    async add(entries: (Notification & GamerRef)[]): Promise<void> {
-      if (entries.length === 0) return;
+    async add(entries: (Notification & GamerRef)[]): Promise<AddOutcome> {
+      if (entries.length === 0) return { duplicates: new Set() };
       const expiresAt = new Date(clock().getTime() + retentionMs);
+      let refused: string[];
       try {
         await notifications.insertMany(
-          entries.map(({ id, type, at, data, applicationId, gamerId }) => ({ _id: id, applicationId, gamerId, type, at, data, expiresAt })),
+          entries.map((n) => ({
+            _id: n.id, applicationId: n.applicationId, gamerId: n.gamerId, type: n.type, at: n.at, data: n.data, expiresAt, dedupeKey: completionKey(n) ?? n.id,
+          })),
           { ordered: false },
         );
+        return { duplicates: new Set() };
       } catch (error) {
-        if (!onlyDuplicateKeys(error)) throw error;
+        const ids = refusedByUniqueKeys(error, entries.map((n) => n.id));
+        if (!ids) throw error;
+        refused = ids;
       }
+      const stored = await notifications.find({ _id: { $in: refused } }, { projection: { _id: 1 } }).toArray();
+      const storedIds = new Set(stored.map((d) => d._id));
+      return { duplicates: new Set(refused.filter((id) => !storedIds.has(id))) };
     },
 
     /** One page, newest first, of the ids before `beforeId` (the whole inbox without it). */

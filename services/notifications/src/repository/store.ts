@@ -12,6 +12,12 @@ export interface NotificationDoc {
   data: unknown;
   /** made + NOTIFY_RETENTION_MS: gone from every read after it, deleted by the TTL index or the sweep */
   expiresAt: Date;
+  /**
+   * One per gamer (index `dedupe`): a completion's key (domain/completion-key.ts), so a
+   * second copy of it is refused; any other notification's own id. Absent from notifications
+   * stored before 2026-11-28 (and from those an older replica writes during an upgrade).
+   */
+  dedupeKey?: string;
 }
 
 /** A ticket that opened a socket: kept until it expires, so it opens no second one. */
@@ -36,12 +42,14 @@ export function openStore(connection: Connection): Store {
 
 /**
  * Indexes, made at start by every replica (an existing one is a no-op). A gamer's inbox is
- * one range of (applicationId, gamerId, _id), read in either direction. Expiry is a TTL
- * index on MongoDB; a store without TTL indexes (FerretDB v1 refuses them) gets a plain
- * index instead, and the answer tells the caller to run the sweep.
+ * one range of (applicationId, gamerId, _id), read in either direction; `dedupe` keeps one
+ * notification per completion (below). Expiry is a TTL index on MongoDB; a store without
+ * TTL indexes (FerretDB v1 refuses them) gets a plain index instead, and the answer tells
+ * the caller to run the sweep.
  */
 export async function ensureIndexes(store: Store): Promise<{ ttl: boolean }> {
   await store.notifications.createIndex({ applicationId: 1, gamerId: 1, _id: 1 }, { name: 'inbox' });
+  await ensureDedupeIndex(store.notifications);
   try {
     await store.notifications.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
     await store.usedTickets.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
@@ -50,6 +58,46 @@ export async function ensureIndexes(store: Store): Promise<{ ttl: boolean }> {
     await store.notifications.createIndex({ expiresAt: 1 }, { name: 'expiry_sweep' });
     await store.usedTickets.createIndex({ expiresAt: 1 }, { name: 'expiry_sweep' });
     return { ttl: false };
+  }
+}
+
+const DEDUPE = { applicationId: 1, gamerId: 1, dedupeKey: 1 } as const;
+const NOT_IMPLEMENTED = 238;
+
+/**
+ * One notification per dedupe key in a gamer's inbox: the store refuses a second copy of a
+ * completion (11000). Partial on MongoDB, so the notifications stored without a key (before
+ * it existed, copies among them, which would fail a unique build; or by an older replica
+ * during a rolling upgrade) are left out of it. FerretDB v1 refuses partial indexes as not
+ * implemented: there the index holds every notification, and two of a gamer without a key
+ * would be one key (null), so a build they refuse gives each of them its own id as key, then
+ * is tried once more.
+ */
+async function ensureDedupeIndex(notifications: Store['notifications']): Promise<void> {
+  try {
+    await notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true, partialFilterExpression: { dedupeKey: { $exists: true } } });
+    return;
+  } catch (error) {
+    if ((error as { code?: number }).code !== NOT_IMPLEMENTED) throw error;
+  }
+  try {
+    await notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true });
+  } catch {
+    // FerretDB reports the refused build as an internal error (code 1), not 11000
+    await keyByOwnId(notifications);
+    await notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true });
+  }
+}
+
+/** Gives each notification stored without a dedupe key its own id as one: it is a copy of nothing. */
+async function keyByOwnId(notifications: Store['notifications']): Promise<void> {
+  for (;;) {
+    const page = await notifications.find({ dedupeKey: { $exists: false } }, { projection: { _id: 1 } }).limit(1_000).toArray();
+    if (page.length === 0) return;
+    await notifications.bulkWrite(
+      page.map(({ _id }) => ({ updateOne: { filter: { _id, dedupeKey: { $exists: false } }, update: { $set: { dedupeKey: _id } } } })),
+      { ordered: false },
+    );
   }
 }
 

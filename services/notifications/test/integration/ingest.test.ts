@@ -47,9 +47,60 @@ describe('the ingest when the inbox write fails', () => {
     const next = monotonicUuidv7();
     const [a, b, c] = [completed(gamer, next()), completed(gamer, next()), completed(gamer, next())];
     await inbox.add([a!, b!]);
-    // the retry of a batch whose first attempt stored a and b only
-    await inbox.add([a!, b!, c!]);
+    // the retry of a batch whose first attempt stored a and b only: a and b, refused for
+    // their ids and their completions' keys at once, are stored, not copies of another
+    expect((await inbox.add([a!, b!, c!])).duplicates).toEqual(new Set());
     expect((await inbox.after(gamer, '0', 10)).map((n) => n.id)).toEqual([a!.id, b!.id, c!.id]);
+  });
+
+  it('stores the rest of a batch holding copies of completions, and publishes all of it but the copies', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const inbox = inboxRepository(store, 60_000);
+    // the first batch is held until every later event is queued: they form the second batch
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const batches: (Notification & GamerRef)[][] = [];
+    const gated = {
+      add: async (batch: (Notification & GamerRef)[]) => {
+        batches.push(batch);
+        await held;
+        return inbox.add(batch);
+      },
+    };
+    let duplicates = 0;
+    const ingest = startIngest({ nc, prefix, inbox: gated, nextId: monotonicUuidv7(), log: { warn: () => {}, error: () => {} }, backlogMax: 100, duplicates: (n) => (duplicates += n) });
+    const watcher = await connect({ servers: infra().natsUrl });
+    const live: Notification[] = [];
+    watcher.subscribe(names.notifyGamer(gamer.applicationId, gamer.gamerId), { callback: (_error, msg) => void live.push(msg.json<Notification>()) });
+    await watcher.flush();
+    const completion = (gamerTaskId: string) => ({
+      ...gamer, gamerTaskId, taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID(),
+    });
+    const [a, b, c] = [completion(randomUUID()), completion(randomUUID()), completion(randomUUID())];
+    try {
+      nc.publish(names.taskCompleted, JSON.stringify(a));
+      await eventually(async () => batches.length === 1 || undefined);
+      // a told again (stored before it, in the first batch), b told twice within the batch, c once
+      for (const event of [a, b, b, c]) nc.publish(names.taskCompleted, JSON.stringify(event));
+      // the ingest shares this connection: its callbacks have queued the four once the flush is answered
+      await nc.flush();
+      release();
+      await eventually(async () => (batches.length === 2 && live.length >= 3 ? true : undefined));
+      await nc.flush();
+      await watcher.flush();
+      expect(batches[1]!.map((n) => (n.data as { gamerTaskId: string }).gamerTaskId)).toEqual([a, b, b, c].map((e) => e.gamerTaskId));
+
+      const stored = await store.notifications.find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId }).sort({ _id: 1 }).toArray();
+      expect(stored.map((n) => (n.data as { gamerTaskId: string }).gamerTaskId)).toEqual([a, b, c].map((e) => e.gamerTaskId));
+      expect(live.map((n) => n.id), 'published: what was stored, once').toEqual(stored.map((n) => n._id));
+      expect(duplicates).toBe(2);
+    } finally {
+      release();
+      await ingest.stop();
+      await watcher.close();
+    }
   });
 
   it('publishes a notification whose inbox write failed only once it is stored, and stores it once', async () => {
