@@ -13,8 +13,9 @@ const LIVE = '/api/v1/notifications/live';
 
 /**
  * The tasks service announces a completion, and a claim's grant, at least once (a crash
- * between its write and its acknowledgement, a redelivery to another replica, a recovered
- * claim): the inbox keeps one of each, and a socket is told once.
+ * between its write and its acknowledgement, a redelivery to another replica, a retried
+ * claim), each copy with the time it stored: the inbox keeps one of each, and a socket is
+ * told once.
  */
 describe('a completion told twice', () => {
   let stack: NotificationsStack;
@@ -39,11 +40,11 @@ describe('a completion told twice', () => {
 
     // the same completion again, later (a redelivery handled by another replica)
     nc.publish(stack.names.taskCompleted, JSON.stringify(completed));
-    // the claim's grant twice at once (a claim recovered while its request finished it), the
-    // second with the time of its recovery
+    // the claim's grant twice at once (its request retried after a lost reply), with the
+    // claim's stored time both times
     const granted: InventoryGrantedEvent = { applicationId: app, gamerId: ann.id, gamerTaskId, items: [{ inventoryItemId: randomUUID(), quantity: 2 }], grantedAt: '2026-11-28T12:01:00.000Z' };
     nc.publish(stack.names.inventoryGranted, JSON.stringify(granted));
-    nc.publish(stack.names.inventoryGranted, JSON.stringify({ ...granted, grantedAt: '2026-11-28T12:01:00.500Z' }));
+    nc.publish(stack.names.inventoryGranted, JSON.stringify(granted));
     // a marker last: one replica takes them in order and publishes in id order, so once it
     // arrived everything before it was stored or refused, and sent or not
     const marker = { ...completed, gamerTaskId: randomUUID(), eventId: randomUUID() };
@@ -70,8 +71,9 @@ describe('the inbox refusing copies of completions, on the store', () => {
     await connection?.close();
   });
 
-  const completion = (gamer: GamerRef, id: string, gamerTaskId: string, type: 'task.completed' | 'achievement.completed' = NotificationType.TASK_COMPLETED): Notification & GamerRef =>
-    ({ ...gamer, id, type, at: new Date().toISOString(), data: { gamerTaskId, taskId: randomUUID() } });
+  // a copy carries the time the tasks service stored: one time for every completion here
+  const completion = (gamer: GamerRef, id: string, gamerTaskId: string, type: 'task.completed' | 'achievement.completed' = NotificationType.TASK_COMPLETED, at = '2026-11-28T12:00:00.000Z'): Notification & GamerRef =>
+    ({ ...gamer, id, type, at, data: { gamerTaskId, taskId: randomUUID() } });
 
   it('answers which of a batch were copies, and stores every other one of it', async () => {
     const store = openStore(connection);
@@ -89,11 +91,12 @@ describe('the inbox refusing copies of completions, on the store', () => {
       completion(bob, next(), x), // another gamer's: their own
       completion(ann, next(), y),
       completion(ann, next(), y), // a copy of the one before it in the batch
+      completion(ann, next(), x, NotificationType.TASK_COMPLETED, '2026-11-29T08:00:00.000Z'), // completed again, later: its own
     ];
     const { duplicates } = await inbox.add(batch);
     expect(duplicates).toEqual(new Set([batch[0]!.id, batch[4]!.id]));
     const ids = async (gamer: GamerRef) => (await inbox.after(gamer, '0', 10)).map((n) => n.id);
-    expect(await ids(ann)).toEqual([stored.id, batch[1]!.id, batch[3]!.id]);
+    expect(await ids(ann)).toEqual([stored.id, batch[1]!.id, batch[3]!.id, batch[5]!.id]);
     expect(await ids(bob)).toEqual([batch[2]!.id]);
     const { applicationId: _a, gamerId: _g, ...first } = stored;
     expect((await inbox.after(ann, '0', 1))[0], 'the first copy, as it was').toEqual(first);

@@ -11,11 +11,15 @@ const granted = (at = '2026-11-28T12:00:00.000Z', of = gamerTaskId): Notificatio
   ({ id: randomUUID(), type: NotificationType.INVENTORY_GRANTED, at, data: { gamerTaskId: of, items: [{ inventoryItemId: randomUUID(), quantity: 1 }] } });
 
 describe('completionKey: when two notifications are one completion told twice', () => {
-  it('keys two copies of a completion, or of a grant, alike whatever their ids and times', () => {
+  it('keys two copies of a completion, or of a grant, alike whatever their ids', () => {
     expect(completionKey(completed('task.completed'))).toBe(completionKey(completed('task.completed')));
     expect(completionKey(completed('achievement.completed'))).toBe(completionKey(completed('achievement.completed')));
-    // a recovered claim grants again with the time of its recovery
-    expect(completionKey(granted('2026-11-28T12:00:00.000Z'))).toBe(completionKey(granted('2026-11-28T12:05:00.000Z')));
+    expect(completionKey(granted())).toBe(completionKey(granted()));
+  });
+
+  it('keys one gamer task completed or granted again at another time apart: an achievement after a progress reset', () => {
+    expect(completionKey(completed('achievement.completed', '2026-11-28T12:00:00.000Z'))).not.toBe(completionKey(completed('achievement.completed', '2026-11-29T08:00:00.000Z')));
+    expect(completionKey(granted('2026-11-28T12:00:00.000Z'))).not.toBe(completionKey(granted('2026-11-29T08:00:00.000Z')));
   });
 
   it('keys each type of one gamer task apart, and each gamer task apart', () => {
