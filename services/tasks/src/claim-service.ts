@@ -101,7 +101,11 @@ export class ClaimService {
   /** Steps 2 and 3; safe to repeat, and to run from two places at once. */
   private async finish(task: GamerTaskRecord): Promise<void> {
     const now = new Date();
-    const added = await this.inventory.grant(grantsOf(task, now));
+    // Every finish of one claim (its request, a retry, recovery, two of them at once) grants
+    // and announces with the time the claim started: the copies of its inventory.granted are
+    // then alike, and the notifications inbox keeps one (docs/notifications.md, "Once per completion").
+    const grantedAt = task.claimStartedAt ?? now;
+    const added = await this.inventory.grant(grantsOf(task, grantedAt));
     if (added > 0) this.metrics.grants.inc(added);
     await this.faults.afterGrant?.(task);
     await this.gamerTasks.finishClaim(task.id, now);
@@ -109,7 +113,7 @@ export class ClaimService {
     const { applicationId, gamerId, taskId } = task;
     const rewards = task.task.rewards;
     this.events.claimed({ applicationId, gamerId, gamerTaskId: task.id, taskId, claimedAt, rewards });
-    if (rewards.length > 0) this.events.granted({ applicationId, gamerId, gamerTaskId: task.id, items: rewards, grantedAt: claimedAt });
+    if (rewards.length > 0) this.events.granted({ applicationId, gamerId, gamerTaskId: task.id, items: rewards, grantedAt: grantedAt.toISOString() });
   }
 
   /** Finishes every claim a crash left half-done (started at or before `before`). */

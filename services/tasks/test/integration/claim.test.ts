@@ -172,12 +172,16 @@ describe('claims', () => {
     const { ann, gamerTaskId, rewards } = await completedTask(world);
     const db = await stack.db();
     // its request failed right after step 1, a minute ago; the sweep has not come by yet
-    await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt: new Date(Date.now() - 60_000) } });
+    const claimStartedAt = new Date(Date.now() - 60_000);
+    await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt } });
     expect((await world.tasks(ann)).find((t) => t.id === gamerTaskId)).toMatchObject({ claimed: true });
     const retried = await claim(gamerTaskId, ann);
     expect(retried.status).toBe(409);
     expect(retried.body).toMatchObject({ code: 'ALREADY_CLAIMED' });
     expect(await world.inventory(ann)).toEqual([...rewards].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1)));
+    // announced with the time the claim started, as any other finish of it would be: copies are alike
+    const announced = await eventually(async () => granted.find((g) => g.gamerTaskId === gamerTaskId));
+    expect(announced.grantedAt).toBe(claimStartedAt.toISOString());
     // one that started just now is another request's, still running: left to it
     const fresh = await completedTask(new World(stack));
     await db.collection('gamer_tasks').updateOne({ _id: fresh.gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt: new Date() } });
