@@ -44,7 +44,10 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
      * attempt stored part of it), or another copy of a completion the inbox holds, stored
      * before or earlier in the batch (its dedupe key is there), which is answered in
      * `duplicates`. The error does not say which on every store (FerretDB names no index, and
-     * a retry of a stored completion collides on both), so the refused ids are looked up.
+     * a retry of a stored completion collides on both), so the refused ids are looked up, and
+     * one is answered a copy only where another notification holds its key. A refused one that
+     * is neither (an error naming no document refused them all) fails the call, so the ingest
+     * writes the batch again rather than drop it.
      */
     async add(entries: (Notification & GamerRef)[]): Promise<AddOutcome> {
       if (entries.length === 0) return { duplicates: new Set() };
@@ -63,9 +66,24 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
         if (!ids) throw error;
         refused = ids;
       }
-      const stored = await notifications.find({ _id: { $in: refused } }, { projection: { _id: 1 } }).toArray();
-      const storedIds = new Set(stored.map((d) => d._id));
-      return { duplicates: new Set(refused.filter((id) => !storedIds.has(id))) };
+      const stored = new Set((await notifications.find({ _id: { $in: refused } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      const byId = new Map(entries.map((n) => [n.id, n]));
+      const unstored = refused.filter((id) => !stored.has(id)).map((id) => byId.get(id)!);
+      const duplicates = new Set<string>();
+      // one read per gamer among them (a batch's copies are usually one gamer's), by the dedupe index
+      for (const group of Map.groupBy(unstored, (n) => `${n.applicationId}:${n.gamerId}`).values()) {
+        const keyed = group.flatMap((n) => {
+          const key = completionKey(n);
+          return key === undefined ? [] : [[n.id, key] as const];
+        });
+        const { applicationId, gamerId } = group[0]!;
+        const held = new Set(
+          keyed.length === 0 ? [] : (await notifications.find({ applicationId, gamerId, dedupeKey: { $in: keyed.map(([, key]) => key) } }, { projection: { dedupeKey: 1 } }).toArray()).map((d) => d.dedupeKey),
+        );
+        for (const [id, key] of keyed) if (held.has(key)) duplicates.add(id);
+      }
+      if (duplicates.size < unstored.length) throw new Error(`the store refused ${unstored.length - duplicates.size} notification(s) that are neither stored nor copies`);
+      return { duplicates };
     },
 
     /** One page, newest first, of the ids before `beforeId` (the whole inbox without it). */
