@@ -1,5 +1,8 @@
 import type { GamerProfile, StoredSummary } from './domain/model.ts';
 
+/** Changes of profiles remembered for reads in flight: far more than happen during one read. */
+const CHANGES_KEPT = 10_000;
+
 /**
  * Gamers' public profiles (name, avatar, stored end of last session) this process read
  * lately, so that a page showing the same gamers again within `ttlMs` reads only those it
@@ -8,18 +11,36 @@ import type { GamerProfile, StoredSummary } from './domain/model.ts';
  * - a rename or new avatar registered through this process replaces it at once; one
  *   registered through another replica shows here once the entry is `ttlMs` old;
  * - an ended session (every replica sees all of them on the presence board) moves its
- *   `lastSeenAt` at once, the latest time winning, as in the directory;
- * - an erasure handled here drops it; one handled by another replica leaves it until
- *   `ttlMs`, and only a relation or block naming the gamer could show it, and those went first.
- * `ttlMs` 0 keeps nothing.
+ *   `lastSeenAt` when the replica stores it, the latest time winning, as in the directory;
+ * - an erasure handled here drops it; one handled by another replica leaves it until `ttlMs`;
+ * - a read in flight during any of these is not kept (below).
+ * `ttlMs` 0 keeps nothing. The clock is monotonic: a wall-clock step cannot keep entries.
  */
-export function profileCache(maxEntries: number, ttlMs: number, clock: () => number = Date.now) {
+export function profileCache(maxEntries: number, ttlMs: number, clock: () => number = () => performance.now()) {
   const entries = new Map<string, { profile: GamerProfile; storedAt: number }>();
   const keyOf = (applicationId: string, gamerId: string) => `${applicationId}:${gamerId}`;
+  /*
+   * A directory read in flight while a gamer's profile changed may answer the old values:
+   * each change is numbered, and a read does not keep the profile of a gamer changed since
+   * its look-up. The latest changes only are kept; a read older than the oldest of them
+   * keeps nothing.
+   */
+  let changes = 0;
+  let oldestKnownChange = 0;
+  const changedAt = new Map<string, number>();
+  const changed = (key: string) => {
+    changedAt.delete(key);
+    changedAt.set(key, ++changes);
+    for (const [first, at] of changedAt) {
+      if (changedAt.size <= CHANGES_KEPT) break;
+      changedAt.delete(first);
+      oldestKnownChange = at;
+    }
+  };
 
   return {
-    /** The fresh profiles of `gamerIds`, and the ids to read from the directory. */
-    lookup(applicationId: string, gamerIds: Iterable<string>): { found: Map<string, GamerProfile>; missing: string[] } {
+    /** The fresh profiles of `gamerIds`; the ids to read from the directory; `asOf`, for `remember`. */
+    lookup(applicationId: string, gamerIds: Iterable<string>): { found: Map<string, GamerProfile>; missing: string[]; asOf: number } {
       const found = new Map<string, GamerProfile>();
       const missing = new Set<string>();
       const oldest = clock() - ttlMs;
@@ -28,15 +49,16 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
         if (entry !== undefined && entry.storedAt > oldest) found.set(gamerId, entry.profile);
         else missing.add(gamerId);
       }
-      return { found, missing: [...missing] };
+      return { found, missing: [...missing], asOf: changes };
     },
 
-    /** Profiles just read from the directory. */
-    remember(applicationId: string, profiles: Iterable<GamerProfile>): void {
-      if (ttlMs === 0) return;
+    /** Profiles read from the directory after the `lookup` that answered `asOf`. */
+    remember(applicationId: string, profiles: Iterable<GamerProfile>, asOf: number): void {
+      if (ttlMs === 0 || asOf < oldestKnownChange) return;
       const storedAt = clock();
       for (const profile of profiles) {
         const key = keyOf(applicationId, profile.gamerId);
+        if ((changedAt.get(key) ?? 0) > asOf) continue;
         entries.delete(key);
         entries.set(key, { profile, storedAt });
       }
@@ -48,21 +70,31 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
 
     /** The directory now holds this name and avatar (a registration through this process). */
     registered(applicationId: string, gamerId: string, stored: StoredSummary): void {
-      const entry = entries.get(keyOf(applicationId, gamerId));
+      const key = keyOf(applicationId, gamerId);
+      changed(key);
+      const entry = entries.get(key);
       if (entry === undefined) return;
       entry.profile = { ...entry.profile, displayName: stored.displayName, avatar: stored.avatar };
     },
 
-    /** A session of the gamer ended at `at` (the directory keeps the latest). */
+    /**
+     * A session of the gamer ended at `at` (the directory keeps the latest). Told before the
+     * directory's write, to show at once, and again once it is written, so that a read made
+     * in between (which found the old time) is not kept.
+     */
     seen(applicationId: string, gamerId: string, at: Date): void {
-      const entry = entries.get(keyOf(applicationId, gamerId));
+      const key = keyOf(applicationId, gamerId);
+      changed(key);
+      const entry = entries.get(key);
       if (entry === undefined || (entry.profile.lastSeenAt !== undefined && entry.profile.lastSeenAt >= at)) return;
       entry.profile = { ...entry.profile, lastSeenAt: at };
     },
 
     /** The gamer left the directory (erasure). */
     forget(applicationId: string, gamerId: string): void {
-      entries.delete(keyOf(applicationId, gamerId));
+      const key = keyOf(applicationId, gamerId);
+      changed(key);
+      entries.delete(key);
     },
 
     get size(): number {

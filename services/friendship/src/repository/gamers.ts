@@ -79,6 +79,7 @@ export function gamerDirectory(gamers: Model<GamerDoc>, cache: ProfileCache) {
         seen.map(({ applicationId, gamerId, at }) => ({ updateOne: { filter: { applicationId, gamerId }, update: { $max: { lastSeenAt: at } } } })),
         { ordered: false },
       );
+      for (const { applicationId, gamerId, at } of seen) cache.seen(applicationId, gamerId, at);
     },
 
     async exists(applicationId: string, gamerId: string): Promise<boolean> {
@@ -97,14 +98,14 @@ export function gamerDirectory(gamers: Model<GamerDoc>, cache: ProfileCache) {
      * one query. A gamer not in the directory is absent from the answer.
      */
     async profiles(applicationId: string, gamerIds: string[]): Promise<Map<string, GamerProfile>> {
-      const { found, missing } = cache.lookup(applicationId, gamerIds);
+      const { found, missing, asOf } = cache.lookup(applicationId, gamerIds);
       if (missing.length === 0) return found;
       // the driver's collection: read on every list call, used as stored (see relations.list)
       const docs = await gamers.collection
         .find<Pick<GamerDoc, 'gamerId' | 'displayName' | 'avatar' | 'lastSeenAt'>>({ applicationId, gamerId: { $in: missing } }, { projection: PROFILE_FIELDS })
         .toArray();
       const read = docs.map(toProfile);
-      cache.remember(applicationId, read);
+      cache.remember(applicationId, read, asOf);
       for (const profile of read) found.set(profile.gamerId, profile);
       return found;
     },
