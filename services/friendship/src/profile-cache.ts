@@ -17,13 +17,21 @@ const CHANGES_KEPT = 10_000;
  * `ttlMs` 0 keeps nothing. The clock is monotonic: a wall-clock step cannot keep entries.
  */
 export function profileCache(maxEntries: number, ttlMs: number, clock: () => number = () => performance.now()) {
-  const entries = new Map<string, { profile: GamerProfile; storedAt: number }>();
-  const keyOf = (applicationId: string, gamerId: string) => `${applicationId}:${gamerId}`;
+  /*
+   * Keyed by gamer id alone: building an `application:gamer` key per friend was 5 % of a
+   * friend list's CPU (bench/results/2026-11-28-peer-session19-profiled-profile.md). A gamer
+   * id of two applications shares the slot; the entry says whose it is.
+   */
+  const entries = new Map<string, { applicationId: string; profile: GamerProfile; storedAt: number }>();
+  const entryOf = (applicationId: string, gamerId: string) => {
+    const entry = entries.get(gamerId);
+    return entry?.applicationId === applicationId ? entry : undefined;
+  };
   /*
    * A directory read in flight while a gamer's profile changed may answer the old values:
    * each change is numbered, and a read does not keep the profile of a gamer changed since
-   * its look-up. The latest changes only are kept; a read older than the oldest of them
-   * keeps nothing.
+   * its look-up (in any application). The latest changes only are kept; a read older than
+   * the oldest of them keeps nothing.
    */
   let changes = 0;
   let oldestKnownChange = 0;
@@ -45,7 +53,7 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
       const missing = new Set<string>();
       const oldest = clock() - ttlMs;
       for (const gamerId of gamerIds) {
-        const entry = entries.get(keyOf(applicationId, gamerId));
+        const entry = entryOf(applicationId, gamerId);
         if (entry !== undefined && entry.storedAt > oldest) found.set(gamerId, entry.profile);
         else missing.add(gamerId);
       }
@@ -57,10 +65,10 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
       if (ttlMs === 0 || asOf < oldestKnownChange) return;
       const storedAt = clock();
       for (const profile of profiles) {
-        const key = keyOf(applicationId, profile.gamerId);
+        const key = profile.gamerId;
         if ((changedAt.get(key) ?? 0) > asOf) continue;
         entries.delete(key);
-        entries.set(key, { profile, storedAt });
+        entries.set(key, { applicationId, profile, storedAt });
       }
       for (const key of entries.keys()) {
         if (entries.size <= maxEntries) break;
@@ -70,9 +78,8 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
 
     /** The directory now holds this name and avatar (a registration through this process). */
     registered(applicationId: string, gamerId: string, stored: StoredSummary): void {
-      const key = keyOf(applicationId, gamerId);
-      changed(key);
-      const entry = entries.get(key);
+      changed(gamerId);
+      const entry = entryOf(applicationId, gamerId);
       if (entry === undefined) return;
       entry.profile = { ...entry.profile, displayName: stored.displayName, avatar: stored.avatar };
     },
@@ -83,18 +90,16 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
      * in between (which found the old time) is not kept.
      */
     seen(applicationId: string, gamerId: string, at: Date): void {
-      const key = keyOf(applicationId, gamerId);
-      changed(key);
-      const entry = entries.get(key);
+      changed(gamerId);
+      const entry = entryOf(applicationId, gamerId);
       if (entry === undefined || (entry.profile.lastSeenAt !== undefined && entry.profile.lastSeenAt >= at)) return;
       entry.profile = { ...entry.profile, lastSeenAt: at };
     },
 
     /** The gamer left the directory (erasure). */
     forget(applicationId: string, gamerId: string): void {
-      const key = keyOf(applicationId, gamerId);
-      changed(key);
-      entries.delete(key);
+      changed(gamerId);
+      if (entryOf(applicationId, gamerId) !== undefined) entries.delete(gamerId);
     },
 
     get size(): number {

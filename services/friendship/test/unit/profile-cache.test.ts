@@ -18,10 +18,17 @@ describe('profile cache', () => {
     expect(cache.lookup('app', ['a']).missing).toEqual(['a']);
   });
 
-  it('keeps applications apart', () => {
+  it('keeps applications apart, also for one gamer id in two of them', () => {
     const cache = profileCache(10, 1_000, () => 0);
     cache.remember('app', [ann], cache.lookup('app', []).asOf);
     expect(cache.lookup('other', ['a']).missing).toEqual(['a']);
+    cache.registered('other', 'a', { displayName: 'Other Ann', avatar: '' });
+    cache.forget('other', 'a');
+    expect(cache.lookup('app', ['a']).found.get('a')).toEqual(ann);
+    const elsewhere = { ...ann, displayName: 'Ann elsewhere' };
+    cache.remember('other', [elsewhere], cache.lookup('other', []).asOf);
+    expect(cache.lookup('other', ['a']).found.get('a')).toEqual(elsewhere);
+    expect(cache.lookup('app', ['a']).missing).toEqual(['a']);
   });
 
   it('lets the profile stored longest ago go first past its bound', () => {
