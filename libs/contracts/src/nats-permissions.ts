@@ -135,7 +135,8 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
       `${api}.DIRECT.GET.${announced}.>`,
       `$KV.${n.presenceAnnouncedBucket}.>`,
     ])],
-    subscribe: [n.canMessage, `${natsInboxPrefix('friendship')}.>`],
+    // every replica hears each finished erasure (core), to drop what it cached of the gamer
+    subscribe: [n.canMessage, n.gamerErasureCompleted, `${natsInboxPrefix('friendship')}.>`],
     allowResponses: true,
   };
 }

@@ -4,7 +4,7 @@ import { friendshipAdminService } from './admin-service.ts';
 import type { FriendshipConfig } from './config.ts';
 import { natsEventPublisher, startCanMessageResponder } from './events.ts';
 import { friendshipService } from './friendship-service.ts';
-import { startFriendshipErasure } from './gamer-erasure.ts';
+import { forgetErasedGamers, startFriendshipErasure } from './gamer-erasure.ts';
 import { startPresenceAnnouncer } from './presence/announcer.ts';
 import { presenceAudience } from './presence/audience.ts';
 import { presenceBoard } from './presence/board.ts';
@@ -20,10 +20,12 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const app = createHttpServer({ service: 'friendship', logLevel: config.LOG_LEVEL, logBufferBytes: config.LOG_BUFFER_BYTES, bodyLimit: config.BODY_LIMIT_BYTES, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, sendTimeoutMs: config.SEND_TIMEOUT_MS });
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'friendship', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
+  const profiles = profileCache(config.PROFILE_CACHE_MAX, config.PROFILE_CACHE_TTL_MS);
+  const registrations = registrationCache();
   const repositories = await createRepositories(mongo, {
     maxAgeMs: config.FRIEND_LIST_MAX_AGE_S * 1000,
     onChangeFailed: (err) => app.log.warn({ err }, 'friend-id list update failed after a friendship change (the change stands); the list is rebuilt at its first read once FRIEND_LIST_MAX_AGE_S old'),
-  }, profileCache(config.PROFILE_CACHE_MAX, config.PROFILE_CACHE_TTL_MS));
+  }, profiles);
   const onlineWindowMs = config.PRESENCE_ONLINE_WINDOW_MS;
   const board = presenceBoard({ onlineWindowMs, maxEntries: config.PRESENCE_MAX_TRACKED });
   const announcer = startPresenceAnnouncer({
@@ -41,7 +43,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
     repositories,
     publish: natsEventPublisher(nats, config.NATS_PREFIX, app.log),
     limits: { maxFriends: config.MAX_FRIENDS, maxPendingOutgoing: config.MAX_PENDING_OUTGOING, maxBlocks: config.MAX_BLOCKS },
-    registrations: registrationCache(),
+    registrations,
     presence: board,
     onlineWindowMs,
   });
@@ -49,8 +51,13 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const erasure = await startFriendshipErasure(nats, repositories.erasure, announcer, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
   }, app.log);
+  const erasedGamers = forgetErasedGamers(nats, config.NATS_PREFIX, (applicationId, gamerId) => {
+    registrations.forget(applicationId, gamerId);
+    profiles.forget(applicationId, gamerId);
+  }, app.log);
   // HTTP has stopped when onClose runs; answer the NATS questions in flight, then disconnect.
   app.addHook('onClose', async () => {
+    erasedGamers.unsubscribe();
     await canMessage.stop();
     await erasure.stop();
     await presence.close();

@@ -11,7 +11,7 @@ import { presenceOf } from './domain/presence.ts';
 import { commonFriends, rankSuggestions } from './domain/suggestions.ts';
 import { assertNotBlocked, assertNotSelf, decideFriendRequest, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
-import type { RegistrationCache } from './registration-cache.ts';
+import { registrationKey, type RegistrationCache } from './registration-cache.ts';
 import type { FriendshipRepositories, ListedRelation, RelationList } from './repository/index.ts';
 
 export interface FriendshipLimits {
@@ -72,7 +72,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
 
   /** A caller's entry in the registration cache: the gamer, and the claims registered. */
   function registrationOf(caller: Caller): { key: string; fingerprint: string } {
-    return { key: `${caller.applicationId}:${caller.gamerId}`, fingerprint: JSON.stringify([caller.displayName ?? null, caller.avatar ?? null]) };
+    return { key: registrationKey(caller.applicationId, caller.gamerId), fingerprint: JSON.stringify([caller.displayName ?? null, caller.avatar ?? null]) };
   }
 
   function summary(gamerId: string, profiles: Map<string, GamerProfile>): UserSummary {

@@ -1,7 +1,7 @@
-import { natsNames } from '@gfts/contracts';
+import { check, GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
 import { startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PresenceAnnouncer } from './presence/announcer.ts';
 import type { GamerErasure } from './repository/gamer-erasure.ts';
@@ -46,4 +46,32 @@ export async function startFriendshipErasure(
       log.info({ jobId: event.jobId, ...removed }, 'friendship data of an erased gamer removed');
     },
   );
+}
+
+/**
+ * Every replica hears when this service finished erasing a gamer (`gamer.erasure.completed`
+ * naming friendship, over core NATS, after the directory entry went) and drops what it
+ * cached of them: without it, the registration cache skipped the gamer's next calls for up
+ * to 5 minutes on each replica that had seen them, so a gamer who played on after an
+ * erasure stayed out of the directory (unfindable, shown with no name) that long. A report
+ * missed while a replica was cut from NATS leaves only the caches' own expiry.
+ */
+export function forgetErasedGamers(nc: NatsConnection, prefix: string, forget: (applicationId: string, gamerId: string) => void, log: FastifyBaseLogger): Subscription {
+  return nc.subscribe(natsNames(prefix).gamerErasureCompleted, {
+    callback: (error, msg) => {
+      if (error) {
+        log.warn({ err: error }, 'erasure report subscription error');
+        return;
+      }
+      let report: unknown;
+      try {
+        report = msg.json();
+      } catch {
+        return;
+      }
+      const checked = check(GamerErasureCompletedEvent, report);
+      if (!checked.ok || checked.value.service !== 'friendship') return;
+      forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
+    },
+  });
 }

@@ -7,6 +7,9 @@ import type { StoredSummary } from './domain/model.ts';
  * Bounded (least recently registered entries go first) and short-lived: a replica that
  * missed a rename elsewhere, or a directory entry removed by hand, is repaired within `ttlMs`.
  */
+/** The cache's key of a gamer. */
+export const registrationKey = (applicationId: string, gamerId: string) => `${applicationId}:${gamerId}`;
+
 export function registrationCache(maxEntries = 10_000, ttlMs = 5 * 60_000, clock: () => number = Date.now) {
   const seen = new Map<string, { fingerprint: string; at: number; stored: StoredSummary }>();
   const fresh = (key: string, fingerprint: string) => {
@@ -25,6 +28,10 @@ export function registrationCache(maxEntries = 10_000, ttlMs = 5 * 60_000, clock
       seen.delete(key);
       seen.set(key, { fingerprint, at: clock(), stored });
       if (seen.size > maxEntries) seen.delete(seen.keys().next().value!);
+    },
+    /** The gamer was erased: their next call registers them again. */
+    forget(applicationId: string, gamerId: string): void {
+      seen.delete(registrationKey(applicationId, gamerId));
     },
     get size(): number {
       return seen.size;

@@ -44,6 +44,9 @@ describe('NATS users and permissions', () => {
     // the presence bucket: created, watched, and purged of a stopped notifications replica's keys; no other stream purged
     expect(p.publish.filter((s) => s.includes('.PURGE.'))).toEqual([`$JS.API.STREAM.PURGE.${names.presenceStream}`]);
     expect(p.subscribe).toContain('_INBOX_friendship.>');
+    // each replica hears finished erasures, to drop its cached registration and profile
+    expect(p.subscribe).toContain(names.gamerErasureCompleted);
+    expect(p.subscribe).not.toContain(names.gamerErased);
   });
 
   it('gives the gateway its rate-limit bucket of one window length, by exact name, and nothing of presence', () => {

@@ -66,4 +66,17 @@ describe('gamer erasure in the friendship service', () => {
     await erase(ann!.app, ann!.id);
     expect(await announced.get(`${ann!.app}.${ann!.id}`)).toMatchObject({ operation: 'PURGE' });
   });
+
+  it('registers a gamer who plays on after their erasure at their next call, not minutes later', async () => {
+    const [ann, bob] = await w.gamers(2);
+    // Ann's calls are registered, and the registration cached; Bob finds her
+    expect((await w.search(bob!, ann!.name)).body.map((g) => g.id)).toEqual([ann!.id]);
+    await erase(ann!.app, ann!.id);
+    expect((await w.search(bob!, ann!.name)).body).toEqual([]);
+    // every replica drops what it cached of her once the erasure is reported, so her next call registers her again
+    await eventually(async () => {
+      expect((await w.friends(ann!)).status).toBe(200);
+      return (await w.search(bob!, ann!.name)).body.some((g) => g.id === ann!.id);
+    }, 5_000);
+  });
 });

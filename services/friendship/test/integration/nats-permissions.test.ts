@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPresenceAnnouncer } from '../../src/presence/announcer.ts';
 import { gamerKey, presenceBoard } from '../../src/presence/board.ts';
 import { startPresenceWatch } from '../../src/presence/watch.ts';
+import { forgetErasedGamers } from '../../src/gamer-erasure.ts';
 
 /**
  * The friendship user of deploy/compose (generated from libs/contracts) can run the
@@ -132,6 +133,30 @@ describe('presence watch under the friendship NATS user', () => {
       await eventually(async () => warnings.some((w) => w.nats === 'error' && /Permissions Violation.*gfts\.stats\.not-mine/i.test(String(w.err))), 5_000);
     } finally {
       await other.close();
+    }
+  });
+
+  it('hears finished erasures, naming its own service only, under the same user', async () => {
+    const names = natsNames('gfts');
+    const log = { info: () => undefined, warn: (o: unknown) => errors.push(JSON.stringify(o)), error: (o: unknown) => errors.push(JSON.stringify(o)) } as never;
+    const forgotten: string[] = [];
+    const subscription = forgetErasedGamers(nc, 'gfts', (app, gamer) => void forgotten.push(`${app}:${gamer}`), log);
+    await nc.flush();
+    // the tasks user's report is another service's; then friendship's own, as its consumer publishes it
+    const tasks = await connectNats(server.url, 'tasks', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
+    try {
+      const report = (service: string) => ({ jobId: randomUUID(), applicationId: randomUUID(), gamerId: randomUUID(), service, completedAt: new Date().toISOString() });
+      const theirs = report('tasks');
+      const ours = report('friendship');
+      tasks.publish(names.gamerErasureCompleted, JSON.stringify(theirs));
+      await tasks.flush();
+      nc.publish(names.gamerErasureCompleted, JSON.stringify(ours));
+      await eventually(async () => forgotten.length > 0, 5_000);
+      expect(forgotten).toEqual([`${ours.applicationId}:${ours.gamerId}`]);
+      expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
+    } finally {
+      subscription.unsubscribe();
+      await tasks.close();
     }
   });
 });
