@@ -173,7 +173,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     async registerCaller(caller: Caller): Promise<void> {
       const { key, fingerprint } = registrationOf(caller);
       if (registrations.isFresh(key, fingerprint)) return;
-      registrations.remember(key, fingerprint, await repo.gamers.upsert(caller.applicationId, caller, now()));
+      const { asOf } = registrations;
+      registrations.remember(key, fingerprint, await repo.gamers.upsert(caller.applicationId, caller, now()), asOf);
     },
 
     /**
