@@ -57,7 +57,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   }, app.log);
   // HTTP has stopped when onClose runs; answer the NATS questions in flight, then disconnect.
   app.addHook('onClose', async () => {
-    erasedGamers.unsubscribe();
+    erasedGamers.stop();
     await canMessage.stop();
     await erasure.stop();
     await presence.close();

@@ -48,30 +48,53 @@ export async function startFriendshipErasure(
   );
 }
 
+export interface ErasureReports {
+  stop(): void;
+}
+
 /**
  * Every replica hears when this service finished erasing a gamer (`gamer.erasure.completed`
  * naming friendship, over core NATS, after the directory entry went) and drops what it
  * cached of them: without it, the registration cache skipped the gamer's next calls for up
  * to 5 minutes on each replica that had seen them, so a gamer who played on after an
  * erasure stayed out of the directory (unfindable, shown with no name) that long. A report
- * missed while a replica was cut from NATS leaves only the caches' own expiry.
+ * missed while a replica was cut from NATS leaves only the caches' own expiry. The server
+ * closes a subscription it refuses (a NATS server still on an older permission file during
+ * a rollout): it is made again, 1 s doubling to 60 s apart, with a warning each time.
  */
-export function forgetErasedGamers(nc: NatsConnection, prefix: string, forget: (applicationId: string, gamerId: string) => void, log: FastifyBaseLogger): Subscription {
-  return nc.subscribe(natsNames(prefix).gamerErasureCompleted, {
-    callback: (error, msg) => {
-      if (error) {
-        log.warn({ err: error }, 'erasure report subscription error');
-        return;
-      }
-      let report: unknown;
-      try {
-        report = msg.json();
-      } catch {
-        return;
-      }
-      const checked = check(GamerErasureCompletedEvent, report);
-      if (!checked.ok || checked.value.service !== 'friendship') return;
-      forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
+export function forgetErasedGamers(nc: NatsConnection, prefix: string, forget: (applicationId: string, gamerId: string) => void, log: FastifyBaseLogger): ErasureReports {
+  const subject = natsNames(prefix).gamerErasureCompleted;
+  let subscription: Subscription | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const subscribe = (nextDelayMs: number) => {
+    subscription = nc.subscribe(subject, {
+      callback: (error, msg) => {
+        if (error) {
+          if (stopped) return;
+          log.warn({ err: error, retryInMs: nextDelayMs }, 'erasure reports not heard: subscribing again (cached registrations of erased gamers expire on their own meanwhile)');
+          retry = setTimeout(() => subscribe(Math.min(nextDelayMs * 2, 60_000)), nextDelayMs);
+          retry.unref();
+          return;
+        }
+        let report: unknown;
+        try {
+          report = msg.json();
+        } catch {
+          return;
+        }
+        const checked = check(GamerErasureCompletedEvent, report);
+        if (!checked.ok || checked.value.service !== 'friendship') return;
+        forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
+      },
+    });
+  };
+  subscribe(1_000);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(retry);
+      subscription?.unsubscribe();
     },
-  });
+  };
 }

@@ -12,7 +12,8 @@ const CHANGES_KEPT = 10_000;
  *   registered through another replica shows here once the entry is `ttlMs` old;
  * - an ended session (every replica sees all of them on the presence board) moves its
  *   `lastSeenAt` when the replica stores it, the latest time winning, as in the directory;
- * - an erasure handled here drops it; one handled by another replica leaves it until `ttlMs`;
+ * - an erasure drops it: on the replica that erased, and on the others when they hear the
+ *   report (src/gamer-erasure.ts, forgetErasedGamers);
  * - a read in flight during any of these is not kept (below).
  * `ttlMs` 0 keeps nothing. The clock is monotonic: a wall-clock step cannot keep entries.
  */
