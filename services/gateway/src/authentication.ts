@@ -20,13 +20,27 @@ class KeyRefusedError extends Error {
   readonly code = 'GFTS_JWT_KEY_REFUSED';
 }
 
-/** Why a token was refused, in words safe to show the caller. */
-function reason(error: unknown): string {
+/** What @fastify/jwt puts before the verifier's own sentence in an invalid token's message. */
+const INVALID_PREFIX = 'Authorization token is invalid: ';
+
+/**
+ * Why a token was refused, in words safe to show the caller. An invalid token names what
+ * the verifier (fast-jwt) found: its sentences describe the token only ("The token
+ * signature is invalid.", "The aud claim value is not allowed.", "The exp claim is
+ * required."), never a key or an accepted value, and they tell a studio's developer which of
+ * their provider's settings to look at.
+ */
+export function reason(error: unknown): string {
   if (error instanceof KeyRefusedError) return error.message;
-  const code = (error as { code?: string }).code ?? '';
+  const { code = '', message = '' } = error as { code?: string; message?: string };
   if (code === 'FST_JWT_NO_AUTHORIZATION_IN_HEADER') return 'missing bearer token';
   if (code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED') return 'token expired';
   if (code === 'FST_JWT_BAD_REQUEST') return 'authorization header must be "Bearer <token>"';
+  if (code === 'FAST_JWT_INACTIVE') return 'token not valid yet (nbf)';
+  if (code === 'FST_JWT_AUTHORIZATION_TOKEN_INVALID' && message.startsWith(INVALID_PREFIX)) {
+    const found = message.slice(INVALID_PREFIX.length).replace(/\.$/, '');
+    return `invalid token: ${found.charAt(0).toLowerCase()}${found.slice(1)}`;
+  }
   return 'invalid token';
 }
 

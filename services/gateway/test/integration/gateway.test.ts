@@ -183,24 +183,25 @@ describe('gateway (HS256)', () => {
   });
 
   describe('refuses bad tokens with 401 problem+json', () => {
-    const cases: Array<[string, Record<string, string>]> = [
-      ['no token', {}],
-      ['not a bearer scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
-      ['garbage', { authorization: 'Bearer not.a.jwt' }],
-      ['alg none', { authorization: `Bearer ${unsignedToken({ sub, app, exp: Math.floor(Date.now() / 1000) + 60 })}` }],
+    // the detail says what to fix, without naming a key or an accepted value
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['no token', {}, 'missing bearer token'],
+      ['not a bearer scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, 'missing bearer token'],
+      ['garbage', { authorization: 'Bearer not.a.jwt' }, 'invalid token: the token header is not a valid base64url serialized JSON'],
+      ['alg none', { authorization: `Bearer ${unsignedToken({ sub, app, exp: Math.floor(Date.now() / 1000) + 60 })}` }, 'algorithm "none" is not accepted for this key'],
       // past JWT_CLOCK_TOLERANCE_MS (30 s)
-      ['expired', { authorization: `Bearer ${mintToken({ sub, app, expiresIn: -40 })}` }],
-      ['bad signature', { authorization: `Bearer ${mintToken({ sub, app, secret: 'another-secret-another-secret-0123456789' })}` }],
-      ['no exp', { authorization: `Bearer ${mintToken({ sub, app, omitExp: true })}` }],
-      ['sub not a uuid', { authorization: `Bearer ${mintToken({ sub: 'admin', app })}` }],
-      ['no app claim', { authorization: `Bearer ${createSigner({ key: TEST_JWT_SECRET })({ sub, exp: Math.floor(Date.now() / 1000) + 60 })}` }],
+      ['expired', { authorization: `Bearer ${mintToken({ sub, app, expiresIn: -40 })}` }, 'token expired'],
+      ['bad signature', { authorization: `Bearer ${mintToken({ sub, app, secret: 'another-secret-another-secret-0123456789' })}` }, 'invalid token: the token signature is invalid'],
+      ['no exp', { authorization: `Bearer ${mintToken({ sub, app, omitExp: true })}` }, 'invalid token: the exp claim is required'],
+      ['sub not a uuid', { authorization: `Bearer ${mintToken({ sub: 'admin', app })}` }, 'token claims sub and app must be UUIDs'],
+      ['no app claim', { authorization: `Bearer ${createSigner({ key: TEST_JWT_SECRET })({ sub, exp: Math.floor(Date.now() / 1000) + 60 })}` }, 'invalid token: the app claim is required'],
     ];
-    for (const [name, headers] of cases) {
+    for (const [name, headers, detail] of cases) {
       it(name, async () => {
         const response = await api('GET', '/api/v1/friendship', { headers });
         expect(response.status).toBe(401);
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-        expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHORIZED', type: expect.any(String), title: 'Unauthorized' });
+        expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHORIZED', type: expect.any(String), title: 'Unauthorized', detail });
       });
     }
   });
@@ -623,10 +624,15 @@ describe('gateway (RS256 public key)', () => {
       expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${confused}` } })).status).toBe(401);
 
       const wrongIssuer = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })({ ...claims, iss: 'https://evil.example' });
-      expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongIssuer}` } })).status).toBe(401);
+      const refusedIssuer = await api<{ detail: string }>('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongIssuer}` } });
+      expect(refusedIssuer.status).toBe(401);
+      // says which claim, never which value is accepted
+      expect(refusedIssuer.body.detail).toBe('invalid token: the iss claim value is not allowed');
 
       const wrongAudience = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })({ ...claims, aud: 'other' });
-      expect((await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongAudience}` } })).status).toBe(401);
+      const refusedAudience = await api<{ detail: string }>('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongAudience}` } });
+      expect(refusedAudience.status).toBe(401);
+      expect(refusedAudience.body.detail).toBe('invalid token: the aud claim value is not allowed');
     } finally {
       await gateway.close();
       await upstream.app.close();
