@@ -14,7 +14,7 @@ import { Hub } from './live/hub.ts';
 import { liveMetrics } from './live/metrics.ts';
 import { presenceHolder } from './presence/holder.ts';
 import { inboxRepository } from './repository/inbox.ts';
-import { ensureIndexes, openStore } from './repository/store.ts';
+import { awaitDedupeIndex, ensureIndexes, openStore } from './repository/store.ts';
 import { ticketLedger } from './repository/tickets.ts';
 import { inboxRoutes } from './routes/inbox-routes.ts';
 import { liveRoute } from './routes/live-route.ts';
@@ -22,6 +22,9 @@ import { startSweep } from './sweep.ts';
 
 /** Largest frame a client may send; the channel ignores client frames, so this is only a guard. */
 const CLIENT_FRAME_MAX_BYTES = 4_096;
+
+/** How long a start waits for the inbox's dedupe index before serving while it is built (well within the startup probe). */
+const DEDUPE_INDEX_WAIT_MS = 10_000;
 
 /** Wires the notifications service: its inbox database, NATS ingest and fan-out, the WebSocket, the inbox routes. */
 export async function buildNotificationsApp(config: NotificationsConfig): Promise<FastifyInstance> {
@@ -34,7 +37,8 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'notifications', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const store = openStore(mongo);
-  const { ttl } = await ensureIndexes(store);
+  const { ttl, dedupe } = await ensureIndexes(store);
+  await awaitDedupeIndex(dedupe, DEDUPE_INDEX_WAIT_MS, app.log);
   const inbox = inboxRepository(store, config.NOTIFY_RETENTION_MS);
   const tickets = ticketLedger(store);
   const sweep = ttl ? undefined : startSweep([inbox, tickets], config.NOTIFY_SWEEP_INTERVAL_MS, app.log);

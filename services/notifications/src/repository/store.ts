@@ -45,19 +45,22 @@ export function openStore(connection: Connection): Store {
  * one range of (applicationId, gamerId, _id), read in either direction; `dedupe` keeps one
  * notification per completion (below). Expiry is a TTL index on MongoDB; a store without
  * TTL indexes (FerretDB v1 refuses them) gets a plain index instead, and the answer tells
- * the caller to run the sweep.
+ * the caller to run the sweep. The `dedupe` build is answered as a promise of its own
+ * (`awaitDedupeIndex`): on an inbox that existed before it, it reads every notification.
  */
-export async function ensureIndexes(store: Store): Promise<{ ttl: boolean }> {
+export async function ensureIndexes(store: Store): Promise<{ ttl: boolean; dedupe: Promise<void> }> {
   await store.notifications.createIndex({ applicationId: 1, gamerId: 1, _id: 1 }, { name: 'inbox' });
-  await ensureDedupeIndex(store.notifications);
+  const dedupe = ensureDedupeIndex(store.notifications);
+  // a failure is the caller's to report, through the promise it was handed
+  dedupe.catch(() => undefined);
   try {
     await store.notifications.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
     await store.usedTickets.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
-    return { ttl: true };
+    return { ttl: true, dedupe };
   } catch {
     await store.notifications.createIndex({ expiresAt: 1 }, { name: 'expiry_sweep' });
     await store.usedTickets.createIndex({ expiresAt: 1 }, { name: 'expiry_sweep' });
-    return { ttl: false };
+    return { ttl: false, dedupe };
   }
 }
 
@@ -99,6 +102,37 @@ async function keyByOwnId(notifications: Store['notifications']): Promise<void> 
       { ordered: false },
     );
   }
+}
+
+/**
+ * Waits for the `dedupe` index at start, at most `waitMs`: an empty or small inbox has it in
+ * milliseconds, so a replica starts with copies refused from its first batch. The first
+ * start after an upgrade, on a large inbox, would keep the replica from listening for the
+ * whole build (MongoDB reads every notification, and waits for the replica set's members),
+ * past its startup probe: the build then goes on in the background while the replica
+ * serves, and until it is done a copy of a completion is stored and sent as before 2026-11-28.
+ * A failed build is logged; the next start tries again.
+ */
+export async function awaitDedupeIndex(build: Promise<void>, waitMs: number, log: { info(msg: string): void; warn(msg: string): void; error(obj: object, msg: string): void }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('waiting'), waitMs);
+    timer.unref();
+  });
+  const settled = build.then(
+    () => 'built' as const,
+    (error: unknown) => {
+      log.error({ err: error }, 'the inbox dedupe index could not be built: copies of a completion are stored and sent twice until a start builds it (docs/notifications.md, "Once per completion")');
+      return 'failed' as const;
+    },
+  );
+  const first = await Promise.race([settled, timedOut]);
+  clearTimeout(timer);
+  if (first !== 'waiting') return;
+  log.warn(`the inbox dedupe index is still being built after ${waitMs} ms: serving meanwhile, copies of a completion are kept until it is done`);
+  void settled.then((outcome) => {
+    if (outcome === 'built') log.info('the inbox dedupe index is built');
+  });
 }
 
 export function isDuplicateKey(error: unknown): boolean {

@@ -77,7 +77,7 @@ describe('the inbox refusing copies of completions, on the store', () => {
 
   it('answers which of a batch were copies, and stores every other one of it', async () => {
     const store = openStore(connection);
-    await ensureIndexes(store);
+    await (await ensureIndexes(store)).dedupe;
     const inbox = inboxRepository(store, 60_000);
     const [ann, bob] = [{ applicationId: randomUUID(), gamerId: randomUUID() }, { applicationId: randomUUID(), gamerId: randomUUID() }];
     const next = monotonicUuidv7();
@@ -114,9 +114,9 @@ describe('the inbox refusing copies of completions, on the store', () => {
     await store.notifications.createIndex({ applicationId: 1, gamerId: 1, _id: 1 }, { name: 'inbox' });
     await store.notifications.insertMany(old.map(({ id, ...n }): NotificationDoc => ({ _id: id, ...n, expiresAt })));
 
-    await ensureIndexes(store);
+    await (await ensureIndexes(store)).dedupe;
     // the same as a second replica starting
-    await ensureIndexes(store);
+    await (await ensureIndexes(store)).dedupe;
     const inbox = inboxRepository(store, 60_000);
     expect((await inbox.after(gamer, '0', 10)).map((n) => n.id)).toEqual(old.map((n) => n.id));
     // the old ones carry no completion key: a new copy is stored, and is the last

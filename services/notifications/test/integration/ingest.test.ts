@@ -32,7 +32,7 @@ describe('the ingest when the inbox write fails', () => {
     // a write while the hop is cut fails within half a second instead of the driver's 30 s
     connection = await mongoose.createConnection(`mongodb://${hop.host}:${hop.port}/${db}?directConnection=true&serverSelectionTimeoutMS=500&connectTimeoutMS=500`).asPromise();
     store = openStore(connection);
-    await ensureIndexes(store);
+    await (await ensureIndexes(store)).dedupe;
     nc = await connect({ servers: natsUrl });
   });
   afterAll(async () => {
