@@ -30,7 +30,7 @@ const INVALID_PREFIX = 'Authorization token is invalid: ';
  * required."), never a key or an accepted value, and they tell a studio's developer which of
  * their provider's settings to look at.
  */
-export function reason(error: unknown): string {
+function reason(error: unknown): string {
   if (error instanceof KeyRefusedError) return error.message;
   const { code = '', message = '' } = error as { code?: string; message?: string };
   if (code === 'FST_JWT_NO_AUTHORIZATION_IN_HEADER') return 'missing bearer token';
