@@ -1,5 +1,5 @@
 import type { AdminGamerProgress, GamerTaskWithChildren, Identity, InventoryItem } from '@gfts/contracts';
-import { achievementIndex, untrackedAchievements } from './domain/achievements.ts';
+import { achievementIndex, achievementRecords, untrackedAchievements } from './domain/achievements.ts';
 import { childRecordsOf, gamerTaskList } from './domain/gamer-task.ts';
 import type { GamerTaskRecord } from './domain/model.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
@@ -39,7 +39,12 @@ export class GamerTaskService {
     const [entries, held] = await Promise.all([this.catalog.listLive(applicationId), this.gamerTasks.listActive(applicationId, gamerId, true, now)]);
     const untracked = untrackedAchievements(achievementIndex(entries), new Set(held.map((r) => r.taskId)));
     let records = held;
-    if (untracked.length > 0) {
+    if (untracked.length > 0 && identity.roles.includes('server')) {
+      // A game server's token is no gamer: it sees the achievements as a new gamer would, and
+      // nothing is tracked for it, since every tracked record counts in the unlock rates.
+      const heldIds = new Set(held.map((r) => r.id));
+      records = [...held, ...achievementRecords(untracked, applicationId, gamerId, now).filter((r) => !heldIds.has(r.id))];
+    } else if (untracked.length > 0) {
       await trackAchievements(this.gamerTasks, this.unlockStats, untracked, applicationId, gamerId, now);
       records = await this.gamerTasks.listActive(applicationId, gamerId, true, now);
     }

@@ -1,4 +1,4 @@
-import type { AchievementStat } from '@gfts/contracts';
+import type { AchievementStat, GamerTaskWithChildren } from '@gfts/contracts';
 import { eventually, gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,19 @@ describe('achievement unlock rates', () => {
     expect((await statsOf(world, foreign)).status).toBe(403);
     expect((await stack.api('GET', `/api/v1/${world.app}/achievements/stats`)).status).toBe(401);
     expect((await stack.api('GET', '/api/v1/not-a-uuid/achievements/stats', { headers: world.admin.auth })).status).toBe(400);
+  });
+
+  it('counts no game server: its token lists the achievements as a new gamer would, and nothing is tracked for it', async () => {
+    const world = new World(stack);
+    const first = await world.createTask({ name: 'First blood', family: 'lifetime', isAchievement: true, applicationStatsId: 'kills', targetValue: 1 });
+    const listed = await stack.api<GamerTaskWithChildren[]>('GET', '/api/v1/achievements', { headers: world.server.auth });
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((a) => [a.task.id, a.progress, a.completed])).toEqual([[first.id, 0, false]]);
+    expect((await counts(world)).get(first.id)).toEqual([0, 0]);
+    expect(await (await stack.db()).collection('gamer_tasks').countDocuments({ applicationId: world.app, gamerId: world.server.id })).toBe(0);
+    // a gamer's list tracks them, and counts
+    await world.achievements(world.gamer());
+    expect((await counts(world)).get(first.id)).toEqual([0, 1]);
   });
 
   it('counts exactly under concurrent completions across gamers, two consumer replicas and redelivered events', async () => {
