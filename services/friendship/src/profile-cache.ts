@@ -23,6 +23,8 @@ export function profileCache(maxEntries: number, ttlMs: number, clock: () => num
    * friend list's CPU (bench/results/2026-11-28-peer-session19-profiled-profile.md). A gamer
    * id of two applications shares the slot; the entry says whose it is.
    */
+  // Not libs/platform's ExpiringCache: its get moves each hit to the end (a delete and a set
+  // per friend on every page), and entries here are changed in place; oldest stored goes first.
   const entries = new Map<string, { applicationId: string; profile: GamerProfile; storedAt: number }>();
   const entryOf = (applicationId: string, gamerId: string) => {
     const entry = entries.get(gamerId);
