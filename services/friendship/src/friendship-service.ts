@@ -9,7 +9,7 @@ import { limitReached, pageSize, Quota, searchSize } from './domain/limits.ts';
 import type { FriendNotes, GamerProfile } from './domain/model.ts';
 import { presenceOf } from './domain/presence.ts';
 import { commonFriends, rankSuggestions } from './domain/suggestions.ts';
-import { assertNotBlocked, assertNotSelf, decideFriendRequest, otherMember, pendingRequest } from './domain/relation-rules.ts';
+import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import { registrationKey, type RegistrationCache } from './registration-cache.ts';
 import type { FriendshipRepositories, ListedRelation, RelationList } from './repository/index.ts';
@@ -179,32 +179,25 @@ export function friendshipService(deps: FriendshipServiceDeps) {
 
     /**
      * POST /: request, idempotent repeat, or accept of the target's crossed request; answers
-     * the relation's id and status. The pair's relation is not read first: the request's
-     * upsert hands back the one there is (a repeat, a crossed request, a friendship), and
-     * the same rules decide on it.
+     * the relation's id and status. Nothing is read first: the request's upsert hands back
+     * the pair's relation if there is one (a repeat, a crossed request, a friendship) and the
+     * rule decides on it; a new request is checked after its write (the target in the
+     * directory, blocks, the pending quota) and withdrawn when refused.
      */
     async sendRequest(caller: Caller, rawTarget: string): Promise<FriendRequestResponse> {
       const { applicationId, gamerId } = caller;
       const target = rawTarget.toLowerCase();
       assertNotSelf(gamerId, target, 'send a friend request to');
-      const [targetKnown, blocks] = await Promise.all([
-        repo.gamers.exists(applicationId, target),
-        repo.blocks.between(applicationId, gamerId, target),
-      ]);
-      const situation = { caller: gamerId, target, targetKnown, blocks };
-      // self, an unknown target and a block are refused here (thrown); the pair's relation
-      // is decided on below, once the upsert has found it or written the request
-      decideFriendRequest({ ...situation, existing: null });
-
       const outcome = await repo.relations.request(pendingRequest(applicationId, gamerId, target, uuidv7(), now()), limits.maxPendingOutgoing);
-      if (outcome.kind === 'pendingLimit') throw limitReached(Quota.pendingOutgoing, limits.maxPendingOutgoing);
+      if (outcome.kind === 'unknownTarget') throw unknownGamer();
       if (outcome.kind === 'blocked') {
         assertNotBlocked(outcome.blocks);
         throw conflict(ErrorCode.CONFLICT, 'a block between you changed while the request was made; try again');
       }
+      if (outcome.kind === 'pendingLimit') throw limitReached(Quota.pendingOutgoing, limits.maxPendingOutgoing);
       if (outcome.kind === 'exists') {
         // the pair already has a relation (from before, or a racing call): the rules decide on it, once
-        const next = decideFriendRequest({ ...situation, existing: outcome.relation });
+        const next = decideOnExistingRelation(gamerId, outcome.relation);
         if (next.kind === 'accept-crossed') return acceptCrossed(caller, next.relationId);
         return stillPending(outcome.relation.id);
       }

@@ -1,5 +1,5 @@
 import { ErrorCode, FriendshipStatus } from '@gfts/contracts';
-import { badRequest, conflict, forbidden, notFound } from '@gfts/platform';
+import { badRequest, conflict, forbidden } from '@gfts/platform';
 import type { BlockState, Relation } from './model.ts';
 
 /** The pair key is the same whichever member asks, so the pair's unique index sees one pair. */
@@ -45,36 +45,24 @@ export function assertNotBlocked(blocks: BlockState): void {
   if (blocks.callerBlocksTarget) throw forbidden('you block this gamer; unblock them first', ErrorCode.BLOCKED);
 }
 
-/** What a friend request does, given what already exists between the two gamers. */
+/** What a friend request does when its write found the pair's relation already there. */
 export type FriendRequestDecision =
-  /** nothing between them yet: insert a pending request */
-  | { kind: 'create' }
   /** the caller already asked: answer ok, change nothing */
   | { kind: 'already-requested'; relationId: string }
   /** the target had already asked the caller: the two requests make a friendship */
   | { kind: 'accept-crossed'; relationId: string };
 
-export interface FriendRequestSituation {
-  caller: string;
-  target: string;
-  /** the target has used the friendship API of this application at least once */
-  targetKnown: boolean;
-  blocks: BlockState;
-  existing: Pick<Relation, 'id' | 'status' | 'requester'> | null;
-}
-
 /**
- * The rules of POST / in one place. Checks run from the cheapest to explain to the most
- * specific: self, unknown target, blocks (either direction), then the existing relation.
- * Refusals are thrown as AppErrors the error handler turns into problem+json.
+ * The rule of POST / for a pair that already has a relation (the request's upsert found
+ * it). Whether the target exists and whether a block stands are not asked again: a
+ * relation is only ever made between two gamers of the directory, and a block clears the
+ * pair's relation once its record is written (repository/blocked-pair.ts), so a relation
+ * and a block meet only for the milliseconds of such a race. A new request is checked for
+ * those after its write instead (repository/relations.ts, `request`). Refusals are thrown
+ * as AppErrors the error handler turns into problem+json.
  */
-export function decideFriendRequest(s: FriendRequestSituation): FriendRequestDecision {
-  assertNotSelf(s.caller, s.target, 'send a friend request to');
-  if (!s.targetKnown) throw notFound('no such gamer in this application');
-  assertNotBlocked(s.blocks);
-  const existing = s.existing;
-  if (!existing) return { kind: 'create' };
+export function decideOnExistingRelation(caller: string, existing: Pick<Relation, 'id' | 'status' | 'requester'>): FriendRequestDecision {
   if (existing.status === FriendshipStatus.ACCEPTED) throw conflict(ErrorCode.ALREADY_FRIENDS, 'you are already friends');
-  if (existing.requester === s.caller) return { kind: 'already-requested', relationId: existing.id };
+  if (existing.requester === caller) return { kind: 'already-requested', relationId: existing.id };
   return { kind: 'accept-crossed', relationId: existing.id };
 }

@@ -21,9 +21,10 @@ export interface FriendshipRepositories {
 export async function createRepositories(connection: Connection, friendListSettings: FriendListSettings, profiles: ProfileCache): Promise<FriendshipRepositories> {
   const models = await createModels(connection);
   const friendLists = friendListRepository(models.friendLists, models.relations, friendListSettings);
+  const gamers = gamerDirectory(models.gamers, profiles);
   return {
-    gamers: gamerDirectory(models.gamers, profiles),
-    relations: relationRepository(models.relations, models.blocks, friendLists),
+    gamers,
+    relations: relationRepository(models.relations, models.blocks, friendLists, gamers),
     blocks: blockRepository(models.blocks, models.relations, friendLists),
     friendLists,
     erasure: gamerErasure(models, friendLists, profiles),

@@ -6,6 +6,11 @@ import { blockStateBetween } from './blocked-pair.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
 
+/** Whether a gamer is in the application's directory (gamers.ts), read where a request is made. */
+export interface GamerLookup {
+  exists(applicationId: string, gamerId: string): Promise<boolean>;
+}
+
 function toRelation(doc: RelationDoc): Relation {
   return {
     id: doc._id,
@@ -93,7 +98,9 @@ export type RequestOutcome =
   /** the pair already had a relation (maybe written a moment ago by a racing call): this one */
   | { kind: 'exists'; relation: Relation }
   | { kind: 'pendingLimit' }
-  /** a block between the two was written while the request was being made; nothing is stored */
+  /** the addressee is not in the application's gamer directory; nothing is stored */
+  | { kind: 'unknownTarget' }
+  /** a block stands between the two (or was written while the request was made); nothing is stored */
   | { kind: 'blocked'; blocks: BlockState };
 
 export type AcceptOutcome =
@@ -122,11 +129,28 @@ export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'n
  * ends a friendship then updates both gamers' friend-id lists (friend-lists.ts): relation
  * first, list after.
  */
-export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>, friendLists: FriendListRepository) {
-  /** Counts up to `cap` (enough to compare with a limit without counting a huge list). */
-  async function countFriends(applicationId: string, gamerId: string, cap: number): Promise<number> {
-    const counts = await Promise.all(friendSides(applicationId, gamerId).map((side) => relations.collection.countDocuments(side as never, { limit: cap })));
-    return Math.min(cap, counts[0]! + counts[1]!);
+export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>, friendLists: FriendListRepository, directory: GamerLookup) {
+  /**
+   * Both gamers' friends, each counted up to `cap` (enough to compare with a limit), in one
+   * read per side of the relation: the `$in` ranges of the friend list's two indexes,
+   * grouped by gamer (two store commands where counting each gamer's sides was four).
+   */
+  async function countFriendsOfPair(applicationId: string, a: string, b: string, cap: number): Promise<[number, number]> {
+    const groups = await Promise.all(
+      (['requester', 'addressee'] as const).map((side) =>
+        relations.collection
+          .aggregate<{ _id: string; n: number }>([
+            { $match: { applicationId, [side]: { $in: [a, b] }, status: FriendshipStatus.ACCEPTED } },
+            // neither gamer can hold much more than `cap` on a side (the limit is what it
+            // counts for); the bound keeps the read finite whatever a database holds
+            { $limit: 2 * cap },
+            { $group: { _id: `$${side}`, n: { $sum: 1 } } },
+          ])
+          .toArray(),
+      ),
+    );
+    const countOf = (gamerId: string) => Math.min(cap, groups.flat().reduce((n, group) => (group._id === gamerId ? n + group.n : n), 0));
+    return [countOf(a), countOf(b)];
   }
 
   async function countPendingOutgoing(applicationId: string, gamerId: string, cap: number): Promise<number> {
@@ -135,10 +159,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
 
   /** Whose friend quota a just-written friendship passed (it is counted), if either's. */
   async function friendQuotaAfter(friendship: Pick<Relation, 'applicationId' | 'addressee' | 'requester'>, max: number): Promise<Whose | undefined> {
-    const [caller, other] = await Promise.all([
-      countFriends(friendship.applicationId, friendship.addressee, max + 1),
-      countFriends(friendship.applicationId, friendship.requester, max + 1),
-    ]);
+    const [caller, other] = await countFriendsOfPair(friendship.applicationId, friendship.addressee, friendship.requester, max + 1);
     return friendLimitHolder({ caller, other }, max, 'after');
   }
 
@@ -159,15 +180,21 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      * A->B and B->A at once) to one document per pair: the upsert inserts for exactly one
      * of them and hands the others the relation that is there, to decide on once.
      *
-     * Then one re-check of what a single-document write cannot guard:
-     * - a block written between the caller's check and this write: either the block
-     *   cleared this request, or this read sees its record (blocked-pair.ts);
+     * A new request is then checked, in one round of three reads, for what a
+     * single-document write cannot guard, and withdraws itself when one fails:
+     * - the addressee is in the gamer directory (a relation is only ever made between
+     *   gamers of the directory);
+     * - no block stands either way: either a block's clearing of the pair comes after this
+     *   write and removes it, or this read sees the block's record (blocked-pair.ts);
      * - the pending quota, counted including this request: over the limit, the request
      *   withdraws itself, so that of racing requests the later ones see the others and the
-     *   stored count never ends above the limit. It is counted after the write only (a
-     *   request at the limit costs an insert and a delete; every other one a count less),
-     *   and a crossed request, which finds the pair's relation, is not counted. A repeat of
-     *   the caller's own request is, once (see below).
+     *   stored count never ends above the limit.
+     * Checked after the write only: the common request costs three reads besides its write
+     * (it was five), one refused costs an insert and a delete it did not before. The
+     * request exists for the milliseconds in between, visible only to its requester's own
+     * outgoing list and count, and is never announced. A crossed request, which finds the
+     * pair's relation, is not counted; a repeat of the caller's own request is, once
+     * (below).
      */
     async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
       const { id, applicationId, pairKey, ...fields } = request;
@@ -179,22 +206,30 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         .lean();
       if (existing) {
         // The caller's own request, maybe written a moment ago by a racing identical call that
-        // is still counting and may withdraw it: answered only once that cannot happen, or the
-        // answer would name a request that is not kept. Counted as that call counts; within
-        // the limit, marked kept, which that call's withdrawal does not match.
+        // is still checking it and may withdraw it: answered only once that cannot happen, or
+        // the answer would name a request that is not kept. Checked as that call checks it
+        // (the addressee, the count including it); passing, marked kept, which that call's
+        // withdrawal does not match.
         if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
-          if (!withinLimit(await countPendingOutgoing(applicationId, requester, maxPending + 1), maxPending, 'after')) return { kind: 'pendingLimit' };
+          const [known, pending] = await Promise.all([directory.exists(applicationId, addressee), countPendingOutgoing(applicationId, requester, maxPending + 1)]);
+          if (!known) return { kind: 'unknownTarget' };
+          if (!withinLimit(pending, maxPending, 'after')) return { kind: 'pendingLimit' };
           const kept = await relations.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
-          // withdrawn before the mark (its call counted over the limit): there is no request
+          // withdrawn before the mark (its call found it over the limit): there is no request
           if (kept.matchedCount === 0) return { kind: 'pendingLimit' };
         }
         return { kind: 'exists', relation: toRelation(existing) };
       }
 
-      const [blockState, pending] = await Promise.all([
+      const [known, blockState, pending] = await Promise.all([
+        directory.exists(applicationId, addressee),
         blockStateBetween(blocks, applicationId, requester, addressee),
         countPendingOutgoing(applicationId, requester, maxPending + 1),
       ]);
+      // only while pending and not kept: a repeat that found the addressee (registering at
+      // this instant) kept it, or the addressee answered it; either way it did happen
+      const withdraw = () => relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
+      if (!known && (await withdraw()).deletedCount === 1) return { kind: 'unknownTarget' };
       if (blockState.callerBlocksTarget || blockState.targetBlocksCaller) {
         // whatever it became meanwhile (even accepted), nothing may stay between a blocked pair
         await relations.deleteOne({ _id: id, applicationId });
@@ -203,8 +238,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
         return { kind: 'blocked', blocks: blockState };
       }
       if (!withinLimit(pending, maxPending, 'after')) {
-        const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
-        if (withdrawn.deletedCount === 1) return { kind: 'pendingLimit' };
+        if ((await withdraw()).deletedCount === 1) return { kind: 'pendingLimit' };
         // already answered by the target (no longer pending), or a repeat counted it within
         // the limit and answered it (kept): the request did happen
       }

@@ -56,6 +56,7 @@ describe('blocking', () => {
     expectOk(await w.block(a!, b!.id));
     expectProblem(await w.request(b!, a!.id), 403, 'BLOCKED');
     expect((await w.incoming(a!)).body).toEqual([]);
+    expect((await w.outgoing(b!)).body).toEqual([]);
   });
 
   it('refuses the blocker\'s own requests with 403 BLOCKED until they unblock', async () => {
@@ -64,6 +65,7 @@ describe('blocking', () => {
     const refused = await w.request(a!, b!.id);
     expectProblem(refused, 403, 'BLOCKED');
     expect((refused.body as unknown as { detail: string }).detail).toMatch(/unblock/);
+    expect((await w.outgoing(a!)).body).toEqual([]);
     expectOk(await w.unblock(a!, (await w.blocked(a!)).body[0]!.id));
     expectRequested(await w.request(a!, b!.id));
   });

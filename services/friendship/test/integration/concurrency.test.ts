@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockRepository } from '../../src/repository/blocks.ts';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
 import { createModels } from '../../src/repository/models.ts';
+import { profileCache } from '../../src/profile-cache.ts';
+import { gamerDirectory } from '../../src/repository/gamers.ts';
 import { relationRepository } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, world, expectRequested } from '../support/world.ts';
@@ -185,16 +187,22 @@ describe('concurrent changes leave one consistent outcome', () => {
             return read.finally(() => readsInFlight.delete(read));
           };
         }
-        if (prop === 'countDocuments') {
-          return async (...args: unknown[]) => {
-            const count = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-            const run = duringCount;
-            duringCount = undefined;
-            if (run) {
-              await Promise.allSettled([...readsInFlight]);
-              await run();
-            }
-            return count;
+        if (prop === 'aggregate') {
+          // the friend counts: each an aggregation whose answer is awaited with toArray
+          return (...args: unknown[]) => {
+            const cursor = (value as (...a: unknown[]) => { toArray(): Promise<unknown> }).apply(target, args);
+            return {
+              async toArray() {
+                const counts = await cursor.toArray();
+                const run = duringCount;
+                duringCount = undefined;
+                if (run) {
+                  await Promise.allSettled([...readsInFlight]);
+                  await run();
+                }
+                return counts;
+              },
+            };
           };
         }
         return (value as (...a: unknown[]) => unknown).bind(target);
@@ -203,7 +211,7 @@ describe('concurrent changes leave one consistent outcome', () => {
     const relationsModel = new Proxy(models.relations, {
       get: (target, prop, receiver) => (prop === 'collection' ? collection : (Reflect.get(target, prop, receiver) as unknown)),
     });
-    const relations = relationRepository(relationsModel, models.blocks, lists);
+    const relations = relationRepository(relationsModel, models.blocks, lists, gamerDirectory(models.gamers, profileCache(100, 0)));
 
     for (const blockedBy of ['requester', 'addressee'] as const) {
       const [a, b] = await w.gamers(2);

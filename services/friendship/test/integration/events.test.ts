@@ -110,6 +110,9 @@ describe('NATS', () => {
       expect((await w.accept(b!, randomUUID())).status).toBe(404);
       expectOk(await w.block(a!, b!.id));
       expectOk(await w.block(a!, b!.id));
+      // refused after their write (docs/friendship.md, "Requests"): withdrawn, never announced
+      expect((await w.request(b!, a!.id)).status).toBe(403);
+      expect((await w.request(a!, randomUUID())).status).toBe(404);
       await eventsOf(a!.app, 2);
       // give any duplicate time to arrive before asserting there is none
       await new Promise((resolve) => setTimeout(resolve, 200));

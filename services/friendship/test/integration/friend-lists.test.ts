@@ -6,6 +6,7 @@ import { friendListRepository } from '../../src/repository/friend-lists.ts';
 import { profileCache } from '../../src/profile-cache.ts';
 import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
 import { createModels, type RelationDoc } from '../../src/repository/models.ts';
+import { gamerDirectory } from '../../src/repository/gamers.ts';
 import { relationRepository } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, world } from '../support/world.ts';
@@ -193,6 +194,7 @@ describe('friend-id lists', () => {
   it('a friendship ended while its accept updated the lists leaves neither gamer in the other\'s list', async () => {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const directory = gamerDirectory(models.gamers, profileCache(100, 0));
     /** Relations whose list update `step` first runs what `interleave.next` holds (once). */
     const interleaved = (step: 'linked' | 'unlinked') => {
       const interleave: { next: (() => Promise<unknown>) | undefined } = { next: undefined };
@@ -205,10 +207,10 @@ describe('friend-id lists', () => {
           return lists[step](...args);
         },
       };
-      return { relations: relationRepository(models.relations, models.blocks, late), interleave };
+      return { relations: relationRepository(models.relations, models.blocks, late, directory), interleave };
     };
     const blocks = blockRepository(models.blocks, models.relations, lists);
-    const plainRelations = relationRepository(models.relations, models.blocks, lists);
+    const plainRelations = relationRepository(models.relations, models.blocks, lists, directory);
 
     // what ends the friendship runs after the accept's relation write, before its list update
     const { relations, interleave: beforeLink } = interleaved('linked');
@@ -251,7 +253,7 @@ describe('friend-id lists', () => {
       get: (target, prop, receiver) => (prop === 'bulkWrite' ? () => Promise.reject(new Error('store unavailable')) : Reflect.get(target, prop, receiver) as unknown),
     });
     const failingLists = friendListRepository(listsDown, models.relations, { maxAgeMs: 3600_000, onChangeFailed: (error) => failures.push(error) });
-    const relations = relationRepository(models.relations, models.blocks, failingLists);
+    const relations = relationRepository(models.relations, models.blocks, failingLists, gamerDirectory(models.gamers, profileCache(100, 0)));
 
     const [a, b, c] = await w.gamers(3);
     await w.befriend(b!, c!);

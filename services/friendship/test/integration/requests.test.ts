@@ -81,11 +81,22 @@ describe('friend requests and friendships', () => {
       expectProblem(await w.request(a!, a!.id), 400, 'CANNOT_TARGET_SELF');
     });
 
-    it('answers 404 for a gamer who never used the API in this application', async () => {
-      const [a] = await w.gamers(1);
+    it('answers 404 for a gamer who never used the API in this application, and keeps nothing', async () => {
+      const [a, other] = await w.gamers(2, randomUUID());
       expectProblem(await w.request(a!, randomUUID()), 404, 'NOT_FOUND');
       const stranger = gamer(a!.app, 'Never called');
       expectProblem(await w.request(a!, stranger.id), 404, 'NOT_FOUND');
+      // a gamer of another application is unknown here
+      const elsewhere = (await w.gamers(1))[0]!;
+      expectProblem(await w.request(a!, elsewhere.id), 404, 'NOT_FOUND');
+      // identical requests at once: each is checked before it is answered, none is kept
+      // (a repeat that found its twin's request must not keep it for it)
+      const burst = await Promise.all(Array.from({ length: 10 }, () => w.request(a!, stranger.id)));
+      for (const refused of burst) expectProblem(refused, 404, 'NOT_FOUND');
+      expect((await w.outgoing(a!)).body).toEqual([]);
+      // and a request to a gamer who is there goes through as ever
+      expectRequested(await w.request(a!, other!.id));
+      expect((await w.outgoing(a!)).body.map((entry) => entry.user.id)).toEqual([other!.id]);
     });
 
     it('refuses a request to a friend with 409 ALREADY_FRIENDS, from either side', async () => {

@@ -1,12 +1,11 @@
 import { AppError } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
-import { assertNotBlocked, decideFriendRequest, membersOf, otherMember, pairKeyOf, pendingRequest, type FriendRequestSituation } from '../../src/domain/relation-rules.ts';
+import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, membersOf, otherMember, pairKeyOf, pendingRequest } from '../../src/domain/relation-rules.ts';
 
 const A = '0190a000-0000-7000-8000-00000000000a';
 const B = '0190a000-0000-7000-8000-00000000000b';
 const REL = '0190a000-0000-7000-8000-0000000000ff';
 const noBlocks = { targetBlocksCaller: false, callerBlocksTarget: false };
-const base: FriendRequestSituation = { caller: A, target: B, targetKnown: true, blocks: noBlocks, existing: null };
 
 /** The status and code the thrown AppError would answer with. */
 function refusal(run: () => unknown): { status: number; code: string; detail: string } {
@@ -32,54 +31,44 @@ describe('pair keys', () => {
   });
 });
 
-describe('decideFriendRequest', () => {
-  it('creates a request when nothing exists between the two', () => {
-    expect(decideFriendRequest(base)).toEqual({ kind: 'create' });
-  });
-
+describe('decideOnExistingRelation', () => {
   it('is idempotent for the caller\'s own pending request', () => {
-    expect(decideFriendRequest({ ...base, existing: { id: REL, status: 'pending', requester: A } })).toEqual({ kind: 'already-requested', relationId: REL });
+    expect(decideOnExistingRelation(A, { id: REL, status: 'pending', requester: A })).toEqual({ kind: 'already-requested', relationId: REL });
   });
 
   it('accepts a crossed request: the target already asked the caller', () => {
-    expect(decideFriendRequest({ ...base, existing: { id: REL, status: 'pending', requester: B } })).toEqual({ kind: 'accept-crossed', relationId: REL });
+    expect(decideOnExistingRelation(A, { id: REL, status: 'pending', requester: B })).toEqual({ kind: 'accept-crossed', relationId: REL });
   });
 
   it('refuses friends with 409 ALREADY_FRIENDS whoever asked first', () => {
     for (const requester of [A, B]) {
-      expect(refusal(() => decideFriendRequest({ ...base, existing: { id: REL, status: 'accepted', requester } }))).toMatchObject({ status: 409, code: 'ALREADY_FRIENDS' });
+      expect(refusal(() => decideOnExistingRelation(A, { id: REL, status: 'accepted', requester }))).toMatchObject({ status: 409, code: 'ALREADY_FRIENDS' });
     }
   });
+});
 
-  it('refuses the caller as target with 400 CANNOT_TARGET_SELF before anything else', () => {
-    expect(refusal(() => decideFriendRequest({ ...base, target: A, targetKnown: false }))).toMatchObject({ status: 400, code: 'CANNOT_TARGET_SELF' });
-  });
-
-  it('answers 404 for a target the directory does not know', () => {
-    expect(refusal(() => decideFriendRequest({ ...base, targetKnown: false }))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
-  });
-
-  it('refuses with 403 BLOCKED when the target blocks the caller, even over a pending request', () => {
-    const blocks = { targetBlocksCaller: true, callerBlocksTarget: false };
-    expect(refusal(() => decideFriendRequest({ ...base, blocks }))).toMatchObject({ status: 403, code: 'BLOCKED' });
-    expect(refusal(() => decideFriendRequest({ ...base, blocks, existing: { id: REL, status: 'pending', requester: B } }))).toMatchObject({ status: 403, code: 'BLOCKED' });
-  });
-
-  it('refuses with 403 BLOCKED when the caller blocks the target, telling them to unblock first', () => {
-    const refused = refusal(() => decideFriendRequest({ ...base, blocks: { targetBlocksCaller: false, callerBlocksTarget: true } }));
-    expect(refused).toMatchObject({ status: 403, code: 'BLOCKED' });
-    expect(refused.detail).toMatch(/unblock/);
-  });
-
-  it('checks blocks before the existing friendship', () => {
-    const existing = { id: REL, status: 'accepted' as const, requester: A };
-    expect(refusal(() => decideFriendRequest({ ...base, existing, blocks: { targetBlocksCaller: true, callerBlocksTarget: true } }))).toMatchObject({ code: 'BLOCKED' });
+describe('assertNotSelf', () => {
+  it('refuses the caller as target with 400 CANNOT_TARGET_SELF', () => {
+    expect(refusal(() => assertNotSelf(A, A, 'send a friend request to'))).toMatchObject({ status: 400, code: 'CANNOT_TARGET_SELF' });
+    expect(() => assertNotSelf(A, B, 'send a friend request to')).not.toThrow();
   });
 });
 
 describe('assertNotBlocked', () => {
   it('lets an unblocked pair through', () => {
     expect(() => assertNotBlocked(noBlocks)).not.toThrow();
+  });
+
+  it('refuses with 403 BLOCKED when the target blocks the caller, without saying more', () => {
+    expect(refusal(() => assertNotBlocked({ targetBlocksCaller: true, callerBlocksTarget: false }))).toMatchObject({ status: 403, code: 'BLOCKED', detail: 'this gamer does not accept friend requests from you' });
+    // a block both ways answers as the target's block does
+    expect(refusal(() => assertNotBlocked({ targetBlocksCaller: true, callerBlocksTarget: true }))).toMatchObject({ status: 403, detail: 'this gamer does not accept friend requests from you' });
+  });
+
+  it('refuses with 403 BLOCKED when the caller blocks the target, telling them to unblock first', () => {
+    const refused = refusal(() => assertNotBlocked({ targetBlocksCaller: false, callerBlocksTarget: true }));
+    expect(refused).toMatchObject({ status: 403, code: 'BLOCKED' });
+    expect(refused.detail).toMatch(/unblock/);
   });
 });
 
