@@ -45,6 +45,25 @@ export function assertNotBlocked(blocks: BlockState): void {
   if (blocks.callerBlocksTarget) throw forbidden('you block this gamer; unblock them first', ErrorCode.BLOCKED);
 }
 
+/** What a new friend request is checked for once written (repository/relations.ts, `request`). */
+export interface RequestChecks {
+  /** the target is in the application's gamer directory */
+  targetKnown: boolean;
+  blocks: BlockState;
+  /** the caller's pending requests, this one included, are within MAX_PENDING_OUTGOING */
+  withinPendingLimit: boolean;
+}
+
+export type RequestRefusal = { kind: 'unknownTarget' } | { kind: 'blocked'; blocks: BlockState } | { kind: 'pendingLimit' };
+
+/** Why a written request may not stand, the first reason in answer order (404, 403, 409), or undefined. */
+export function refusalOf(checks: RequestChecks): RequestRefusal | undefined {
+  if (!checks.targetKnown) return { kind: 'unknownTarget' };
+  if (checks.blocks.callerBlocksTarget || checks.blocks.targetBlocksCaller) return { kind: 'blocked', blocks: checks.blocks };
+  if (!checks.withinPendingLimit) return { kind: 'pendingLimit' };
+  return undefined;
+}
+
 /** What a friend request does when its write found the pair's relation already there. */
 export type FriendRequestDecision =
   /** the caller already asked: answer ok, change nothing */

@@ -20,7 +20,7 @@ import type { BlockDoc, RelationDoc } from './models.ts';
  */
 export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: string, caller: string, target: string): Promise<BlockState> {
   const pair = [caller, target];
-  // the driver's collection: read twice per friend request, used as stored (relations.list)
+  // the driver's collection: read on every new friend request, used as stored (relations.list)
   const docs = await blocks.collection
     .find<Pick<BlockDoc, 'blocker'>>({ applicationId, blocker: { $in: pair }, blocked: { $in: pair } }, { projection: { _id: 0, blocker: 1 } })
     .toArray();

@@ -2,6 +2,7 @@ import { FriendshipStatus } from '@gfts/contracts';
 import type { Model } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
 import type { BlockState, FriendNotes, Relation } from '../domain/model.ts';
+import { refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
 import { blockStateBetween } from './blocked-pair.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
@@ -97,11 +98,8 @@ export type RequestOutcome =
   | { kind: 'requested'; request: Relation }
   /** the pair already had a relation (maybe written a moment ago by a racing call): this one */
   | { kind: 'exists'; relation: Relation }
-  | { kind: 'pendingLimit' }
-  /** the addressee is not in the application's gamer directory; nothing is stored */
-  | { kind: 'unknownTarget' }
-  /** a block stands between the two (or was written while the request was made); nothing is stored */
-  | { kind: 'blocked'; blocks: BlockState };
+  /** refused (the target unknown, a block either way, or the pending limit); nothing is stored */
+  | RequestRefusal;
 
 export type AcceptOutcome =
   | { kind: 'accepted'; friendship: Relation }
@@ -129,7 +127,7 @@ export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'n
  * ends a friendship then updates both gamers' friend-id lists (friend-lists.ts): relation
  * first, list after.
  */
-export function relationRepository(relations: Model<RelationDoc>, blocks: Model<BlockDoc>, friendLists: FriendListRepository, directory: GamerLookup) {
+export function relationRepository(relations: Model<RelationDoc>, blocksModel: Model<BlockDoc>, friendLists: FriendListRepository, directory: GamerLookup) {
   /**
    * Both gamers' friends, each counted up to `cap` (enough to compare with a limit), in one
    * read per side of the relation: the `$in` ranges of the friend list's two indexes,
@@ -168,6 +166,28 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
     return (await relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } })) !== null;
   }
 
+  /** What a new request is checked for after its write, read in one round. */
+  async function checksOf({ applicationId, requester, addressee }: Relation, maxPending: number): Promise<RequestChecks> {
+    const [targetKnown, blocks, pending] = await Promise.all([
+      directory.exists(applicationId, addressee),
+      blockStateBetween(blocksModel, applicationId, requester, addressee),
+      countPendingOutgoing(applicationId, requester, maxPending + 1),
+    ]);
+    return { targetKnown, blocks, withinPendingLimit: withinLimit(pending, maxPending, 'after') };
+  }
+
+  /**
+   * Withdraws a refused new request, only while pending and not kept. Answers whether it
+   * stands: answered by its addressee meanwhile, or kept by a repeat whose own checks passed
+   * (the addressee registering at this instant, or a slot freed), it did happen; already gone
+   * (a block's clearing, an erasure), it did not.
+   */
+  async function withdrawUnlessItHappened(applicationId: string, id: string): Promise<boolean> {
+    const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
+    if (withdrawn.deletedCount === 1) return false;
+    return (await relations.collection.findOne({ _id: id, applicationId } as never, { projection: { _id: 1 } })) !== null;
+  }
+
   async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {
     const doc = await relations.findOneAndDelete(filter).lean();
     return doc ? { kind: 'removed', relation: toRelation(doc) } : { kind: 'notFound' };
@@ -180,8 +200,8 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      * A->B and B->A at once) to one document per pair: the upsert inserts for exactly one
      * of them and hands the others the relation that is there, to decide on once.
      *
-     * A new request is then checked, in one round of three reads, for what a
-     * single-document write cannot guard, and withdraws itself when one fails:
+     * A new request is then checked, in one round of three reads (checksOf), for what a
+     * single-document write cannot guard, and withdraws itself when one fails (refusalOf):
      * - the addressee is in the gamer directory (a relation is only ever made between
      *   gamers of the directory);
      * - no block stands either way: either a block's clearing of the pair comes after this
@@ -190,11 +210,12 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
      *   withdraws itself, so that of racing requests the later ones see the others and the
      *   stored count never ends above the limit.
      * Checked after the write only: the common request costs three reads besides its write
-     * (it was five), one refused costs an insert and a delete it did not before. The
-     * request exists for the milliseconds in between, visible only to its requester's own
-     * outgoing list and count, and is never announced. A crossed request, which finds the
-     * pair's relation, is not counted; a repeat of the caller's own request is, once
-     * (below).
+     * (it was four), one refused costs an insert and a delete it did not before. A refused
+     * request exists for the milliseconds in between, visible to a list read then (the
+     * requester's outgoing list; across a block, the other gamer's incoming list), and is
+     * never announced. A crossed request, which finds the pair's relation, is not checked:
+     * a relation exists only between gamers of the directory, and a block clears it. A
+     * repeat of the caller's own request is checked once, as its creator checks it (below).
      */
     async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
       const { id, applicationId, pairKey, ...fields } = request;
@@ -207,41 +228,29 @@ export function relationRepository(relations: Model<RelationDoc>, blocks: Model<
       if (existing) {
         // The caller's own request, maybe written a moment ago by a racing identical call that
         // is still checking it and may withdraw it: answered only once that cannot happen, or
-        // the answer would name a request that is not kept. Checked as that call checks it
-        // (the addressee, the count including it); passing, marked kept, which that call's
-        // withdrawal does not match.
+        // the answer would name a request that is not kept. Checked as that call checks it;
+        // passing, marked kept, which that call's withdrawal does not match.
         if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
-          const [known, pending] = await Promise.all([directory.exists(applicationId, addressee), countPendingOutgoing(applicationId, requester, maxPending + 1)]);
-          if (!known) return { kind: 'unknownTarget' };
-          if (!withinLimit(pending, maxPending, 'after')) return { kind: 'pendingLimit' };
+          const refusal = refusalOf(await checksOf(request, maxPending));
+          if (refusal) return refusal;
           const kept = await relations.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
-          // withdrawn before the mark (its call found it over the limit): there is no request
+          // withdrawn before the mark, by its call: over the limit as that call counted (or,
+          // in a race with a block or the target's first call, blocked or unknown to it)
           if (kept.matchedCount === 0) return { kind: 'pendingLimit' };
         }
         return { kind: 'exists', relation: toRelation(existing) };
       }
 
-      const [known, blockState, pending] = await Promise.all([
-        directory.exists(applicationId, addressee),
-        blockStateBetween(blocks, applicationId, requester, addressee),
-        countPendingOutgoing(applicationId, requester, maxPending + 1),
-      ]);
-      // only while pending and not kept: a repeat that found the addressee (registering at
-      // this instant) kept it, or the addressee answered it; either way it did happen
-      const withdraw = () => relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
-      if (!known && (await withdraw()).deletedCount === 1) return { kind: 'unknownTarget' };
-      if (blockState.callerBlocksTarget || blockState.targetBlocksCaller) {
+      const checks = await checksOf(request, maxPending);
+      const refusal = refusalOf(checks);
+      if (refusal?.kind === 'blocked') {
         // whatever it became meanwhile (even accepted), nothing may stay between a blocked pair
         await relations.deleteOne({ _id: id, applicationId });
         // an accept may have linked them meanwhile; unlinking a pair that never was is harmless
         await friendLists.unlinked(applicationId, requester, addressee);
-        return { kind: 'blocked', blocks: blockState };
+        return refusal;
       }
-      if (!withinLimit(pending, maxPending, 'after')) {
-        if ((await withdraw()).deletedCount === 1) return { kind: 'pendingLimit' };
-        // already answered by the target (no longer pending), or a repeat counted it within
-        // the limit and answered it (kept): the request did happen
-      }
+      if (refusal && !(await withdrawUnlessItHappened(applicationId, id))) return refusal;
       return { kind: 'requested', request };
     },
 

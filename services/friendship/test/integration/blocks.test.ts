@@ -59,6 +59,19 @@ describe('blocking', () => {
     expect((await w.outgoing(b!)).body).toEqual([]);
   });
 
+  it('refuses identical requests at once across a standing block, every one of them, and keeps none', async () => {
+    // a repeat that finds its twin's request checks blocks as the twin does: it never
+    // answers 200 for the request the twin then withdraws (nor 409)
+    for (const blockedBy of ['target', 'caller'] as const) {
+      const [a, b] = await w.gamers(2);
+      expectOk(blockedBy === 'target' ? await w.block(b!, a!.id) : await w.block(a!, b!.id));
+      const burst = await Promise.all(Array.from({ length: 10 }, () => w.request(a!, b!.id)));
+      expect({ blockedBy, statuses: [...new Set(burst.map((r) => r.status))] }).toEqual({ blockedBy, statuses: [403] });
+      expect((await w.outgoing(a!)).body).toEqual([]);
+      expect((await w.incoming(b!)).body).toEqual([]);
+    }
+  });
+
   it('refuses the blocker\'s own requests with 403 BLOCKED until they unblock', async () => {
     const [a, b] = await w.gamers(2);
     expectOk(await w.block(a!, b!.id));

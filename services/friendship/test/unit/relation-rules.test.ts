@@ -1,6 +1,6 @@
 import { AppError } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
-import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, membersOf, otherMember, pairKeyOf, pendingRequest } from '../../src/domain/relation-rules.ts';
+import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, membersOf, otherMember, pairKeyOf, pendingRequest, refusalOf } from '../../src/domain/relation-rules.ts';
 
 const A = '0190a000-0000-7000-8000-00000000000a';
 const B = '0190a000-0000-7000-8000-00000000000b';
@@ -44,6 +44,22 @@ describe('decideOnExistingRelation', () => {
     for (const requester of [A, B]) {
       expect(refusal(() => decideOnExistingRelation(A, { id: REL, status: 'accepted', requester }))).toMatchObject({ status: 409, code: 'ALREADY_FRIENDS' });
     }
+  });
+});
+
+describe('refusalOf (a new request, once written)', () => {
+  const passing = { targetKnown: true, blocks: noBlocks, withinPendingLimit: true };
+  const blocked = { targetBlocksCaller: false, callerBlocksTarget: true };
+
+  it('lets a request stand when every check passes', () => {
+    expect(refusalOf(passing)).toBeUndefined();
+  });
+
+  it('refuses in answer order: unknown target (404), then a block (403), then the pending limit (409)', () => {
+    expect(refusalOf({ targetKnown: false, blocks: blocked, withinPendingLimit: false })).toEqual({ kind: 'unknownTarget' });
+    expect(refusalOf({ ...passing, blocks: blocked, withinPendingLimit: false })).toEqual({ kind: 'blocked', blocks: blocked });
+    expect(refusalOf({ ...passing, blocks: { targetBlocksCaller: true, callerBlocksTarget: false } })).toMatchObject({ kind: 'blocked' });
+    expect(refusalOf({ ...passing, withinPendingLimit: false })).toEqual({ kind: 'pendingLimit' });
   });
 });
 
