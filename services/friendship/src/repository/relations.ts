@@ -1,7 +1,7 @@
 import { FriendshipStatus } from '@gfts/contracts';
 import type { Model } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
-import type { BlockState, FriendNotes, Relation } from '../domain/model.ts';
+import type { FriendNotes, Relation } from '../domain/model.ts';
 import { refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
 import { blockStateBetween } from './blocked-pair.ts';
 import type { FriendListRepository } from './friend-lists.ts';
