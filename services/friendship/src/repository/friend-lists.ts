@@ -62,8 +62,10 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
     },
   });
 
+  // the driver's collection, not the model: every accept, unfriend and block writes here,
+  // and the operations are written whole above, in the schema's types (relations.ts)
   async function apply(ops: AnyBulkWriteOperation<FriendListDoc>[]): Promise<void> {
-    if (ops.length > 0) await lists.bulkWrite(ops, { ordered: false });
+    if (ops.length > 0) await lists.collection.bulkWrite(ops as never, { ordered: false });
   }
 
   /** The list side of a friendship change, after its relation write: never fails the change. */

@@ -249,8 +249,16 @@ describe('friend-id lists', () => {
   it('a failed list update does not fail the friendship change; the list is rebuilt later', async () => {
     const models = await createModels(db);
     const failures: unknown[] = [];
+    // the lists' writes go through the driver's collection (friend-lists.ts, apply)
+    const collectionDown = new Proxy(models.friendLists.collection, {
+      get(target, prop) {
+        if (prop === 'bulkWrite') return () => Promise.reject(new Error('store unavailable'));
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
     const listsDown = new Proxy(models.friendLists, {
-      get: (target, prop, receiver) => (prop === 'bulkWrite' ? () => Promise.reject(new Error('store unavailable')) : Reflect.get(target, prop, receiver) as unknown),
+      get: (target, prop, receiver) => (prop === 'collection' ? collectionDown : Reflect.get(target, prop, receiver) as unknown),
     });
     const failingLists = friendListRepository(listsDown, models.relations, { maxAgeMs: 3600_000, onChangeFailed: (error) => failures.push(error) });
     const relations = relationRepository(models.relations, models.blocks, failingLists, gamerDirectory(models.gamers, profileCache(100, 0)));
