@@ -7,7 +7,10 @@
  *   - raw: a `ping` as one OP_MSG written and read on a node:net socket by this file (no
  *     driver): the floor of any Node client here (a socket write, a read, one small BSON);
  *   - the driver (the services' mongodb version): `ping`; `find({_id}).toArray()` and
- *     `findOne({_id})` of a 10-document collection; `updateOne({_id}, {$inc})`.
+ *     `findOne({_id})` of a 10-document collection; `updateOne({_id}, {$inc})`;
+ *     `findOneAndUpdate({_id}, {$set})`;
+ *   - the same `findOneAndUpdate` through a mongoose model (`.lean()`), as the services'
+ *     repositories write where they do not go to the driver's collection.
  *
  * For each: wall µs per operation, this process's CPU µs per operation (user + system, from
  * process.cpuUsage), and the store's (its container's process, from /proc) when found.
@@ -19,6 +22,7 @@ import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BSON, MongoClient } from 'mongodb';
+import mongoose, { Schema } from 'mongoose';
 import { machineSpeed } from './machine-speed.ts';
 import { CLOCK_TICKS, parseStatTicks } from './procstat.ts';
 import { containerPid, readStackState } from './stack.ts';
@@ -141,9 +145,22 @@ async function main(): Promise<void> {
     results.push(await measure('driver: find({_id}).toArray()', ops, storePid, (i) => docs.find({ _id: i % 10 }).toArray()));
     results.push(await measure('driver: findOne({_id})', ops, storePid, (i) => docs.findOne({ _id: i % 10 })));
     results.push(await measure('driver: updateOne({_id}, {$inc})', ops, storePid, (i) => docs.updateOne({ _id: i % 10 }, { $inc: { v: 1 } })));
+    results.push(await measure('driver: findOneAndUpdate({_id}, {$set})', ops, storePid, (i) => docs.findOneAndUpdate({ _id: i % 10 }, { $set: { v: i } }, { returnDocument: 'before' })));
     await db.dropDatabase();
   } finally {
     await client.close();
+  }
+
+  // The same write through a mongoose model, as the services' repositories wrote it until
+  // 2026-11-28 (docs/operations.md, "Request cost": the hot writes skip mongoose since)
+  const mongo = await mongoose.createConnection(`mongodb://${url.host}/bench_driver_cost_m${process.pid}?directConnection=true`).asPromise();
+  try {
+    const Docs = mongo.model('Doc', new Schema({ _id: Number, v: Number }, { versionKey: false, strict: 'throw', collection: 'docs' }));
+    await Docs.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i, v: 0 })));
+    results.push(await measure('mongoose: findOneAndUpdate({_id}, {$set}).lean()', ops, storePid, (i) => Docs.findOneAndUpdate({ _id: i % 10 }, { $set: { v: i } }, { returnDocument: 'before' }).lean()));
+    await mongo.dropDatabase();
+  } finally {
+    await mongo.close();
   }
 
   const date = new Date().toISOString().slice(0, 10);

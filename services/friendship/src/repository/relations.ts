@@ -114,7 +114,7 @@ export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'n
  * The reads of every request and accept (counts, the pair's relation, the pending request)
  * and of every list page, and the request's and the accept's own write, go through the
  * driver's collection: the same filters and documents, without mongoose building and
- * casting a query object per call (~0.2 ms of CPU per findOneAndUpdate here; issue #16,
+ * casting a query object per call (~0.1 ms of CPU per findOneAndUpdate here; issue #16,
  * docs/operations.md "Request cost"). Their documents are written whole by this file, in
  * the schema's types. The other writes stay on the model.
  *
