@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Model } from 'mongoose';
+import type { AnyBulkWriteOperation, Model, mongo } from 'mongoose';
 import { friendEdgesIn } from './relations.ts';
 import type { FriendListDoc, RelationDoc } from './models.ts';
 
@@ -50,7 +50,7 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
    * One change of a gamer's list: add friends ($addToSet) or remove one ($pull), both
    * idempotent, counted in `version`, creating a not-built list when none exists.
    */
-  const listOp = (applicationId: string, gamerId: string, change: { add: string[] } | { remove: string }): AnyBulkWriteOperation<FriendListDoc> => ({
+  const listOp = (applicationId: string, gamerId: string, change: { add: string[] } | { remove: string }): mongo.AnyBulkWriteOperation<FriendListDoc> => ({
     updateOne: {
       filter: { _id: friendListId(applicationId, gamerId) },
       update: {
@@ -62,14 +62,16 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
     },
   });
 
-  // the driver's collection, not the model: every accept, unfriend and block writes here,
-  // and the operations are written whole above, in the schema's types (relations.ts)
-  async function apply(ops: AnyBulkWriteOperation<FriendListDoc>[]): Promise<void> {
-    if (ops.length > 0) await lists.collection.bulkWrite(ops as never, { ordered: false });
+  // the driver's collection, typed with the documents, not the model: every accept, unfriend
+  // and block writes here, and the operations are written whole by listOp, in the schema's
+  // types (the rebuild's writes below stay on the model)
+  const listsCollection = lists.collection as unknown as mongo.Collection<FriendListDoc>;
+  async function apply(ops: mongo.AnyBulkWriteOperation<FriendListDoc>[]): Promise<void> {
+    if (ops.length > 0) await listsCollection.bulkWrite(ops, { ordered: false });
   }
 
   /** The list side of a friendship change, after its relation write: never fails the change. */
-  async function follow(ops: AnyBulkWriteOperation<FriendListDoc>[]): Promise<void> {
+  async function follow(ops: mongo.AnyBulkWriteOperation<FriendListDoc>[]): Promise<void> {
     try {
       await apply(ops);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { FriendshipStatus } from '@gfts/contracts';
-import type { Model } from 'mongoose';
+import type { Model, mongo } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
 import type { FriendNotes, Relation } from '../domain/model.ts';
 import { refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
@@ -130,6 +130,9 @@ export type RemoveOutcome = { kind: 'removed'; relation: Relation } | { kind: 'n
  * first, list after.
  */
 export function relationRepository(relations: Model<RelationDoc>, blocksModel: Model<BlockDoc>, friendLists: FriendListRepository, directory: GamerLookup) {
+  /** The driver's collection typed with the documents: its writes are checked against RelationDoc at compile time. */
+  const relationsCollection = relations.collection as unknown as mongo.Collection<RelationDoc>;
+
   /**
    * Both gamers' friends, each counted up to `cap` (enough to compare with a limit), in one
    * read per side of the relation: the `$in` ranges of the friend list's two indexes,
@@ -224,11 +227,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       const { requester, addressee } = request;
       // The filter's fields go into the new document by themselves; setting only the others
       // lets MongoDB retry an upsert that lost to a concurrent insert on the unique index.
-      const existing = (await relations.collection.findOneAndUpdate(
+      const existing = await relationsCollection.findOneAndUpdate(
         { applicationId, pairKey },
         { $setOnInsert: { _id: id, ...fields, members: [...fields.members] } },
         { upsert: true, returnDocument: 'before', includeResultMetadata: false },
-      )) as RelationDoc | null;
+      );
       if (existing) {
         // The caller's own request, maybe written a moment ago by a racing identical call that
         // is still checking it and may withdraw it: answered only once that cannot happen, or
@@ -279,11 +282,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
     async accept(applicationId: string, id: string, addressee: string, now: Date, maxFriends: number): Promise<AcceptOutcome> {
       const pending = { _id: id, applicationId, addressee, status: FriendshipStatus.PENDING };
       // the request as it was, so that a refusal can put it back exactly
-      const request = (await relations.collection.findOneAndUpdate(
-        pending as never,
+      const request = await relationsCollection.findOneAndUpdate(
+        pending,
         { $set: { status: FriendshipStatus.ACCEPTED, updatedAt: now } },
         { returnDocument: 'before', includeResultMetadata: false },
-      )) as RelationDoc | null;
+      );
       if (!request) return { kind: 'notFound' };
       const friendship: RelationDoc = { ...request, status: FriendshipStatus.ACCEPTED, updatedAt: now };
       const { requester } = friendship;
