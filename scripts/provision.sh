@@ -159,10 +159,12 @@ _gfts_go_binary() {
       cp "$recipe/sjson_values.go" "$src/internal/handler/sjson/gfts_sjson_values.go"
       cp "$recipe/field_at.go" "$src/internal/types/gfts_field_at.go"
       cp "$recipe/sjson_fast_test.go" "$src/internal/handler/sjson/gfts_sjson_fast_test.go"
+      cp "$recipe/pushdown_test.go" "$src/internal/backends/sqlite/gfts_pushdown_test.go"
       # The decoding fast paths must give what upstream's decoders give: their tests and
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers
-      # look for the repository's .git).
-      (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/) >&2 || return 1
+      # look for the repository's .git); so must the pushdown's SQL kept per query shape.
+      (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/ &&
+        go test -count=1 -run Gfts ./internal/backends/sqlite/) >&2 || return 1
       _gfts_fast_libc "$src" "$recipe" || return 1
       _gfts_stmt_cache "$src" "$recipe" || return 1
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
