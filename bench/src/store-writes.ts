@@ -29,6 +29,14 @@
  * "statement" is one call. The run also reports the size of the store's WAL file at its
  * end (a WAL that never starts over shows here: scripts/images/ferretdb/README.md).
  *
+ * `--pprof` also takes a Go CPU profile of the store over each run's measured seconds (from
+ * the local FerretDB image's debug handler; not the official mongo image), written beside
+ * the results as `<date>-store-writes[-label]-<image label>-<shape>-r<round>.pprof`.
+ *
+ * `--shape add-friend` is the friendship service's add-friend pair: the nine store commands
+ * of a new request and its accept, in their rounds, on the service's four collections and
+ * indexes; a "statement" is one pair (4 clients, one pair at a time each).
+ *
  * Each round starts a fresh container of each image in turn (no volume), writes the
  * documents, warms up 1 s, then counts statements for --seconds, with the store
  * container's CPU per statement. Results: <date>-store-writes[-label].json and .md.
@@ -48,7 +56,7 @@ import { containerPid } from './stack.ts';
 const all = (name: string): string[] => process.argv.flatMap((a, i) => (a === name && process.argv[i + 1] ? [process.argv[i + 1]!] : []));
 const arg = (name: string): string | undefined => all(name)[0];
 if (process.argv.includes('--help') || process.argv.includes('-h') || all('--image').length === 0) {
-  console.log('usage: node bench/src/store-writes.ts --image LABEL=IMAGE [--image LABEL=IMAGE ...] [--rounds N] [--seconds S] [--docs N] [--batch N] [--out DIR] [--label NAME]\n(see the header of this file)');
+  console.log('usage: node bench/src/store-writes.ts --image LABEL=IMAGE [--image LABEL=IMAGE ...] [--rounds N] [--seconds S] [--docs N] [--batch N] [--out DIR] [--label NAME] [--pprof]\n(see the header of this file)');
   process.exit(all('--image').length === 0 && !process.argv.includes('--help') && !process.argv.includes('-h') ? 2 : 0);
 }
 const here = dirname(fileURLToPath(import.meta.url));
@@ -57,12 +65,14 @@ const rounds = Number(arg('--rounds') ?? 3);
 const seconds = Number(arg('--seconds') ?? 12);
 const docCount = Number(arg('--docs') ?? 20_000);
 const batch = Number(arg('--batch') ?? 256);
+/** a Go CPU profile of each local-store run's measured seconds, beside the results (FerretDB's debug handler) */
+const pprof = process.argv.includes('--pprof');
 const engine = process.env.GFTS_ENGINE ?? 'podman';
 const name = 'gfts-store-writes';
 const shapes = (all('--shape').length > 0 ? all('--shape') : ['gamer-task']) as Shape[];
-type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'gamer-progress-full' | 'find-and-modify';
+type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'gamer-progress-full' | 'find-and-modify' | 'add-friend';
 /** statements one stat event costs in each shape (the gamer-task figure from the tasks bench's model); NaN: not a stat-event shape */
-const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'gamer-progress-full': 1, 'find-and-modify': Number.NaN };
+const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'gamer-progress-full': 1, 'find-and-modify': Number.NaN, 'add-friend': Number.NaN };
 for (const shape of shapes) if (!(shape in STATEMENTS_PER_EVENT)) throw new Error(`--shape ${shape}: one of ${Object.keys(STATEMENTS_PER_EVENT).join(', ')}`);
 const images = all('--image').map((pair) => ({ label: pair.slice(0, pair.indexOf('=')), image: pair.slice(pair.indexOf('=') + 1) }));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -147,17 +157,21 @@ interface Run {
 
 async function measure(label: string, image: string, round: number, shape: Shape): Promise<Run> {
   execFileSync(engine, ['rm', '-f', name], { stdio: 'ignore' });
-  execFileSync(engine, ['run', '-d', '--name', name, '-p', '127.0.0.1::27017', image], { stdio: 'ignore' });
-  const port = execFileSync(engine, ['port', name, '27017/tcp'], { encoding: 'utf8' }).trim().split('\n')[0]!.replace(/.*:/, '');
+  const profiled = pprof && image.startsWith('localhost/gfts/ferretdb:');
+  const debug = profiled ? ['-p', '127.0.0.1::8088', '-e', 'FERRETDB_DEBUG_ADDR=0.0.0.0:8088'] : [];
+  execFileSync(engine, ['run', '-d', '--name', name, '-p', '127.0.0.1::27017', ...debug, image], { stdio: 'ignore' });
+  const portOf = (inside: number) => execFileSync(engine, ['port', name, `${inside}/tcp`], { encoding: 'utf8' }).trim().split('\n')[0]!.replace(/.*:/, '');
+  const port = portOf(27017);
   const client = new MongoClient(`mongodb://127.0.0.1:${port}/tasks`, { maxPoolSize: 4, serverSelectionTimeoutMS: 15_000 });
   try {
     await client.connect();
     const pid = containerPid(engine, name);
-    const write = shape === 'gamer-progress' || shape === 'gamer-progress-full' ? await gamerProgressWrites(client, shape === 'gamer-progress-full') : shape === 'find-and-modify' ? await findAndModifyWrites(client) : await gamerTaskWrites(client, shape);
+    const write = shape === 'gamer-progress' || shape === 'gamer-progress-full' ? await gamerProgressWrites(client, shape === 'gamer-progress-full') : shape === 'find-and-modify' ? await findAndModifyWrites(client) : shape === 'add-friend' ? await addFriendWrites(client) : await gamerTaskWrites(client, shape);
     const warmUntil = performance.now() + 1000;
     while (performance.now() < warmUntil) await write();
     const sampler = new UsageSampler(new Map(pid ? [['store', pid]] : []));
     sampler.start();
+    const profile = profiled ? fetch(`http://127.0.0.1:${portOf(8088)}/debug/pprof/profile?seconds=${Math.max(1, seconds - 1)}`).then((r) => r.arrayBuffer()) : undefined;
     const started = performance.now();
     let statements = 0;
     while (performance.now() - started < seconds * 1000) {
@@ -169,6 +183,12 @@ async function measure(label: string, image: string, round: number, shape: Shape
     const usage = sampler.stop();
     const cpu = usage.store?.cpuPercent ?? Number.NaN;
     const walBytes = pid ? walSize(pid) : -1;
+    if (profile) {
+      const file = join(outDir, `${new Date().toISOString().slice(0, 10)}-store-writes${arg('--label') ? `-${arg('--label')}` : ''}-${label}-${shape}-r${round}.pprof`);
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(file, Buffer.from(await profile));
+      log(`CPU profile of the store: ${file} (go tool pprof -top ${file})`);
+    }
     const run = { label, image, shape, round, statements, seconds: elapsed, statementsPerSecond: statements / elapsed, storeCpuMsPerStatement: ((cpu / 100) * elapsed * 1000) / statements, storeCpuPercent: cpu, walBytes };
     log(`round ${round} ${label} ${shape}: ${run.statementsPerSecond.toFixed(0)} statements/s, store ${cpu.toFixed(0)} % of a core, ${run.storeCpuMsPerStatement.toFixed(3)} ms CPU/statement, WAL ${(walBytes / 1048576).toFixed(1)} MiB`);
     return run;
@@ -241,6 +261,69 @@ async function findAndModifyWrites(client: MongoClient): Promise<() => Promise<n
   };
 }
 
+/**
+ * The friendship service's add-friend pair as its store sees it: the nine commands of a new
+ * request and its accept, in their order and rounds (services/friendship/src/repository/
+ * relations.ts; their count is pinned by services/friendship/test/integration/round-trips.test.ts),
+ * on the service's indexes, over 5,000 gamers and 5,000 relations already stored. 4 clients,
+ * each one pair at a time; a "statement" is one pair, between two new gamer ids.
+ */
+async function addFriendWrites(client: MongoClient): Promise<() => Promise<number>> {
+  const db = client.db();
+  const relations = db.collection<RelationDoc>('relations');
+  const gamers = db.collection<{ applicationId: string; gamerId: string; displayName: string; updatedAt: Date }>('gamers');
+  const blocks = db.collection<{ _id: string; applicationId: string; blocker: string; blocked: string }>('blocks');
+  const lists = db.collection<{ _id: string; applicationId: string; gamerId: string; friends: string[]; version: number }>('friendlists');
+  // the service's indexes (services/friendship/src/repository/models.ts)
+  await relations.createIndex({ applicationId: 1, pairKey: 1 }, { unique: true });
+  await relations.createIndex({ applicationId: 1, addressee: 1, status: 1, _id: 1 });
+  await relations.createIndex({ applicationId: 1, requester: 1, status: 1, _id: 1 });
+  await gamers.createIndex({ applicationId: 1, gamerId: 1 }, { unique: true });
+  await gamers.createIndex({ applicationId: 1, displayNameKey: 1, gamerId: 1 });
+  await blocks.createIndex({ applicationId: 1, blocker: 1, blocked: 1 }, { unique: true });
+  await blocks.createIndex({ applicationId: 1, blocker: 1, _id: 1 });
+  await blocks.createIndex({ applicationId: 1, blocked: 1 });
+  const now = new Date();
+  const known = Array.from({ length: 5000 }, () => randomUUID());
+  await gamers.insertMany(known.map((gamerId, i) => ({ applicationId: APP, gamerId, displayName: `Player ${i}`, updatedAt: now })), { ordered: false });
+  await relations.insertMany(known.map((a, i) => {
+    const b = known[(i * 7 + 1) % known.length]!;
+    return { _id: randomUUID(), applicationId: APP, pairKey: `${a}:${b}:${i}`, members: [a, b], requester: a, addressee: b, status: FriendshipStatus.ACCEPTED, createdAt: now, updatedAt: now };
+  }), { ordered: false });
+  const accepted = FriendshipStatus.ACCEPTED;
+  const pending = FriendshipStatus.PENDING;
+  async function pair(): Promise<boolean> {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const [x, y] = a < b ? [a, b] : [b, a];
+    const id = randomUUID();
+    const at = new Date();
+    // the request: its upsert, then the target, blocks and the pending count in one round
+    await relations.findOneAndUpdate({ applicationId: APP, pairKey: `${x}:${y}` }, { $setOnInsert: { _id: id, members: [x, y], requester: a, addressee: b, status: pending, createdAt: at, updatedAt: at } }, { upsert: true, returnDocument: 'before' });
+    await Promise.all([
+      gamers.findOne({ applicationId: APP, gamerId: b }, { projection: { _id: 1 } }),
+      blocks.find({ applicationId: APP, blocker: { $in: [a, b] }, blocked: { $in: [a, b] } }, { projection: { _id: 0, blocker: 1 } }).toArray(),
+      relations.countDocuments({ applicationId: APP, requester: a, status: pending }, { limit: 101 }),
+    ]);
+    // the accept: its write, the friend-id lists, both gamers' friends per side, the relation again
+    const request = await relations.findOneAndUpdate({ _id: id, applicationId: APP, addressee: b, status: pending }, { $set: { status: accepted, updatedAt: new Date() } }, { returnDocument: 'before' });
+    await lists.bulkWrite([[a, b], [b, a]].map(([gamerId, friend]) => ({
+      updateOne: { filter: { _id: `${APP}:${gamerId}` }, update: { $addToSet: { friends: { $each: [friend!] } }, $inc: { version: 1 }, $setOnInsert: { applicationId: APP, gamerId: gamerId! } }, upsert: true },
+    })), { ordered: false });
+    await Promise.all((['requester', 'addressee'] as const).map((side) =>
+      relations.aggregate([{ $match: { applicationId: APP, [side]: { $in: [a, b] }, status: accepted } }, { $limit: 2002 }, { $group: { _id: `$${side}`, n: { $sum: 1 } } }]).toArray()));
+    const still = await relations.findOne({ _id: id, applicationId: APP, status: accepted }, { projection: { _id: 1 } });
+    return request !== null && still !== null;
+  }
+  const clients = 4;
+  return async () => {
+    let matched = 0;
+    await Promise.all(Array.from({ length: clients }, async () => {
+      for (let i = 0; i < batch / clients; i++) if (await pair()) matched++;
+    }));
+    return matched;
+  };
+}
+
 /** Loads the per-gamer progress documents (docs/9 gamers); answers one bulkWrite of `batch` events. */
 async function gamerProgressWrites(client: MongoClient, full: boolean): Promise<() => Promise<number>> {
   const col = client.db().collection<GamerProgressDocument>('gamer_progress');
@@ -268,10 +351,17 @@ mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, `${date}-store-writes${suffix}.json`), `${JSON.stringify({ date, loadBefore, loadAfter, docCount, batch, seconds, statementsPerEvent: STATEMENTS_PER_EVENT, runs }, null, 2)}\n`);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const first = images[0]!.label;
+/** what a statement is, per family of shapes (the file's header says more) */
+const SHAPE_TEXT: Array<[string, string]> = [
+  ['gamer-task', `gamer-task: ${docCount} documents, unordered bulkWrites of ${batch} conditional \`$inc\` + \`$push\` by \`_id\``],
+  ['gamer-progress', `gamer-progress: per-gamer progress documents, unordered bulkWrites of ${batch} events`],
+  ['find-and-modify', 'find-and-modify: the accept\'s `findOneAndUpdate` by `_id`, 4 clients, a statement is one call'],
+  ['add-friend', 'add-friend: the nine store commands of a friend request and its accept, 4 clients, a statement is one pair'],
+];
 const lines = [
-  `# Store bulk updates on gamer-task documents: ${date}${suffix}`,
+  `# Store writes, ${shapes.join(', ')}: ${date}${suffix}`,
   '',
-  `\`node bench/src/store-writes.ts\` — ${docCount} documents, unordered bulkWrites of ${batch} conditional \`$inc\` + \`$push\` by \`_id\`, ${seconds} s per run after a 1 s warm-up, ${rounds} rounds alternating the order. Load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after (2.00 = both cores busy).`,
+  `\`node bench/src/store-writes.ts ${process.argv.slice(2).join(' ')}\` — ${SHAPE_TEXT.map(([shape, text]) => (shapes.some((x) => x.startsWith(shape)) ? text : '')).filter(Boolean).join('; ')}; ${seconds} s per run after a 1 s warm-up, ${rounds} rounds alternating the order. Load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(' ')} after (2.00 = both cores busy).`,
   '',
   '| image | shape | round | statements/s | store CPU % of a core | store CPU ms per statement | WAL at the end, MiB |',
   '|---|---|---|---|---|---|---|',
