@@ -616,13 +616,16 @@ func pushdownShape(selectClause, tableName string, indexes []metadata.IndexInfo,
 	return b.String()
 }
 
-// sqlByShape keeps built SQL by shape. Bounded: when full it starts again empty (the shapes
-// a service issues are few; $in lengths multiply them), so memory stays bounded whatever
-// the queries.
+// sqlByShape keeps built SQL by shape. Bounded by count and by bytes: when either is
+// reached it starts again empty (the shapes a service issues are few, but every $in length
+// is a shape of its own, and one of 1,000 values over four fields is ~200 KB of SQL), so
+// memory stays bounded whatever the queries.
 type sqlByShape struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]string
+	mu       sync.Mutex
+	max      int
+	maxBytes int
+	bytes    int
+	m        map[string]string
 }
 
 func (c *sqlByShape) get(shape string, build func() string) string {
@@ -637,11 +640,12 @@ func (c *sqlByShape) get(shape string, build func() string) string {
 	q = build()
 
 	c.mu.Lock()
-	if len(c.m) >= c.max {
-		c.m = make(map[string]string, c.max)
+	if len(c.m) >= c.max || c.bytes+len(shape)+len(q) > c.maxBytes {
+		c.m, c.bytes = make(map[string]string), 0
 	}
 
 	c.m[shape] = q
+	c.bytes += len(shape) + len(q)
 	c.mu.Unlock()
 
 	return q
@@ -650,7 +654,7 @@ func (c *sqlByShape) get(shape string, build func() string) string {
 // pushdownSQL: building the SQL (up to 16 conjunctions, an index chosen for each, their
 // expressions written with fmt) was 13.5 % of the store's CPU under the friendship
 // service's add-friend commands (README.md, "Measured cost").
-var pushdownSQL = &sqlByShape{max: 4096, m: make(map[string]string, 4096)}
+var pushdownSQL = &sqlByShape{max: 4096, maxBytes: 16 << 20, m: make(map[string]string)}
 
 // orderedPlan is how to return the rows of filter in the order of sort, when every sort
 // key is a field the filter constrains to strings (then SQL's byte order of `->>` values is

@@ -7,6 +7,7 @@ package sqlite
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +93,34 @@ func TestGftsPushdownQueryKeptByShape(t *testing.T) {
 		}
 	}
 
+	// filters that differ in one part of their shape only, each after the other: were that
+	// part missing from the key, the second would get the first's SQL
+	reversed := []metadata.IndexInfo{indexes[3], indexes[2], indexes[1], indexes[0]}
+	flipped := []metadata.IndexInfo{indexes[0], {Name: "pair", Key: key("applicationId", "pairKey"), Unique: true}, indexes[2], indexes[3]}
+	notUnique := []metadata.IndexInfo{indexes[0], {Name: "pair", Key: key("applicationId", "pairKey")}, indexes[2], indexes[3]}
+	for i, pair := range []struct {
+		filters [2]*types.Document
+		indexes [2][]metadata.IndexInfo
+	}{
+		{[2]*types.Document{gftsDoc("ref", gftsIn("s", "t")), gftsDoc("ref", gftsIn(oid, "t"))}, [2][]metadata.IndexInfo{indexes, indexes}},
+		{[2]*types.Document{gftsDoc("name", gftsDoc("$gt", "m")), gftsDoc("name", gftsDoc("$gte", "m"))}, [2][]metadata.IndexInfo{indexes, indexes}},
+		{[2]*types.Document{gftsDoc("name", gftsDoc("$lt", "m")), gftsDoc("name", gftsDoc("$lte", "m"))}, [2][]metadata.IndexInfo{indexes, indexes}},
+		{[2]*types.Document{gftsDoc("name", gftsDoc("$gt", "m")), gftsDoc("name", gftsDoc("$lt", "m"))}, [2][]metadata.IndexInfo{indexes, indexes}},
+		{[2]*types.Document{gftsDoc("applicationId", "a", "status", "s"), gftsDoc("status", "s", "applicationId", "a")}, [2][]metadata.IndexInfo{indexes, indexes}},
+		{[2]*types.Document{gftsDoc("applicationId", "a", "pairKey", "k"), gftsDoc("applicationId", "a", "pairKey", "k")}, [2][]metadata.IndexInfo{indexes, flipped}},
+		{[2]*types.Document{gftsDoc("applicationId", "a", "pairKey", "k"), gftsDoc("applicationId", "a", "pairKey", "k")}, [2][]metadata.IndexInfo{indexes, notUnique}},
+		{[2]*types.Document{gftsDoc("applicationId", "a", "requester", "r"), gftsDoc("applicationId", "a", "requester", "r")}, [2][]metadata.IndexInfo{indexes, reversed}},
+	} {
+		for j := range pair.filters {
+			wantQ, wantArgs := gftsBuilt("SELECT x FROM t", pair.filters[j], "t", pair.indexes[j])
+			q, args, _ := pushdownQuery("SELECT x FROM t", pair.filters[j], "t", pair.indexes[j])
+
+			if q != wantQ || !reflect.DeepEqual(args, wantArgs) {
+				t.Errorf("one-part pair %d.%d: %s %v, want %s %v", i, j, q, args, wantQ, wantArgs)
+			}
+		}
+	}
+
 	// another table, other indexes or another $in length is another shape
 	one := gftsDoc("applicationId", "a1", "requester", gftsIn("g1"), "status", "accepted")
 	for _, tc := range []struct {
@@ -107,8 +136,58 @@ func TestGftsPushdownQueryKeptByShape(t *testing.T) {
 	}
 }
 
+// Each placeholder takes the argument its condition needs, written out by hand rather than
+// by the code that builds both: the JSON text of a value for a `->` condition, the value
+// itself for a `->>` one, the lower bound before the upper. A condition's arguments follow
+// its expression, so the last expression before a `?` is the one it belongs to.
+func TestGftsPushdownArgumentsMatchTheirConditions(t *testing.T) {
+	indexes := []metadata.IndexInfo{{Name: "_id_", Key: []metadata.IndexKeyPair{{Field: "_id"}}, Unique: true}}
+
+	for _, tc := range []struct {
+		filter *types.Document
+		args   []any
+		exprs  string // per placeholder: 'j' a `->` condition, 't' a `->>` one
+	}{
+		// one field: its scalar branch (`->` IN, then `->>` IN), then its array branch (no arguments)
+		{gftsDoc("applicationId", "a1"), []any{`"a1"`, "a1"}, "jt"},
+		{gftsDoc("requester", gftsIn("g1", "g2")), []any{`"g1"`, `"g2"`, "g1", "g2"}, "jjtt"},
+		// two fields: scalar-scalar, array-scalar, scalar-array, array-array
+		{gftsDoc("a", "x", "b", "y"), []any{`"x"`, "x", `"y"`, "y", `"y"`, "y", `"x"`, "x"}, "jtjtjtjt"},
+		{gftsDoc("_id", gftsDoc("$gt", "m", "$lte", "z")), []any{"m", "z"}, "tt"},
+	} {
+		q, args, _ := pushdownQuery("SELECT x FROM t", tc.filter, "t", indexes)
+		if !reflect.DeepEqual(args, tc.args) {
+			t.Errorf("%v: args %q, want %q", tc.filter, args, tc.args)
+		}
+
+		var kinds []byte
+		last := byte(0)
+
+		for i := 0; i < len(q); i++ {
+			switch {
+			case strings.HasPrefix(q[i:], `->>"`):
+				last, i = 't', i+2
+			case strings.HasPrefix(q[i:], `->"`):
+				last, i = 'j', i+1
+			case q[i] == '?':
+				kinds = append(kinds, last)
+			}
+		}
+
+		if string(kinds) != tc.exprs {
+			t.Errorf("%v: placeholders on %s, want %s, in %s", tc.filter, kinds, tc.exprs, q)
+		}
+	}
+
+	// the range's operators, in the order of their arguments
+	q, _, _ := pushdownQuery("SELECT x FROM t", gftsDoc("_id", gftsDoc("$gt", "m", "$lte", "z")), "t", indexes)
+	if gt, lte := strings.Index(q, "> ?"), strings.Index(q, "<= ?"); gt < 0 || lte < 0 || gt > lte {
+		t.Errorf("the lower bound's condition does not come first: %s", q)
+	}
+}
+
 func TestGftsPushdownSQLBounded(t *testing.T) {
-	c := &sqlByShape{max: 2, m: map[string]string{}}
+	c := &sqlByShape{max: 2, maxBytes: 1 << 20, m: map[string]string{}}
 	builds := 0
 	build := func(q string) func() string { return func() string { builds++; return q } }
 
@@ -125,5 +204,14 @@ func TestGftsPushdownSQLBounded(t *testing.T) {
 
 	if c.get("c", build("Y")) != "C" {
 		t.Fatal("the newest shape was dropped")
+	}
+
+	// and by bytes: a shape whose SQL would pass the budget empties the map first
+	small := &sqlByShape{max: 100, maxBytes: 10, m: map[string]string{}}
+	small.get("a", build("12345"))
+	small.get("b", build("67890"))
+
+	if small.bytes > 10 || len(small.m) != 1 {
+		t.Fatalf("%d bytes in %d shapes kept, at most 10 bytes", small.bytes, len(small.m))
 	}
 }
