@@ -141,7 +141,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
   async function countFriendsOfPair(applicationId: string, a: string, b: string, cap: number): Promise<[number, number]> {
     const groups = await Promise.all(
       (['requester', 'addressee'] as const).map((side) =>
-        relations.collection
+        relationsCollection
           .aggregate<{ _id: string; n: number }>([
             { $match: { applicationId, [side]: { $in: [a, b] }, status: FriendshipStatus.ACCEPTED } },
             // neither gamer can hold much more than `cap` on a side (the limit is what it
@@ -168,7 +168,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
 
   /** Whether the relation is (still) an accepted friendship: an `_id` read, nothing else of it. */
   async function isAccepted(applicationId: string, id: string): Promise<boolean> {
-    return (await relations.collection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED } as never, { projection: { _id: 1 } })) !== null;
+    return (await relationsCollection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED }, { projection: { _id: 1 } })) !== null;
   }
 
   /** What a new request is checked for after its write, read in one round. */
@@ -190,7 +190,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
   async function withdrawUnlessItHappened(applicationId: string, id: string): Promise<boolean> {
     const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
     if (withdrawn.deletedCount === 1) return false;
-    return (await relations.collection.findOne({ _id: id, applicationId } as never, { projection: { _id: 1 } })) !== null;
+    return (await relationsCollection.findOne({ _id: id, applicationId }, { projection: { _id: 1 } })) !== null;
   }
 
   async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {
