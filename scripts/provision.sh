@@ -149,7 +149,8 @@ _gfts_go_binary() {
       (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch" &&
         git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch" &&
         git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch" &&
-        git apply -p1 "$recipe/sjson-values.patch" && git apply -p1 "$recipe/findandmodify-fields.patch") >&2 || return 1
+        git apply -p1 "$recipe/sjson-values.patch" && git apply -p1 "$recipe/findandmodify-fields.patch" &&
+        git apply -p1 "$recipe/debug-lines.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
@@ -160,11 +161,13 @@ _gfts_go_binary() {
       cp "$recipe/field_at.go" "$src/internal/types/gfts_field_at.go"
       cp "$recipe/sjson_fast_test.go" "$src/internal/handler/sjson/gfts_sjson_fast_test.go"
       cp "$recipe/pushdown_test.go" "$src/internal/backends/sqlite/gfts_pushdown_test.go"
+      cp "$recipe/debug_lines_test.go" "$src/internal/util/fsql/gfts_debug_lines_test.go"
       # The decoding fast paths must give what upstream's decoders give: their tests and
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers
-      # look for the repository's .git); so must the pushdown's SQL kept per query shape.
+      # look for the repository's .git); so must the pushdown's SQL kept per query shape, and
+      # the statements' debug lines (built only when logged).
       (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/ &&
-        go test -count=1 -run Gfts ./internal/backends/sqlite/) >&2 || return 1
+        go test -count=1 -run Gfts ./internal/backends/sqlite/ ./internal/util/fsql/) >&2 || return 1
       _gfts_fast_libc "$src" "$recipe" || return 1
       _gfts_stmt_cache "$src" "$recipe" || return 1
       (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/ferretdb) >&2 || return 1
