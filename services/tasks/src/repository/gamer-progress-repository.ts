@@ -105,7 +105,7 @@ export function eventIdsOf(changes: TaskChange[]): string[] {
  * dropped; orphans replaced as they were read, under a new epoch. Null when there is
  * nothing to write.
  */
-function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }: ProgressWrite): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
+function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }: ProgressWrite, token: string): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
   if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
   const eventIds = eventIdsOf(changes);
   // Maps, not objects: the paths hold gamer-task ids, new names every time, and V8 builds a
@@ -123,7 +123,7 @@ function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }
     const since = { pruned: (pruned ?? 0) + 1, lastPruned: { $nin: eventIds } };
     filter.set('$or', [pruned === null ? { pruned: { $exists: false } } : { pruned }, since]);
   }
-  const set = new Map<string, unknown>();
+  const set = new Map<string, unknown>([['lastWrite', token]]);
   const inc = new Map<string, number>();
   const unset = new Map<string, ''>();
   const after = new Map(changes.map((c) => [c.after.id, c.after]));
@@ -164,7 +164,7 @@ function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }
   }
   for (const id of dropped) unset.set(`tasks.${id}`, '');
   const update: Record<string, unknown> = {};
-  if (set.size > 0) update.$set = set;
+  update.$set = set;
   if (inc.size > 0) update.$inc = inc;
   if (unset.size > 0) update.$unset = unset;
   if (eventIds.length > 0) update.$push = { applied: { $each: eventIds } };
@@ -255,24 +255,35 @@ export class GamerProgressRepository {
   /**
    * Writes a batch: one conditional update per gamer, in one unordered bulkWrite. A gamer's
    * write another replica's write got ahead of is left undone and reported stale. Only when
-   * fewer writes matched than were sent are the documents read back to tell which landed (a
-   * write whose events the document already shows landed before: a redelivery).
+   * fewer writes matched than were sent are the documents read back to tell which landed:
+   * each write leaves its own token in the document. Not the events applied: another
+   * replica may have applied the same event (delivered to both) among other events, and its
+   * write then looked like this one's. A write whose token another write replaced before the
+   * read is reported stale although it landed; planned again, its events are found applied.
    */
   async write(writes: ProgressWrite[]): Promise<ProgressWriteResult> {
-    const sent = writes.map((w) => ({ w, op: progressOp(w) })).filter((s): s is { w: ProgressWrite; op: mongo.AnyBulkWriteOperation<GamerProgressDoc> } => s.op !== null);
+    const sent: { w: ProgressWrite; token: string; op: mongo.AnyBulkWriteOperation<GamerProgressDoc> }[] = [];
+    for (const w of writes) {
+      const token = randomUUID();
+      const op = progressOp(w, token);
+      if (op) sent.push({ w, token, op });
+    }
     if (sent.length === 0) return { landed: writes, stale: [] };
     const result = await this.store.gamerProgress.bulkWrite(sent.map((s) => s.op), { ordered: false });
     if (result.matchedCount === sent.length) return this.rememberAdded({ landed: writes, stale: [] });
     const stored = new Map(
-      (await this.store.gamerProgress.find({ _id: { $in: sent.map((s) => progressKey(s.w.owner)) } }, { projection: { applied: 1, ...Object.fromEntries(sent.flatMap((s) => s.w.added.map((t) => [`tasks.${t.id}`, 1]))) } }).toArray())
+      (await this.store.gamerProgress.find({ _id: { $in: sent.map((s) => progressKey(s.w.owner)) } }, { projection: { lastWrite: 1, ...Object.fromEntries(sent.flatMap((s) => s.w.added.map((t) => [`tasks.${t.id}`, 1]))) } }).toArray())
         .map((d) => [d._id, d]),
     );
+    const tokens = new Map(sent.map((s) => [s.w, s.token]));
     const landed = (w: ProgressWrite) => {
+      const token = tokens.get(w);
+      // nothing to write (no op): nothing to land
+      if (token === undefined) return true;
       const doc = stored.get(progressKey(w.owner));
-      const applied = new Set(doc?.applied ?? []);
-      const eventIds = eventIdsOf(w.changes);
+      if (doc?.lastWrite === token) return true;
       // nothing to apply (only entries to add): it landed if the entries are there, whoever wrote them
-      return eventIds.length > 0 ? eventIds.every((id) => applied.has(id)) : w.added.every((t) => doc?.tasks?.[t.id] !== undefined);
+      return eventIdsOf(w.changes).length === 0 && w.added.every((t) => doc?.tasks?.[t.id] !== undefined);
     };
     return this.rememberAdded({ landed: writes.filter(landed), stale: writes.filter((w) => !landed(w)) });
   }

@@ -43,6 +43,12 @@ export interface GamerProgressDoc {
    */
   pruned?: number;
   lastPruned?: string[];
+  /**
+   * the token of the consumer write that last landed here: a write the store refused and
+   * one that landed cannot be told apart by the events applied, which another replica may
+   * have applied too (docs/tasks.md "Counted once")
+   */
+  lastWrite?: string;
 }
 export interface ApplicationDoc {
   _id: string;

@@ -42,6 +42,13 @@ const text = new TextDecoder();
  */
 const STALE_REDELIVERY_MS = 100;
 
+/**
+ * Dead letters and requeues in flight past which a poison message holds the pull: each holds
+ * its message (up to the stream's largest) and its letter in memory until the stream answers,
+ * and a flood of poison must not hold them all (the others are bounded by the lanes).
+ */
+export const LETTERS_IN_FLIGHT = 32;
+
 /** How many times a stat event was put back on the stream after going stale on its last delivery. */
 export const REQUEUED_HEADER = 'Gfts-Requeued';
 /**
@@ -125,7 +132,12 @@ export class StatsConsumer {
         // in a lane, by the batch being written there (apply).
         await pullUntilStopped(consumer, settings.batch, () => this.stopping, async (msg) => {
           const parsed = this.parse(msg);
-          if (!parsed) return;
+          if (!parsed) {
+            // Dead letters in flight hold their messages (and letters) in memory: a flood of
+            // poison waits for them as the lanes make events wait for the store.
+            while (this.letters.size >= LETTERS_IN_FLIGHT) await Promise.race(this.letters);
+            return;
+          }
           const { applicationId, gamerId } = parsed.delivered.event;
           const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
           const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
@@ -157,7 +169,10 @@ export class StatsConsumer {
     // the game server's request id (from POST /stats or its own publish) follows the event
     // into logs and the task events it causes; an event without one goes by its eventId
     const requestId = requestIdOf(msg) ?? parsed.event.eventId;
-    return { msg, span, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId, trace: span } };
+    // a requeued copy comes back as a new message: a write of its first that landed unseen
+    // (its token replaced before the read-back) leaves completions to announce, as a redelivery does
+    const redelivered = msg.info.redelivered || msg.headers?.has(REQUEUED_HEADER) === true;
+    return { msg, span, delivered: { event: parsed.event, redelivered, requestId, trace: span } };
   }
 
   private async apply(lane: Lane, batch: Parsed[]): Promise<void> {
@@ -260,8 +275,8 @@ export class StatsConsumer {
 
   /**
    * A stale event on its last delivery goes back on the stream as a new message with the
-   * same payload and headers (a message id of its own: a re-publication within the duplicate
-   * window would be dropped), then this one is acknowledged. Its events stay counted once
+   * same payload and headers, JetStream's own left out (a message id of its own: a
+   * re-publication within the duplicate window would be dropped), then this one is acknowledged. Its events stay counted once
    * (`processed_events`, the documents' `applied` lists). A crash between the two leaves the
    * server's MAX_DELIVERIES advisory to dead-letter this one: a letter that replays as a
    * duplicate.
@@ -273,7 +288,12 @@ export class StatsConsumer {
     const requeued = /^\d{1,2}$/.test(header) ? Number(header) : MAX_REQUEUES;
     if (requeued >= MAX_REQUEUES) return this.deadLetter(msg, `stale on ${msg.info.deliveryCount} deliveries, requeued ${requeued} times: the gamer kept being moved by other writers`);
     const headers = natsHeaders();
-    for (const [name, values] of msg.headers ?? []) for (const value of values) headers.append(name, value);
+    for (const [name, values] of msg.headers ?? []) {
+      // JetStream's own (Nats-Expected-Last-Sequence, Nats-Msg-Id, Nats-TTL…) were directives
+      // for the first publish: a copy carrying them would be refused, or deduplicated
+      if (name.toLowerCase().startsWith('nats-')) continue;
+      for (const value of values) headers.append(name, value);
+    }
     headers.set(REQUEUED_HEADER, String(requeued + 1));
     // the publish may take a while: the delivery must not time out meanwhile
     msg.working();

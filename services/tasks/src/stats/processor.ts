@@ -119,15 +119,22 @@ export class StatBatchProcessor {
     // pruned from its document) between the two reads shows in the second
     const held = await progress.read(batch.map((d) => d.event), now);
     const done = await processed.findProcessed([...new Set(batch.map((d) => d.event.eventId))]);
-    const seen = new Set<string>();
+    // an event's first delivery in the batch; a repeat of it ends as that one does (below)
+    const firstCopies = new Map<string, DeliveredEvent>();
+    const repeats = new Map<DeliveredEvent, DeliveredEvent>();
     const work = new Map<string, GamerWork>();
     for (const delivered of batch) {
       const { eventId, applicationId, gamerId } = delivered.event;
-      if (done.has(eventId) || seen.has(eventId)) {
+      if (done.has(eventId)) {
         outcomes.set(delivered, { kind: 'duplicate' });
         continue;
       }
-      seen.add(eventId);
+      const first = firstCopies.get(eventId);
+      if (first) {
+        repeats.set(delivered, first);
+        continue;
+      }
+      firstCopies.set(eventId, delivered);
       const key = progressKey(delivered.event);
       const gamer = work.get(key) ?? { applicationId, gamerId, items: [] };
       gamer.items.push(delivered);
@@ -181,7 +188,7 @@ export class StatBatchProcessor {
     await this.deps.faults?.afterWrite?.(batch.map((d) => d.event));
     // announced as soon as the store holds them, not behind the previous batch's records
     this.announceCompleted(landed);
-    return { settle: () => this.settle(batch, landed, tracked, outcomes, now) };
+    return { settle: () => this.settle(batch, landed, tracked, outcomes, repeats, now) };
   }
 
   /** The completions of the gamers whose writes landed, in the batch's order. */
@@ -208,7 +215,7 @@ export class StatBatchProcessor {
     }
   }
 
-  private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, now: Date): Promise<EventOutcome[]> {
+  private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, repeats: Map<DeliveredEvent, DeliveredEvent>, now: Date): Promise<EventOutcome[]> {
     const { processed } = this.deps;
     const recorded: string[] = [];
     for (const { gamer } of landed) {
@@ -231,6 +238,12 @@ export class StatBatchProcessor {
     await this.deps.unlockStats.record(tracked, completions.map((c) => c.task), now);
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
     await this.forgetRecorded(landed);
+    // A repeat is a duplicate only of a copy that was processed: acknowledged after a copy
+    // that comes back (stale, failed), it could end the one delivery that would bring it back.
+    for (const [repeat, first] of repeats) {
+      const outcome = outcomes.get(first);
+      outcomes.set(repeat, outcome?.kind === 'processed' ? { kind: 'duplicate' } : (outcome ?? { kind: 'failed', error: new Error('event left without an outcome') }));
+    }
     return batch.map((d) => outcomes.get(d) ?? { kind: 'failed', error: new Error('event left without an outcome') });
   }
 

@@ -230,13 +230,19 @@ describe('poison and failing events', () => {
     // a game server's own header that is no count: taken as used up, not requeued for ever
     const forged = world.event(dan, { score: 2 });
     staleFor.set(forged.eventId, Number.POSITIVE_INFINITY);
+    // stale on its 3 deliveries, published with a JetStream directive that holds for its first publish only
+    const directed = world.event(cat, { score: 6 });
+    staleFor.set(directed.eventId, 3);
     await world.publish(unlucky);
     await world.publish(hopeless);
+    const directive = natsHeaders();
+    directive.set('Nats-Expected-Last-Msg-Id', hopeless.eventId);
+    await jetstream(nc).publish(stack.names.statsSubject(world.app), JSON.stringify(directed), { msgID: directed.eventId, headers: directive });
     const forgedHeaders = natsHeaders();
     forgedHeaders.set(REQUEUED_HEADER, 'NaN');
     await jetstream(nc).publish(stack.names.statsSubject(world.app), JSON.stringify(forged), { msgID: forged.eventId, headers: forgedHeaders });
 
-    await world.waitFor(cat, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 5 && t.gamesPlayed === 1);
+    await world.waitFor(cat, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 11 && t.gamesPlayed === 2);
     await eventually(async () => letters.length >= 2, 20_000);
     expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.reason]).sort()).toEqual([
       [hopeless.eventId, 'stale on 3 deliveries, requeued 3 times: the gamer kept being moved by other writers'],
@@ -244,7 +250,35 @@ describe('poison and failing events', () => {
     ].sort());
     expect((await world.tasks(dan)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 0 });
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
-    expect(metrics).toMatch(/gfts_stats_requeued_total\{[^}]*\} 4/);
+    expect(metrics).toMatch(/gfts_stats_requeued_total\{[^}]*\} 5/);
+    sub.unsubscribe();
+  });
+
+  it('takes a requeued copy for a redelivery: a completion its first delivery wrote unseen is announced', async () => {
+    const world = new World(stack);
+    await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
+    const ann = world.gamer('Ann');
+    const assigned = await world.assign(ann, 'lifetime', 1);
+    expect(assigned.status).toBe(200);
+    const gamerTaskId = (assigned.body as { id: string }[])[0]!.id;
+    const win = world.event(ann, { wins: 1 });
+    // the first delivery's write landed (the task completed by this event), but was taken for
+    // stale (its token replaced before the read-back): nothing announced, nothing recorded
+    const db = await stack.db();
+    const updated = await db.collection<{ _id: string }>('gamer_progress').updateOne(
+      { _id: `${world.app}:${ann.id.toLowerCase()}` },
+      { $set: { [`tasks.${gamerTaskId}`]: { p: 1, g: 1, c: true, at: new Date(), by: win.eventId } }, $push: { applied: win.eventId } } as never,
+    );
+    expect(updated.matchedCount).toBe(1);
+    const nc = await stack.nats();
+    const completed: TaskCompletedEvent[] = [];
+    const sub = nc.subscribe(stack.names.taskCompleted, { callback: (_e, msg) => void completed.push(msg.json<TaskCompletedEvent>()) });
+    await nc.flush();
+    // its requeued copy: a new message, delivered once
+    const requeued = natsHeaders();
+    requeued.set(REQUEUED_HEADER, '1');
+    await jetstream(nc).publish(stack.names.statsSubject(world.app), JSON.stringify(win), { msgID: `requeue-${win.eventId}`, headers: requeued });
+    await eventually(async () => completed.some((c) => c.eventId === win.eventId), 10_000, 20);
     sub.unsubscribe();
   });
 });
@@ -531,5 +565,30 @@ describe('stopping', () => {
     expect(after.delivered.stream_seq).toBeGreaterThan(first.length);
     // its last acknowledgements may still be on their way to the server; a dropped event would stay pending for 60 s
     await eventually(async () => ((await info()).num_ack_pending === 0 ? true : undefined), 2_000, 50);
+  });
+});
+
+describe('a flood of poison while the dead-letter stream does not answer', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ CONSUMER_BATCH: '8', LOG_LEVEL: testLogLevel() });
+  });
+  afterAll(async () => stack?.close());
+
+  it('pulls no more while its letters are in flight: the replica holds a bounded number of messages', async () => {
+    const nc = await stack.nats();
+    const jsm = await jetstreamManager(nc);
+    // the letters' publishes find a subscriber that never answers: each waits its whole timeout (5 s)
+    await jsm.streams.delete(stack.names.statsDeadLetterStream);
+    const silent = [nc.subscribe(stack.names.statsDeadLetters), nc.subscribe(stack.names.statsDeadLetter)];
+    await nc.flush();
+    const world = new World(stack);
+    for (let i = 0; i < 120; i++) await world.publish(`not json ${i}`, randomUUID());
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { num_ack_pending: held } = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+    // letters in flight (LETTERS_IN_FLIGHT, 32) and one pull's batch (8) of messages waiting on them
+    expect(held).toBeGreaterThanOrEqual(32);
+    expect(held).toBeLessThanOrEqual(32 + 8 + 1);
+    for (const sub of silent) sub.unsubscribe();
   });
 });

@@ -47,11 +47,11 @@ describe('gamer progress documents', () => {
 
   const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as never;
   /** A stat consumer replica's processor on `store` (the consumer around it left out: batches are handed to it). */
-  async function processorOn(store: Store) {
+  async function processorOn(store: Store, faults?: ConstructorParameters<typeof StatBatchProcessor>[0]['faults']) {
     const gamerTasks = new GamerTaskRepository(store);
     return new StatBatchProcessor({
       gamerTasks, progress: new GamerProgressRepository(store, gamerTasks, 100), processed: new ProcessedEventRepository(store),
-      unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(new CatalogRepository(store), 0), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet,
+      unlockStats: new AchievementStatsRepository(store), catalog: new CatalogCache(new CatalogRepository(store), 0), events: new TaskEvents(await stack.nats(), stack.names, quiet), log: quiet, faults,
     });
   }
   /** `store` with its next bulk write to `collection` held until `release` (`atWrite`: it is waiting). */
@@ -383,6 +383,59 @@ describe('gamer progress documents', () => {
       expect(await (await processorOn(store)).process([delivery(again, true)])).toEqual([{ kind: 'processed' }]);
       expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 18, g: 5, c: false });
     });
+  });
+
+  it('a refused write is not taken for landed because another replica applied the same event: its other events come back', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 10, numberOfGames: 3, applicationStatsId: 'kills' });
+    const ann = world.gamer();
+    const task = await assigned(world, ann, 'lifetime');
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const replica = await processorOn(store);
+      for (const kills of [4, 5]) expect(await replica.process([delivery(normaliseEvent(world.event(ann, { kills })))])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 9, g: 2, c: false });
+      // one event delivered to two replicas at once, each with other events of the gamer around it
+      const shared = normaliseEvent(world.event(ann, { kills: 1 }));
+      const after = normaliseEvent(world.event(ann, { kills: 3 }));
+      const late = holdingNextBulkWrite(store);
+      // planned from 9/2: the shared event completes the task, the one after it then moves nothing
+      const lateOutcome = (await processorOn(late.store)).process([delivery(shared), delivery(after)]);
+      await late.atWrite;
+      // the other replica: a game of 0 ends the window short (0/0), then the shared one is its first game
+      expect(await replica.process([delivery(normaliseEvent(world.event(ann, { kills: 0 }))), delivery(shared)])).toEqual([{ kind: 'processed' }, { kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 1, g: 1, c: false });
+      late.release();
+      // the late write is refused; the document holding the shared event says nothing of whose write put it there
+      expect(await lateOutcome).toEqual([{ kind: 'stale' }, { kind: 'stale' }]);
+      expect(await replica.process([delivery(shared, true), delivery(after, true)])).toEqual([{ kind: 'duplicate' }, { kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 4, g: 2, c: false });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(completions.filter((c) => c.eventId === shared.eventId || c.eventId === after.eventId)).toEqual([]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('a second copy of an event in one batch ends as its first: stale or failed with it, a duplicate only of one processed', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 1000, applicationStatsId: 'kills' });
+    const ann = world.gamer();
+    const task = await assigned(world, ann, 'lifetime');
+    const event = normaliseEvent(world.event(ann, { kills: 5 }));
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      // two deliveries of one event in a batch (redelivered after the ack wait to the replica still holding the first)
+      expect(await (await processorOn(store, { staleWrite: () => true })).process([delivery(event), delivery(event, true)])).toEqual([{ kind: 'stale' }, { kind: 'stale' }]);
+      const failing = await processorOn(store, { afterApply: () => Promise.reject(new Error('injected')) });
+      expect((await failing.process([delivery(event), delivery(event, true)])).map((o) => o.kind)).toEqual(['failed', 'failed']);
+      expect(await (await processorOn(store)).process([delivery(event, true), delivery(event, true)])).toEqual([{ kind: 'processed' }, { kind: 'duplicate' }]);
+      expect((await progressOf(world, ann))?.tasks[task.id]).toEqual({ p: 5, g: 1, c: false });
+    } finally {
+      await connection.close();
+    }
   });
 
   /** A gamer whose achievement entry (on `kills`) is left as `entry` without its gamer task, as a crash inside a reset leaves it. */
