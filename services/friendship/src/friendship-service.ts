@@ -12,6 +12,7 @@ import { commonFriends, rankSuggestions } from './domain/suggestions.ts';
 import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import { registrationKey, type RegistrationCache } from './registration-cache.ts';
+import type { RemovedRelation } from './repository/blocks.ts';
 import type { FriendshipRepositories, ListedRelation, RelationList } from './repository/index.ts';
 
 export interface FriendshipLimits {
@@ -146,6 +147,17 @@ export function friendshipService(deps: FriendshipServiceDeps) {
   }
   const stillPending = (id: string): FriendRequestResponse => ({ ok: true, id, status: FriendshipStatus.PENDING });
 
+  /**
+   * `blocker` blocks `blocked` (block `blockId`), with the relation that ended, if any: the
+   * relation's other side is told what they lost (notifications: an unfriend or a cancel).
+   */
+  function announceBlock(applicationId: string, blockId: string, blocker: string, blocked: string, removed: RemovedRelation): void {
+    publish(FriendshipEventType.BLOCKED, {
+      applicationId, friendshipId: blockId, actorId: blocker, targetId: blocked,
+      ...(removed ? { removedRelation: { friendshipId: removed._id, status: removed.status, requesterId: removed.requester } } : {}),
+    });
+  }
+
   /** A gamer of the caller's application with no block either way between them, or 404. */
   async function assertVisible(caller: Caller, target: string): Promise<void> {
     const [known, blocks] = await Promise.all([repo.gamers.exists(caller.applicationId, target), repo.blocks.between(caller.applicationId, caller.gamerId, target)]);
@@ -191,6 +203,10 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const outcome = await repo.relations.request(pendingRequest(applicationId, gamerId, target, uuidv7(), now()), limits.maxPendingOutgoing);
       if (outcome.kind === 'unknownTarget') throw unknownGamer();
       if (outcome.kind === 'blocked') {
+        // the target accepted the request in the milliseconds it stood: its withdrawal ended
+        // that friendship, which is the block's doing, and announced as such
+        const { ended } = outcome;
+        if (ended) announceBlock(applicationId, ended.block._id, ended.block.blocker, ended.block.blocked, ended.removed);
         assertNotBlocked(outcome.blocks);
         throw conflict(ErrorCode.CONFLICT, 'a block between you changed while the request was made; try again');
       }
@@ -239,13 +255,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const outcome = await repo.blocks.block(applicationId, gamerId, target, now(), limits.maxBlocks);
       if (outcome.kind === 'blockLimit') throw limitReached(Quota.blocks, limits.maxBlocks);
       // A repeated block announces only a relation made since the first one (it removed it).
-      if (outcome.kind === 'blocked' || outcome.removed) {
-        const { removed } = outcome;
-        publish(FriendshipEventType.BLOCKED, {
-          applicationId, friendshipId: outcome.block.id, actorId: gamerId, targetId: target,
-          ...(removed ? { removedRelation: { friendshipId: removed._id, status: removed.status, requesterId: removed.requester } } : {}),
-        });
-      }
+      if (outcome.kind === 'blocked' || outcome.removed) announceBlock(applicationId, outcome.block.id, gamerId, target, outcome.removed);
     },
 
     async unblock(caller: Caller, blockId: string): Promise<void> {

@@ -56,10 +56,16 @@ export interface RequestChecks {
 
 export type RequestRefusal = { kind: 'unknownTarget' } | { kind: 'blocked'; blocks: BlockState } | { kind: 'pendingLimit' };
 
+/** The refusal of a request between two gamers with a block either way, or undefined. */
+export function blockRefusal(blocks: BlockState): RequestRefusal | undefined {
+  return blocks.callerBlocksTarget || blocks.targetBlocksCaller ? { kind: 'blocked', blocks } : undefined;
+}
+
 /** Why a written request may not stand, the first reason in answer order (404, 403, 409), or undefined. */
 export function refusalOf(checks: RequestChecks): RequestRefusal | undefined {
   if (!checks.targetKnown) return { kind: 'unknownTarget' };
-  if (checks.blocks.callerBlocksTarget || checks.blocks.targetBlocksCaller) return { kind: 'blocked', blocks: checks.blocks };
+  const blocked = blockRefusal(checks.blocks);
+  if (blocked) return blocked;
   if (!checks.withinPendingLimit) return { kind: 'pendingLimit' };
   return undefined;
 }
@@ -73,12 +79,13 @@ export type FriendRequestDecision =
 
 /**
  * The rule of POST / for a pair that already has a relation (the request's upsert found
- * it). Whether the target exists and whether a block stands are not asked again: a
- * relation is only ever made between two gamers of the directory, and a block clears the
- * pair's relation once its record is written (repository/blocked-pair.ts), so a relation
- * and a block meet only for the milliseconds of such a race. A new request is checked for
- * those after its write instead (repository/relations.ts, `request`). Refusals are thrown
- * as AppErrors the error handler turns into problem+json.
+ * it). Whether the target exists is not asked again: a relation is only ever made between
+ * two gamers of the directory. Nor is a block, but before accepting the other gamer's
+ * request (repository/relations.ts, `request`): a block clears the pair's relation once its
+ * record is written (repository/blocked-pair.ts), and a new request checks itself after its
+ * write, so a relation and a block meet only for the milliseconds of such a race, and a
+ * request seen then must not become a friendship. Refusals are thrown as AppErrors the
+ * error handler turns into problem+json.
  */
 export function decideOnExistingRelation(caller: string, existing: Pick<Relation, 'id' | 'status' | 'requester'>): FriendRequestDecision {
   if (existing.status === FriendshipStatus.ACCEPTED) throw conflict(ErrorCode.ALREADY_FRIENDS, 'you are already friends');

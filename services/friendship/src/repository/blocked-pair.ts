@@ -8,8 +8,19 @@ import type { BlockDoc, RelationDoc } from './models.ts';
  * documents in two collections, so no single-document operation covers both. Blocking
  * writes its record first and clears the pair's relation after it (clearPair); a new
  * request is written first and looks for a block after it (blockStateBetween), removing
- * itself if it finds one. In every interleaving one of the two sees the other's write.
+ * itself if it finds one. In every interleaving one of the two sees the other's write. A
+ * request found across a block by the other gamer's crossed request is not accepted either
+ * (relations.ts, `request`): it stands only until one of the two removes it.
  */
+
+/** A block record that stands between two gamers: what announces a friendship it ends. */
+export type StandingBlock = Pick<BlockDoc, '_id' | 'blocker' | 'blocked'>;
+
+/** Both directions of blocking between two gamers, with the records that stand. */
+export interface PairBlocks extends BlockState {
+  /** at most one per direction; none in the common case, so reading them costs nothing */
+  standing: StandingBlock[];
+}
 
 /**
  * Both directions of blocking between two gamers, in one query. Written as two `$in`s rather
@@ -18,15 +29,16 @@ import type { BlockDoc, RelationDoc } from './models.ts';
  * an `$or` in its handler over every block of the application
  * (scripts/images/ferretdb/README.md, "What it does not do").
  */
-export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: string, caller: string, target: string): Promise<BlockState> {
+export async function blockStateBetween(blocks: Model<BlockDoc>, applicationId: string, caller: string, target: string): Promise<PairBlocks> {
   const pair = [caller, target];
   // the driver's collection: read on every new friend request, used as stored (relations.list)
-  const docs = await blocks.collection
-    .find<Pick<BlockDoc, 'blocker'>>({ applicationId, blocker: { $in: pair }, blocked: { $in: pair } }, { projection: { _id: 0, blocker: 1 } })
+  const standing = await blocks.collection
+    .find<StandingBlock>({ applicationId, blocker: { $in: pair }, blocked: { $in: pair } }, { projection: { _id: 1, blocker: 1, blocked: 1 } })
     .toArray();
   return {
-    callerBlocksTarget: docs.some((doc) => doc.blocker === caller),
-    targetBlocksCaller: docs.some((doc) => doc.blocker === target),
+    callerBlocksTarget: standing.some((doc) => doc.blocker === caller),
+    targetBlocksCaller: standing.some((doc) => doc.blocker === target),
+    standing,
   };
 }
 

@@ -2,8 +2,9 @@ import { FriendshipStatus } from '@gfts/contracts';
 import type { Model, mongo } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
 import type { FriendNotes, Relation } from '../domain/model.ts';
-import { refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
-import { blockStateBetween } from './blocked-pair.ts';
+import { blockRefusal, refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
+import { blockStateBetween, type PairBlocks, type StandingBlock } from './blocked-pair.ts';
+import type { RemovedRelation } from './blocks.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
 
@@ -93,13 +94,25 @@ export async function friendEdgesIn(relations: Model<RelationDoc>, applicationId
   return [...asked, ...askedBy].map((e) => [e.requester, e.addressee]);
 }
 
+/**
+ * A friendship that a request's withdrawal across a block ended: the addressee accepted the
+ * request in the milliseconds it stood. Announced as that block ending a friendship is.
+ */
+export interface EndedAcrossBlock {
+  /** the block that refused the request: the addressee's if they block the requester */
+  block: StandingBlock;
+  removed: NonNullable<RemovedRelation>;
+}
+
 export type RequestOutcome =
   /** the new pending request is stored */
   | { kind: 'requested'; request: Relation }
   /** the pair already had a relation (maybe written a moment ago by a racing call): this one */
   | { kind: 'exists'; relation: Relation }
-  /** refused (the target unknown, a block either way, or the pending limit); nothing is stored */
-  | RequestRefusal;
+  /** refused (the target unknown, or the pending limit); nothing is stored */
+  | Exclude<RequestRefusal, { kind: 'blocked' }>
+  /** refused for a block either way; nothing is stored, and `ended` is a friendship that ended with it */
+  | (Extract<RequestRefusal, { kind: 'blocked' }> & { ended?: EndedAcrossBlock });
 
 export type AcceptOutcome =
   | { kind: 'accepted'; friendship: Relation }
@@ -172,7 +185,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
   }
 
   /** What a new request is checked for after its write, read in one round. */
-  async function checksOf({ applicationId, requester, addressee }: Relation, maxPending: number): Promise<RequestChecks> {
+  async function checksOf({ applicationId, requester, addressee }: Relation, maxPending: number): Promise<RequestChecks & { blocks: PairBlocks }> {
     const [targetKnown, blocks, pending] = await Promise.all([
       directory.exists(applicationId, addressee),
       blockStateBetween(blocksModel, applicationId, requester, addressee),
@@ -218,9 +231,10 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
      * (it was four), one refused costs an insert and a delete it did not before. A refused
      * request exists for the milliseconds in between, visible to a list read then (the
      * requester's outgoing list; across a block, the other gamer's incoming list), and is
-     * never announced. A crossed request, which finds the pair's relation, is not checked:
-     * a relation exists only between gamers of the directory, and a block clears it. A
-     * repeat of the caller's own request is checked once, as its creator checks it (below).
+     * never announced. A crossed request, which finds the pair's relation, is checked for
+     * blocks only (a relation exists only between gamers of the directory): one read more on
+     * that path. A repeat of the caller's own request is checked once, as its creator checks
+     * it (below).
      */
     async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
       const { id, applicationId, pairKey, ...fields } = request;
@@ -244,6 +258,13 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
           // withdrawn before the mark, by its call: over the limit as that call counted (or,
           // in a race with a block or the target's first call, blocked or unknown to it)
           if (kept.matchedCount === 0) return { kind: 'pendingLimit' };
+        } else if (existing.status === FriendshipStatus.PENDING && existing.requester !== requester) {
+          // The other gamer's request, which the caller would accept. Across a block it is
+          // there only for the milliseconds before its own check (or the block's clearing)
+          // removes it; accepted then, it became a friendship that removal ended. Refused as
+          // a request across a block is.
+          const refusal = blockRefusal(await blockStateBetween(blocksModel, applicationId, requester, addressee));
+          if (refusal) return refusal;
         }
         return { kind: 'exists', relation: toRelation(existing) };
       }
@@ -251,11 +272,16 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       const checks = await checksOf(request, maxPending);
       const refusal = refusalOf(checks);
       if (refusal?.kind === 'blocked') {
-        // whatever it became meanwhile (even accepted), nothing may stay between a blocked pair
-        await relations.deleteOne({ _id: id, applicationId });
-        // an accept may have linked them meanwhile; unlinking a pair that never was is harmless
+        // Whatever it became meanwhile, nothing may stay between a blocked pair. Its addressee
+        // may have accepted it in these milliseconds (an accept reads no blocks): then this
+        // ends a friendship, which must be announced as a block's end of one is.
+        const removed = await relations.findOneAndDelete({ _id: id, applicationId }).lean();
+        if (removed?.status !== FriendshipStatus.ACCEPTED) return refusal;
+        // relation first, list after (a request found pending was linked only by an accept
+        // refused for the friend limit, which unlinks the pair itself after putting it back)
         await friendLists.unlinked(applicationId, requester, addressee);
-        return refusal;
+        const block = checks.blocks.standing.find((b) => b.blocker === addressee) ?? checks.blocks.standing[0]!;
+        return { ...refusal, ended: { block, removed } };
       }
       if (refusal && !(await withdrawUnlessItHappened(applicationId, id))) return refusal;
       return { kind: 'requested', request };

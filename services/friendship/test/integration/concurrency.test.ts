@@ -1,14 +1,21 @@
+import type { FriendshipEventType } from '@gfts/contracts';
+import { AppError, uuidv7 } from '@gfts/platform';
 import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pendingRequest } from '../../src/domain/relation-rules.ts';
+import type { FriendshipEventInput } from '../../src/events.ts';
+import { friendshipService } from '../../src/friendship-service.ts';
+import { registrationCache } from '../../src/registration-cache.ts';
 import { blockRepository } from '../../src/repository/blocks.ts';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { createRepositories } from '../../src/repository/index.ts';
 import { createModels } from '../../src/repository/models.ts';
 import { profileCache } from '../../src/profile-cache.ts';
 import { gamerDirectory } from '../../src/repository/gamers.ts';
-import { relationRepository } from '../../src/repository/relations.ts';
+import { relationRepository, type GamerLookup } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
-import { expectOk, world, expectRequested } from '../support/world.ts';
+import { expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
 describe('concurrent changes leave one consistent outcome', () => {
   let stack: FriendshipStack;
@@ -224,6 +231,81 @@ describe('concurrent changes leave one consistent outcome', () => {
       expect(blocked).toMatchObject({ kind: 'blocked', removed: { _id: id, status: 'accepted' } });
       expect(await relationsOf(a!, b!)).toEqual([]);
     }
+  });
+
+  /**
+   * Relations whose new request runs `duringCheck.next` (once) while it checks itself, before
+   * its directory read answers: the milliseconds in which a request a block refuses is stored.
+   */
+  async function checkedLate() {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const directory = gamerDirectory(models.gamers, profileCache(100, 0));
+    const duringCheck: { next: (() => Promise<unknown>) | undefined } = { next: undefined };
+    const late: GamerLookup = {
+      async exists(applicationId, gamerId) {
+        const run = duringCheck.next;
+        duringCheck.next = undefined;
+        await run?.();
+        return directory.exists(applicationId, gamerId);
+      },
+    };
+    return { relations: relationRepository(models.relations, models.blocks, lists, late), duringCheck };
+  }
+
+  it('a crossed request meeting a request across a standing block, while that one checks itself, is refused with 403 and makes no friendship', async () => {
+    const { relations, duringCheck } = await checkedLate();
+    for (const blocker of ['addressee', 'requester'] as const) {
+      const [a, b] = await w.gamers(2);
+      expectOk(await w.block(blocker === 'addressee' ? b! : a!, blocker === 'addressee' ? a!.id : b!.id));
+      // A's request is stored and not yet refused when B's request crosses it
+      let crossed: Awaited<ReturnType<typeof w.request>> | undefined;
+      duringCheck.next = async () => (crossed = await w.request(b!, a!.id));
+      const requested = await relations.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 100);
+      expect(requested.kind).toBe('blocked');
+      // before the fix B accepted it (200 accepted, announced) and A's withdrawal then ended the friendship
+      expectProblem(crossed!, 403, 'BLOCKED');
+      expect(await relationsOf(a!, b!)).toEqual([]);
+      expect((await w.friends(b!)).body).toEqual([]);
+    }
+  });
+
+  it('a request across a standing block that its addressee accepts while it checks itself ends that friendship as a block does, and announces it', async () => {
+    const { relations, duringCheck } = await checkedLate();
+    const published: Array<{ type: FriendshipEventType; event: FriendshipEventInput }> = [];
+    const service = friendshipService({
+      repositories: { ...(await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(100, 0))), relations },
+      publish: (type, event) => void published.push({ type, event }),
+      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000 },
+      registrations: registrationCache(),
+      presence: { lastSeen: () => undefined },
+      onlineWindowMs: 60_000,
+    });
+    const [a, b] = await w.gamers(2);
+    expectOk(await w.block(b!, a!.id));
+    const blockId = (await w.blocked(b!)).body[0]!.id;
+    // B sees A's request in their incoming list in those milliseconds, and accepts it
+    let requestId = '';
+    let accepted: Awaited<ReturnType<typeof w.accept>> | undefined;
+    duringCheck.next = async () => {
+      requestId = await w.incomingId(b!, a!);
+      accepted = await w.accept(b!, requestId);
+    };
+    const sent = await service.sendRequest({ applicationId: a!.app, gamerId: a!.id, displayName: a!.name, avatar: '' }, b!.id).catch((error: unknown) => error);
+    expect(sent).toBeInstanceOf(AppError);
+    expect(sent).toMatchObject({ status: 403, code: 'BLOCKED' });
+    // the accept stood when it answered (and announced accepted); the withdrawal ended it
+    expectOk(accepted!);
+    expect(await relationsOf(a!, b!)).toEqual([]);
+    expect((await w.friends(a!)).body).toEqual([]);
+    expect(await db.collection('friendlists').countDocuments({ applicationId: a!.app, friends: { $in: [a!.id, b!.id] } })).toBe(0);
+    // announced as B's block ending a friendship: A is told the friendship ended, as by an unfriend
+    expect(published).toEqual([
+      {
+        type: 'blocked',
+        event: { applicationId: a!.app, friendshipId: blockId, actorId: b!.id, targetId: a!.id, removedRelation: { friendshipId: requestId, status: 'accepted', requesterId: a!.id } },
+      },
+    ]);
   });
 
   it('a block racing a friend request always leaves the pair without a relation (10 rounds)', async () => {

@@ -1,6 +1,6 @@
 import { AppError } from '@gfts/platform';
 import { describe, expect, it } from 'vitest';
-import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, membersOf, otherMember, pairKeyOf, pendingRequest, refusalOf } from '../../src/domain/relation-rules.ts';
+import { assertNotBlocked, assertNotSelf, blockRefusal, decideOnExistingRelation, membersOf, otherMember, pairKeyOf, pendingRequest, refusalOf } from '../../src/domain/relation-rules.ts';
 
 const A = '0190a000-0000-7000-8000-00000000000a';
 const B = '0190a000-0000-7000-8000-00000000000b';
@@ -60,6 +60,12 @@ describe('refusalOf (a new request, once written)', () => {
     expect(refusalOf({ ...passing, blocks: blocked, withinPendingLimit: false })).toEqual({ kind: 'blocked', blocks: blocked });
     expect(refusalOf({ ...passing, blocks: { targetBlocksCaller: true, callerBlocksTarget: false } })).toMatchObject({ kind: 'blocked' });
     expect(refusalOf({ ...passing, withinPendingLimit: false })).toEqual({ kind: 'pendingLimit' });
+  });
+
+  it('refuses a crossed request across a block either way, and only then (blockRefusal)', () => {
+    expect(blockRefusal(noBlocks)).toBeUndefined();
+    expect(blockRefusal(blocked)).toEqual({ kind: 'blocked', blocks: blocked });
+    expect(blockRefusal({ targetBlocksCaller: true, callerBlocksTarget: false })).toMatchObject({ kind: 'blocked' });
   });
 });
 
