@@ -196,14 +196,21 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
 
   /**
    * Withdraws a refused new request, only while pending and not kept. Answers whether it
-   * stands: answered by its addressee meanwhile, or kept by a repeat whose own checks passed
+   * stands: accepted by its addressee meanwhile, or kept by a repeat whose own checks passed
    * (the addressee registering at this instant, or a slot freed), it did happen; already gone
-   * (a block's clearing, an erasure), it did not.
+   * (a block's clearing, an erasure), it did not. Found pending and not kept, it was accepted
+   * when the delete ran and put back by that accept's friend-limit undo: it is still refused,
+   * so it is withdrawn again, once. Missing it again takes a second refused accept in those
+   * milliseconds; it then stands, and is answered as stored (docs/friendship.md, Limits).
    */
   async function withdrawUnlessItHappened(applicationId: string, id: string): Promise<boolean> {
-    const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
-    if (withdrawn.deletedCount === 1) return false;
-    return (await relationsCollection.findOne({ _id: id, applicationId }, { projection: { _id: 1 } })) !== null;
+    for (let attempt = 1; ; attempt++) {
+      const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
+      if (withdrawn.deletedCount === 1) return false;
+      const found = await relationsCollection.findOne({ _id: id, applicationId }, { projection: { status: 1, kept: 1 } });
+      if (!found) return false;
+      if (found.status === FriendshipStatus.ACCEPTED || found.kept === true || attempt === 2) return true;
+    }
   }
 
   async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {

@@ -1,6 +1,13 @@
+import { uuidv7 } from '@gfts/platform';
 import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pendingRequest } from '../../src/domain/relation-rules.ts';
+import { profileCache } from '../../src/profile-cache.ts';
+import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { gamerDirectory } from '../../src/repository/gamers.ts';
+import { createModels } from '../../src/repository/models.ts';
+import { relationRepository } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
@@ -67,6 +74,60 @@ describe('per-gamer limits (all set to 2 here)', () => {
         const answered = [...new Set(responses.filter((r) => r.status === 200).map((r) => r.body.id))];
         expect({ round, answered }).toEqual({ round, answered: stored.map((doc) => doc._id) });
       }
+    });
+    it('withdraws a request over the limit that a refused accept put back to pending while it was being withdrawn', async () => {
+      const models = await createModels(db);
+      const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+      const directory = gamerDirectory(models.gamers, profileCache(100, 0));
+      // B's accept, whose friend count runs `duringCount` (once) once it has counted
+      let duringCount: (() => Promise<unknown>) | undefined;
+      const counting = new Proxy(models.relations.collection, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== 'function') return value;
+          if (prop !== 'aggregate') return (value as (...a: unknown[]) => unknown).bind(target);
+          return (...args: unknown[]) => {
+            const cursor = (value as (...a: unknown[]) => { toArray(): Promise<unknown> }).apply(target, args);
+            return {
+              async toArray() {
+                const counts = await cursor.toArray();
+                const run = duringCount;
+                duringCount = undefined;
+                await run?.();
+                return counts;
+              },
+            };
+          };
+        },
+      });
+      const accepting = relationRepository(
+        new Proxy(models.relations, { get: (target, prop, receiver) => (prop === 'collection' ? counting : (Reflect.get(target, prop, receiver) as unknown)) }),
+        models.blocks, lists, directory,
+      );
+      const [a, b, c, d] = await w.gamers(4);
+      // A's withdrawal lands while B's accept (refused: B is full, a limit of 0 here) holds
+      // the request accepted, and reads it once that accept has put it back to pending
+      let refusedAccept: Awaited<ReturnType<typeof accepting.accept>> | undefined;
+      const withdrawing = new Proxy(models.relations, {
+        get(target, prop, receiver) {
+          if (prop !== 'deleteOne' || refusedAccept) return Reflect.get(target, prop, receiver) as unknown;
+          return async (...args: Parameters<typeof target.deleteOne>) => {
+            let withdrawn: unknown;
+            duringCount = async () => (withdrawn = await target.deleteOne(...args));
+            refusedAccept = await accepting.accept(a!.app, id, b!.id, new Date(), 0);
+            return withdrawn;
+          };
+        },
+      });
+      const requests = relationRepository(withdrawing, models.blocks, lists, directory);
+      expectRequested(await w.request(a!, c!.id));
+      expectRequested(await w.request(a!, d!.id));
+      const id = uuidv7();
+      // before the fix the request answered requested (200, announced) and stayed: three pending
+      expect((await requests.request(pendingRequest(a!.app, a!.id, b!.id, id, new Date()), 2)).kind).toBe('pendingLimit');
+      expect(refusedAccept?.kind).toBe('friendLimit');
+      expect(await db.collection('relations').countDocuments({ applicationId: a!.app, requester: a!.id, status: 'pending' })).toBe(2);
+      expect(await db.collection('relations').countDocuments({ _id: id as never })).toBe(0);
     });
   });
 
