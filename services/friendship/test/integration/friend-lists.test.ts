@@ -246,6 +246,78 @@ describe('friend-id lists', () => {
     expect(await friendsInList(h!)).toEqual([g!.id]);
   });
 
+  it('two refused accepts of one request, interleaved, leave the pair out of the lists', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const directory = gamerDirectory(models.gamers, profileCache(100, 0));
+    const withCollection = (collection: unknown) =>
+      new Proxy(models.relations, { get: (target, prop, receiver) => (prop === 'collection' ? collection : (Reflect.get(target, prop, receiver) as unknown)) });
+    const bound = (target: object, prop: string | symbol) => {
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    };
+    // the second accept holds once it has counted, until `release`
+    let counted!: () => void;
+    const secondCounted = new Promise<void>((resolve) => (counted = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = new Proxy(models.relations.collection, {
+      get(target, prop) {
+        if (prop !== 'aggregate') return bound(target, prop);
+        return (...args: Parameters<typeof target.aggregate>) => {
+          const cursor = target.aggregate(...args);
+          return {
+            async toArray() {
+              const counts = await cursor.toArray();
+              counted();
+              await released;
+              return counts;
+            },
+          };
+        };
+      },
+    });
+    const second = relationRepository(withCollection(holding), models.blocks, lists, directory);
+    // the first accept, refused: the second starts after it put the request back and before it
+    // unlinks; the first's read of the relation answers (accepted, by the second) and only then
+    // lets the second finish (refused too: it puts the request back and unlinks)
+    const [g, h] = await w.gamers(2);
+    const id = (await w.request(g!, h!.id)).body.id;
+    let secondAccept: ReturnType<typeof second.accept> | undefined;
+    const startingSecond = {
+      ...lists,
+      async unlinked(...args: Parameters<typeof lists.unlinked>) {
+        if (!secondAccept) {
+          secondAccept = second.accept(g!.app, id, h!.id, new Date(), 0);
+          await secondCounted;
+        }
+        return lists.unlinked(...args);
+      },
+    };
+    let readWhileHeld = true;
+    const readingLate = new Proxy(models.relations.collection, {
+      get(target, prop) {
+        if (prop !== 'findOne') return bound(target, prop);
+        return async (...args: Parameters<typeof target.findOne>) => {
+          const doc = await target.findOne(...args);
+          if (secondAccept && readWhileHeld) {
+            readWhileHeld = false;
+            release();
+            await secondAccept;
+          }
+          return doc;
+        };
+      },
+    });
+    const first = relationRepository(withCollection(readingLate), models.blocks, startingSecond, directory);
+    expect((await first.accept(g!.app, id, h!.id, new Date(), 0)).kind).toBe('friendLimit');
+    expect((await secondAccept!).kind).toBe('friendLimit');
+    expect(await db.collection('relations').findOne({ _id: id as never })).toMatchObject({ status: 'pending' });
+    // before the fix the first linked the pair again after the second had unlinked it
+    expect(await friendsInList(g!)).toEqual([]);
+    expect(await friendsInList(h!)).toEqual([]);
+  });
+
   it('a failed list update does not fail the friendship change; the list is rebuilt later', async () => {
     const models = await createModels(db);
     const failures: unknown[] = [];
