@@ -57,8 +57,25 @@ const (
 	maxInValues = 1000
 )
 
-// pushableKey: plain top-level names only, so they need no quoting in SQL or JSON paths.
-var pushableKey = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+// plainKey: plain top-level names only, so they need no quoting in SQL or JSON paths.
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// pushableKey tells whether key may be written `->"key"`. SQLite takes a double-quoted name
+// for a column when the table has one so named, and only otherwise for a string: "oid",
+// "rowid" and "_rowid_" (any case) are the rowid, "_ferretdb_sjson" the document, so their
+// conditions would compare those and miss every match. Such fields stay in Go.
+func pushableKey(key string) bool {
+	if !plainKey.MatchString(key) {
+		return false
+	}
+
+	switch k := strings.ToLower(key); {
+	case k == "oid", k == "rowid", k == "_rowid_", strings.HasPrefix(k, "_ferretdb_"):
+		return false
+	}
+
+	return true
+}
 
 // pushedField is one top-level field constrained by equality or by a string range.
 type pushedField struct {
@@ -106,7 +123,7 @@ func pushdownFields(filter *types.Document) []pushedField {
 	arrayFields := 0
 
 	for _, key := range filter.Keys() {
-		if !pushableKey.MatchString(key) {
+		if !pushableKey(key) {
 			continue
 		}
 
@@ -716,7 +733,7 @@ func orderedQuery(selectClause string, filter, sort *types.Document, tableName s
 		}
 
 		f, ok := byKey[key]
-		if !ok && i == sort.Len()-1 && dir == 1 && pushableKey.MatchString(key) && pinned(byKey, sort.Keys()[:i]) &&
+		if !ok && i == sort.Len()-1 && dir == 1 && pushableKey(key) && pinned(byKey, sort.Keys()[:i]) &&
 			(key == "_id" || arrayableCount(fields) < maxArrayFields) {
 			f, ok = pushedField{key: key, isID: key == "_id", lower: "", lowerIncl: true}, true
 			fields = append(fields, f)

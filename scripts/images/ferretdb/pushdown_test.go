@@ -11,9 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/FerretDB/FerretDB/internal/backends"
 	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
 	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/iterator"
 	"github.com/FerretDB/FerretDB/internal/util/must"
+	"github.com/FerretDB/FerretDB/internal/util/state"
+	"github.com/FerretDB/FerretDB/internal/util/testutil"
 )
 
 // gftsBuilt is what pushdownQuery answered before it kept SQL by shape: every branch
@@ -213,5 +217,56 @@ func TestGftsPushdownSQLBounded(t *testing.T) {
 
 	if small.bytes > 10 || len(small.m) != 1 {
 		t.Fatalf("%d bytes in %d shapes kept, at most 10 bytes", small.bytes, len(small.m))
+	}
+}
+
+// A field SQLite would take as a column when written `->"name"` (the rowid's names in any
+// case, the table's own column) must never be pushed down: the SQL would compare the
+// rowid or the whole document and the backend would return none of the documents that
+// match, filtered or ordered.
+func TestGftsPushdownLeavesColumnNamesToGo(t *testing.T) {
+	ctx := testutil.Ctx(t)
+
+	sp, err := state.NewProvider("")
+	must.NoError(err)
+
+	b, err := NewBackend(&NewBackendParams{URI: testutil.TestSQLiteURI(t, ""), L: testutil.Logger(t), P: sp, BatchSize: 100})
+	must.NoError(err)
+	t.Cleanup(b.Close)
+
+	db := must.NotFail(b.Database(testutil.DatabaseName(t)))
+	must.NoError(db.CreateCollection(ctx, &backends.CreateCollectionParams{Name: "c"}))
+	c := must.NotFail(db.Collection("c"))
+
+	for _, key := range []string{"oid", "rowid", "_rowid_", "ROWID", "OID", "_ferretdb_sjson", "_FERRETDB_SJSON", "_ferretdb_record_id"} {
+		id := "d" + key
+		_, err = c.InsertAll(ctx, &backends.InsertAllParams{Docs: []*types.Document{gftsDoc("_id", id, "app", "a", key, "x")}})
+		must.NoError(err)
+
+		for j, q := range []*backends.QueryParams{
+			{Filter: gftsDoc(key, "x")},
+			{Filter: gftsDoc(key, gftsIn("x", "y"))},
+			{Filter: gftsDoc(key, gftsDoc("$gte", "x"))},
+			{Filter: gftsDoc("app", "a", key, "x")},
+			{Filter: gftsDoc("app", "a"), OrderBy: gftsDoc(key, int64(1))},
+		} {
+			res, err := c.Query(ctx, q)
+			must.NoError(err)
+
+			docs := must.NotFail(iterator.ConsumeValues[struct{}, *types.Document](res.Iter))
+			found := false
+
+			for _, d := range docs {
+				found = found || must.NotFail(d.Get("_id")) == id
+			}
+
+			if !found {
+				t.Errorf("%s, query %d: %s not returned (%d documents)", key, j, id, len(docs))
+			}
+
+			if q.OrderBy != nil && res.Sorted && len(docs) > 1 {
+				t.Errorf("%s, query %d: ordered in SQL", key, j)
+			}
+		}
 	}
 }

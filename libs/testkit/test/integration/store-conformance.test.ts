@@ -864,6 +864,22 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect((await keys.deleteMany({ _id: { $gt: 'a:g:', $lt: 'a:g;' } })).deletedCount).toBe(mine.length);
       expect(await ids(keys, {})).toEqual([...others].sort());
     });
+
+    it('matches, counts, deletes and upserts by fields named oid, rowid, _rowid_ and ROWID like any other', async () => {
+      // SQLite takes these names for the table's rowid: the local store must not write them into SQL
+      const docs = fresh('rowid_names');
+      const names = ['oid', 'rowid', '_rowid_', 'ROWID'];
+      await docs.insertMany(names.flatMap((f) => ['x', 'y'].map((v) => ({ _id: `${f}-${v}`, [f]: v }))));
+      for (const f of names) {
+        expect(await ids(docs, { [f]: 'x' })).toEqual([`${f}-x`]);
+        expect(await ids(docs, { [f]: { $in: ['x', 'z'] } })).toEqual([`${f}-x`]);
+        expect(await ids(docs, { [f]: { $gte: 'x' } })).toEqual([`${f}-x`, `${f}-y`]);
+        expect(await docs.countDocuments({ [f]: 'y' })).toBe(1);
+        expect(await docs.updateOne({ [f]: 'x' }, { $set: { n: 1 } }, { upsert: true })).toMatchObject({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
+        expect((await docs.deleteMany({ [f]: 'y' })).deletedCount).toBe(1);
+      }
+      expect(await docs.find({}).sort({ _id: 1 }).toArray()).toEqual(names.map((f) => ({ _id: `${f}-x`, [f]: 'x', n: 1 })).sort((a, b) => (a._id < b._id ? -1 : 1)));
+    });
   });
 
   describe('projections and aggregation', () => {
