@@ -200,7 +200,7 @@ func (d *deferredWrites) UpdateAll(_ context.Context, params *backends.UpdateAll
 }
 
 // safeFor tells whether the statement's change can be deferred: an update with operators
-// whose fields are in no unique index. (Replacements, and anything that could collide on a
+// whose fields (and $rename's targets) are in no unique index. (Replacements, and anything that could collide on a
 // unique key, are written at once so that an E11000 is reported for their statement.)
 func (d *deferredWrites) safeFor(ctx context.Context, c backends.Collection, u *common.Update) bool {
 	if !u.HasUpdateOperators || u.Update == nil {
@@ -236,8 +236,22 @@ func (d *deferredWrites) safeFor(ctx context.Context, c backends.Collection, u *
 		}
 
 		for _, field := range fields.Keys() {
-			if _, unique := d.uniqueFields[strings.SplitN(field, ".", 2)[0]]; unique {
-				return false
+			paths := []string{field}
+
+			// $rename writes the field its value names: that one must be checked too
+			if op == "$rename" {
+				to, ok := must.NotFail(fields.Get(field)).(string)
+				if !ok {
+					return false
+				}
+
+				paths = append(paths, to)
+			}
+
+			for _, path := range paths {
+				if _, unique := d.uniqueFields[strings.SplitN(path, ".", 2)[0]]; unique {
+					return false
+				}
 			}
 		}
 	}

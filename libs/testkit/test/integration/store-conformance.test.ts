@@ -392,6 +392,33 @@ describe('store conformance: the guarantees the services rely on', () => {
       ]);
     });
 
+    it('reports a $rename onto a unique key that collides at its statement\'s index, and keeps the statements before it', async () => {
+      const docs = fresh('bulk_rename_unique');
+      await docs.createIndex({ k: 1 }, { unique: true });
+      // every document has a k (a missing one is keyed as null, and only one may be)
+      await docs.insertMany([
+        { _id: 'a', k: 'a', n: 0 },
+        { _id: 'b', k: 'b', x: 1 },
+        { _id: 'c', k: 1 },
+      ]);
+      const error = await bulkFailure(
+        docs.bulkWrite(
+          [
+            { updateOne: { filter: { _id: 'a' }, update: { $inc: { n: 1 } } } },
+            { updateOne: { filter: { _id: 'b' }, update: { $rename: { x: 'k' } } } },
+          ],
+          { ordered: false },
+        ),
+      );
+      expect(error.writeErrors).toEqual([expect.objectContaining({ index: 1, code: DUPLICATE_KEY })]);
+      expect(error.modifiedCount).toBe(1);
+      expect(await docs.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 'a', k: 'a', n: 1 },
+        { _id: 'b', k: 'b', x: 1 },
+        { _id: 'c', k: 1 },
+      ]);
+    });
+
     it('counts matched, modified and upserted documents of a bulkWrite and keys upserts by statement index', async () => {
       const items = fresh('bulk_counts');
       await items.insertMany(range(10).map((i) => ({ _id: `e${i}`, n: 0 })));
