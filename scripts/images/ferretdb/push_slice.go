@@ -4,13 +4,23 @@
 package common
 
 import (
+	"fmt"
+
 	"github.com/FerretDB/FerretDB/internal/handler/handlererrors"
 	"github.com/FerretDB/FerretDB/internal/types"
 	"github.com/FerretDB/FerretDB/internal/util/must"
 )
 
-// pushSlice reads $slice from a $push document with $each: nil when absent.
+// pushSlice reads $slice from a $push document with $each: nil when absent. It refuses
+// $position and $sort, which upstream ignored: the elements would land or be kept in the
+// wrong order ($slice would then drop the wrong ones), so nothing is written instead.
 func pushSlice(command string, pushDoc *types.Document) (*int64, error) {
+	for _, m := range []string{"$position", "$sort"} {
+		if pushDoc.Has(m) {
+			return nil, NewUpdateError(handlererrors.ErrNotImplemented, fmt.Sprintf("$push's %s is not implemented", m), command)
+		}
+	}
+
 	if !pushDoc.Has("$slice") {
 		return nil, nil
 	}

@@ -675,6 +675,15 @@ describe('store conformance: the guarantees the services rely on', () => {
       ]);
     });
 
+    it('counts a $push of no elements whose $slice keeps every element as no modification', async () => {
+      const lists = fresh<Listed<'recent', number>>('push_slice_noop');
+      await lists.insertOne({ _id: 'f', recent: [1, 2, 3, 4, 5] });
+      expect((await lists.updateOne({ _id: 'f' }, { $push: { recent: { $each: [], $slice: 5 } } })).modifiedCount).toBe(0);
+      expect((await lists.updateOne({ _id: 'f' }, { $push: { recent: { $each: [], $slice: -9 } } })).modifiedCount).toBe(0);
+      expect((await lists.updateOne({ _id: 'f' }, { $push: { recent: { $each: [], $slice: -4 } } })).modifiedCount).toBe(1);
+      expect(await lists.findOne({ _id: 'f' })).toEqual({ _id: 'f', recent: [2, 3, 4, 5] });
+    });
+
     it('keeps a list bounded by $push $slice under repeated pushes', async () => {
       const feed = fresh<Listed<'recent', number>>('bounded');
       for (const i of range(12)) await feed.updateOne({ _id: 'f' }, { $push: { recent: { $each: [i], $slice: -5 } } }, { upsert: true });
