@@ -18,20 +18,36 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// gftsStmtCacheMax bounds the idle statements a connection keeps; past it, one is finalized.
-const gftsStmtCacheMax = 128
+const (
+	// gftsStmtCacheMax bounds the idle statements a connection keeps; past it, one is finalized.
+	gftsStmtCacheMax = 128
+
+	// A prepared statement holds SQLite memory in proportion to its program, not its text:
+	// the services' statements hold 2–45 KB, a pushdown over four fields ~120 KB, one with a
+	// long $in hundreds of KB (SQLite's own measure, SQLITE_STMTSTATUS_MEMUSED). Each length
+	// of $in is a text of its own, so those rarely come again. A statement holding more than
+	// gftsStmtMaxBytes is not kept, and a connection's idle statements hold at most
+	// gftsStmtCacheMaxBytes (FerretDB keeps up to 100 connections open).
+	gftsStmtMaxBytes      = 128 << 10
+	gftsStmtCacheMaxBytes = 1 << 20
+)
 
 type gftsStmtCache struct {
 	// idle statements, reset and unbound, by their SQL text
 	idle map[string]uintptr
 	// the SQL text of each statement that may go back to idle when finalized
 	sqlOf map[uintptr]string
+	// the memory each known statement holds (measured when it first goes back), and the
+	// idle ones' total
+	bytesOf   map[uintptr]int
+	idleBytes int
 }
 
 func (c *conn) prepareV2(zSQL *uintptr) (uintptr, error) {
 	sql := libc.GoString(*zSQL)
 	if pstmt, ok := c.gftsStmts.idle[sql]; ok {
 		delete(c.gftsStmts.idle, sql)
+		c.gftsStmts.idleBytes -= c.gftsStmts.bytesOf[pstmt]
 		*zSQL += uintptr(len(sql))
 		return pstmt, nil
 	}
@@ -43,6 +59,7 @@ func (c *conn) prepareV2(zSQL *uintptr) (uintptr, error) {
 	if c.gftsStmts.sqlOf == nil {
 		c.gftsStmts.sqlOf = make(map[uintptr]string)
 		c.gftsStmts.idle = make(map[string]uintptr)
+		c.gftsStmts.bytesOf = make(map[uintptr]int)
 	}
 	c.gftsStmts.sqlOf[pstmt] = sql
 	return pstmt, nil
@@ -57,26 +74,39 @@ func (c *conn) finalize(pstmt uintptr) error {
 	}
 	if rc := sqlite3.Xsqlite3_reset(c.tls, pstmt); rc != sqlite3.SQLITE_OK {
 		err := c.errstr(rc)
-		delete(c.gftsStmts.sqlOf, pstmt)
+		c.gftsForget(pstmt)
 		c.finalizeUncached(pstmt)
 		return err
 	}
 	sqlite3.Xsqlite3_clear_bindings(c.tls, pstmt)
-	if _, taken := c.gftsStmts.idle[sql]; taken {
-		// the same text ran twice at once on this connection: one copy is enough
-		delete(c.gftsStmts.sqlOf, pstmt)
+	bytes, measured := c.gftsStmts.bytesOf[pstmt]
+	if !measured {
+		bytes = int(sqlite3.Xsqlite3_stmt_status(c.tls, pstmt, sqlite3.SQLITE_STMTSTATUS_MEMUSED, 0))
+		c.gftsStmts.bytesOf[pstmt] = bytes
+	}
+	// the same text ran twice at once on this connection (one copy is enough), or it is too large
+	if _, taken := c.gftsStmts.idle[sql]; taken || bytes > gftsStmtMaxBytes {
+		c.gftsForget(pstmt)
 		return c.finalizeUncached(pstmt)
 	}
-	if len(c.gftsStmts.idle) >= gftsStmtCacheMax {
-		for evicted, p := range c.gftsStmts.idle {
-			delete(c.gftsStmts.idle, evicted)
-			delete(c.gftsStmts.sqlOf, p)
-			c.finalizeUncached(p)
+	for evicted, p := range c.gftsStmts.idle {
+		if len(c.gftsStmts.idle) < gftsStmtCacheMax && c.gftsStmts.idleBytes+bytes <= gftsStmtCacheMaxBytes {
 			break
 		}
+		delete(c.gftsStmts.idle, evicted)
+		c.gftsStmts.idleBytes -= c.gftsStmts.bytesOf[p]
+		c.gftsForget(p)
+		c.finalizeUncached(p)
 	}
 	c.gftsStmts.idle[sql] = pstmt
+	c.gftsStmts.idleBytes += bytes
 	return nil
+}
+
+// gftsForget drops what the cache knows of a statement that is about to be finalized.
+func (c *conn) gftsForget(pstmt uintptr) {
+	delete(c.gftsStmts.sqlOf, pstmt)
+	delete(c.gftsStmts.bytesOf, pstmt)
 }
 
 // closeV2 finalizes the idle statements first: sqlite3_close_v2 would otherwise leave the
@@ -89,7 +119,8 @@ func (c *conn) closeV2(db uintptr) error {
 func (c *conn) gftsFinalizeIdle() {
 	for sql, p := range c.gftsStmts.idle {
 		delete(c.gftsStmts.idle, sql)
-		delete(c.gftsStmts.sqlOf, p)
+		c.gftsForget(p)
 		c.finalizeUncached(p)
 	}
+	c.gftsStmts.idleBytes = 0
 }

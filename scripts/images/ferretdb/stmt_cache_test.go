@@ -213,3 +213,61 @@ func TestGftsStmtCacheIsBoundedAndFinalizedOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// gftsIn is a query over t with an IN list of n parameters (SQLite memory grows with n).
+func gftsIn(n, variant int) (string, []any) {
+	args := make([]any, n)
+	for i := range args {
+		args[i] = i
+	}
+	return fmt.Sprintf("SELECT count(*) + %d FROM t WHERE x IN (?%s)", variant, strings.Repeat(", ?", n-1)), args
+}
+
+// Statements that hold much of SQLite's memory (a long IN list: each length a text of its own)
+// are not kept, and the idle ones of a connection hold at most gftsStmtCacheMaxBytes.
+func TestGftsStmtCacheIsBoundedInMemory(t *testing.T) {
+	db := gftsOpen(t)
+	memory := func(p uintptr) (n int) {
+		gftsConn(t, db, func(c *conn) {
+			n = int(sqlite3.Xsqlite3_stmt_status(c.tls, p, sqlite3.SQLITE_STMTSTATUS_MEMUSED, 0))
+		})
+		return n
+	}
+	run := func(query string, args []any) {
+		var n int
+		if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	huge, args := gftsIn(3000, 0)
+	run(huge, args)
+	if p := gftsIdle(t, db, huge); p != 0 {
+		t.Errorf("a statement holding %d bytes was kept", memory(p))
+	}
+
+	// each below gftsStmtMaxBytes, together many times gftsStmtCacheMaxBytes
+	for i := 0; i < 100; i++ {
+		query, args := gftsIn(300, i)
+		run(query, args)
+		if i == 0 {
+			if p := gftsIdle(t, db, query); p == 0 || memory(p) > gftsStmtMaxBytes || 100*memory(p) < 4*gftsStmtCacheMaxBytes {
+				t.Fatalf("the test's statement holds %d bytes, want a kept one of %d-%d", memory(p), 4*gftsStmtCacheMaxBytes/100, gftsStmtMaxBytes)
+			}
+		}
+	}
+	var total int
+	gftsConn(t, db, func(c *conn) {
+		for _, p := range c.gftsStmts.idle {
+			total += int(sqlite3.Xsqlite3_stmt_status(c.tls, p, sqlite3.SQLITE_STMTSTATUS_MEMUSED, 0))
+		}
+	})
+	if total > gftsStmtCacheMaxBytes {
+		t.Errorf("the idle statements hold %d bytes, at most %d", total, gftsStmtCacheMaxBytes)
+	}
+	query, args := gftsIn(300, 99)
+	if gftsIdle(t, db, query) == 0 {
+		t.Error("the last statement was not kept")
+	}
+	run(query, args)
+}
