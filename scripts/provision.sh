@@ -163,11 +163,12 @@ _gfts_go_binary() {
       cp "$recipe/pushdown_test.go" "$src/internal/backends/sqlite/gfts_pushdown_test.go"
       cp "$recipe/debug_lines_test.go" "$src/internal/util/fsql/gfts_debug_lines_test.go"
       cp "$recipe/push_slice_test.go" "$src/internal/handler/common/gfts_push_slice_test.go"
+      cp "$recipe/in_set_test.go" "$src/internal/handler/common/gfts_in_set_test.go"
       # The decoding fast paths must give what upstream's decoders give: their tests and
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers
       # look for the repository's .git); so must the pushdown (its SQL kept per query shape,
       # the fields it leaves to Go), the statements' debug lines (built only when logged),
-      # and $push's modifiers.
+      # $push's modifiers and $in's sets.
       (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/ &&
         go test -count=1 -run Gfts ./internal/backends/sqlite/ ./internal/util/fsql/ ./internal/handler/common/) >&2 || return 1
       _gfts_fast_libc "$src" "$recipe" || return 1

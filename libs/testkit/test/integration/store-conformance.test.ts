@@ -20,6 +20,7 @@ type Listed<F extends string, V> = { _id: string } & Record<F, V[]>;
 
 const N = 50;
 const DUPLICATE_KEY = 11000;
+const BAD_VALUE = 2;
 const TYPE_MISMATCH = 14;
 const NOT_IMPLEMENTED = 238;
 
@@ -915,6 +916,15 @@ describe('store conformance: the guarantees the services rely on', () => {
         expect((await docs.deleteMany({ [f]: 'y' })).deletedCount).toBe(1);
       }
       expect(await docs.find({}).sort({ _id: 1 }).toArray()).toEqual(names.map((f) => ({ _id: `${f}-x`, [f]: 'x', n: 1 })).sort((a, b) => (a._id < b._id ? -1 : 1)));
+    });
+
+    it('refuses an operator nested in an $in list, short or long', async () => {
+      const docs = fresh('in_nested_operator');
+      await docs.insertOne({ _id: 'd', f: 'other' });
+      for (const n of [2, 8, 20]) {
+        const list = [...range(n).map((i) => `s${i}`), { $gt: 1 }];
+        expect(await codeOf(docs.find({ f: { $in: list } } as never).toArray())).toBe(BAD_VALUE);
+      }
     });
   });
 
