@@ -169,10 +169,7 @@ export class StatsConsumer {
     // the game server's request id (from POST /stats or its own publish) follows the event
     // into logs and the task events it causes; an event without one goes by its eventId
     const requestId = requestIdOf(msg) ?? parsed.event.eventId;
-    // a requeued copy comes back as a new message: a write of its first that landed unseen
-    // (its token replaced before the read-back) leaves completions to announce, as a redelivery does
-    const redelivered = msg.info.redelivered || msg.headers?.has(REQUEUED_HEADER) === true;
-    return { msg, span, delivered: { event: parsed.event, redelivered, requestId, trace: span } };
+    return { msg, span, delivered: { event: parsed.event, redelivered: msg.info.redelivered, requestId, trace: span } };
   }
 
   private async apply(lane: Lane, batch: Parsed[]): Promise<void> {
@@ -204,28 +201,27 @@ export class StatsConsumer {
         }
       }
     };
-    const failed = (error: unknown): EventOutcome[] => batch.map(() => ({ kind: 'failed', error }));
+    // given up on only while stopping: the batch failed as a whole, which is none of its events' doing
+    const interrupted = (): EventOutcome[] => batch.map(() => ({ kind: 'interrupted' }));
     // Written up to its progress write here, and its completions announced, before the next
     // batch may start (which reads what this one wrote: a gamer's events stay in stream
     // order); the rest (unlock counters, processed records, acks) settles while the next
     // batch is written. Batches settle one at a time, in order, and a batch is not written
     // before the one two back settled.
-    // A later attempt, or a failure after the write, applies the batch again as redelivered:
-    // what an earlier attempt landed (its reply lost, say) is recognised as applied, and its
-    // completions are announced then.
-    const again = delivered.map((d) => ({ ...d, redelivered: true }));
-    let attempts = 0;
+    // A later attempt, or a failure after the write, applies the batch again: what an earlier
+    // attempt landed (its reply lost, say) is recognised as applied, and its completions are
+    // announced then (a delivery announces what its event completed, whoever wrote it).
     let gaveUp = false;
-    const written = await retrying('apply stat batch', () => processor.write(attempts++ === 0 ? delivered : again), (error) => {
+    const written = await retrying('apply stat batch', () => processor.write(delivered), () => {
       gaveUp = true;
-      return { settle: async () => failed(error) };
+      return { settle: async () => interrupted() };
     });
     this.router.written(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
     if (!gaveUp) for (const { msg } of batch) this.observeAge(msg, 'written');
     const before = lane.settling;
     lane.settling = before
       .then(async () => {
-        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(again), failed));
+        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(delivered), interrupted));
         clearInterval(keepAlive);
         batch.forEach(({ msg, delivered: event, span }, i) => {
           const outcome = outcomes[i]!;
@@ -247,7 +243,7 @@ export class StatsConsumer {
       msg.ack();
       return this.observeAge(msg, 'acknowledged');
     }
-    if (outcome.kind === 'stale') {
+    if (outcome.kind === 'stale' || outcome.kind === 'interrupted') {
       if (msg.info.deliveryCount < settings.maxDeliver) return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
       // JetStream counts every delivery and would drop the event now, as if it had failed
       return this.track(this.requeue(msg));

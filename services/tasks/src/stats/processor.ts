@@ -26,6 +26,10 @@ export interface ProcessorFaults {
 /** A stat event as delivered: its payload, whether it came before, and its request id. */
 export interface DeliveredEvent {
   event: StatEvent;
+  /**
+   * the server delivered it before (for logs and tests; since 2026-11-28 what a delivery
+   * announces does not depend on it: any delivery announces what its event completed)
+   */
   redelivered: boolean;
   requestId: string;
   /** the message's span: what the event causes (task events) continues its trace */
@@ -37,14 +41,19 @@ export interface DeliveredEvent {
  * (another replica moved one of the gamer's tasks meanwhile, so it must be applied again from
  * the new state: redeliver it); or failed on its own (the rest of the batch went on).
  */
-export type EventOutcome = { kind: 'processed' } | { kind: 'duplicate' } | { kind: 'stale' } | { kind: 'failed'; error: unknown };
+/**
+ * What became of a delivered event. `interrupted`: its batch was still failing as a whole
+ * (the store away) when the replica stopped; no fault of the event's, so it comes back as a
+ * stale one does, and is not dead-lettered on its last delivery.
+ */
+export type EventOutcome = { kind: 'processed' } | { kind: 'duplicate' } | { kind: 'stale' } | { kind: 'interrupted' } | { kind: 'failed'; error: unknown };
 
 /**
  * Completions this process announced lately, by event and gamer task. An event whose
  * completion went out and which then failed before its acknowledgement (its batch's
- * settling failed, the store's reply was lost) comes back as redelivered, and a redelivery
- * announces what the progress document says it completed, because another replica's
- * delivery may have written it without announcing it. When this process announced it, it
+ * settling failed, the store's reply was lost) comes back, and a delivery announces what the
+ * progress document says its event completed, because another delivery (a replica's, or
+ * another copy's) may have written it without announcing it. When this process announced it, it
  * is not announced twice. About a minute of completions at the bench's 1,000 events/s
  * (0.36 completions per event; ~4 MB); a redelivery after a crash, or to another replica,
  * may still announce one again (at least once: docs/tasks.md).
@@ -198,8 +207,10 @@ export class StatBatchProcessor {
         const { eventId } = delivered.event;
         const announce = [
           ...plan.completed.filter((c) => c.eventId === eventId),
-          // a delivery that wrote but was not acknowledged may not have announced them
-          ...(delivered.redelivered ? plan.completedEarlier.filter((c) => c.eventId === eventId) : []),
+          // A delivery that wrote but was not acknowledged may not have announced them: a
+          // redelivery of it, or a first delivery of another copy of the event (published
+          // twice), finds them completed by this event and announces them (at least once).
+          ...plan.completedEarlier.filter((c) => c.eventId === eventId),
         ];
         if (announce.length === 0) continue;
         const at = Date.now();

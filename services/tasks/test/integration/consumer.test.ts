@@ -254,7 +254,7 @@ describe('poison and failing events', () => {
     sub.unsubscribe();
   });
 
-  it('takes a requeued copy for a redelivery: a completion its first delivery wrote unseen is announced', async () => {
+  it('a requeued copy announces a completion its first delivery wrote unseen', async () => {
     const world = new World(stack);
     await world.createTask({ name: 'First win', family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
     const ann = world.gamer('Ann');
@@ -565,6 +565,39 @@ describe('stopping', () => {
     expect(after.delivered.stream_seq).toBeGreaterThan(first.length);
     // its last acknowledgements may still be on their way to the server; a dropped event would stay pending for 60 s
     await eventually(async () => ((await info()).num_ack_pending === 0 ? true : undefined), 2_000, 50);
+  });
+
+  it('puts back an event its batch still failed to write when it stopped, not dead-lettered on its last delivery', async () => {
+    const { world, players } = await scoreWorld(stack, 1);
+    const nc = await stack.nats();
+    const letters: StatDeadLetter[] = [];
+    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+    await nc.flush();
+    const event = world.event(players[0]!, { score: 3 });
+    // the store away for this event's batch: every attempt fails as a whole
+    let attempts = 0;
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', STATS_MAX_DELIVER: '1', STATS_RETRY_BASE_MS: '50' }, {
+      faults: { processor: { afterWrite: (events) => {
+        if (!events.some((e) => e.eventId === event.eventId)) return;
+        attempts++;
+        throw new Error('injected: the store is away');
+      } } },
+    });
+    await world.publish(event);
+    await eventually(async () => (attempts >= 2 ? true : undefined), 10_000, 20);
+    // its one delivery (STATS_MAX_DELIVER 1) is its last: stopped now, it goes back on the stream
+    await replica.close();
+    const other = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true' });
+    try {
+      await eventually(async () => {
+        const found = await (await stack.db()).collection<{ _id: string }>('processed_events').findOne({ _id: event.eventId });
+        return found ? true : undefined;
+      }, 10_000, 50);
+      expect(letters).toEqual([]);
+    } finally {
+      await other.close();
+      sub.unsubscribe();
+    }
   });
 });
 

@@ -438,6 +438,28 @@ describe('gamer progress documents', () => {
     }
   });
 
+  it('a first delivery of an event another delivery applied unannounced announces what it completed', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 1, applicationStatsId: 'wins' });
+    const ann = world.gamer();
+    const task = await assigned(world, ann, 'lifetime');
+    const win = normaliseEvent(world.event(ann, { wins: 1 }));
+    // another copy of the event (published twice) completed the task, and its write was
+    // taken for stale (its token replaced before the read-back): announced by nobody yet
+    const db = await stack.db();
+    await db.collection<{ _id: string }>('gamer_progress').updateOne(
+      { _id: `${world.app}:${ann.id.toLowerCase()}` },
+      { $set: { [`tasks.${task.id}`]: { p: 1, g: 1, c: true, at: new Date(), by: win.eventId } }, $push: { applied: win.eventId } } as never,
+    );
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      expect(await (await processorOn(openStore(connection))).process([delivery(win)])).toEqual([{ kind: 'processed' }]);
+      await eventually(async () => (completions.some((c) => c.eventId === win.eventId) ? true : undefined), 5_000, 20);
+    } finally {
+      await connection.close();
+    }
+  });
+
   /** A gamer whose achievement entry (on `kills`) is left as `entry` without its gamer task, as a crash inside a reset leaves it. */
   async function orphaned(world: World, who: Gamer, entry: { p: number; g: number; c: boolean }) {
     const achievement = await world.createTask({ name: 'Killer', family: 'lifetime', isAchievement: true, targetValue: 100, applicationStatsId: 'kills' });
