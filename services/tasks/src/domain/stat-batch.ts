@@ -37,7 +37,8 @@ export interface GamerBatchPlan<T extends TaskProgress = TaskProgress> {
   completed: Completion<T>[];
   /**
    * tasks an event of this batch had completed before (a delivery that wrote but was not
-   * acknowledged): a redelivery announces them again, so no completion goes unannounced
+   * acknowledged, or another copy of the event): announced again, so no completion goes
+   * unannounced
    */
   completedEarlier: Completion<T>[];
 }

@@ -246,7 +246,7 @@ export class StatsConsumer {
     if (outcome.kind === 'stale' || outcome.kind === 'interrupted') {
       if (msg.info.deliveryCount < settings.maxDeliver) return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
       // JetStream counts every delivery and would drop the event now, as if it had failed
-      return this.track(this.requeue(msg));
+      return this.track(this.requeue(msg, outcome.kind));
     }
     const { eventId } = delivered.event;
     const deliveries = msg.info.deliveryCount;
@@ -270,19 +270,22 @@ export class StatsConsumer {
   }
 
   /**
-   * A stale event on its last delivery goes back on the stream as a new message with the
+   * A stale (or interrupted) event on its last delivery goes back on the stream as a new message with the
    * same payload and headers, JetStream's own left out (a message id of its own: a
    * re-publication within the duplicate window would be dropped), then this one is acknowledged. Its events stay counted once
    * (`processed_events`, the documents' `applied` lists). A crash between the two leaves the
    * server's MAX_DELIVERIES advisory to dead-letter this one: a letter that replays as a
    * duplicate.
    */
-  private async requeue(msg: JsMsg): Promise<void> {
+  private async requeue(msg: JsMsg, why: 'stale' | 'interrupted'): Promise<void> {
     const { js, log, settings } = this.deps;
     // a game server may publish any header: a count that is not one is taken as used up
     const header = msg.headers?.get(REQUEUED_HEADER) || '0';
     const requeued = /^\d{1,2}$/.test(header) ? Number(header) : MAX_REQUEUES;
-    if (requeued >= MAX_REQUEUES) return this.deadLetter(msg, `stale on ${msg.info.deliveryCount} deliveries, requeued ${requeued} times: the gamer kept being moved by other writers`);
+    if (requeued >= MAX_REQUEUES) {
+      const cause = why === 'stale' ? 'the gamer kept being moved by other writers' : 'its batch kept failing as a whole while replicas stopped';
+      return this.deadLetter(msg, `${why} on ${msg.info.deliveryCount} deliveries, requeued ${requeued} times: ${cause}`);
+    }
     const headers = natsHeaders();
     for (const [name, values] of msg.headers ?? []) {
       // JetStream's own (Nats-Expected-Last-Sequence, Nats-Msg-Id, Nats-TTL…) were directives
@@ -297,12 +300,12 @@ export class StatsConsumer {
       await js.publish(msg.subject, msg.data, { msgID: `requeue-${msg.info.stream}-${msg.seq}`, headers, timeout: 5_000 });
     } catch (error) {
       // its last delivery: the server will not deliver it again, and its MAX_DELIVERIES advisory dead-letters it
-      log.error({ err: error, seq: msg.seq }, 'could not requeue a stale stat event; it will be dead-lettered');
+      log.error({ err: error, seq: msg.seq }, `could not requeue a ${why} stat event; it will be dead-lettered`);
       msg.nak(retryDelay(msg.info.deliveryCount, settings.retryBaseMs));
       return;
     }
     this.deps.metrics.requeued.inc();
-    log.info({ seq: msg.seq, requeued: requeued + 1 }, 'stale stat event requeued on its last delivery');
+    log.info({ seq: msg.seq, requeued: requeued + 1 }, `${why} stat event requeued on its last delivery`);
     msg.ack();
   }
 

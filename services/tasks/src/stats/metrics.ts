@@ -40,7 +40,7 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
     },
   });
   return {
-    processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, stale: redelivered to apply on newer state, failed)', labelNames: ['outcome'], registers: [registry] }),
+    processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, stale: redelivered to apply on newer state, interrupted: put back by a replica stopping during a store outage, failed)', labelNames: ['outcome'], registers: [registry] }),
     batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: [1, 4, 16, 64, 128, 256, 512, 1000], registers: [registry] }),
     eventAge: new Histogram({
       name: 'gfts_stats_event_age_seconds',

@@ -39,12 +39,10 @@ export interface DeliveredEvent {
 /**
  * What became of one event of a batch: applied; a duplicate of one applied before; stale
  * (another replica moved one of the gamer's tasks meanwhile, so it must be applied again from
- * the new state: redeliver it); or failed on its own (the rest of the batch went on).
- */
-/**
- * What became of a delivered event. `interrupted`: its batch was still failing as a whole
- * (the store away) when the replica stopped; no fault of the event's, so it comes back as a
- * stale one does, and is not dead-lettered on its last delivery.
+ * the new state: redeliver it); interrupted (its batch was still failing as a whole, the store
+ * away, when the replica stopped: no fault of the event's, so it comes back as a stale one
+ * does, not dead-lettered on its last delivery); or failed on its own (the rest of the batch
+ * went on).
  */
 export type EventOutcome = { kind: 'processed' } | { kind: 'duplicate' } | { kind: 'stale' } | { kind: 'interrupted' } | { kind: 'failed'; error: unknown };
 
