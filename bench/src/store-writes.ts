@@ -37,6 +37,12 @@
  * of a new request and its accept, in their rounds, on the service's four collections and
  * indexes; a "statement" is one pair (4 clients, one pair at a time each).
  *
+ * `--shape friend-list` is the friendship service's friend list page (`?limit=100`) with the
+ * profiles cached, as the peer scenario reads it: the two index ranges of the gamer's
+ * friendships (as requester, as addressee) in `_id` order, 101 each, with the list's
+ * projection, for 20 gamers with 100 friends each; a "statement" is one page (8 clients, the
+ * peer scenario's connections).
+ *
  * Each round starts a fresh container of each image in turn (no volume), writes the
  * documents, warms up 1 s, then counts statements for --seconds, with the store
  * container's CPU per statement. Results: <date>-store-writes[-label].json and .md.
@@ -70,9 +76,9 @@ const pprof = process.argv.includes('--pprof');
 const engine = process.env.GFTS_ENGINE ?? 'podman';
 const name = 'gfts-store-writes';
 const shapes = (all('--shape').length > 0 ? all('--shape') : ['gamer-task']) as Shape[];
-type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'gamer-progress-full' | 'find-and-modify' | 'add-friend';
+type Shape = 'gamer-task' | 'gamer-task-noindex' | 'gamer-task-slim' | 'gamer-progress' | 'gamer-progress-full' | 'find-and-modify' | 'add-friend' | 'friend-list';
 /** statements one stat event costs in each shape (the gamer-task figure from the tasks bench's model); NaN: not a stat-event shape */
-const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'gamer-progress-full': 1, 'find-and-modify': Number.NaN, 'add-friend': Number.NaN };
+const STATEMENTS_PER_EVENT: Record<Shape, number> = { 'gamer-task': 5.92, 'gamer-task-noindex': 5.92, 'gamer-task-slim': 5.92, 'gamer-progress': 1, 'gamer-progress-full': 1, 'find-and-modify': Number.NaN, 'add-friend': Number.NaN, 'friend-list': Number.NaN };
 for (const shape of shapes) if (!(shape in STATEMENTS_PER_EVENT)) throw new Error(`--shape ${shape}: one of ${Object.keys(STATEMENTS_PER_EVENT).join(', ')}`);
 const images = all('--image').map((pair) => ({ label: pair.slice(0, pair.indexOf('=')), image: pair.slice(pair.indexOf('=') + 1) }));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -166,7 +172,7 @@ async function measure(label: string, image: string, round: number, shape: Shape
   try {
     await client.connect();
     const pid = containerPid(engine, name);
-    const write = shape === 'gamer-progress' || shape === 'gamer-progress-full' ? await gamerProgressWrites(client, shape === 'gamer-progress-full') : shape === 'find-and-modify' ? await findAndModifyWrites(client) : shape === 'add-friend' ? await addFriendWrites(client) : await gamerTaskWrites(client, shape);
+    const write = shape === 'gamer-progress' || shape === 'gamer-progress-full' ? await gamerProgressWrites(client, shape === 'gamer-progress-full') : shape === 'find-and-modify' ? await findAndModifyWrites(client) : shape === 'add-friend' ? await addFriendWrites(client) : shape === 'friend-list' ? await friendListReads(client) : await gamerTaskWrites(client, shape);
     const warmUntil = performance.now() + 1000;
     while (performance.now() < warmUntil) await write();
     const sampler = new UsageSampler(new Map(pid ? [['store', pid]] : []));
@@ -319,6 +325,41 @@ async function addFriendWrites(client: MongoClient): Promise<() => Promise<numbe
     let matched = 0;
     await Promise.all(Array.from({ length: clients }, async () => {
       for (let i = 0; i < batch / clients; i++) if (await pair()) matched++;
+    }));
+    return matched;
+  };
+}
+
+/** 20 gamers with 100 friends each, on the service's relation indexes; answers `batch` pages of their friend lists. */
+async function friendListReads(client: MongoClient): Promise<() => Promise<number>> {
+  const relations = client.db().collection<RelationDoc>('relations');
+  await relations.createIndex({ applicationId: 1, pairKey: 1 }, { unique: true });
+  await relations.createIndex({ applicationId: 1, addressee: 1, status: 1, _id: 1 });
+  await relations.createIndex({ applicationId: 1, requester: 1, status: 1, _id: 1 });
+  const now = new Date();
+  const listers = Array.from({ length: 20 }, () => randomUUID());
+  const docs: RelationDoc[] = listers.flatMap((me) => Array.from({ length: 100 }, (_, i) => {
+    const friend = randomUUID();
+    // half asked by the lister, half asking it: both index ranges hold a page's rows
+    const [requester, addressee] = i % 2 === 0 ? [me, friend] : [friend, me];
+    return { _id: randomUUID(), applicationId: APP, pairKey: `${requester}:${addressee}`, members: [requester, addressee], requester, addressee, status: FriendshipStatus.ACCEPTED, createdAt: now, updatedAt: now } as RelationDoc;
+  }));
+  await relations.insertMany(docs, { ordered: false });
+  const accepted = FriendshipStatus.ACCEPTED;
+  let next = 0;
+  // services/friendship/src/repository/relations.ts, `list` for 'friends'
+  async function page(): Promise<boolean> {
+    const me = listers[next++ % listers.length]!;
+    const projection = { requester: 1, addressee: 1, status: 1, [`notes.${me}`]: 1 };
+    const sides = await Promise.all([{ requester: me }, { addressee: me }].map((side) =>
+      relations.find({ applicationId: APP, ...side, status: accepted }, { sort: { _id: 1 }, limit: 101, projection }).toArray()));
+    return sides[0]!.length + sides[1]!.length === 100;
+  }
+  const clients = 8;
+  return async () => {
+    let matched = 0;
+    await Promise.all(Array.from({ length: clients }, async () => {
+      for (let i = 0; i < batch / clients; i++) if (await page()) matched++;
     }));
     return matched;
   };
