@@ -270,10 +270,11 @@ export class StatsConsumer {
   }
 
   /**
-   * A stale (or interrupted) event on its last delivery goes back on the stream as a new message with the
-   * same payload and headers, JetStream's own left out (a message id of its own: a
-   * re-publication within the duplicate window would be dropped), then this one is acknowledged. Its events stay counted once
-   * (`processed_events`, the documents' `applied` lists). A crash between the two leaves the
+   * A stale (or interrupted) event on its last delivery goes back on the stream as a new
+   * message with the same payload and headers, JetStream's own left out (a message id of its
+   * own: a re-publication within the duplicate window would be dropped), then this one is
+   * acknowledged. Its events stay counted once (`processed_events`, the documents' `applied`
+   * lists). A crash between the two leaves the
    * server's MAX_DELIVERIES advisory to dead-letter this one: a letter that replays as a
    * duplicate.
    */
