@@ -546,18 +546,27 @@ describe('stopping', () => {
     const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
     await nc.flush();
     const event = world.event(players[0]!, { score: 3 });
-    // the store away for this event's batch: every attempt fails as a whole
+    // the store away for this event's batch: every attempt fails as a whole, until the first
+    // one after the stop began (a copy the stopping replica pulls again then goes through)
     let attempts = 0;
+    let stopping = false;
+    let failedWhileStopping = false;
     const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', STATS_MAX_DELIVER: '1', STATS_RETRY_BASE_MS: '50' }, {
       faults: { processor: { afterWrite: (events) => {
-        if (!events.some((e) => e.eventId === event.eventId)) return;
+        if (!events.some((e) => e.eventId === event.eventId) || failedWhileStopping) return;
         attempts++;
+        if (stopping) failedWhileStopping = true;
         throw new Error('injected: the store is away');
       } } },
     });
+    const jsm = await jetstreamManager(nc);
+    const subject = stack.names.statsSubject(world.app);
+    /** messages stored on this world's subject: its event, and any copy of it */
+    const stored = async () => (await jsm.streams.info(stack.names.statsStream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
     await world.publish(event);
     await eventually(async () => (attempts >= 2 ? true : undefined), 10_000, 20);
     // its one delivery (STATS_MAX_DELIVER 1) is its last: stopped now, it goes back on the stream
+    stopping = true;
     await replica.close();
     const other = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true' });
     try {
@@ -565,6 +574,8 @@ describe('stopping', () => {
         const found = await (await stack.db()).collection<{ _id: string }>('processed_events').findOne({ _id: event.eventId });
         return found ? true : undefined;
       }, 10_000, 50);
+      // it went back as a copy (a requeue), not to the dead letters
+      expect(await stored()).toBe(2);
       expect(letters).toEqual([]);
     } finally {
       await other.close();
