@@ -122,7 +122,9 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
     },
     verify: {
       algorithms: acceptedAlgorithms(config) as never,
-      requiredClaims: ['exp', 'sub', 'app'],
+      // fast-jwt checks allowedIss/allowedAud only on a token that carries the claim: a
+      // configured issuer or audience must also be required, or a token without it passes.
+      requiredClaims: ['exp', 'sub', 'app', ...(config.JWT_ISSUER ? ['iss'] : []), ...(config.JWT_AUDIENCE ? ['aud'] : [])],
       clockTolerance: config.JWT_CLOCK_TOLERANCE_MS,
       ...(config.JWT_ISSUER ? { allowedIss: config.JWT_ISSUER } : {}),
       ...(config.JWT_AUDIENCE ? { allowedAud: config.JWT_AUDIENCE } : {}),

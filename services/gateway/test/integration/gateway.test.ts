@@ -633,6 +633,18 @@ describe('gateway (RS256 public key)', () => {
       const refusedAudience = await api<{ detail: string }>('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${wrongAudience}` } });
       expect(refusedAudience.status).toBe(401);
       expect(refusedAudience.body.detail).toBe('invalid token: the aud claim value is not allowed');
+
+      // a configured issuer and audience are required claims, not only checked when present
+      const { iss: _iss, ...withoutIssuer } = claims;
+      const noIssuer = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })(withoutIssuer);
+      const refusedNoIssuer = await api<{ detail: string }>('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${noIssuer}` } });
+      expect(refusedNoIssuer.status).toBe(401);
+      expect(refusedNoIssuer.body.detail).toBe('invalid token: the iss claim is required');
+      const { aud: _aud, ...withoutAudience } = claims;
+      const noAudience = createSigner({ key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), algorithm: 'RS256' })(withoutAudience);
+      const refusedNoAudience = await api<{ detail: string }>('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${noAudience}` } });
+      expect(refusedNoAudience.status).toBe(401);
+      expect(refusedNoAudience.body.detail).toBe('invalid token: the aud claim is required');
     } finally {
       await gateway.close();
       await upstream.app.close();
