@@ -70,9 +70,31 @@ export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance
   );
 }, { name: 'metrics' });
 
-/** A URL as logged: a single-use credential in the query (`ticket`) is never written to a log. */
+/**
+ * A URL as logged: a single-use credential in the query (`ticket`) is never written to a log.
+ * Keys are matched decoded, as the query parser reads them (`?%74icket=` is a ticket too); a
+ * key that does not decode has its value redacted as well.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]ticket=)[^&#]*/gi, '$1[redacted]');
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const hash = url.indexOf('#', start);
+  const end = hash < 0 ? url.length : hash;
+  const pairs = url.slice(start + 1, end).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return pair;
+    const key = pair.slice(0, eq);
+    return mayBeTicketKey(key) ? `${key}=[redacted]` : pair;
+  });
+  return `${url.slice(0, start + 1)}${pairs.join('&')}${url.slice(end)}`;
+}
+
+function mayBeTicketKey(key: string): boolean {
+  try {
+    return decodeURIComponent(key.replaceAll('+', ' ')).toLowerCase() === 'ticket';
+  } catch {
+    return true;
+  }
 }
 
 /**

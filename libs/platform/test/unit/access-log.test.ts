@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http.ts';
+import { redactUrl } from '../../src/observability.ts';
 
 function captured() {
   const lines: Record<string, unknown>[] = [];
@@ -49,5 +50,19 @@ describe('access log', () => {
     await app.inject({ method: 'GET', url: '/metrics?name=x' });
     await app.close();
     expect(lines.filter((l) => l.requestId !== undefined)).toEqual([]);
+  });
+});
+
+describe('redactUrl', () => {
+  it('redacts a ticket however its key is written, and leaves the rest of the URL as it was', () => {
+    expect(redactUrl('/live?ticket=abc&x=1')).toBe('/live?ticket=[redacted]&x=1');
+    expect(redactUrl('/live?x=1&TICKET=abc#frag')).toBe('/live?x=1&TICKET=[redacted]#frag');
+    // the query parser decodes keys: so must the redaction
+    expect(redactUrl('/live?%74icket=abc')).toBe('/live?%74icket=[redacted]');
+    expect(redactUrl('/live?%54%69%63%6B%65%74=abc&y=2')).toBe('/live?%54%69%63%6B%65%74=[redacted]&y=2');
+    // a key that does not decode cannot be told apart: its value goes too
+    expect(redactUrl('/live?%E0%A4%A=abc')).toBe('/live?%E0%A4%A=[redacted]');
+    expect(redactUrl('/live?tickets=abc&x=ticket')).toBe('/live?tickets=abc&x=ticket');
+    expect(redactUrl('/things/7')).toBe('/things/7');
   });
 });
