@@ -150,7 +150,7 @@ _gfts_go_binary() {
         git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch" &&
         git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch" &&
         git apply -p1 "$recipe/sjson-values.patch" && git apply -p1 "$recipe/findandmodify-fields.patch" &&
-        git apply -p1 "$recipe/debug-lines.patch") >&2 || return 1
+        git apply -p1 "$recipe/debug-lines.patch" && git apply -p1 "$recipe/id-column.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"
@@ -161,14 +161,16 @@ _gfts_go_binary() {
       cp "$recipe/field_at.go" "$src/internal/types/gfts_field_at.go"
       cp "$recipe/sjson_fast_test.go" "$src/internal/handler/sjson/gfts_sjson_fast_test.go"
       cp "$recipe/pushdown_test.go" "$src/internal/backends/sqlite/gfts_pushdown_test.go"
+      cp "$recipe/id_column_test.go" "$src/internal/backends/sqlite/gfts_id_column_test.go"
       cp "$recipe/debug_lines_test.go" "$src/internal/util/fsql/gfts_debug_lines_test.go"
       cp "$recipe/push_slice_test.go" "$src/internal/handler/common/gfts_push_slice_test.go"
       cp "$recipe/in_set_test.go" "$src/internal/handler/common/gfts_in_set_test.go"
       # The decoding fast paths must give what upstream's decoders give: their tests and
       # upstream's own sjson tests run before anything is built (FerretDB's test helpers
       # look for the repository's .git); so must the pushdown (its SQL kept per query shape,
-      # the fields it leaves to Go), the statements' debug lines (built only when logged),
-      # $push's modifiers and $in's sets.
+      # the fields it leaves to Go), the _id column (every by-_id path, tables created
+      # before it), the statements' debug lines (built only when logged), $push's modifiers
+      # and $in's sets.
       (cd "$src" && git init -q && go test -count=1 ./internal/handler/sjson/ &&
         go test -count=1 -run Gfts ./internal/backends/sqlite/ ./internal/util/fsql/ ./internal/handler/common/) >&2 || return 1
       _gfts_fast_libc "$src" "$recipe" || return 1

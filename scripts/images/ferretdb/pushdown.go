@@ -82,6 +82,10 @@ type pushedField struct {
 	key  string
 	isID bool
 
+	// idExpr is the SQL of _id in the table (metadata.IDExpr), set on the _id field by
+	// withIDExpr: the column of tables created by this build, `->"_id"` before
+	idExpr string
+
 	// equality: the JSON texts (for `->`) and, when every value is a string, the strings
 	// themselves (for `->>`)
 	jsonValues []string
@@ -107,6 +111,27 @@ func keyExpr(key string, nullKey bool) string {
 	}
 
 	return jsonExpr(key)
+}
+
+// keyExpr is the field's `->` form as its index is built on it (the package's keyExpr), or
+// for _id the table's _id expression.
+func (f pushedField) keyExpr(nullKey bool) string {
+	if f.isID && f.idExpr != "" {
+		return f.idExpr
+	}
+
+	return keyExpr(f.key, nullKey)
+}
+
+// withIDExpr sets the table's _id expression (metadata.IDExpr of indexes) on the _id field.
+func withIDExpr(fields []pushedField, indexes []metadata.IndexInfo) []pushedField {
+	for i := range fields {
+		if fields[i].isID {
+			fields[i].idExpr = metadata.IDExpr(indexes)
+		}
+	}
+
+	return fields
 }
 func textExpr(key string) string { return fmt.Sprintf("%s->>%q", metadata.DefaultColumn, key) }
 func typeExpr(key string) string {
@@ -252,7 +277,7 @@ func (f pushedField) scalarConds(jsonOnly, nullKey bool) ([]string, []any) {
 	var conds []string
 
 	if !f.isRange() {
-		conds = append(conds, keyExpr(f.key, nullKey)+" IN ("+placeholders(len(f.jsonValues))+")")
+		conds = append(conds, f.keyExpr(nullKey)+" IN ("+placeholders(len(f.jsonValues))+")")
 
 		if f.textValues != nil && !jsonOnly {
 			conds = append(conds, textExpr(f.key)+" IN ("+placeholders(len(f.textValues))+")")
@@ -320,7 +345,7 @@ func (f pushedField) scalarArgs(args []any, jsonOnly bool) []any {
 // and the next character after '[' is '\'; 'null' is not between them); nullKey: see keyExpr.
 func (f pushedField) arrayConds(nullKey bool) []string {
 	return []string{
-		fmt.Sprintf(`%[1]s > '[' AND %[1]s < '\'`, keyExpr(f.key, nullKey)),
+		fmt.Sprintf(`%[1]s > '[' AND %[1]s < '\'`, f.keyExpr(nullKey)),
 		fmt.Sprintf(`%[1]s > '[' AND %[1]s < '\'`, textExpr(f.key)),
 		typeExpr(f.key) + " = 'array'",
 	}
@@ -528,7 +553,7 @@ func arrayableCount(fields []pushedField) int {
 // SQL depends only on the shape of what is pushed (pushdownShape), so it is built once per
 // shape and kept (pushdownSQL); the arguments are the filter's values (pushdownArgs).
 func pushdownQuery(selectClause string, filter *types.Document, tableName string, indexes []metadata.IndexInfo) (string, []any, bool) {
-	fields := pushdownFields(filter)
+	fields := withIDExpr(pushdownFields(filter), indexes)
 	if len(fields) == 0 {
 		return selectClause, nil, false
 	}
@@ -605,6 +630,7 @@ func pushdownShape(selectClause, tableName string, indexes []metadata.IndexInfo,
 		b.WriteString(index.Name)
 		flag(index.Unique)
 		flag(index.NullKey)
+		flag(index.IDColumn)
 
 		for _, k := range index.Key {
 			b.WriteByte(1)
@@ -701,7 +727,7 @@ func orderedQuery(selectClause string, filter, sort *types.Document, tableName s
 		return nil, false
 	}
 
-	fields := pushdownFields(filter)
+	fields := withIDExpr(pushdownFields(filter), indexes)
 
 	// A unique index finds the few rows; the handler sorts them (see uniqueKeyCovered).
 	if uniqueKeyCovered(fields, indexes) {

@@ -23,7 +23,7 @@ import (
 // gftsBuilt is what pushdownQuery answered before it kept SQL by shape: every branch
 // built, the arguments as each conjunction appends them.
 func gftsBuilt(selectClause string, filter *types.Document, tableName string, indexes []metadata.IndexInfo) (string, []any) {
-	fields := pushdownFields(filter)
+	fields := withIDExpr(pushdownFields(filter), indexes)
 	jsonOnly := uniqueKeyCovered(fields, indexes)
 	t := table{name: tableName, indexes: indexes}
 
