@@ -27,7 +27,11 @@ export class ProgressResetService {
     await progress.remove(owner, entriesToDrop(entries, held, removedIds));
     // removed achievements are tracked again, from zero, on the gamer's next event or read
     await unlockStats.forget(removed);
-    const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllOf(applicationId, gamerId) : 0;
+    // `all` takes the inventory, but not what the tasks it left paid: a claim in flight (kept,
+    // whatever the scope) may have written its grants already and marks its task claimed next,
+    // and a claimed task kept in its tree must not show claimed with its rewards gone. The ids
+    // are read after the trees went, expired ones too (a claim may finish after its task expired).
+    const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllBut(applicationId, gamerId, await gamerTasks.idsOf(owner)) : 0;
     return { gamerId, scope, tasksRemoved: count, inventoryItemsRemoved };
   }
 }

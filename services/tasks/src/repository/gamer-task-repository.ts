@@ -173,6 +173,12 @@ export class GamerTaskRepository {
     return { removed, count: removed.length + children };
   }
 
+  /** The ids of every record a gamer holds, expired or not (a reset of scope all keeps their grants). */
+  async idsOf(owner: GamerRef): Promise<string[]> {
+    const docs = await this.store.gamerTasks.find({ applicationId: owner.applicationId, gamerId: owner.gamerId }, { projection: { _id: 1 } }).toArray();
+    return docs.map((d) => d._id);
+  }
+
   /** Every record of a gamer, whatever is left after removeTrees (erase). */
   async removeAllOf(owner: GamerRef): Promise<number> {
     return (await this.store.gamerTasks.deleteMany({ applicationId: owner.applicationId, gamerId: owner.gamerId })).deletedCount;

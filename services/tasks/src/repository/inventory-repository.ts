@@ -26,9 +26,17 @@ export class InventoryRepository {
     }
   }
 
-  /** Removes every grant of a gamer (a reset of scope all, an erase); answers how many went. */
+  /** Removes every grant of a gamer (an erase); answers how many went. */
   async removeAllOf(applicationId: string, gamerId: string): Promise<number> {
     return (await this.store.grants.deleteMany({ applicationId, gamerId })).deletedCount;
+  }
+
+  /**
+   * Removes the grants of a gamer except those of the gamer tasks in `kept` (a reset of scope
+   * all: the tasks it left, a claim in flight among them, keep what they paid); answers how many went.
+   */
+  async removeAllBut(applicationId: string, gamerId: string, kept: string[]): Promise<number> {
+    return (await this.store.grants.deleteMany({ applicationId, gamerId, gamerTaskId: { $nin: kept } })).deletedCount;
   }
 
   async list(applicationId: string, gamerId: string): Promise<InventoryItem[]> {

@@ -8,14 +8,17 @@ import { byTask, World } from '../support/world.ts';
 describe('claims', () => {
   let stack: TasksStack;
   const crashAfterGrant = new Set<string>();
+  /** run between the grants and the end of the claim of that gamer task (step 2 and 3) */
+  const betweenGrantAndClaimed = new Map<string, () => Promise<void>>();
   const claimed: TaskClaimedEvent[] = [];
   const granted: InventoryGrantedEvent[] = [];
   beforeAll(async () => {
     stack = await startTasksStack({}, {
       faults: {
         claim: {
-          afterGrant: (task) => {
+          afterGrant: async (task) => {
             if (crashAfterGrant.has(task.id)) throw new Error('injected crash between grant and claimed');
+            await betweenGrantAndClaimed.get(task.id)?.();
           },
         },
       },
@@ -187,6 +190,38 @@ describe('claims', () => {
     await db.collection('gamer_tasks').updateOne({ _id: fresh.gamerTaskId as never }, { $set: { claimState: 'claiming', claimStartedAt: new Date() } });
     expect((await claim(fresh.gamerTaskId, fresh.ann)).status).toBe(409);
     expect(await new World(stack).inventory(fresh.ann)).toEqual([]);
+  });
+
+  it('a progress reset of scope all while a claim is in flight keeps that claim\'s rewards, and takes the rest of the inventory', async () => {
+    const world = new World(stack);
+    const [gem, coin] = [randomUUID(), randomUUID()];
+    await world.createTask({ name: 'earlier', targetValue: 1, rewards: [{ inventoryItemId: gem, quantity: 2 }] });
+    const inFlight = await world.createTask({ name: 'in flight', targetValue: 1, rewards: [{ inventoryItemId: coin, quantity: 5 }] });
+    const ann = world.gamer();
+    await world.assign(ann, 'daily', 2);
+    await world.play(ann, { wins: 1 });
+    const list = await eventually(async () => {
+      const l = await world.tasks(ann);
+      return l.length === 2 && l.every((t) => t.completed) ? l : undefined;
+    });
+    const earlier = list.find((t) => t.task.id !== inFlight.id)!;
+    const claiming = list.find((t) => t.task.id === inFlight.id)!;
+    expect((await claim(earlier.id, ann)).status).toBe(200);
+    // the admin resets Ann's progress right after the claim wrote its grants (step 2), before it marks the task claimed (step 3)
+    let reset: unknown;
+    betweenGrantAndClaimed.set(claiming.id, async () => {
+      const answer = await stack.api('POST', `/api/v1/${world.app}/gamers/${ann.id}/progress/reset`, { headers: world.admin.auth, body: { scope: 'all' } });
+      expect(answer.status).toBe(200);
+      reset = answer.body;
+    });
+    const claimed = await claim(claiming.id, ann);
+    expect(claimed.status).toBe(200);
+    expect(claimed.body).toEqual([{ inventoryItemId: coin, quantity: 5 }]);
+    // the claimed earlier task and its grant went; the claim in flight kept its task and its grant
+    expect(reset).toEqual({ gamerId: ann.id, scope: 'all', tasksRemoved: 1, inventoryItemsRemoved: 1 });
+    expect(await world.inventory(ann)).toEqual([{ inventoryItemId: coin, quantity: 5 }]);
+    expect((await world.tasks(ann)).map((t) => [t.id, t.completed, t.claimed])).toEqual([[claiming.id, true, true]]);
+    expect((await claim(claiming.id, ann)).status).toBe(409);
   });
 
   it('finishes a claim a crash interrupted, granting exactly once', async () => {
