@@ -56,13 +56,15 @@ export class AssignService {
    */
   private async once(id: string, fingerprint: string, work: () => Promise<GamerTask[]>): Promise<GamerTask[]> {
     const startedAt = new Date();
-    const taken = await this.keys.begin(id, fingerprint, startedAt);
-    if (taken !== null) {
+    const inProgress = () =>
+      conflict(ErrorCode.CONFLICT, 'a request with this Idempotency-Key is still in progress; retry it in a moment for its answer', { retryAfterSeconds: 1 });
+    const begun = await this.keys.begin(id, fingerprint, startedAt);
+    if (begun.kind === 'contended') throw inProgress();
+    if (begun.kind === 'seen') {
+      const taken = begun.stored;
       const decision = decideOnKey(taken, fingerprint, startedAt, ABANDONED_AFTER_MS);
       if (decision === 'reused') throw conflict(ErrorCode.IDEMPOTENCY_KEY_REUSED, 'this Idempotency-Key was used with another request body');
       if (decision === 'replay') return taken.response as GamerTask[];
-      const inProgress = () =>
-        conflict(ErrorCode.CONFLICT, 'a request with this Idempotency-Key is still in progress; retry it in a moment for its answer', { retryAfterSeconds: 1 });
       if (decision === 'in-progress') throw inProgress();
       if (!(await this.keys.takeOver(id, taken.startedAt, startedAt))) {
         // the abandoned request finished after all (or another retry took the key over)

@@ -29,6 +29,16 @@ export class ProcessedEventRepository {
   }
 }
 
+/**
+ * What `begin` found: the key is now this request's (`taken`), another request holds or held
+ * it (`seen`, its record), or it changed hands under every attempt (`contended`: requests with
+ * this key are running; retry in a moment).
+ */
+export type KeyBegin = { kind: 'taken' } | { kind: 'seen'; stored: IdempotencyDoc } | { kind: 'contended' };
+
+/** How many times `begin` inserts a key that was freed between its insert and its read. */
+const BEGIN_ATTEMPTS = 3;
+
 /** Idempotency keys of assign, one per (application, gamer, key). */
 export class IdempotencyRepository {
   private readonly store: Store;
@@ -36,15 +46,23 @@ export class IdempotencyRepository {
     this.store = store;
   }
 
-  /** Claims the key for this request; answers the stored record when it was taken before. */
-  async begin(id: string, fingerprint: string, now: Date): Promise<IdempotencyDoc | null> {
-    try {
-      await this.store.idempotencyKeys.insertOne({ _id: id, fingerprint, state: 'pending', startedAt: now });
-      return null;
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
+  /**
+   * Claims the key for this request; answers the stored record when it was taken before. A
+   * key refused as a duplicate and gone when read was freed in between (its holder failed):
+   * the insert is tried again, as the first request after the release would.
+   */
+  async begin(id: string, fingerprint: string, now: Date): Promise<KeyBegin> {
+    for (let attempt = 0; attempt < BEGIN_ATTEMPTS; attempt++) {
+      try {
+        await this.store.idempotencyKeys.insertOne({ _id: id, fingerprint, state: 'pending', startedAt: now });
+        return { kind: 'taken' };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const stored = await this.store.idempotencyKeys.findOne({ _id: id });
+      if (stored !== null) return { kind: 'seen', stored };
     }
-    return this.store.idempotencyKeys.findOne({ _id: id });
+    return { kind: 'contended' };
   }
 
   async find(id: string): Promise<IdempotencyDoc | null> {

@@ -273,7 +273,7 @@ describe('assign and the gamer task list', () => {
       const id = `fence:${randomUUID()}`;
       const first = new Date(Date.now() - 60_000);
       const second = new Date();
-      expect(await keys.begin(id, 'fp', first)).toBeNull();
+      expect(await keys.begin(id, 'fp', first)).toEqual({ kind: 'taken' });
       expect(await keys.takeOver(id, first, second)).toBe(true);
       // the request that lost the key (stalled past the take-over) comes back
       await keys.complete(id, first, ['stale']);
@@ -283,6 +283,74 @@ describe('assign and the gamer task list', () => {
       expect(await keys.find(id)).toMatchObject({ state: 'done', response: ['answer'] });
       await keys.release(id, second);
       expect(await keys.find(id)).toMatchObject({ state: 'done' });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('a key freed between a refused insert and the read is inserted again: the request holds it, and one key never runs twice', async () => {
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const real = store.idempotencyKeys;
+      /** The store, its key collection wrapped: `before` runs ahead of each call of `method`. */
+      const storeWith = (hooks: Partial<Record<'insertOne' | 'findOne', () => Promise<unknown>>>) => ({
+        ...store,
+        idempotencyKeys: new Proxy(real, {
+          get: (target, prop, receiver) => {
+            const value = Reflect.get(target, prop, receiver) as unknown;
+            const hook = hooks[prop as 'insertOne' | 'findOne'];
+            if (!hook || typeof value !== 'function') return value;
+            return async (...args: unknown[]) => {
+              await hook();
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        }),
+      });
+      const id = `freed:${randomUUID()}`;
+      const holderStartedAt = new Date(Date.now() - 1_000);
+      await real.insertOne({ _id: id, fingerprint: 'fp', state: 'pending', startedAt: holderStartedAt });
+      // the holder fails and frees its key (release) after this request's insert was refused, before its read
+      let released = false;
+      const keys = new IdempotencyRepository(storeWith({
+        findOne: async () => {
+          if (released) return;
+          released = true;
+          await new IdempotencyRepository(store).release(id, holderStartedAt);
+        },
+      }));
+      const mine = new Date();
+      const begun = await keys.begin(id, 'fp', mine);
+      expect(released).toBe(true);
+      // the key document is this request's: it alone may complete or free it
+      expect(await real.findOne({ _id: id })).toMatchObject({ state: 'pending', startedAt: mine });
+      expect(begun).toEqual({ kind: 'taken' });
+      // a third request finds it held by this one
+      const third = await new IdempotencyRepository(store).begin(id, 'fp', new Date());
+      expect(third).toMatchObject({ kind: 'seen', stored: { startedAt: mine } });
+
+      // the key changes hands under every attempt (taken before each insert, freed before each read): no endless loop, 409 CONFLICT
+      const world = new World(stack);
+      await world.createTask();
+      const identity = { applicationId: world.app, gamerId: randomUUID(), roles: [] };
+      const busy = `${identity.applicationId}:${identity.gamerId}:churn`;
+      const rival = new Date(Date.now() - 1_000);
+      let inserts = 0;
+      const churning = storeWith({
+        insertOne: async () => {
+          inserts++;
+          await real.insertOne({ _id: busy, fingerprint: 'fp', state: 'pending', startedAt: rival });
+        },
+        findOne: async () => void (await real.deleteOne({ _id: busy })),
+      });
+      expect(await new IdempotencyRepository(churning).begin(busy, 'fp', new Date())).toEqual({ kind: 'contended' });
+      expect(inserts).toBe(3);
+      // the assign answers that a request with the key is running, and assigns nothing
+      const gamerTasks = new GamerTaskRepository(churning);
+      const service = new AssignService(new CatalogRepository(churning), gamerTasks, new GamerProgressRepository(churning, gamerTasks, 100), new IdempotencyRepository(churning), 5, new SettingsRepository(churning));
+      await expect(service.assign(identity, { family: 'daily', numberOfTasks: 1 }, 'churn')).rejects.toMatchObject({ status: 409, code: 'CONFLICT' });
+      expect(await gamerTasks.activeOf([identity], new Date())).toEqual([]);
     } finally {
       await connection.close();
     }
