@@ -79,7 +79,7 @@ export const gamerAdminRoutes = {
     links: { getGamerErasure: { applicationId: '$request.path.applicationId', jobId: '$response.body#/jobId' } },
     schema: {
       operationId: 'eraseGamer', summary: 'Erase a gamer from every service (role admin); 202 with the job to follow', tags: ['gamer admin'],
-      description: 'Answers 202 for any gamer id of the application, known or not (erasing nothing is done at once), so the answer tells nobody whether the gamer existed.',
+      description: 'Answers 202 for any gamer id of the application, known or not (erasing nothing is done at once), so the answer tells nobody whether the gamer existed. 503 when the event bus did not acknowledge the erasure: it may have started, its job is kept and published again until it is, and the detail names the job to follow.',
       params: ApplicationGamerParams, response: { 202: ErasureJob, ...errors },
     },
   },

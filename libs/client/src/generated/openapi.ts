@@ -35,7 +35,7 @@ export interface paths {
         post?: never;
         /**
          * Erase a gamer from every service (role admin); 202 with the job to follow
-         * @description Answers 202 for any gamer id of the application, known or not (erasing nothing is done at once), so the answer tells nobody whether the gamer existed.
+         * @description Answers 202 for any gamer id of the application, known or not (erasing nothing is done at once), so the answer tells nobody whether the gamer existed. 503 when the event bus did not acknowledge the erasure: it may have started, its job is kept and published again until it is, and the detail names the job to follow.
          */
         delete: operations["eraseGamer"];
         options?: never;

@@ -17,15 +17,26 @@ export class ErasureService {
     this.deps = deps;
   }
 
+  /**
+   * Stores the job, then publishes its event. A publish that fails may still have been stored
+   * by JetStream (a timeout after the store): the erasure may be running, so the job stays,
+   * unpublished, and the sweep publishes it again (the message id makes a repeat a no-op);
+   * the answer is 503 naming the job. Once JetStream acknowledged, the answer is 202 even if
+   * marking the job published fails: the sweep's repeat is dropped as a duplicate.
+   */
   async request(applicationId: string, gamerId: string): Promise<ErasureJob> {
     const job: ErasureJobRecord = { id: uuidv7(), applicationId, gamerId, requestedAt: new Date(), expected: this.deps.expected, done: {} };
     await this.deps.jobs.insert(job);
     try {
-      await this.publish(job);
+      await this.publishEvent(job);
     } catch (error) {
-      this.deps.log.warn({ err: error, jobId: job.id }, 'gamer.erased not published; the erasure was not started');
-      await this.deps.jobs.remove(job.id);
-      throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'the event bus is unavailable; nothing was erased, try again');
+      this.deps.log.warn({ err: error, jobId: job.id }, 'gamer.erased not acknowledged by JetStream; the job stays for the sweep to publish again');
+      throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, `the event bus did not confirm the erasure; it may have started, and job ${job.id} will be published again until it is: follow it with GET /api/v1/${applicationId}/gamers/erasures/${job.id}`);
+    }
+    try {
+      await this.deps.jobs.markPublished(job.id);
+    } catch (error) {
+      this.deps.log.warn({ err: error, jobId: job.id }, 'gamer.erased published but the job not marked so; the sweep publishes it again (a duplicate JetStream drops)');
     }
     return erasureJobView(job);
   }
@@ -36,7 +47,7 @@ export class ErasureService {
     return erasureJobView(job);
   }
 
-  /** Publishes the events of jobs a crash left unpublished (the sweep); JetStream drops a repeat by its message id. */
+  /** Publishes the events of jobs left unpublished (a crash, a publish not acknowledged; the sweep); JetStream drops a repeat by its message id. */
   async publishLeftOver(before: Date): Promise<number> {
     const jobs = await this.deps.jobs.unpublished(before);
     for (const job of jobs) await this.publish(job);
@@ -49,8 +60,12 @@ export class ErasureService {
   }
 
   private async publish(job: ErasureJobRecord): Promise<void> {
+    await this.publishEvent(job);
+    await this.deps.jobs.markPublished(job.id);
+  }
+
+  private async publishEvent(job: ErasureJobRecord): Promise<void> {
     const event: GamerErasedEvent = { jobId: job.id, applicationId: job.applicationId, gamerId: job.gamerId, requestedAt: job.requestedAt.toISOString() };
     await this.deps.js.publish(this.deps.names.gamerErased, JSON.stringify(event), { msgID: job.id, timeout: 5_000 });
-    await this.deps.jobs.markPublished(job.id);
   }
 }

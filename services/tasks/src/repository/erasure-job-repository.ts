@@ -27,11 +27,6 @@ export class ErasureJobRepository {
     await this.store.erasureJobs.updateOne({ _id: id }, { $set: { published: true } });
   }
 
-  /** A job whose event could not be published: it never existed for the caller (503). */
-  async remove(id: string): Promise<void> {
-    await this.store.erasureJobs.deleteOne({ _id: id, published: false });
-  }
-
   /** The job, only within its application (another application's job is not found). */
   async find(applicationId: string, id: string): Promise<ErasureJobRecord | null> {
     const doc = await this.store.erasureJobs.findOne({ _id: id, applicationId });
@@ -46,7 +41,7 @@ export class ErasureJobRepository {
     await this.store.erasureJobs.updateOne({ _id: id, applicationId, [`done.${service}`]: { $exists: false } }, { $set: { [`done.${service}`]: at } });
   }
 
-  /** Jobs whose event a crash (between insert and publish) left unpublished, requested at or before `before`. */
+  /** Jobs whose event is not known to be in JetStream (a crash after the insert, a publish not acknowledged), requested at or before `before`. */
   async unpublished(before: Date, limit = 100): Promise<ErasureJobRecord[]> {
     return (await this.store.erasureJobs.find({ published: false, requestedAt: { $lte: before } }).limit(limit).toArray()).map(toRecord);
   }

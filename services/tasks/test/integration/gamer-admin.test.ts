@@ -1,7 +1,12 @@
 import type { AchievementStat, ErasureJob, GamerTaskWithChildren, ProgressResetResult } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErasureService } from '../../src/erasure/erasure-service.ts';
+import { ErasureJobRepository } from '../../src/repository/erasure-job-repository.ts';
+import { openStore } from '../../src/repository/store.ts';
 import { startFullStack, type FullStack } from '../support/full-stack.ts';
 import { byTask, World } from '../support/world.ts';
 
@@ -201,6 +206,59 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(second.body.jobId).not.toBe(response.body.jobId);
     await eventually(async () => (await job(w, second.body.jobId)).body.status === 'completed', 20_000);
     expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 0]], ['Done ach', [0, 0]], ['Open ach', [0, 0]]]));
+  });
+
+  it('an erasure whose publish JetStream may have stored is kept: 503 naming the job, which completes; 202 once published, whatever comes after', async () => {
+    const w = world();
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const jobs = new ErasureJobRepository(store);
+    const real = jetstream(await stack.asTasksStack().nats());
+    /** JetStream, but `publish` as `publish` says */
+    const jsWith = (publish: (...args: Parameters<JetStreamClient['publish']>) => ReturnType<JetStreamClient['publish']>) =>
+      new Proxy(real, { get: (target, prop, receiver) => (prop === 'publish' ? publish : Reflect.get(target, prop, receiver)) });
+    const quiet = { warn: () => {}, info: () => {} } as never;
+    const service = (js: JetStreamClient, repository: ErasureJobRepository = jobs) =>
+      new ErasureService({ jobs: repository, js, names: stack.names, expected: ['tasks', 'friendship', 'notifications'], log: quiet });
+    const completed = (jobId: string) => eventually(async () => ((await job(w, jobId)).body.status === 'completed' ? true : undefined), 20_000);
+    const jobIdIn = (detail: string) => /job ([0-9a-f-]{36})/.exec(detail)?.[1];
+
+    // JetStream stored the event, then the publish failed (its acknowledgement timed out)
+    let startedId: string | undefined;
+    const storedThenFailed = service(jsWith(async (...args) => {
+      const ack = await real.publish(...args);
+      startedId = args[2]?.msgID;
+      expect(ack.duplicate).toBe(false);
+      throw new Error('TimeoutError: timeout');
+    }));
+    const refused = await storedThenFailed.request(w.app, randomUUID()).then(() => undefined, (error: unknown) => error);
+    expect(refused).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(startedId).toBeDefined();
+    // the erasure runs in every service, and the job that tells it is there to read
+    expect((await job(w, startedId!)).status).toBe(200);
+    await completed(startedId!);
+    // the answer said so, and named the job
+    expect((refused as Error).message).toMatch(/may have started/);
+    expect(jobIdIn((refused as Error).message)).toBe(startedId);
+
+    // JetStream did not take it at all: kept too, and the sweep publishes it
+    const failed = await service(jsWith(() => Promise.reject(new Error('no responders')))).request(w.app, randomUUID()).then(() => undefined, (error: unknown) => error);
+    expect(failed).toMatchObject({ status: 503 });
+    const pendingId = jobIdIn((failed as Error).message)!;
+    expect((await job(w, pendingId)).body).toMatchObject({ jobId: pendingId, status: 'pending' });
+    const tasksDb = await stack.tasksDb();
+    expect(await tasksDb.collection('erasure_jobs').findOne({ _id: pendingId as never })).toMatchObject({ published: false });
+
+    // published, then marking the job failed: 202 all the same
+    const unmarked = new Proxy(jobs, { get: (target, prop, receiver) => (prop === 'markPublished' ? () => Promise.reject(new Error('store away')) : Reflect.get(target, prop, receiver)) });
+    const accepted = await service(real, unmarked).request(w.app, randomUUID());
+    expect(accepted).toMatchObject({ applicationId: w.app, status: 'pending' });
+    await completed(accepted.jobId);
+
+    // the sweep publishes the jobs not marked published (a repeat JetStream still holds is dropped by its message id)
+    await service(real).publishLeftOver(new Date());
+    const ours = [startedId!, pendingId, accepted.jobId];
+    expect(await tasksDb.collection('erasure_jobs').countDocuments({ _id: { $in: ours as never[] }, published: true })).toBe(3);
+    await completed(pendingId);
   });
 
   it('a job is only its application\'s admins\' to read: 403 for others on its path, 404 from another application, 400 for a malformed id', async () => {
