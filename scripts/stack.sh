@@ -15,6 +15,31 @@
 #   FRIENDSHIP_DB_STATE=/path/dir scripts/stack.sh
 #                               # the friendship database keeps its files in that host directory
 #                               # (a dataset loaded once, reused by several runs: bench/README.md)
+#   STACK_NAME=second GATEWAY_PORT=9080 FRIENDSHIP_PORT=9081 TASKS_PORT=9082 \
+#     NOTIFICATIONS_PORT=9083 scripts/stack.sh
+#                               # a second stack beside a running one: its own containers, ports,
+#                               # state file and logs (bench/run.sh runs STACK_NAME=gfts-bench)
+#
+# Settings (environment variables; no arguments):
+#   GATEWAY_PORT         the gateway's port (8080); FRIENDSHIP_PORT (8081), TASKS_PORT (8082),
+#                        NOTIFICATIONS_PORT (8083) the services' on 127.0.0.1
+#   GATEWAY_HOST         127.0.0.1 (default) or 0.0.0.0
+#   STACK_NAME           prefix of the containers' names (gfts-stack): <name>-friendship-db,
+#                        -tasks-db, -notifications-db, -nats. A stack whose containers of this
+#                        name are running is refused, never replaced: a second stack needs a
+#                        name of its own, and ports of its own
+#   STATE_FILE           where the running stack is described (pids, URLs, containers; read by
+#                        bench/): .stack/state.json, or .stack/<STACK_NAME>/state.json for
+#                        another STACK_NAME
+#   LOG_DIR              the services' logs and the console build's: .stack/logs, or
+#                        .stack/<STACK_NAME>/logs for another STACK_NAME
+#   CONSOLE_APP          the application id of the printed admin token
+#                        (00000000-0000-4000-8000-000000000001)
+#   FRIENDSHIP_DB_STATE  above
+#   JWT_SECRET, INTERNAL_TOKEN_SECRET   the development secrets unless set
+#   MONGO_IMAGE, NATS_IMAGE             the stores' images (scripts/provision.sh --help)
+# The services inherit the rest of the environment (e.g. CORS_ORIGINS, RATE_LIMIT_MAX).
+# Every stack of this checkout builds the console into the same apps/console/dist.
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 # Settings are environment variables: an argument (--port 9090) would otherwise be ignored.
@@ -27,6 +52,12 @@ case "$GATEWAY_HOST" in
   127.0.0.1 | 0.0.0.0) ;;
   *) echo "GATEWAY_HOST must be 127.0.0.1 (this machine) or 0.0.0.0 (every interface), not '$GATEWAY_HOST'" >&2; exit 2 ;;
 esac
+STACK_NAME="${STACK_NAME:-gfts-stack}"
+# It names containers and a directory under .stack/.
+if ! [[ $STACK_NAME =~ ^[a-zA-Z0-9][a-zA-Z0-9_.-]*$ ]]; then
+  echo "STACK_NAME must be letters, digits, '_', '.' or '-' (a container name prefix), not '$STACK_NAME'" >&2
+  exit 2
+fi
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -36,13 +67,17 @@ pids=()
 services=()
 containers=()
 
+# The state file this run wrote: only that one is removed (a refused start leaves the
+# running stack's alone).
+state_written=""
+
 cleanup() {
   trap - INT TERM EXIT
   say "stopping the stack"
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
-  rm -f "${STATE_FILE:-}"
+  if [ -n "$state_written" ]; then rm -f "$state_written"; fi
   say "stopped"
 }
 # Set before provisioning, so that a Ctrl-C during a first run's downloads or image builds
@@ -62,17 +97,40 @@ GATEWAY_PORT="${GATEWAY_PORT:-8080}"
 FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
 TASKS_PORT="${TASKS_PORT:-8082}"
 NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-8083}"
-STACK_NAME="${STACK_NAME:-gfts-stack}"
-LOG_DIR="${LOG_DIR:-$root/.stack/logs}"
+# The default stack keeps the files it always had; another STACK_NAME gets its own, so that
+# two stacks never write the same logs or remove each other's state file.
+if [ "$STACK_NAME" = gfts-stack ]; then stack_dir="$root/.stack"; else stack_dir="$root/.stack/$STACK_NAME"; fi
+LOG_DIR="${LOG_DIR:-$stack_dir/logs}"
+# Where everything runs, for tools such as bench/ that measure the running stack.
+STATE_FILE="${STATE_FILE:-$stack_dir/state.json}"
 engine="$GFTS_ENGINE"
-mkdir -p "$LOG_DIR"
+stack_containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-notifications-db" "$STACK_NAME-nats")
+
+# start_container removes a container of the same name first (a stopped one left by a
+# killed run): while one of them runs it belongs to a stack that is up, whose databases
+# and NATS that would destroy. Checked before anything is removed or written.
+running="$("$engine" ps --format '{{.Names}}')" || { echo "cannot list $engine's containers" >&2; exit 1; }
+busy=()
+for name in "${stack_containers[@]}"; do
+  if grep -qFx -- "$name" <<<"$running"; then busy+=("$name"); fi
+done
+if [ "${#busy[@]}" -gt 0 ]; then
+  cat >&2 <<MSG
+a stack named $STACK_NAME is already running ($engine containers: ${busy[*]}).
+Stop it (Ctrl-C in its terminal), or run a second stack with a name and ports of its own:
+  STACK_NAME=gfts-stack2 GATEWAY_PORT=9080 FRIENDSHIP_PORT=9081 TASKS_PORT=9082 NOTIFICATIONS_PORT=9083 scripts/stack.sh
+If no stack of that name runs any more (its script was killed), remove them: $engine rm -f ${busy[*]}
+MSG
+  exit 1
+fi
 
 for port in "$GATEWAY_PORT" "$FRIENDSHIP_PORT" "$TASKS_PORT" "$NOTIFICATIONS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "port $port is already in use (another stack running?); set GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT/NOTIFICATIONS_PORT" >&2
+    echo "port $port is already in use (another stack running?); a second stack needs its own STACK_NAME and ports: set STACK_NAME and GATEWAY_PORT/FRIENDSHIP_PORT/TASKS_PORT/NOTIFICATIONS_PORT (scripts/stack.sh --help)" >&2
     exit 1
   fi
 done
+mkdir -p "$LOG_DIR"
 
 # Starts a container on a random loopback port and prints that port. It runs in a
 # command substitution (a subshell), so the caller registers the name for cleanup.
@@ -102,7 +160,7 @@ wait_for_log() {
 say "building the admin console (apps/console, Vite)"
 pnpm -s build >"$LOG_DIR/console-build.log" 2>&1 || { echo "the console did not build; see $LOG_DIR/console-build.log" >&2; exit 1; }
 
-containers=("$STACK_NAME-friendship-db" "$STACK_NAME-tasks-db" "$STACK_NAME-notifications-db" "$STACK_NAME-nats")
+containers=("${stack_containers[@]}")
 say "starting databases ($MONGO_IMAGE) and NATS ($NATS_IMAGE) with $engine"
 friendship_db_port="$(DB_STATE="${FRIENDSHIP_DB_STATE:-}" start_container "$STACK_NAME-friendship-db" "$MONGO_IMAGE" 27017)"
 tasks_db_port="$(start_container "$STACK_NAME-tasks-db" "$MONGO_IMAGE" 27017)"
@@ -156,8 +214,6 @@ run_service gateway PORT="$GATEWAY_PORT" HOST="$GATEWAY_HOST" \
   NOTIFICATIONS_URL="http://127.0.0.1:$NOTIFICATIONS_PORT" \
   NATS_URL="nats://127.0.0.1:$nats_port"
 
-# Where everything runs, for tools such as bench/ that measure the running stack.
-STATE_FILE="${STATE_FILE:-$root/.stack/state.json}"
 write_state() {
   mkdir -p "$(dirname "$STATE_FILE")"
   cat >"$STATE_FILE.tmp" <<JSON
@@ -178,6 +234,7 @@ write_state() {
 }
 JSON
   mv "$STATE_FILE.tmp" "$STATE_FILE"
+  state_written="$STATE_FILE"
 }
 write_state
 
@@ -207,6 +264,7 @@ cat <<INFO
     notifications    http://127.0.0.1:$NOTIFICATIONS_PORT (internal; clients use ws://localhost:$GATEWAY_PORT/api/v1/notifications/live)
     NATS             nats://127.0.0.1:$nats_port
     logs             $LOG_DIR
+    state            $STATE_FILE   (containers $STACK_NAME-*)
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
 
   Call it (from $root):
