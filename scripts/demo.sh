@@ -23,6 +23,14 @@ case "$gw" in
   http://* | https://*) ;;
   *) { echo "scripts/demo.sh: the gateway URL must start with http:// or https:// (got $gw)"; echo; usage; } >&2; exit 2 ;;
 esac
+# Node 24 and the workspace's packages (demo.ts is TypeScript and imports @gfts/client), as
+# scripts/stack.sh gets them: the Node 24 it put on PATH was its own process's only.
+# shellcheck source=provision.sh
+. scripts/provision.sh
+if ! { _gfts_node && _gfts_pnpm && _gfts_packages; }; then
+  echo "scripts/demo.sh: needs Node 24 and the workspace's packages; see the lines above, or run: bash scripts/provision.sh" >&2
+  exit 1
+fi
 mint() { node scripts/mint-token.mjs "$@"; }
 uuid() { node -e 'console.log(crypto.randomUUID())'; }
 
