@@ -30,7 +30,8 @@
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
 #      PrometheusRule (monitorcheck), each rendered rule's selectors scoped to the release
-#   6. docker-compose.yml: schema, interpolation and model consistency
+#   6. docker-compose.yml: schema, interpolation and model consistency; no variable it
+#      reads is one scripts/provision.sh exports (MONGO_IMAGE, NATS_IMAGE are the tests')
 #   7. nats-server -t on compose's nats.conf and the chart's (dev and prod renderings),
 #      and the chart's NATS image being that nats-server version
 #   8. deploy/tools/check_deploy.py: security context, probes, grace periods,
@@ -296,6 +297,26 @@ else
   sed 's/^/    /' "$WORK/compose.out"
   bad "docker-compose.yml"
   record_failure "compose"
+fi
+# No variable Compose interpolates may be one scripts/provision.sh exports: docs and
+# deploy/tools/image-smoke.sh have people source provision.sh, and its MONGO_IMAGE and
+# NATS_IMAGE (images without mongosh or wget, or FerretDB and nats-server from scratch)
+# would become the compose stores', whose health checks then never pass.
+if "$PY" -c '
+import re, sys
+compose = "".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("#"))
+used = set(re.findall(r"(?<!\$)\$\{?([A-Za-z_][A-Za-z0-9_]*)", compose))
+exported = set()
+for args in re.findall(r"\bexport\s+([^;&|\n]*)", open(sys.argv[2]).read()):
+    exported.update(re.findall(r"(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)(?==|\s|$)", args))
+shared = sorted(used & exported)
+sys.exit(f"docker-compose.yml reads {shared}, which scripts/provision.sh exports: give Compose names of its own (as GFTS_COMPOSE_MONGO_IMAGE)" if shared else 0)
+' "$ROOT/docker-compose.yml" "$ROOT/scripts/provision.sh" 2>"$WORK/compose-env.out"; then
+  ok "no variable of docker-compose.yml is one scripts/provision.sh exports"
+else
+  sed 's/^/    /' "$WORK/compose-env.out"
+  bad "docker-compose.yml shares variables with scripts/provision.sh"
+  record_failure "compose variables"
 fi
 
 # ------------------------------------------------------------------------------- NATS
