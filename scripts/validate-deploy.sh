@@ -17,7 +17,8 @@
 #        monitorcheck    deploy/tools/monitorcheck, built on Prometheus's rulefmt and
 #                        PromQL parser (what `promtool check rules` runs) and the
 #                        Prometheus Operator's monitoring.coreos.com/v1 types
-#        nats-server     go install, the version scripts/provision.sh uses
+#        nats-server     scripts/provision.sh's build of it (its version, its cached
+#                        binary: built here only when provision has not built it yet)
 #   2. helm lint --strict of the chart with its default (trial) values and with
 #      values-production.yaml (and an image tag, $PROD_TAG, as CI passes one)
 #   3. helm template: default values ("dev"), values-production.yaml with a tag ("prod"), a
@@ -40,9 +41,9 @@
 #      (see that file)
 #
 # Exit status 0 only when every step passed; the last line is a one-line summary.
-# Environment: GFTS_CACHE, K8S_VERSIONS ("1.30.0 1.37.0"), HELM_VERSION, PROD_TAG (the image
-# tag prod renders with), KEEP_RENDERED=1 to keep the rendered manifests (their directory is
-# printed).
+# Environment: GFTS_CACHE, GFTS_NATS_VERSION (scripts/provision.sh's), K8S_VERSIONS
+# ("1.30.0 1.37.0"), HELM_VERSION, PROD_TAG (the image tag prod renders with),
+# KEEP_RENDERED=1 to keep the rendered manifests (their directory is printed).
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 
 set -uo pipefail
@@ -54,12 +55,17 @@ CHART="$ROOT/deploy/helm/gfts"
 # v3.22.0 builds with Go 1.26 (the machines' Go); Helm 4 changes the CLI and chart API.
 HELM_VERSION="${HELM_VERSION:-v3.22.0}"
 KUBERNETES_VALIDATE_VERSION="${KUBERNETES_VALIDATE_VERSION:-1.37.0}"
-NATS_VERSION="${GFTS_NATS_VERSION:-v2.11.17}"
 # 1.30: the oldest version we support (lifecycle.preStop.sleep); 1.37: the newest the
 # schema package ships, which catches APIs removed since.
 K8S_VERSIONS="${K8S_VERSIONS:-1.30.0 1.37.0}"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-buildvcs=false"
+
+# For nats-server: provision's version (GFTS_NATS_VERSION) and its build, into the same
+# cached file, so that either one's build serves both. Sourcing only defines functions.
+# shellcheck source=provision.sh
+. "$ROOT/scripts/provision.sh"
+NATS_VERSION="$GFTS_NATS_VERSION"
 
 started=$SECONDS
 step_count=0
@@ -132,14 +138,15 @@ ok "composecheck ($(grep -m1 'compose-spec/compose-go' "$ROOT/deploy/tools/compo
 MONITORCHECK="$(go_tool monitorcheck 'Prometheus rulefmt and PromQL parser; a minute or two')" || exit 1
 ok "monitorcheck ($(grep -m1 'prometheus/prometheus ' "$ROOT/deploy/tools/monitorcheck/go.mod" | awk '{print $NF}'))"
 
-# Same file name as scripts/provision.sh, so either one's build serves both.
-NATS_SERVER="$BIN/nats-server-$NATS_VERSION"
+# scripts/provision.sh's binary ($GFTS_CACHE/bin/nats-server-<version>-<recipe hash>), built
+# by provision's own function when missing, so a new machine builds it once for both.
+NATS_SERVER="$BIN/nats-server-$NATS_VERSION-$(_gfts_recipe nats)"
 if [ ! -x "$NATS_SERVER" ]; then
   command -v go >/dev/null 2>&1 || die "building nats-server needs Go"
-  printf '    building nats-server %s with go install (once; about a minute) ...\n' "$NATS_VERSION"
-  GOBIN="$WORK/gobin" go install "github.com/nats-io/nats-server/v2@$NATS_VERSION" >"$WORK/nats-install.log" 2>&1 ||
+  printf '    building nats-server %s with go install, as scripts/provision.sh does (once; about a minute) ...\n' "$NATS_VERSION"
+  _gfts_go_binary nats-server "$NATS_VERSION" nats >"$WORK/nats-install.log" 2>&1 ||
     { tail -20 "$WORK/nats-install.log"; die "could not build nats-server $NATS_VERSION"; }
-  mv "$WORK/gobin/nats-server" "$NATS_SERVER"
+  [ -x "$NATS_SERVER" ] || die "scripts/provision.sh built no $NATS_SERVER"
 fi
 ok "nats-server $("$NATS_SERVER" --version 2>&1 | awk '{print $NF}')"
 
