@@ -167,21 +167,33 @@ for values in default production; do
   fi
 done
 
+# The tables below: one entry a string of fields separated by "|", each field one argument
+# as it is (spaces included); @CHART@ in a field is the chart's directory. split_entry
+# puts an entry's fields into the array `fields`: the checkout's path may hold spaces,
+# which a split on blanks would break into several arguments.
+split_entry() {
+  local raw f
+  IFS='|' read -r -a raw <<<"$1"
+  fields=()
+  for f in "${raw[@]}"; do fields+=("${f//@CHART@/"$CHART"}"); done
+}
+
 step "helm template"
 rendered=()
-# name=extra helm arguments
+# name|extra helm arguments...
 renderings=(
-  "dev="
-  "prod=-f $CHART/values-production.yaml --set image.tag=$PROD_TAG"
-  "minimal=--set networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
+  "dev"
+  "prod|-f|@CHART@/values-production.yaml|--set|image.tag=$PROD_TAG"
+  "minimal|--set|networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
   # A service added by a values entry alone (the chart has no per-service template).
-  "added-service=--set services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
+  "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
   # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
-  "game-servers=--set-json nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
+  "game-servers|--set-json|nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
 )
 for item in "${renderings[@]}"; do
-  name="${item%%=*}"
-  read -r -a extra <<<"${item#*=}"
+  split_entry "$item"
+  name="${fields[0]}"
+  extra=("${fields[@]:1}")
   out="$WORK/$name.yaml"
   if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >"$out" 2>"$WORK/$name.err"; then
     rendered+=("$name=$out")
@@ -221,19 +233,21 @@ sys.exit(0 if len(rules) == 1 and [p["port"] for p in rules[0]["ports"]] == [422
 done
 
 # Values the chart must refuse at render, with a message naming the fix.
-# name|extra helm arguments|text the error must contain
+# name|extra helm arguments...|text the error must contain
 refusals=(
-  "no-database-egress|--set trial.mongodb.enabled=false|databaseEgress is empty"
+  "no-database-egress|--set|trial.mongodb.enabled=false|databaseEgress is empty"
   # A configuration-only upgrade without the tag would roll every service to appVersion.
-  "prod-without-image-tag|-f $CHART/values-production.yaml|image.tag (or services.friendship.image.tag) is required"
+  "prod-without-image-tag|-f|@CHART@/values-production.yaml|image.tag (or services.friendship.image.tag) is required"
   # A per-service tag covers that service only.
-  "prod-one-service-tag|-f $CHART/values-production.yaml --set services.friendship.image.tag=1.0.0|image.tag (or services.gateway.image.tag) is required"
+  "prod-one-service-tag|-f|@CHART@/values-production.yaml|--set|services.friendship.image.tag=1.0.0|image.tag (or services.gateway.image.tag) is required"
   # nats.clientIngress is a list of NetworkPolicy peers, not one.
-  "client-ingress-not-a-list|--set nats.clientIngress.namespaceSelector.matchLabels.team=games|/nats/clientIngress.: got object, want array"
+  "client-ingress-not-a-list|--set|nats.clientIngress.namespaceSelector.matchLabels.team=games|/nats/clientIngress.: got object, want array"
 )
 for item in "${refusals[@]}"; do
-  IFS='|' read -r name args expected <<<"$item"
-  read -r -a extra <<<"$args"
+  split_entry "$item"
+  name="${fields[0]}"
+  expected="${fields[-1]}"
+  extra=("${fields[@]:1:${#fields[@]}-2}")
   if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >/dev/null 2>"$WORK/$name.err"; then
     bad "helm template ($name) renders; it must be refused"
     record_failure "refusal $name"
