@@ -26,7 +26,8 @@
 #      added by a values entry alone (it must get every object the others have), one with
 #      game servers admitted to NATS (nats.clientIngress, in the NATS NetworkPolicy); and
 #      values the chart must refuse at render (a service with a database and no way to it,
-#      production values without an image tag, nats.clientIngress not a list)
+#      production values without an image tag, nats.clientIngress not a list, an image tag
+#      that is a number)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
 #      fields fail), for the oldest and the newest Kubernetes version we support
 #   5. the Prometheus rules, the Grafana dashboard and the rendered ServiceMonitor and
@@ -157,7 +158,7 @@ PROD_TAG="${PROD_TAG:-1.0.0-validate}"
 step "helm lint --strict (default and production values)"
 for values in default production; do
   args=()
-  [ "$values" = production ] && args=(-f "$CHART/values-production.yaml" --set "image.tag=$PROD_TAG")
+  [ "$values" = production ] && args=(-f "$CHART/values-production.yaml" --set-string "image.tag=$PROD_TAG")
   if "$HELM" lint --strict "$CHART" "${args[@]}" >"$WORK/lint.out" 2>&1; then
     ok "$values values"
   else
@@ -183,7 +184,7 @@ rendered=()
 # name|extra helm arguments...
 renderings=(
   "dev"
-  "prod|-f|@CHART@/values-production.yaml|--set|image.tag=$PROD_TAG"
+  "prod|-f|@CHART@/values-production.yaml|--set-string|image.tag=$PROD_TAG"
   "minimal|--set|networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
   # A service added by a values entry alone (the chart has no per-service template).
   "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
@@ -242,6 +243,10 @@ refusals=(
   "prod-one-service-tag|-f|@CHART@/values-production.yaml|--set|services.friendship.image.tag=1.0.0|image.tag (or services.gateway.image.tag) is required"
   # nats.clientIngress is a list of NetworkPolicy peers, not one.
   "client-ingress-not-a-list|--set|nats.clientIngress.namespaceSelector.matchLabels.team=games|/nats/clientIngress.: got object, want array"
+  # An image tag is a string: Helm renders a number from a values file as a float
+  # (tag: 20261127 as 2.0261127e+07); --set makes an all-digit tag a number too.
+  "image-tag-a-number|--set-json|image.tag=20261127|/image/tag.: got number, want string"
+  "service-image-tag-a-number|--set|services.tasks.image.tag=20261127|/services/tasks/image/tag.: got number, want string"
 )
 for item in "${refusals[@]}"; do
   split_entry "$item"
