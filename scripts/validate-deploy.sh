@@ -24,8 +24,9 @@
 #   3. helm template: default values ("dev"), values-production.yaml with a tag ("prod"), a
 #      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), one with a service
 #      added by a values entry alone (it must get every object the others have), one with
-#      game servers admitted to NATS (nats.clientIngress, in the NATS NetworkPolicy); and
-#      values the chart must refuse at render (a service with a database and no way to it,
+#      game servers admitted to NATS (nats.clientIngress, in the NATS NetworkPolicy), one
+#      with NATS outside the release (reached through extraEgress); and values the chart
+#      must refuse at render (a service with a database or NATS and no way to it,
 #      production values without an image tag, nats.clientIngress not a list, an image tag
 #      that is a number)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
@@ -190,6 +191,8 @@ renderings=(
   "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
   # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
   "game-servers|--set-json|nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
+  # NATS outside the release, reached through every service's extraEgress.
+  "external-nats|--set|nats.inCluster.enabled=false,nats.url=nats://nats.example:4222|--set-json|serviceDefaults.extraEgress=[{\"to\":[{\"ipBlock\":{\"cidr\":\"10.20.0.0/16\"}}],\"ports\":[{\"protocol\":\"TCP\",\"port\":4222}]}]"
 )
 for item in "${renderings[@]}"; do
   split_entry "$item"
@@ -237,6 +240,8 @@ done
 # name|extra helm arguments...|text the error must contain
 refusals=(
   "no-database-egress|--set|trial.mongodb.enabled=false|databaseEgress is empty"
+  # The same for NATS outside the release: no rule to it was rendered, and nothing failed.
+  "no-nats-egress|--set|nats.inCluster.enabled=false,nats.url=nats://nats.example:4222|nats.inCluster.enabled is false and services.friendship.extraEgress is empty"
   # A configuration-only upgrade without the tag would roll every service to appVersion.
   "prod-without-image-tag|-f|@CHART@/values-production.yaml|image.tag (or services.friendship.image.tag) is required"
   # A per-service tag covers that service only.
