@@ -429,6 +429,13 @@ func indexHint(t table, terms []term, jsonOnly bool, sortKeys []string) *metadat
 			}
 
 			how := tm.seek(index.Unique, jsonOnly)
+			// On a table with the _id column, _id's `->` condition names the column, which only
+			// the _id_ index is built on: another unique index with an _id key (on `->"_id"`)
+			// cannot seek on it.
+			if tm.f.isID && tm.f.idExpr == metadata.IDKeyColumn && index.Unique && !index.IDColumn {
+				how = 0
+			}
+
 			if how == 'e' {
 				points++
 				continue

@@ -102,6 +102,7 @@ func TestGftsPushdownQueryKeptByShape(t *testing.T) {
 	reversed := []metadata.IndexInfo{indexes[3], indexes[2], indexes[1], indexes[0]}
 	flipped := []metadata.IndexInfo{indexes[0], {Name: "pair", Key: key("applicationId", "pairKey"), Unique: true}, indexes[2], indexes[3]}
 	notUnique := []metadata.IndexInfo{indexes[0], {Name: "pair", Key: key("applicationId", "pairKey")}, indexes[2], indexes[3]}
+	idColumn := []metadata.IndexInfo{{Name: "_id_", Key: key("_id"), Unique: true, IDColumn: true}, indexes[1], indexes[2], indexes[3]}
 	for i, pair := range []struct {
 		filters [2]*types.Document
 		indexes [2][]metadata.IndexInfo
@@ -114,6 +115,8 @@ func TestGftsPushdownQueryKeptByShape(t *testing.T) {
 		{[2]*types.Document{gftsDoc("applicationId", "a", "pairKey", "k"), gftsDoc("applicationId", "a", "pairKey", "k")}, [2][]metadata.IndexInfo{indexes, flipped}},
 		{[2]*types.Document{gftsDoc("applicationId", "a", "pairKey", "k"), gftsDoc("applicationId", "a", "pairKey", "k")}, [2][]metadata.IndexInfo{indexes, notUnique}},
 		{[2]*types.Document{gftsDoc("applicationId", "a", "requester", "r"), gftsDoc("applicationId", "a", "requester", "r")}, [2][]metadata.IndexInfo{indexes, reversed}},
+		{[2]*types.Document{gftsDoc("_id", "r", "applicationId", "a"), gftsDoc("_id", "r", "applicationId", "a")}, [2][]metadata.IndexInfo{indexes, idColumn}},
+		{[2]*types.Document{gftsDoc("_id", gftsIn("r", "s"), "status", "x"), gftsDoc("_id", gftsIn("r", "s"), "status", "x")}, [2][]metadata.IndexInfo{idColumn, indexes}},
 	} {
 		for j := range pair.filters {
 			wantQ, wantArgs := gftsBuilt("SELECT x FROM t", pair.filters[j], "t", pair.indexes[j])
@@ -123,6 +126,11 @@ func TestGftsPushdownQueryKeptByShape(t *testing.T) {
 				t.Errorf("one-part pair %d.%d: %s %v, want %s %v", i, j, q, args, wantQ, wantArgs)
 			}
 		}
+	}
+
+	// on a table with the _id column, _id's conditions name it
+	if q, _, _ := pushdownQuery("SELECT x FROM t", gftsDoc("_id", gftsIn("r", "s")), "t", idColumn); !strings.Contains(q, metadata.IDKeyColumn+" IN (?, ?)") {
+		t.Errorf("_id on a table with the column: %s", q)
 	}
 
 	// another table, other indexes or another $in length is another shape
