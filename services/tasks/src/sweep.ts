@@ -50,7 +50,7 @@ export class Sweeper {
       const expired = await this.deleteExpired(now);
       const events = await processed.prune(new Date(now.getTime() - settings.processedEventRetentionMs));
       const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
-      // erasures a crash left between storing the job and publishing its event
+      // erasures whose event is not known to be in JetStream (a crash after storing the job, a publish not acknowledged)
       const erasures = await this.deps.erasures.publishLeftOver(new Date(now.getTime() - settings.claimRecoveryAfterMs));
       if (recovered + expired + events + prunedKeys + erasures > 0) log.info({ recovered, expired, events, keys: prunedKeys, erasures }, 'sweep');
     } catch (error) {

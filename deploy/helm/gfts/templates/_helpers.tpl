@@ -126,7 +126,7 @@ the tag would otherwise roll every service to the appVersion, whatever runs now.
 {{- $tag := $image.tag | default $root.Values.image.tag | toString -}}
 {{- if not $tag -}}
 {{- if not $root.Values.trial.secrets -}}
-{{- fail (printf "image.tag (or services.%s.image.tag) is required: without it the %s pods would run the chart's appVersion %s, not the images running now (a config-only helm upgrade would roll every service to it). Pass the release's current tag, e.g. --set image.tag=<version>, on every upgrade (docs/operations.md, \"Configure\"); only trials (trial.secrets=true) default to the appVersion." $name $name $root.Chart.AppVersion) -}}
+{{- fail (printf "image.tag (or services.%s.image.tag) is required: without it the %s pods would run the chart's appVersion %s, not the images running now (a config-only helm upgrade would roll every service to it). Pass the release's current tag, e.g. --set-string image.tag=<version>, on every upgrade (docs/operations.md, \"Configure\"); only trials (trial.secrets=true) default to the appVersion." $name $name $root.Chart.AppVersion) -}}
 {{- end -}}
 {{- $tag = $root.Chart.AppVersion -}}
 {{- end -}}
