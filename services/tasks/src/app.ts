@@ -85,7 +85,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const events = new TaskEvents(nats, names, app.log);
 
   const catalog = new CatalogService(catalogRepository, cache, events, settingsRepository, config.CATALOG_MAX_TASKS);
-  const assign = new AssignService(catalogRepository, gamerTasks, progress, keys, config.MAX_TASKS_PER_ASSIGN, settingsRepository);
+  const assign = new AssignService(catalogRepository, gamerTasks, progress, keys, config.MAX_TASKS_PER_ASSIGN, settingsRepository, config.IDEMPOTENCY_KEY_RETENTION_MS);
   const reads = new GamerTaskService(catalogRepository, gamerTasks, progress, inventory, unlockStats);
   const settings = new SettingsService(settingsRepository);
   const unlockRates = new UnlockRateService(catalogRepository, unlockStats);

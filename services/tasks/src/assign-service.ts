@@ -27,14 +27,17 @@ export class AssignService {
   private readonly keys: IdempotencyRepository;
   private readonly maxTasks: number;
   private readonly settings: SettingsRepository;
+  /** how long a key is remembered (IDEMPOTENCY_KEY_RETENTION_MS): trees older than that are no retry's */
+  private readonly keyRetentionMs: number;
 
-  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, progress: GamerProgressRepository, keys: IdempotencyRepository, maxTasks: number, settings: SettingsRepository) {
+  constructor(catalog: CatalogRepository, gamerTasks: GamerTaskRepository, progress: GamerProgressRepository, keys: IdempotencyRepository, maxTasks: number, settings: SettingsRepository, keyRetentionMs: number) {
     this.catalog = catalog;
     this.gamerTasks = gamerTasks;
     this.progress = progress;
     this.keys = keys;
     this.maxTasks = maxTasks;
     this.settings = settings;
+    this.keyRetentionMs = keyRetentionMs;
   }
 
   async assign(identity: Identity, request: AssignRequest, idempotencyKey?: string): Promise<GamerTask[]> {
@@ -94,8 +97,9 @@ export class AssignService {
     ]);
     const expiredAt = expiryFor(family, now, seasonEnd, schedule);
     const active = await this.gamerTasks.activeOf([{ applicationId, gamerId }], now);
-    // the trees an earlier attempt with this key wrote before it failed are this request's
-    const adopted = assignKey === undefined ? [] : adoptedTrees(active, assignKey, family);
+    // the trees an earlier attempt with this key wrote before it failed are this request's;
+    // those written before the key's retention are an older request's, whose key was forgotten
+    const adopted = assignKey === undefined ? [] : adoptedTrees(active, assignKey, family, new Date(now.getTime() - this.keyRetentionMs));
     // their missing progress entries added, and their progress as it stands (games may have come since)
     const adoptedParents = adopted.length === 0 ? [] : (await this.progress.overlay(identity, adopted.flatMap((tree) => [tree.parent, ...tree.children]), now)).filter((r) => r.parentGamerTaskId === null);
     const order = assignmentOrder(candidates, new Set(active.map((t) => t.taskId)));
@@ -118,9 +122,9 @@ export class AssignService {
   }
 }
 
-/** The active trees a keyed assign of `family` wrote under `assignKey`: its parents and their children. */
-function adoptedTrees(active: GamerTaskRecord[], assignKey: string, family: TaskFamily): { parent: GamerTaskRecord; children: GamerTaskRecord[] }[] {
+/** The active trees a keyed assign of `family` wrote under `assignKey` since `since`: its parents and their children. */
+function adoptedTrees(active: GamerTaskRecord[], assignKey: string, family: TaskFamily, since: Date): { parent: GamerTaskRecord; children: GamerTaskRecord[] }[] {
   return active
-    .filter((t) => t.assignKey === assignKey && t.parentGamerTaskId === null && t.family === family)
+    .filter((t) => t.assignKey === assignKey && t.parentGamerTaskId === null && t.family === family && t.createdAt >= since)
     .map((parent) => ({ parent, children: active.filter((t) => t.parentGamerTaskId === parent.id) }));
 }

@@ -15,6 +15,7 @@ import { openStore, type GamerProgressDoc } from '../../src/repository/store.ts'
 import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
 const child = (over: Record<string, unknown> = {}) => ({ name: 'Child', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', ...over });
 
 describe('assign and the gamer task list', () => {
@@ -39,7 +40,7 @@ describe('assign and the gamer task list', () => {
       const flaky = new Proxy(progress, {
         get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
       });
-      const service = new AssignService(new CatalogRepository(store), gamerTasks, flaky, new IdempotencyRepository(store), 5, new SettingsRepository(store));
+      const service = new AssignService(new CatalogRepository(store), gamerTasks, flaky, new IdempotencyRepository(store), 5, new SettingsRepository(store), DAY_MS);
       const request = { family: 'daily' as const, numberOfTasks: 2 };
       await expect(service.assign(identity, request, 'k1')).rejects.toThrow('store away');
       // a game comes between (the tasks were written, their progress entries not: a list adds them)
@@ -55,6 +56,30 @@ describe('assign and the gamer task list', () => {
     } finally {
       await connection.close();
     }
+  });
+
+  it('a key reused after its retention is a new request: the trees of its old request are not taken', async () => {
+    const world = new World(stack);
+    await Promise.all([1, 2, 3, 4].map((n) => world.createTask({ family: 'lifetime', name: `Life ${n}` })));
+    const ann = world.gamer();
+    const key = { 'idempotency-key': `kept-${randomUUID()}` };
+    const first = await world.assign(ann, 'lifetime', 2, key);
+    expect(first.status).toBe(200);
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      // a day and a minute later: the sweep has forgotten the key (IDEMPOTENCY_KEY_RETENTION_MS,
+      // 24 h), and the lifetime tasks are still held
+      expect((await store.idempotencyKeys.deleteOne({ _id: `${world.app}:${ann.id}:${key['idempotency-key']}` })).deletedCount).toBe(1);
+      await store.gamerTasks.updateMany({ applicationId: world.app, gamerId: ann.id }, { $set: { createdAt: new Date(Date.now() - DAY_MS - 60_000) } });
+    } finally {
+      await connection.close();
+    }
+    const again = await world.assign(ann, 'lifetime', 2, key);
+    expect(again.status).toBe(200);
+    const firstIds = (first.body as GamerTask[]).map((t) => t.id);
+    expect((again.body as GamerTask[]).map((t) => t.id).filter((id) => firstIds.includes(id))).toEqual([]);
+    expect(await world.tasks(ann)).toHaveLength(4);
   });
 
   it('answers an array of distinct random tasks of the family with the spec\'s gamer task fields', async () => {
@@ -348,7 +373,7 @@ describe('assign and the gamer task list', () => {
       expect(inserts).toBe(3);
       // the assign answers that a request with the key is running, and assigns nothing
       const gamerTasks = new GamerTaskRepository(churning);
-      const service = new AssignService(new CatalogRepository(churning), gamerTasks, new GamerProgressRepository(churning, gamerTasks, 100), new IdempotencyRepository(churning), 5, new SettingsRepository(churning));
+      const service = new AssignService(new CatalogRepository(churning), gamerTasks, new GamerProgressRepository(churning, gamerTasks, 100), new IdempotencyRepository(churning), 5, new SettingsRepository(churning), DAY_MS);
       await expect(service.assign(identity, { family: 'daily', numberOfTasks: 1 }, 'churn')).rejects.toMatchObject({ status: 409, code: 'CONFLICT' });
       expect(await gamerTasks.activeOf([identity], new Date())).toEqual([]);
     } finally {
