@@ -211,12 +211,17 @@ func TestGftsIDColumn(t *testing.T) {
 
 	// A table as the build before created it: no id column, the _id_ index on IDColumn.
 	const oldTable = "old_0000beef"
+	// A table of this build whose _id_ index was never built (a crash right after the table):
+	// the column, recorded with the table, and no index.
+	const bareTable = "bare_0000beef"
 
 	for _, q := range []string{
 		fmt.Sprintf("CREATE TABLE %q (%[2]s TEXT NOT NULL CHECK(%[2]s != '')) STRICT", oldTable, metadata.DefaultColumn),
 		fmt.Sprintf("CREATE UNIQUE INDEX %q ON %q (%s)", oldTable+"__id_", oldTable, metadata.IDColumn),
 		`INSERT INTO "_ferretdb_collections" (name, table_name, settings) VALUES ('old', '` + oldTable + `', ` +
 			`'{"uuid":"0e0e0e0e-0000-4000-8000-000000000000","indexes":[{"name":"_id_","key":[{"field":"_id","descending":false}],"unique":true,"gfts_null_key":true}],"cappedSize":0,"cappedDocuments":0}')`,
+		fmt.Sprintf("CREATE TABLE %q (%[2]s TEXT NOT NULL CHECK(%[2]s != ''), %[3]s TEXT NOT NULL) STRICT", bareTable, metadata.DefaultColumn, metadata.IDKeyColumn),
+		`INSERT INTO "_ferretdb_collections" (name, table_name, settings) VALUES ('bare', '` + bareTable + `', '{"gfts_id_column":true}')`,
 	} {
 		_, err := sqlDB.ExecContext(ctx, q)
 		must.NoError(err)
@@ -231,6 +236,30 @@ func TestGftsIDColumn(t *testing.T) {
 	gftsCheckByID(t, ctx, db, "old", nil, "")
 
 	sqlDB = b.r.DatabaseGetExisting(ctx, dbName)
+
+	// the bare table takes inserts (its column filled) and finds, updates and deletes by _id
+	// (unindexed, by the expression, until its _id_ index exists)
+	bare := must.NotFail(db.Collection("bare"))
+	for i, id := range gftsIDs() {
+		_, err = bare.InsertAll(ctx, &backends.InsertAllParams{Docs: []*types.Document{gftsDoc("_id", id, "n", int32(i))}})
+		must.NoError(err)
+
+		res := must.NotFail(bare.Query(ctx, &backends.QueryParams{Filter: gftsDoc("_id", id)}))
+		found := 0
+
+		for _, d := range must.NotFail(iterator.ConsumeValues[struct{}, *types.Document](res.Iter)) {
+			if must.NotFail(d.Get("n")) == int32(i) {
+				found++
+			}
+		}
+
+		updated := must.NotFail(bare.UpdateAll(ctx, &backends.UpdateAllParams{Docs: []*types.Document{gftsDoc("_id", id, "n", int32(i+100))}}))
+		deleted := must.NotFail(bare.DeleteAll(ctx, &backends.DeleteAllParams{IDs: []any{id}}))
+
+		if found != 1 || updated.Updated != 1 || deleted.Deleted != 1 {
+			t.Errorf("bare: _id %v: found %d, updated %d, deleted %d", id, found, updated.Updated, deleted.Deleted)
+		}
+	}
 
 	// An UPDATE of the document: on the new table no function runs for the _id_ index (SQLite
 	// leaves an index alone when no column it reads is set); the old table's parses the JSON.
