@@ -209,6 +209,31 @@ func TestGftsIDColumn(t *testing.T) {
 		t.Errorf("by _id and x beside a unique (_id, x) index: %s", plan)
 	}
 
+	// A unique index on a field SQLite would read as a column when double-quoted (the rowid's
+	// names, this backend's columns) indexes the field.
+	must.NoError(db.CreateCollection(ctx, &backends.CreateCollectionParams{Name: "named"}))
+	named := must.NotFail(db.Collection("named"))
+	_, err = named.CreateIndexes(ctx, &backends.CreateIndexesParams{Indexes: []backends.IndexInfo{
+		{Name: "by_rowid", Key: []backends.IndexKeyPair{{Field: "rowid"}}, Unique: true},
+		{Name: "by_id_column", Key: []backends.IndexKeyPair{{Field: metadata.IDKeyColumn}}, Unique: true},
+	}})
+	must.NoError(err)
+
+	for i, tc := range []struct {
+		doc       *types.Document
+		duplicate bool
+	}{
+		{gftsDoc("_id", int32(1), "rowid", "a", metadata.IDKeyColumn, "z"), false},
+		{gftsDoc("_id", int32(2), "rowid", "a", metadata.IDKeyColumn, "y"), true},
+		{gftsDoc("_id", int32(3), "rowid", "b", metadata.IDKeyColumn, "z"), true},
+		{gftsDoc("_id", int32(4), "rowid", "b", metadata.IDKeyColumn, "y"), false},
+	} {
+		_, err = named.InsertAll(ctx, &backends.InsertAllParams{Docs: []*types.Document{tc.doc}})
+		if got := backends.ErrorCodeIs(err, backends.ErrorCodeInsertDuplicateID); got != tc.duplicate || (err != nil && !got) {
+			t.Errorf("insert %d into unique indexes on rowid and %s: duplicate %v, want %v (%v)", i, metadata.IDKeyColumn, got, tc.duplicate, err)
+		}
+	}
+
 	// A table as the build before created it: no id column, the _id_ index on IDColumn.
 	const oldTable = "old_0000beef"
 	// A table of this build whose _id_ index was never built (a crash right after the table):
