@@ -49,7 +49,10 @@ describe('a replica cut off from NATS', () => {
 
   it('sends an open socket what was stored for its gamer while the replica was away, once', async () => {
     const ann = gamer(app, 'Ann');
-    const live = await LiveClient.open(`${cutOff.wsUrl}${LIVE}`, { headers: ann.auth });
+    // opened as a resume from before anything was stored: the replica subscribes after the
+    // upgrade, so a notification published in between reaches the socket by the replay (a
+    // fresh socket misses it; on a fast machine this test lost that race every time)
+    const live = await LiveClient.open(`${cutOff.wsUrl}${LIVE}?since=${nextId()}`, { headers: ann.auth });
     const before = await notify(ann);
     await live.next(NotificationType.TASK_COMPLETED, (n) => n.id === before);
 
