@@ -86,7 +86,8 @@ export class AssignService {
     }
   }
 
-  private async pick(identity: Identity, { family, numberOfTasks }: AssignRequest, assignKey?: string): Promise<GamerTask[]> {
+  private async pick(identity: Identity, request: AssignRequest, assignKey?: string, again = false): Promise<GamerTask[]> {
+    const { family, numberOfTasks } = request;
     const { applicationId, gamerId } = identity;
     const now = new Date();
     const candidates = (await this.catalog.listLive(applicationId)).filter((e) => !e.archived && !e.isAchievement && e.family === family);
@@ -117,6 +118,10 @@ export class AssignService {
       await this.progress.add(identity, written.flatMap((tree) => [tree.parent, ...tree.children]), now);
       for (const tree of written) created.push(gamerTaskView(tree.parent));
     }
+    // The period turned over while its tasks were written (an assign in the last moments before
+    // a reset): they are expired already, gone from every read. The assign runs again, once,
+    // in the new period (periods last a day at least, so a second turn-over cannot follow).
+    if (!again && expiredAt !== null && expiredAt.getTime() <= Date.now()) return this.pick(identity, request, assignKey, true);
     if (created.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the gamer already holds every ${family} task`);
     return created;
   }

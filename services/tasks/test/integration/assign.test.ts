@@ -1,7 +1,7 @@
 import type { GamerTask } from '@gfts/contracts';
 import { eventually } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import mongoose from 'mongoose';
 import { expiryFor } from '../../src/domain/expiry.ts';
 import { assignFingerprint } from '../../src/domain/idempotency.ts';
@@ -80,6 +80,45 @@ describe('assign and the gamer task list', () => {
     const firstIds = (first.body as GamerTask[]).map((t) => t.id);
     expect((again.body as GamerTask[]).map((t) => t.id).filter((id) => firstIds.includes(id))).toEqual([]);
     expect(await world.tasks(ann)).toHaveLength(4);
+  });
+
+  it('an assign the daily reset overtakes while it writes assigns again in the new day, not tasks already expired', async () => {
+    const world = new World(stack);
+    await Promise.all([1, 2, 3].map((n) => world.createTask({ name: `Late ${n}` })));
+    const ann = world.gamer();
+    const identity = { applicationId: world.app, gamerId: ann.id, roles: [] };
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      const gamerTasks = new GamerTaskRepository(store);
+      const settings = new SettingsRepository(store);
+      // the clock of this process only (the service runs here): 50 ms before the next reset,
+      // and past it once the first tree is written
+      const reset = expiryFor('daily', new Date(), null, await settings.schedule(world.app))!;
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(reset.getTime() - 50);
+      let moved = false;
+      const slow = new Proxy(gamerTasks, {
+        get: (target, prop, receiver) => (prop === 'insertTree'
+          ? async (...args: Parameters<GamerTaskRepository['insertTree']>) => {
+            const inserted = await target.insertTree(...args);
+            if (!moved) vi.setSystemTime(reset.getTime() + 1_000);
+            moved = true;
+            return inserted;
+          }
+          : Reflect.get(target, prop, receiver)),
+      });
+      const service = new AssignService(new CatalogRepository(store), slow, new GamerProgressRepository(store, gamerTasks, 100), new IdempotencyRepository(store), 5, settings, DAY_MS);
+      const assigned = await service.assign(identity, { family: 'daily', numberOfTasks: 2 });
+      expect(assigned).toHaveLength(2);
+      // none of them expired when answered: they are the new day's, and the ones held now
+      for (const t of assigned) expect(new Date(t.expiredAt!).getTime()).toBeGreaterThan(Date.now());
+      const held = await gamerTasks.activeOf([identity], new Date());
+      expect(held.map((t) => t.id).sort()).toEqual(assigned.map((t) => t.id).sort());
+    } finally {
+      vi.useRealTimers();
+      await connection.close();
+    }
   });
 
   it('answers an array of distinct random tasks of the family with the spec\'s gamer task fields', async () => {
