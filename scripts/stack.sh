@@ -59,6 +59,8 @@ if ! [[ $STACK_NAME =~ ^[a-zA-Z0-9][a-zA-Z0-9_.-]*$ ]]; then
   exit 2
 fi
 set -euo pipefail
+# start_container's per-call setting (below): not one exported in the caller's shell
+unset DB_STATE
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 say() { printf '==> %s\n' "$*" >&2; }
