@@ -11,11 +11,18 @@ import { IdempotencyRepository } from '../../src/repository/event-log-repository
 import { GamerProgressRepository, progressKey } from '../../src/repository/gamer-progress-repository.ts';
 import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
 import { SettingsRepository } from '../../src/repository/settings-repository.ts';
-import { openStore, type GamerProgressDoc } from '../../src/repository/store.ts';
+import { openStore, type GamerProgressDoc, type Store } from '../../src/repository/store.ts';
 import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The assign use case in this process over `store`, with a repository swapped where a test needs a fault. */
+function assignService(store: Store, swapped: { gamerTasks?: GamerTaskRepository; progress?: GamerProgressRepository } = {}): AssignService {
+  const gamerTasks = new GamerTaskRepository(store);
+  const progress = swapped.progress ?? new GamerProgressRepository(store, gamerTasks, 100);
+  return new AssignService(new CatalogRepository(store), swapped.gamerTasks ?? gamerTasks, progress, new IdempotencyRepository(store), 5, new SettingsRepository(store), DAY_MS);
+}
 const child = (over: Record<string, unknown> = {}) => ({ name: 'Child', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', ...over });
 
 describe('assign and the gamer task list', () => {
@@ -40,7 +47,7 @@ describe('assign and the gamer task list', () => {
       const flaky = new Proxy(progress, {
         get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
       });
-      const service = new AssignService(new CatalogRepository(store), gamerTasks, flaky, new IdempotencyRepository(store), 5, new SettingsRepository(store), DAY_MS);
+      const service = assignService(store, { progress: flaky });
       const request = { family: 'daily' as const, numberOfTasks: 2 };
       await expect(service.assign(identity, request, 'k1')).rejects.toThrow('store away');
       // a game comes between (the tasks were written, their progress entries not: a list adds them)
@@ -108,7 +115,7 @@ describe('assign and the gamer task list', () => {
           }
           : Reflect.get(target, prop, receiver)),
       });
-      const service = new AssignService(new CatalogRepository(store), slow, new GamerProgressRepository(store, gamerTasks, 100), new IdempotencyRepository(store), 5, settings, DAY_MS);
+      const service = assignService(store, { gamerTasks: slow });
       const assigned = await service.assign(identity, { family: 'daily', numberOfTasks: 2 });
       expect(assigned).toHaveLength(2);
       // none of them expired when answered: they are the new day's, and the ones held now
@@ -412,7 +419,7 @@ describe('assign and the gamer task list', () => {
       expect(inserts).toBe(3);
       // the assign answers that a request with the key is running, and assigns nothing
       const gamerTasks = new GamerTaskRepository(churning);
-      const service = new AssignService(new CatalogRepository(churning), gamerTasks, new GamerProgressRepository(churning, gamerTasks, 100), new IdempotencyRepository(churning), 5, new SettingsRepository(churning), DAY_MS);
+      const service = assignService(churning);
       await expect(service.assign(identity, { family: 'daily', numberOfTasks: 1 }, 'churn')).rejects.toMatchObject({ status: 409, code: 'CONFLICT' });
       expect(await gamerTasks.activeOf([identity], new Date())).toEqual([]);
     } finally {
