@@ -10,6 +10,8 @@ import type { GrantDoc } from './repository/store.ts';
 import type { ClaimMetrics } from './stats/metrics.ts';
 
 export interface ClaimFaults {
+  /** called between starting the claim and writing its grants (tests: an erasure there) */
+  beforeGrant?: (task: GamerTaskRecord) => void | Promise<void>;
   /** called between writing the grants and finishing the claim (tests: a crash there) */
   afterGrant?: (task: GamerTaskRecord) => void | Promise<void>;
 }
@@ -87,33 +89,48 @@ export class ClaimService {
         // a claim left half-done (its request failed after step 1) is the sweep's to finish;
         // a retry past the same age finishes it now, so the rewards need not wait for the sweep
         if (isAbandoned(started.task, now, this.recoveryAfterMs)) {
-          await this.finish(started.task);
+          if ((await this.finish(started.task)) === 'gone') throw notFound('no such gamer task');
           this.log.info({ gamerTaskId: started.task.id }, 'finished a claim left half-done, on a retry');
         }
         throw conflict(ErrorCode.ALREADY_CLAIMED, 'the rewards of this task were already claimed');
       case 'started':
-        await this.finish(started.task);
+        if ((await this.finish(started.task)) === 'gone') {
+          this.metrics.claims.inc({ outcome: 'not_found', rewarded: rewarded(started.task) });
+          throw notFound('no such gamer task');
+        }
         this.metrics.claims.inc({ outcome: 'claimed', rewarded: rewarded(started.task) });
         return started.task.task.rewards;
     }
   }
 
-  /** Steps 2 and 3; safe to repeat, and to run from two places at once. */
-  private async finish(task: GamerTaskRecord): Promise<void> {
+  /**
+   * Steps 2 and 3; safe to repeat, and to run from two places at once. `gone`: the gamer was
+   * erased under the claim. The erasure deletes the task before the inventory, so grants
+   * this claim wrote after the erasure's inventory delete are found here, after step 3, and
+   * taken back; nothing is announced for a gamer who no longer exists.
+   */
+  private async finish(task: GamerTaskRecord): Promise<'finished' | 'gone'> {
     const now = new Date();
     // Every finish of one claim (its request, a retry, recovery, two of them at once) grants
     // and announces with the time the claim started: the copies of its inventory.granted are
     // then alike, and the notifications inbox keeps one (docs/notifications.md, "Once per completion").
     const grantedAt = task.claimStartedAt ?? now;
-    const added = await this.inventory.grant(grantsOf(task, grantedAt));
+    await this.faults.beforeGrant?.(task);
+    const grants = grantsOf(task, grantedAt);
+    const added = await this.inventory.grant(grants);
     if (added > 0) this.metrics.grants.inc(added);
     await this.faults.afterGrant?.(task);
-    await this.gamerTasks.finishClaim(task.id, now);
+    if ((await this.gamerTasks.finishClaim(task.id, now)) === 'gone') {
+      await this.inventory.revoke(grants);
+      this.log.info({ gamerTaskId: task.id }, 'the gamer was erased during the claim: its grants were taken back');
+      return 'gone';
+    }
     const claimedAt = now.toISOString();
     const { applicationId, gamerId, taskId } = task;
     const rewards = task.task.rewards;
     this.events.claimed({ applicationId, gamerId, gamerTaskId: task.id, taskId, claimedAt, rewards });
     if (rewards.length > 0) this.events.granted({ applicationId, gamerId, gamerTaskId: task.id, items: rewards, grantedAt: grantedAt.toISOString() });
+    return 'finished';
   }
 
   /** Finishes every claim a crash left half-done (started at or before `before`). */
@@ -125,7 +142,7 @@ export class ClaimService {
       if (stuck.length === 0) return recovered;
       for (const task of stuck) {
         seen.add(task.id);
-        await this.finish(task);
+        if ((await this.finish(task)) === 'gone') continue;
         recovered++;
         this.log.info({ gamerTaskId: task.id }, 'finished a claim left half-done');
       }

@@ -137,9 +137,15 @@ export class GamerTaskRepository {
     return { kind: 'notCompleted' };
   }
 
-  /** Claim step 3: the claim is done. */
-  async finishClaim(id: string, now: Date): Promise<void> {
-    await this.store.gamerTasks.updateOne({ _id: id, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: now } });
+  /**
+   * Claim step 3: the claim is done. `finished` by this call, `alreadyFinished` by another
+   * finish of the same claim, or `gone`: the task was deleted meanwhile, which only a gamer's
+   * erasure does to a task being claimed (resets and the expiry sweep leave those).
+   */
+  async finishClaim(id: string, now: Date): Promise<'finished' | 'alreadyFinished' | 'gone'> {
+    const { matchedCount } = await this.store.gamerTasks.updateOne({ _id: id, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: now } });
+    if (matchedCount === 1) return 'finished';
+    return (await this.store.gamerTasks.findOne({ _id: id }, { projection: { _id: 1 } })) ? 'alreadyFinished' : 'gone';
   }
 
   /** Claims a crash left between step 1 and step 3, started at or before `before`. */

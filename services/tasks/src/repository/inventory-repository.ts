@@ -26,6 +26,12 @@ export class InventoryRepository {
     }
   }
 
+  /** Removes these grants, whoever holds them (a claim's own, when its gamer was erased under it); answers how many went. */
+  async revoke(grants: Pick<GrantDoc, '_id'>[]): Promise<number> {
+    if (grants.length === 0) return 0;
+    return (await this.store.grants.deleteMany({ _id: { $in: grants.map((g) => g._id) } })).deletedCount;
+  }
+
   /** Removes every grant of a gamer (an erase); answers how many went. */
   async removeAllOf(applicationId: string, gamerId: string): Promise<number> {
     return (await this.store.grants.deleteMany({ applicationId, gamerId })).deletedCount;

@@ -1,4 +1,4 @@
-import type { InventoryGrantedEvent, RewardItem, TaskClaimedEvent } from '@gfts/contracts';
+import type { ErasureJob, InventoryGrantedEvent, RewardItem, TaskClaimedEvent } from '@gfts/contracts';
 import { eventually, gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,12 +10,15 @@ describe('claims', () => {
   const crashAfterGrant = new Set<string>();
   /** run between the grants and the end of the claim of that gamer task (step 2 and 3) */
   const betweenGrantAndClaimed = new Map<string, () => Promise<void>>();
+  /** run between the start of the claim of that gamer task and its grants (step 1 and 2) */
+  const betweenStartAndGrant = new Map<string, () => Promise<void>>();
   const claimed: TaskClaimedEvent[] = [];
   const granted: InventoryGrantedEvent[] = [];
   beforeAll(async () => {
     stack = await startTasksStack({}, {
       faults: {
         claim: {
+          beforeGrant: async (task) => betweenStartAndGrant.get(task.id)?.(),
           afterGrant: async (task) => {
             if (crashAfterGrant.has(task.id)) throw new Error('injected crash between grant and claimed');
             await betweenGrantAndClaimed.get(task.id)?.();
@@ -222,6 +225,32 @@ describe('claims', () => {
     expect(await world.inventory(ann)).toEqual([{ inventoryItemId: coin, quantity: 5 }]);
     expect((await world.tasks(ann)).map((t) => [t.id, t.completed, t.claimed])).toEqual([[claiming.id, true, true]]);
     expect((await claim(claiming.id, ann)).status).toBe(409);
+  });
+
+  it('an erasure of the gamer while a claim is in flight leaves no grant behind: the claim answers 404 and announces nothing', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId } = await completedTask(world);
+    const db = await stack.db();
+    // the admin erases Ann after her claim started (step 1) and before it writes its grants
+    // (step 2); the claim goes on only once the tasks service's part of the erasure is done
+    betweenStartAndGrant.set(gamerTaskId, async () => {
+      const erasure = await stack.api<ErasureJob>('DELETE', `/api/v1/${world.app}/gamers/${ann.id}`, { headers: world.admin.auth });
+      expect(erasure.status).toBe(202);
+      await eventually(async () => {
+        const job = await stack.api<ErasureJob>('GET', `/api/v1/${world.app}/gamers/erasures/${erasure.body.jobId}`, { headers: world.admin.auth });
+        return job.body.services.find((s) => s.service === 'tasks')?.status === 'completed' ? true : undefined;
+      });
+    });
+    const answer = await claim(gamerTaskId, ann);
+    expect(answer.status).toBe(404);
+    expect(await db.collection('inventory_grants').countDocuments({ gamerId: ann.id })).toBe(0);
+    expect(await db.collection('gamer_tasks').countDocuments({ gamerId: ann.id })).toBe(0);
+    // a later claim's announcements arrive after any this one made (one connection, in order)
+    const later = await completedTask(new World(stack));
+    expect((await claim(later.gamerTaskId, later.ann)).status).toBe(200);
+    await eventually(async () => (granted.some((e) => e.gamerTaskId === later.gamerTaskId) ? true : undefined));
+    expect(claimed.filter((e) => e.gamerTaskId === gamerTaskId)).toEqual([]);
+    expect(granted.filter((e) => e.gamerTaskId === gamerTaskId)).toEqual([]);
   });
 
   it('finishes a claim a crash interrupted, granting exactly once', async () => {
