@@ -155,11 +155,14 @@ describe('poison and failing events', () => {
               if (failAlways.has(event.eventId)) throw new Error('injected failure');
               if (failOnce.delete(event.eventId)) throw new Error('injected crash before the ack');
             },
-            staleWrite: (events) => events.some((event) => {
+            // a stale write is a delivery of each of its events: every one's count goes down
+            // (`some` stopped at the first, so two events sharing a batch went out of step,
+            // and one was requeued once more than the test meant)
+            staleWrite: (events) => events.filter((event) => {
               const left = staleFor.get(event.eventId) ?? 0;
               if (left > 0) staleFor.set(event.eventId, left - 1);
               return left > 0;
-            }),
+            }).length > 0,
           },
         },
       },
