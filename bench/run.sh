@@ -70,7 +70,8 @@ writes bench/results/, stops the stack. See bench/README.md.
                        node bench/src/peer-profile.ts <peer json> .stack/cpuprof summarises them
                        (gateway and friendship: a table and a flame graph .svg per phase);
                        for other runs node bench/src/flamegraph-cli.ts .stack/cpuprof <prefix>
-  BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh)
+  BENCH_USE_RUNNING=1  use the stack of .stack/state.json (started with scripts/stack.sh);
+                       otherwise the bench's own stack is described in .stack/gfts-bench/
   BENCH_STACK_ROOT=DIR start the stack from another checkout's scripts/stack.sh (e.g. a git
                        worktree of older code, for a before/after): its services and images,
                        this checkout's bench; results name that checkout's commit (MONGO_IMAGE/
@@ -135,10 +136,6 @@ trap 'stop_stack; exit 143' TERM
 if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
   [ -f "$state" ] || { echo "BENCH_USE_RUNNING=1 but $state is missing: start scripts/stack.sh first" >&2; exit 1; }
 else
-  if [ -f "$state" ]; then
-    echo "a stack is already running ($state); stop it, or run with BENCH_USE_RUNNING=1" >&2
-    exit 1
-  fi
   # The gateway's per-gamer rate limit (600/min) would turn a load test of a few gamers into
   # a test of the limiter: raise it. Everything else runs with the stack's defaults.
   export RATE_LIMIT_MAX="${RATE_LIMIT_MAX:-10000000}"
@@ -149,7 +146,12 @@ else
   # own container names and ports, so a developer's scripts/stack.sh is never replaced or blocked
   export STACK_NAME="${STACK_NAME:-gfts-bench}"
   export GATEWAY_PORT="${GATEWAY_PORT:-18080}" FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-18081}" TASKS_PORT="${TASKS_PORT:-18082}" NOTIFICATIONS_PORT="${NOTIFICATIONS_PORT:-18083}"
-  mkdir -p "$root/.stack"
+  # and its own state file and logs, beside a developer's .stack/state.json (stack.sh's layout
+  # for a named stack). One left by a killed run is replaced: stack.sh itself refuses to start
+  # while containers of this name still run.
+  state="$root/.stack/$STACK_NAME/state.json"
+  rm -f "$state"
+  mkdir -p "$root/.stack/$STACK_NAME"
   echo "==> bench: starting the stack of $stack_root (log: .stack/bench-stack.log)" >&2
   # BENCH_CPU_PROF=1: the stack's node processes run under --cpu-prof and write their
   # profiles to .stack/cpuprof when they stop (bench/src/peer-profile.ts summarises them)
@@ -160,7 +162,7 @@ else
     echo "==> bench: CPU profiles of the stack go to .stack/cpuprof (figures of this run include the profiler's cost)" >&2
   fi
   # its state file and service logs stay in this checkout's .stack/
-  env "${prof_env[@]}" STATE_FILE="$state" LOG_DIR="$root/.stack/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
+  env "${prof_env[@]}" STATE_FILE="$state" LOG_DIR="$root/.stack/$STACK_NAME/logs" "$stack_root/scripts/stack.sh" >"$root/.stack/bench-stack.log" 2>&1 &
   stack_pid=$!
   for _ in $(seq 1 600); do
     if [ -f "$state" ] && curl -fsS "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).services.gateway.url' "$state")/readyz" >/dev/null 2>&1; then break; fi
@@ -172,7 +174,13 @@ fi
 
 echo "==> bench: load average $(cut -d' ' -f1-3 /proc/loadavg) before the run" >&2
 args=()
-for a in "$@"; do [ "$a" = --suggestions ] || [ "$a" = --peer ] || args+=("$a"); done
+has_state=0
+for a in "$@"; do
+  [ "$a" = --state ] && has_state=1
+  [ "$a" = --suggestions ] || [ "$a" = --peer ] || args+=("$a")
+done
+# the stack this run measures, unless the command line names one
+[ "$has_state" = 1 ] || args+=(--state "$state")
 node "$entry" "${args[@]}" &
 bench_pid=$!
 rc=0
