@@ -1,11 +1,17 @@
+/** An entry moves to the most-recently-used end at most once per this many ms. */
+const REORDER_EVERY_MS = 1_000;
+
 /**
  * A bounded map whose entries end at a time of their own (a token's `exp`): the least
- * recently used entry goes first when full, an expired entry is never returned. Holds
+ * recently used entry goes first when full (used to within a second: a hot entry is moved
+ * up at most once a second: moving it is a delete and an insert of the Map, and the stat
+ * consumer reads a definition per task of every gamer of a batch), an expired entry is
+ * never returned. Holds
  * results of pure, costly checks keyed by their exact input (a bearer token, an identity
  * assertion), so a hit is exactly as valid as the check it stands for, until it expires.
  */
 export class ExpiringCache<V> {
-  private readonly entries = new Map<string, { value: V; expiresAtMs: number }>();
+  private readonly entries = new Map<string, { value: V; expiresAtMs: number; usedAtMs?: number }>();
 
   private readonly maxEntries: number;
 
@@ -22,8 +28,11 @@ export class ExpiringCache<V> {
       return undefined;
     }
     // most recently used last: Map keeps insertion order
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    if (entry.usedAtMs === undefined || nowMs - entry.usedAtMs >= REORDER_EVERY_MS) {
+      entry.usedAtMs = nowMs;
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
     return entry.value;
   }
 

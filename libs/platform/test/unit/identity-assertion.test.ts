@@ -27,6 +27,22 @@ describe('ExpiringCache', () => {
     expect(cache.get('c', 0)).toBe(3);
   });
 
+  it('moves a hot entry up at most once a second: used again within it, it keeps its place', () => {
+    const cache = new ExpiringCache<number>(2);
+    cache.set('a', 1, 10_000);
+    cache.set('b', 2, 10_000);
+    expect(cache.get('a', 0)).toBe(1); // a moves up: b is the oldest
+    expect(cache.get('b', 500)).toBe(2); // b moves up: a is the oldest
+    expect(cache.get('a', 900)).toBe(1); // within a second of its move: a stays the oldest
+    cache.set('c', 3, 10_000);
+    expect(cache.get('a', 900)).toBeUndefined();
+    expect(cache.get('b', 1_400)).toBe(2); // within its second too: b stays, now the oldest
+    expect(cache.get('c', 1_400)).toBe(3); // c moves up
+    cache.set('d', 4, 10_000);
+    expect(cache.get('b', 1_400)).toBeUndefined();
+    expect(cache.get('c', 1_400)).toBe(3);
+  });
+
   it('keeps nothing when its size is 0, and forgets everything on clear', () => {
     const off = new ExpiringCache<number>(0);
     off.set('a', 1, 10_000);
