@@ -174,20 +174,23 @@ export class Hub {
    * After a reconnect: once NATS has the subscriptions again (the client sends them on
    * reconnecting; a flush confirms), every socket marked at the disconnect reads what it
    * missed. A socket whose read fails is closed 1011, and its client resumes with `since`.
-   * A flush that fails (NATS away again) leaves the marks for the next reconnect.
+   * A flush that fails, or NATS leaving again before a socket's turn (the epoch moved), leaves
+   * the marks for the next reconnect, whose own catch-up takes them.
    */
   private async catchUp(): Promise<void> {
+    const epoch = this.connectionEpoch;
     try {
       await this.opts.nc.flush();
     } catch {
       return;
     }
+    const connected = () => this.connectionEpoch === epoch;
     const waiting = [...this.sessions()];
     let next = 0;
     const worker = async () => {
-      for (let s = waiting[next++]; s; s = waiting[next++]) {
+      for (let s = waiting[next++]; s && connected(); s = waiting[next++]) {
         try {
-          await s.catchUp(this.opts.inbox);
+          await s.catchUp(this.opts.inbox, connected);
         } catch (error) {
           this.opts.log.warn({ err: error }, 'live socket could not catch up after NATS was away: closed for its client to resume');
           s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');

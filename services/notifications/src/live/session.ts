@@ -71,23 +71,31 @@ export class Session {
 
   /**
    * NATS went away: what is published for the gamer until this replica is back reaches no
-   * socket here (core NATS keeps nothing). Notes where this socket stands, for catchUp.
+   * socket here (core NATS keeps nothing). Notes where this socket stands, for catchUp, and
+   * holds what arrives live from now until the catch-up has sent what the inbox got: sent at
+   * once after the reconnect (while the socket waits its catch-up turn), a newer notification
+   * would reach the client before the older ones stored during the gap, and a client that
+   * dropped between the two would resume after the newer one and never get them.
    */
   markGap(): void {
     if (this.closed || this.gap) return;
     this.gap = { from: this.lastStored ?? this.resumedFrom ?? uuidv7Floor(this.openedAt), sent: new Set() };
+    this.held ??= [];
   }
 
   /**
    * NATS is back (and has the gamer's subscription again): sends what the inbox got during
    * the gap, as a resume would, without the live ones already sent; live ones are held
    * meanwhile and deduplicated the same way. Rejects when the inbox read fails.
+   * `connected`: whether the connection this catch-up was started for is still the one. A
+   * socket whose turn comes after NATS left again keeps its gap for the next reconnect:
+   * taken now, what is published during the second absence would be lost to it.
    */
-  async catchUp(inbox: Pick<InboxRepository, 'after'>): Promise<void> {
+  async catchUp(inbox: Pick<InboxRepository, 'after'>, connected: () => boolean = () => true): Promise<void> {
     // a resume's replay in flight ends first: it may have been reading when NATS left
     await this.replaying.catch(() => undefined);
     const gap = this.gap;
-    if (!gap || this.closed) return;
+    if (!gap || this.closed || !connected()) return;
     this.held ??= [];
     const caughtUp = this.replayAfter(inbox, gap.from, gap.sent);
     // taken now: a gap that opens during this read is caught up by the next reconnect
