@@ -49,6 +49,13 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
   const names = natsNames(opts.prefix);
   let current: { stop(): void } | undefined;
   let purger: ((holder: string) => Promise<unknown>) | undefined;
+  /**
+   * While the bucket's current keys load, a replica's holds come before its heartbeat (the
+   * heartbeat, rewritten every few seconds, is the newest message), each with the time it
+   * was put, hours ago maybe: swept then, a live replica looked dead, its gamers were
+   * announced offline and its keys purged (and it wrote them all again). No sweep until loaded.
+   */
+  let loadingBucket = false;
 
   // ended sessions reach the directory in batches, one write at a time: a replica's crash
   // ends thousands of sessions at once
@@ -91,8 +98,10 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     // after a retry: what the reload did not bring back was deleted while the watch was away
     const seen = reload ? { holds: new Set<string>(), holders: new Set<string>() } : undefined;
     let loading = values > 0;
+    loadingBucket = loading;
     const loaded = () => {
       loading = false;
+      loadingBucket = false;
       if (seen) for (const update of opts.board.retainOnly(seen, Date.now())) apply(update);
     };
     if (!loading) loaded();
@@ -129,12 +138,15 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
       } catch (error) {
         if (!stop.signal.aborted) opts.log.warn({ err: error }, 'presence watch failed; retrying');
       }
+      // a load cut short does not stop the sweep while the watch is away
+      loadingBucket = false;
       reload = true;
       await sleep(RETRY_MS, undefined, { signal: stop.signal }).catch(() => undefined);
     }
   })();
 
   const sweeper = setInterval(() => {
+    if (loadingBucket) return;
     const { updates, dead } = opts.board.sweep(Date.now());
     for (const update of updates) apply(update);
     for (const holder of dead) purge(holder);
