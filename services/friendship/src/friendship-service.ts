@@ -251,8 +251,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const { applicationId, gamerId } = caller;
       const target = rawTarget.toLowerCase();
       assertNotSelf(gamerId, target, 'block');
-      if (!(await repo.gamers.exists(applicationId, target))) throw notFound('no such gamer in this application');
       const outcome = await repo.blocks.block(applicationId, gamerId, target, now(), limits.maxBlocks);
+      if (outcome.kind === 'unknownTarget') throw notFound('no such gamer in this application');
       if (outcome.kind === 'blockLimit') throw limitReached(Quota.blocks, limits.maxBlocks);
       // A repeated block announces only a relation made since the first one (it removed it).
       if (outcome.kind === 'blocked' || outcome.removed) announceBlock(applicationId, outcome.block.id, gamerId, target, outcome.removed);

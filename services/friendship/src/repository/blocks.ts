@@ -6,6 +6,7 @@ import type { Block } from '../domain/model.ts';
 import { blockStateBetween, clearPair } from './blocked-pair.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
+import type { GamerLookup } from './relations.ts';
 
 function toBlock(doc: BlockDoc): Block {
   return { id: doc._id, applicationId: doc.applicationId, blocker: doc.blocker, blocked: doc.blocked, createdAt: doc.createdAt };
@@ -18,12 +19,14 @@ export type BlockOutcome =
   | { kind: 'blocked'; block: Block; removed: RemovedRelation }
   /** the blocker already blocked this gamer: the existing record, nothing new (but a relation made meanwhile is removed) */
   | { kind: 'alreadyBlocked'; block: Block; removed: RemovedRelation }
-  | { kind: 'blockLimit' };
+  | { kind: 'blockLimit' }
+  /** the blocked gamer is not in the application's directory (never was, or erased meanwhile); nothing is stored */
+  | { kind: 'unknownTarget' };
 
 export type UnblockOutcome = { kind: 'unblocked'; block: Block } | { kind: 'notFound' };
 
 /** One-way block records: written by an upsert, removed by a conditional delete. */
-export function blockRepository(blocks: Model<BlockDoc>, relations: Model<RelationDoc>, friendLists: FriendListRepository) {
+export function blockRepository(blocks: Model<BlockDoc>, relations: Model<RelationDoc>, friendLists: FriendListRepository, directory: GamerLookup) {
   const countOf = (applicationId: string, blocker: string, cap: number) => blocks.countDocuments({ applicationId, blocker }, { limit: cap });
 
   return {
@@ -49,6 +52,14 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       const existing = await blocks
         .findOneAndUpdate(direction, { $setOnInsert: { _id: record._id, createdAt: now } }, { upsert: true, returnDocument: 'before' })
         .lean();
+      // The target is looked up after the write, as a request's is: an erasure deletes the
+      // directory entry before the gamer's blocks, so either it deletes this record or this
+      // read finds the entry gone (and the record is withdrawn). A record a repeat kept was
+      // checked by that repeat.
+      if (!existing?.kept && !(await directory.exists(applicationId, blocked))) {
+        if (!existing) await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
+        return { kind: 'unknownTarget' };
+      }
       const overLimit = async () => !withinLimit(await countOf(applicationId, blocker, maxBlocks + 1), maxBlocks, 'after');
       if (existing && !existing.kept) {
         if (await overLimit()) return { kind: 'blockLimit' };

@@ -10,17 +10,22 @@ import { friendIdsIn } from './relations.ts';
  * requests in and out, so they leave everyone's lists), every block either way, and the
  * gamer in the friend-id lists (their own, and theirs in each friend's). Each delete takes
  * what is still there, so running it again changes nothing more. Order, so that a half-done
- * erase retried from the start finishes the job:
- * 1. the gamer's own friend-id list takes every friend the relations name (it is what step 3
- *    reads, also after step 2 deleted the relations in an earlier, interrupted attempt);
- * 2. relations and blocks;
- * 3. the gamer leaves each friend's list, then their own list goes;
- * 4. the directory entry, last.
+ * erase retried from the start finishes the job, and a request or block written meanwhile
+ * does not outlive it:
+ * 1. the gamer's own friend-id list takes every friend the relations name (it is what step 4
+ *    reads, also after step 3 deleted the relations in an earlier, interrupted attempt);
+ * 2. the directory entry: a request or block naming the gamer is checked against the
+ *    directory after its write (relations.ts, blocks.ts), so one written from here on
+ *    withdraws itself, and one written before is deleted by step 3 (until 2026-11-28 the
+ *    entry went last, and one written between the two stood, naming an erased gamer);
+ * 3. relations and blocks;
+ * 4. the gamer leaves each friend's list, then their own list goes.
  */
 export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model<RelationDoc>; blocks: Model<BlockDoc> }, friendLists: FriendListRepository, profiles: ProfileCache) {
   return {
     async erase(applicationId: string, gamerId: string): Promise<{ relations: number; blocks: number; gamers: number; friendLists: number }> {
       await friendLists.remember(applicationId, gamerId, await friendIdsIn(models.relations, applicationId, gamerId));
+      const gamers = await models.gamers.deleteMany({ applicationId, gamerId });
       // the two scalar sides each have an index (requester / addressee), unlike `members`
       const [asRequester, asAddressee, asBlocker, asBlocked] = await Promise.all([
         models.relations.deleteMany({ applicationId, requester: gamerId }),
@@ -29,7 +34,6 @@ export function gamerErasure(models: { gamers: Model<GamerDoc>; relations: Model
         models.blocks.deleteMany({ applicationId, blocked: gamerId }),
       ]);
       const listsCleaned = await friendLists.forget(applicationId, gamerId);
-      const gamers = await models.gamers.deleteMany({ applicationId, gamerId });
       profiles.forget(applicationId, gamerId);
       return {
         relations: asRequester.deletedCount + asAddressee.deletedCount,

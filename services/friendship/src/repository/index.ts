@@ -25,7 +25,7 @@ export async function createRepositories(connection: Connection, friendListSetti
   return {
     gamers,
     relations: relationRepository(models.relations, models.blocks, friendLists, gamers),
-    blocks: blockRepository(models.blocks, models.relations, friendLists),
+    blocks: blockRepository(models.blocks, models.relations, friendLists, gamers),
     friendLists,
     erasure: gamerErasure(models, friendLists, profiles),
   };

@@ -177,7 +177,7 @@ describe('concurrent changes leave one consistent outcome', () => {
   it('an accept whose friendship a block ends while it counts friends answers notFound (so it is never announced after the blocked)', async () => {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
-    const blocks = blockRepository(models.blocks, models.relations, lists);
+    const blocks = blockRepository(models.blocks, models.relations, lists, gamerDirectory(models.gamers, profileCache(100, 0)));
     // The accept's relations, whose first friend count runs `duringCount` after counting,
     // once, and after any relation read already in flight has answered (before 2026-11-28
     // the accept's last read of its relation ran beside the counts and missed the block).

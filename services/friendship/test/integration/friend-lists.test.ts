@@ -3,6 +3,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockRepository } from '../../src/repository/blocks.ts';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { gamerErasure } from '../../src/repository/gamer-erasure.ts';
 import { profileCache } from '../../src/profile-cache.ts';
 import { createRepositories, type FriendshipRepositories } from '../../src/repository/index.ts';
 import { createModels, type RelationDoc } from '../../src/repository/models.ts';
@@ -78,6 +79,26 @@ describe('friend-id lists', () => {
     expect(await suggested(n.me)).toEqual({ [n.x.id]: 2, [n.y.id]: 1 });
   });
 
+  it('a request and a block naming a gamer, made while the gamer is erased, do not outlive the erasure', async () => {
+    const [x, g] = await w.gamers(2);
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    // X asks G and blocks G after the erasure deleted G's relations and blocks, before it goes on
+    const answers: number[] = [];
+    const pausing = {
+      ...lists,
+      forget: async (applicationId: string, gamerId: string) => {
+        answers.push((await w.request(x!, g!.id)).status, (await w.block(x!, g!.id)).status);
+        return lists.forget(applicationId, gamerId);
+      },
+    };
+    await gamerErasure(models, pausing, profileCache(1, 0)).erase(g!.app, g!.id);
+    // both found G gone from the directory: refused as for a gamer never known, nothing stored
+    expect(answers).toEqual([404, 404]);
+    expect(await db.collection('relations').countDocuments({ applicationId: g!.app, $or: [{ requester: g!.id }, { addressee: g!.id }] })).toBe(0);
+    expect(await db.collection('blocks').countDocuments({ applicationId: g!.app, $or: [{ blocker: g!.id }, { blocked: g!.id }] })).toBe(0);
+  });
+
   it('leave no trace of an erased gamer, also when an erasure interrupted after the relations is run again', async () => {
     const n = await neighbourhood();
     await w.suggestions(n.me); // lists built
@@ -87,7 +108,7 @@ describe('friend-id lists', () => {
     for (const f of [n.f1, n.f2, n.f3]) expect(await friendsInList(f)).not.toContain(n.x.id);
     expect(await suggested(n.me)).toEqual({ [n.y.id]: 1 });
 
-    // y's erasure interrupted after deleting the relations (step 2): y's own list still
+    // y's erasure interrupted after deleting the relations (step 3): y's own list still
     // names f1, so running it again takes y out of f1's list too
     await db.collection('relations').deleteMany({ applicationId: app, $or: [{ requester: n.y.id }, { addressee: n.y.id }] });
     expect(await friendsInList(n.f1)).toContain(n.y.id);
@@ -209,7 +230,7 @@ describe('friend-id lists', () => {
       };
       return { relations: relationRepository(models.relations, models.blocks, late, directory), interleave };
     };
-    const blocks = blockRepository(models.blocks, models.relations, lists);
+    const blocks = blockRepository(models.blocks, models.relations, lists, directory);
     const plainRelations = relationRepository(models.relations, models.blocks, lists, directory);
 
     // what ends the friendship runs after the accept's relation write, before its list update
