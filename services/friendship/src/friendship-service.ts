@@ -8,7 +8,7 @@ import { displayNameKey } from './domain/display-name.ts';
 import { limitReached, pageSize, Quota, searchSize } from './domain/limits.ts';
 import type { FriendNotes, GamerProfile } from './domain/model.ts';
 import { presenceOf } from './domain/presence.ts';
-import { commonFriends, rankSuggestions } from './domain/suggestions.ts';
+import { commonFriends, friendsToRead, rankSuggestions } from './domain/suggestions.ts';
 import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import { registrationKey, type RegistrationCache } from './registration-cache.ts';
@@ -19,6 +19,8 @@ export interface FriendshipLimits {
   maxFriends: number;
   maxPendingOutgoing: number;
   maxBlocks: number;
+  /** friends whose lists a suggestions call reads (SUGGESTIONS_FRIENDS_READ) */
+  suggestionFriendsRead: number;
 }
 
 /** What the friend list needs of presence: the latest refresh of a live connection this replica's board holds. */
@@ -302,7 +304,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         repo.blocks.blockersOf(applicationId, gamerId),
       ]);
       const friends = mine.get(gamerId) ?? [];
-      const friendListsOf = await repo.friendLists.friendsOf(applicationId, friends);
+      const friendListsOf = await repo.friendLists.friendsOf(applicationId, [...friendsToRead(friends, limits.suggestionFriendsRead)]);
       const ranked = rankSuggestions({ caller: gamerId, friends, friendListsOf, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
       const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
       // a list that drifted (a crash, a race) may name a gamer erased since: not suggested

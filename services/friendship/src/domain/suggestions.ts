@@ -39,6 +39,15 @@ export function rankSuggestions(input: SuggestionInput): RankedCandidate[] {
     .slice(0, input.limit);
 }
 
+/**
+ * The friends whose own lists a suggestions call reads: all of them, or the last `max` of
+ * the caller's list (the friends added last since the list's last rebuild), so that one
+ * call reads at most `max` lists whatever the caller's friend count.
+ */
+export function friendsToRead(friends: readonly string[], max: number): readonly string[] {
+  return friends.length <= max ? friends : friends.slice(friends.length - max);
+}
+
 /** The friends two gamers have in common. */
 export function commonFriends(mine: readonly string[], theirs: readonly string[]): string[] {
   const set = new Set(theirs);

@@ -118,3 +118,24 @@ describe('friend suggestions and mutual friends', () => {
     expectProblem(await w.mutual(n.me, 'not-a-uuid'), 400, 'VALIDATION_FAILED');
   });
 });
+
+describe('friend suggestions of a gamer with more friends than one call reads', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  beforeAll(async () => {
+    stack = await startFriendshipStack({ SUGGESTIONS_FRIENDS_READ: '2' });
+    w = world(stack);
+  });
+  afterAll(async () => stack?.close());
+
+  it('reads the lists of SUGGESTIONS_FRIENDS_READ friends: mutual friends counted over those, no friend suggested', async () => {
+    const app = randomUUID();
+    const [me, f1, f2, f3, x] = await Promise.all(['Me', 'F1', 'F2', 'F3', 'Xavier'].map((name) => w.join(app, name)));
+    for (const [a, b] of [[me, f1], [me, f2], [me, f3], [f1, x], [f2, x], [f3, x], [f1, f2]] as const) await w.befriend(a!, b!);
+    const suggested = await w.suggestions(me!);
+    expect(suggested.status).toBe(200);
+    expect(suggested.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x!.id, 2]]);
+    // mutual friends with one gamer reads the two lists whole
+    expect((await w.mutual(me!, x!.id)).body.map((u) => u.id).sort()).toEqual([f1!.id, f2!.id, f3!.id].sort());
+  });
+});

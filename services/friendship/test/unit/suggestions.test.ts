@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commonFriends, rankSuggestions } from '../../src/domain/suggestions.ts';
+import { commonFriends, friendsToRead, rankSuggestions } from '../../src/domain/suggestions.ts';
 
 describe('rankSuggestions', () => {
   const base = { caller: 'me', friends: ['f1', 'f2', 'f3'], excluded: [] as string[], limit: 20 };
@@ -28,6 +28,22 @@ describe('rankSuggestions', () => {
     expect(rankSuggestions({ ...base, friendListsOf, limit: 1 })).toEqual([{ gamerId: 'b', mutualFriends: 2 }]);
     expect(rankSuggestions({ ...base, friendListsOf })).toEqual([{ gamerId: 'b', mutualFriends: 2 }, { gamerId: 'a', mutualFriends: 1 }]);
     expect(rankSuggestions({ ...base, friends: [], friendListsOf })).toEqual([]);
+  });
+});
+
+describe('friendsToRead', () => {
+  it('reads every friend up to the bound, then only the last ones of the list', () => {
+    expect(friendsToRead(['a', 'b', 'c'], 3)).toEqual(['a', 'b', 'c']);
+    expect(friendsToRead(['a', 'b', 'c', 'd', 'e'], 2)).toEqual(['d', 'e']);
+    expect(friendsToRead([], 2)).toEqual([]);
+  });
+
+  it('still never suggests a friend whose list was not read', () => {
+    const friends = ['f1', 'f2', 'f3'];
+    const read = friendsToRead(friends, 1);
+    // f3's list is the one read; f1, a friend named in it, stays out
+    const ranked = rankSuggestions({ caller: 'me', friends, friendListsOf: new Map(read.map((f) => [f, ['f1', 'x']])), excluded: [], limit: 10 });
+    expect(ranked).toEqual([{ gamerId: 'x', mutualFriends: 1 }]);
   });
 });
 
