@@ -5,6 +5,14 @@ import { ProgressThrottle } from '../domain/progress-throttle.ts';
 import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
 import type { LiveMetrics } from './metrics.ts';
 
+/**
+ * How old a replayed notification can be and still arrive live after the replay: one stored
+ * before the inbox read and published after it (the ingest publishes right after its inbox
+ * write; a write retried through a store outage publishes later, and is then sent twice at
+ * worst). Older replayed ids are not kept for the live check.
+ */
+const LIVE_AFTER_REPLAY_MS = 60_000;
+
 /** A notification as it travels: parsed, and the JSON text every socket sends as is. */
 export interface Outgoing {
   notification: Notification;
@@ -104,7 +112,11 @@ export class Session {
   }
 
   private async replayAfter(inbox: Pick<InboxRepository, 'after'>, since: string, alreadySent: Set<string>): Promise<void> {
+    // only the ids that may still come live are kept: a resume from far back (a month of
+    // inbox) would otherwise keep every id it replayed for the socket's life
+    const recent = uuidv7Floor(Date.now() - LIVE_AFTER_REPLAY_MS);
     const replayed = new Set<string>();
+    let greatest: string | undefined;
     let after = since;
     for (;;) {
       const page = await inbox.after(this.gamer, after, this.limits.replayPage);
@@ -112,7 +124,8 @@ export class Session {
         if (this.closed) return;
         this.forgetCompleted(notification);
         if (!alreadySent.has(notification.id)) this.sendStored(notification.id, JSON.stringify(notification));
-        replayed.add(notification.id);
+        if (notification.id >= recent) replayed.add(notification.id);
+        greatest = notification.id;
       }
       const last = page.at(-1);
       if (!last || page.length < this.limits.replayPage) break;
@@ -122,7 +135,8 @@ export class Session {
     this.held = undefined;
     // A notification stored before the inbox read but published after the replay ended
     // arrives live once more: the replayed ids stay until a newer one arrives (bench, storm).
-    this.replayed = replayed.size > 0 ? { ids: replayed, last: [...replayed].reduce((a, b) => (a > b ? a : b)) } : undefined;
+    // (pages come oldest first: the last id replayed is the greatest)
+    this.replayed = replayed.size > 0 && greatest !== undefined ? { ids: replayed, last: greatest } : undefined;
     for (const outgoing of held) this.deliver(outgoing);
   }
 

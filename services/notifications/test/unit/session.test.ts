@@ -9,9 +9,23 @@ import { FakeSocket } from '../support/fake-socket.ts';
 const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
 const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 2 };
 const gamer = { applicationId: 'app', gamerId: 'g' };
-const completed = (id: string): Notification => ({ id, type: NotificationType.TASK_COMPLETED, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId: `t-${id}`, taskId: 'x' } });
+/**
+ * Stored notifications are named '01', '02' … here, and carry ids of this minute (UUIDv7 of
+ * now + that many ms): a replay keeps only recent ids for its live check, as real ones are.
+ */
+const base = Date.now();
+const labels = new Map<string, string>();
+const idOf = (label: string) => (label.length > 2 ? label : uuidv7Floor(base + Number(label)));
+const completed = (label: string): Notification => {
+  const id = idOf(label);
+  labels.set(id, label);
+  return { id, type: NotificationType.TASK_COMPLETED, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId: `t-${label}`, taskId: 'x' } };
+};
 const outgoing = (n: Notification) => ({ notification: n, text: JSON.stringify(n) });
-const ids = (socket: FakeSocket) => socket.sent.map((t) => (JSON.parse(t) as Notification).id);
+const ids = (socket: FakeSocket) => socket.sent.map((t) => {
+  const { id } = JSON.parse(t) as Notification;
+  return labels.get(id) ?? id;
+});
 
 /** An inbox holding `stored` (ids ascending) that answers the pages after an id. */
 const inboxOf = (stored: Notification[], onRead?: () => void) => ({
@@ -37,14 +51,14 @@ describe('Session resume', () => {
       if (reads++ > 0) return;
       session.deliver(outgoing(completed('03')));
       session.deliver(outgoing(completed('04')));
-    }), '00');
+    }), idOf('00'));
     expect(ids(socket)).toEqual(['01', '02', '03', '04']);
   });
 
   it('drops a replayed notification whose live copy arrives after the replay ended', async () => {
     const { socket, session } = resumingSession();
     // stored before the inbox read, published by the ingest only after the replay finished
-    await session.replay(inboxOf([completed('01'), completed('02')]), '00');
+    await session.replay(inboxOf([completed('01'), completed('02')]), idOf('00'));
     session.deliver(outgoing(completed('02')));
     session.deliver(outgoing(completed('03')));
     expect(ids(socket)).toEqual(['01', '02', '03']);
@@ -52,16 +66,28 @@ describe('Session resume', () => {
 
   it('forgets the replayed ids once a newer notification arrived', async () => {
     const { socket, session } = resumingSession();
-    await session.replay(inboxOf([completed('01')]), '00');
+    await session.replay(inboxOf([completed('01')]), idOf('00'));
     session.deliver(outgoing(completed('02')));
     // not a case one replica produces (it publishes in id order): shows the set is gone
     session.deliver(outgoing(completed('01')));
     expect(ids(socket)).toEqual(['01', '02', '01']);
   });
 
+  it('keeps for its live check only the replayed ids recent enough to still arrive live', async () => {
+    const { socket, session } = resumingSession();
+    // a resume from two hours back: one old notification, one of this minute
+    const old = completed(uuidv7Floor(base - 2 * 3_600_000));
+    await session.replay(inboxOf([old, completed('05')]), uuidv7Floor(base - 3 * 3_600_000));
+    // the recent one's live copy is dropped; the old one is not remembered (published two
+    // hours ago, it cannot come live now: a copy would be sent again)
+    session.deliver(outgoing(completed('05')));
+    session.deliver(outgoing(old));
+    expect(ids(socket)).toEqual([old.id, '05', old.id]);
+  });
+
   it('sends live task.progress whatever was replayed (it is never stored)', async () => {
     const { socket, session } = resumingSession();
-    await session.replay(inboxOf([completed('05')]), '00');
+    await session.replay(inboxOf([completed('05')]), idOf('00'));
     const progress: Notification = { id: '03', type: NotificationType.TASK_PROGRESS, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId: 'p', taskId: 'x', progress: 1, targetValue: 5 } };
     session.deliver(outgoing(progress));
     expect(ids(socket)).toEqual(['05', '03']);
@@ -72,7 +98,7 @@ describe('Session resume', () => {
     const { socket, session } = resumingSession();
     const progress = (id: string, gamerTaskId: string): Notification => ({ id, type: NotificationType.TASK_PROGRESS, at: '2026-11-23T00:00:00.000Z', data: { gamerTaskId, taskId: 'x', progress: 4, targetValue: 5 } });
     // completed('01') is task t-01; its late progress (an earlier stat batch's) comes after the resume
-    await session.replay(inboxOf([completed('01')]), '00');
+    await session.replay(inboxOf([completed('01')]), idOf('00'));
     session.deliver(outgoing(progress('02', 't-01')));
     // the live copy of the replayed completion, then the same late progress again
     session.deliver(outgoing(completed('01')));
@@ -130,7 +156,7 @@ describe('Session catch-up after NATS was away', () => {
 
   it('after a resume with nothing stored sent since, reads from the resume point', async () => {
     const { socket, session } = resumingSession();
-    await session.replay(inboxOf([]), '04');
+    await session.replay(inboxOf([]), idOf('04'));
     session.markGap();
     await session.catchUp(inboxOf([completed('03'), completed('05')]));
     expect(ids(socket)).toEqual(['05']);
