@@ -83,6 +83,8 @@ export function startIngest(deps: Deps): Ingest {
   let wake: (() => void) | undefined;
   /** the backlog is full: said once per outage, not per event */
   let overflowing = false;
+  /** the batch being stored (its ids made), and whether an overflow already sent it out live */
+  let inFlight: { made: (Notification & GamerRef)[]; published: boolean } | undefined;
 
   /**
    * Stores a batch, retrying a failed write until it succeeds: the events came over core NATS
@@ -135,9 +137,12 @@ export function startIngest(deps: Deps): Ingest {
       // events wait in the queue, so one replica still publishes in id order. A copy of a
       // completion the inbox holds is not published: its socket had the first (a resume
       // replays it), and the session drops repeats only by id, which a copy does not share.
+      const batch = (inFlight = { made, published: false });
       const refused = await store(made.filter((m) => isStoredNotificationType(m.type)));
+      inFlight = undefined;
       if (refused.size > 0) duplicates(refused.size);
-      publish(refused.size > 0 ? made.filter((m) => !refused.has(m.id)) : made);
+      // an overflow sent it out already (take): stored now, it is not sent again
+      if (!batch.published) publish(refused.size > 0 ? made.filter((m) => !refused.has(m.id)) : made);
     }
   }
 
@@ -145,9 +150,16 @@ export function startIngest(deps: Deps): Ingest {
     if (queue.length + drafts.length > backlogMax) {
       // The store has been away long enough to fill the backlog: the replica's memory is
       // bounded, so what comes next goes out live only, as before the retry. Their ids are
-      // made now, before the held ones', so one replica's ids still rise in publish order.
+      // made now, before the queued ones'; the batch being stored has lower ids, so it goes
+      // out first, live (it is still stored when the inbox is back, and not sent again):
+      // one replica's ids still rise in publish order. Sent after them, a client that got
+      // one of these and then resumed would never have been sent that batch.
       if (!overflowing) log.error({ backlog: queue.length }, 'inbox unavailable and the backlog is full: new notifications go out live only, unstored, until it is written');
       overflowing = true;
+      if (inFlight && !inFlight.published) {
+        inFlight.published = true;
+        publish(inFlight.made);
+      }
       const made = withIds(drafts);
       unstored(made.filter((m) => isStoredNotificationType(m.type)).length);
       publish(made);
