@@ -231,6 +231,62 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
     }
   }
 
+  /** One attempt of `request` (below); `retried`: the second, after a repeat found its request gone. */
+  async function requestOnce(request: Relation, maxPending: number, retried: boolean): Promise<RequestOutcome> {
+    const { id, applicationId, pairKey, ...fields } = request;
+    const { requester, addressee } = request;
+    // The filter's fields go into the new document by themselves; setting only the others
+    // lets MongoDB retry an upsert that lost to a concurrent insert on the unique index.
+    const existing = await relationsCollection.findOneAndUpdate(
+      { applicationId, pairKey },
+      { $setOnInsert: { _id: id, ...fields, members: [...fields.members] } },
+      { upsert: true, returnDocument: 'before', includeResultMetadata: false },
+    );
+    if (existing) {
+      // The caller's own request, maybe written a moment ago by a racing identical call that
+      // is still checking it and may withdraw it: answered only once that cannot happen, or
+      // the answer would name a request that is not kept. Checked as that call checks it;
+      // passing, marked kept, which that call's withdrawal does not match.
+      if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
+        const refusal = refusalOf(await checksOf(request, maxPending));
+        if (refusal) return refusal;
+        const kept = await relations.updateOne({ _id: existing._id, applicationId, status: FriendshipStatus.PENDING }, { $set: { kept: true } });
+        // Gone or no longer pending before the mark: withdrawn by its call (over the limit, or
+        // blocked or unknown as that call saw it), rejected, cancelled or accepted meanwhile.
+        // Asked again, once, the pair's relation as it is now answers: a new request checked
+        // as any (the limit, a block, the directory), or the friendship. Until 2026-11-28
+        // this answered the pending limit whatever happened, and a mark on a request accepted
+        // meanwhile answered `pending` for a friendship.
+        if (kept.matchedCount === 0) return retried ? { kind: 'pendingLimit' } : requestOnce(request, maxPending, true);
+      } else if (existing.status === FriendshipStatus.PENDING && existing.requester !== requester) {
+        // The other gamer's request, which the caller would accept. Across a block it is
+        // there only for the milliseconds before its own check (or the block's clearing)
+        // removes it; accepted then, it became a friendship that removal ended. Refused as
+        // a request across a block is.
+        const refusal = blockRefusal(await blockStateBetween(blocksModel, applicationId, requester, addressee));
+        if (refusal) return refusal;
+      }
+      return { kind: 'exists', relation: toRelation(existing) };
+    }
+
+    const checks = await checksOf(request, maxPending);
+    const refusal = refusalOf(checks);
+    if (refusal?.kind === 'blocked') {
+      // Whatever it became meanwhile, nothing may stay between a blocked pair. Its addressee
+      // may have accepted it in these milliseconds (an accept reads no blocks): then this
+      // ends a friendship, which must be announced as a block's end of one is.
+      const removed = await relations.findOneAndDelete({ _id: id, applicationId }).lean();
+      if (removed?.status !== FriendshipStatus.ACCEPTED) return refusal;
+      // relation first, list after (a request found pending was linked only by an accept
+      // refused for the friend limit, which unlinks the pair itself after putting it back)
+      await friendLists.unlinked(applicationId, requester, addressee);
+      const block = checks.blocks.standing.find((b) => b.blocker === addressee) ?? checks.blocks.standing[0]!;
+      return { ...refusal, ended: { block, removed } };
+    }
+    if (refusal && !(await withdrawUnlessItHappened(applicationId, id))) return refusal;
+    return { kind: 'requested', request };
+  }
+
   async function removeOne(filter: RelationFilter): Promise<RemoveOutcome> {
     const doc = await relations.findOneAndDelete(filter).lean();
     return doc ? { kind: 'removed', relation: toRelation(doc) } : { kind: 'notFound' };
@@ -261,56 +317,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
      * that path. A repeat of the caller's own request is checked once, as its creator checks
      * it (below).
      */
-    async request(request: Relation, maxPending: number): Promise<RequestOutcome> {
-      const { id, applicationId, pairKey, ...fields } = request;
-      const { requester, addressee } = request;
-      // The filter's fields go into the new document by themselves; setting only the others
-      // lets MongoDB retry an upsert that lost to a concurrent insert on the unique index.
-      const existing = await relationsCollection.findOneAndUpdate(
-        { applicationId, pairKey },
-        { $setOnInsert: { _id: id, ...fields, members: [...fields.members] } },
-        { upsert: true, returnDocument: 'before', includeResultMetadata: false },
-      );
-      if (existing) {
-        // The caller's own request, maybe written a moment ago by a racing identical call that
-        // is still checking it and may withdraw it: answered only once that cannot happen, or
-        // the answer would name a request that is not kept. Checked as that call checks it;
-        // passing, marked kept, which that call's withdrawal does not match.
-        if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
-          const refusal = refusalOf(await checksOf(request, maxPending));
-          if (refusal) return refusal;
-          const kept = await relations.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
-          // withdrawn before the mark, by its call: over the limit as that call counted (or,
-          // in a race with a block or the target's first call, blocked or unknown to it)
-          if (kept.matchedCount === 0) return { kind: 'pendingLimit' };
-        } else if (existing.status === FriendshipStatus.PENDING && existing.requester !== requester) {
-          // The other gamer's request, which the caller would accept. Across a block it is
-          // there only for the milliseconds before its own check (or the block's clearing)
-          // removes it; accepted then, it became a friendship that removal ended. Refused as
-          // a request across a block is.
-          const refusal = blockRefusal(await blockStateBetween(blocksModel, applicationId, requester, addressee));
-          if (refusal) return refusal;
-        }
-        return { kind: 'exists', relation: toRelation(existing) };
-      }
-
-      const checks = await checksOf(request, maxPending);
-      const refusal = refusalOf(checks);
-      if (refusal?.kind === 'blocked') {
-        // Whatever it became meanwhile, nothing may stay between a blocked pair. Its addressee
-        // may have accepted it in these milliseconds (an accept reads no blocks): then this
-        // ends a friendship, which must be announced as a block's end of one is.
-        const removed = await relations.findOneAndDelete({ _id: id, applicationId }).lean();
-        if (removed?.status !== FriendshipStatus.ACCEPTED) return refusal;
-        // relation first, list after (a request found pending was linked only by an accept
-        // refused for the friend limit, which unlinks the pair itself after putting it back)
-        await friendLists.unlinked(applicationId, requester, addressee);
-        const block = checks.blocks.standing.find((b) => b.blocker === addressee) ?? checks.blocks.standing[0]!;
-        return { ...refusal, ended: { block, removed } };
-      }
-      if (refusal && !(await withdrawUnlessItHappened(applicationId, id))) return refusal;
-      return { kind: 'requested', request };
-    },
+    request: (request: Relation, maxPending: number): Promise<RequestOutcome> => requestOnce(request, maxPending, false),
 
     /**
      * pending -> accepted, in place: the request's id stays the friendship's id. Only the

@@ -339,6 +339,43 @@ describe('concurrent changes leave one consistent outcome', () => {
     }
   });
 
+  it('a repeat request whose pending request is rejected or accepted while it checks answers the pair as it is now', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const directory = gamerDirectory(models.gamers, profileCache(100, 0));
+    const plain = relationRepository(models.relations, models.blocks, lists, directory);
+    /** relations whose repeat runs `beforeMark` right before it marks the request kept */
+    const repeating = (beforeMark: () => Promise<unknown>) => relationRepository(
+      new Proxy(models.relations, {
+        get: (target, prop, receiver) => {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (prop !== 'updateOne') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          return async (...args: Parameters<typeof target.updateOne>) => {
+            if (JSON.stringify(args[1]).includes('"kept":true')) await beforeMark();
+            return target.updateOne(...args);
+          };
+        },
+      }),
+      models.blocks, lists, directory,
+    );
+    const now = () => new Date();
+
+    // B rejects A's request between the repeat's checks and its mark: the repeat makes a new request
+    const [a, b] = await w.gamers(2);
+    const first = pendingRequest(a!.app, a!.id, b!.id, uuidv7(), now());
+    expect((await plain.request(first, 100)).kind).toBe('requested');
+    const rejected = await repeating(() => plain.reject(a!.app, first.id, b!.id)).request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), now()), 100);
+    expect(rejected.kind).toBe('requested');
+    expect((await relationsOf(a!, b!)).map((r) => r.status)).toEqual(['pending']);
+
+    // B accepts it then: the repeat answers the friendship, not a pending request
+    const [c, d] = await w.gamers(2);
+    const second = pendingRequest(c!.app, c!.id, d!.id, uuidv7(), now());
+    expect((await plain.request(second, 100)).kind).toBe('requested');
+    const accepted = await repeating(() => plain.accept(c!.app, second.id, d!.id, now(), 1000)).request(pendingRequest(c!.app, c!.id, d!.id, uuidv7(), now()), 100);
+    expect(accepted).toMatchObject({ kind: 'exists', relation: { id: second.id, status: 'accepted' } });
+  });
+
   it('concurrent identical blocks leave one block record', async () => {
     const [a, b] = await w.gamers(2);
     const responses = await Promise.all(Array.from({ length: 10 }, () => w.block(a!, b!.id)));
