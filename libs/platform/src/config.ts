@@ -86,17 +86,23 @@ export function loadConfig<P extends TProperties>(properties: P, env: Record<str
   const ajv = createAjv({ coerceTypes: true, useDefaults: true });
   const validate = ajv.compile(schema);
   const input: Record<string, unknown> = {};
+  const notWhole: string[] = [];
   for (const key of Object.keys(properties)) {
     const raw = env[key];
-    if (raw !== undefined && raw !== '') input[key] = raw;
+    // blank is unset (a default applies, or a required setting is named missing)
+    if (raw === undefined || raw.trim() === '') continue;
+    // ajv's coercion takes what Number() takes ("0x1F90", "1e3", " 2 "): a whole number
+    // setting takes decimal digits only, or a typo becomes a working value
+    if ((properties[key] as { type?: unknown }).type === 'integer' && !/^-?\d+$/.test(raw)) notWhole.push(key);
+    else input[key] = raw;
   }
-  if (!validate(input)) {
-    const problems = (validate.errors ?? []).map((e) => {
+  if (!validate(input) || notWhole.length > 0) {
+    const problems = [...notWhole.map((key) => `${key} must be a whole number in decimal digits (got ${JSON.stringify(env[key])})`), ...(validate.errors ?? []).map((e) => {
       if (e.keyword === 'required') return `${String(e.params.missingProperty)} is required`;
       const key = e.instancePath.replace(/^\//, '');
       const described = (properties[key] as { description?: string } | undefined)?.description;
       return `${key} ${e.message ?? 'is invalid'}${described ? ` (${described})` : ''}`;
-    });
+    })];
     throw new ConfigError(problems);
   }
   return input as Static<TObject<P>>;

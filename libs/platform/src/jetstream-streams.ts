@@ -7,6 +7,9 @@ function isNotFound(error: unknown): boolean {
   return error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound;
 }
 
+/** JetStream's "stream name already in use with a different configuration" (JSStreamNameExistErr). */
+const STREAM_NAME_IN_USE = 10058;
+
 /**
  * Creates the stream, or updates an existing one to `config`, so that a changed setting (a
  * bound added, replicas raised) reaches a stream made by an earlier version. Safe from several
@@ -21,8 +24,10 @@ export async function ensureStream(jsm: JetStreamManager, name: string, config: 
       await jsm.streams.add({ name, ...config });
       return;
     } catch (addError) {
-      // another replica created it in between: fall through to the update
-      if (!(addError instanceof JetStreamApiError)) throw addError;
+      // another replica created it in between: fall through to the update. Any other refusal
+      // (too few servers for its replicas, subjects overlapping another stream's) is the
+      // reason to report: the update would only say the stream does not exist.
+      if (!(addError instanceof JetStreamApiError && addError.code === STREAM_NAME_IN_USE)) throw addError;
     }
   }
   await jsm.streams.update(name, config);

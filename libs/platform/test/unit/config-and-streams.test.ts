@@ -1,0 +1,66 @@
+import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { describe, expect, it } from 'vitest';
+import { BaseConfig, ConfigError, loadConfig } from '../../src/config.ts';
+import { ensureStream } from '../../src/jetstream-streams.ts';
+
+const secret = { INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(BaseConfig, { ...secret, ...env });
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+};
+
+describe('loadConfig', () => {
+  it('takes a whole number setting in decimal digits only', () => {
+    expect(loadConfig(BaseConfig, { ...secret, SHUTDOWN_GRACE_MS: '2500' }).SHUTDOWN_GRACE_MS).toBe(2500);
+    for (const typo of ['0x1F90', '1e3', ' 2 ', '2.5']) {
+      expect(problemsOf({ SHUTDOWN_GRACE_MS: typo })).toEqual([`SHUTDOWN_GRACE_MS must be a whole number in decimal digits (got ${JSON.stringify(typo)})`]);
+    }
+  });
+
+  it('takes a blank setting as unset: its default applies, or it is named missing', () => {
+    const defaults = loadConfig(BaseConfig, secret);
+    expect(loadConfig(BaseConfig, { ...secret, SHUTDOWN_GRACE_MS: '   ' }).SHUTDOWN_GRACE_MS).toBe(defaults.SHUTDOWN_GRACE_MS);
+    expect(problemsOf({ INTERNAL_TOKEN_SECRET: '  ' })).toEqual(['INTERNAL_TOKEN_SECRET is required']);
+  });
+});
+
+describe('ensureStream', () => {
+  const apiError = (code: number, description: string) => new JetStreamApiError({ code: 400, err_code: code, description });
+  /** A manager whose stream does not exist and whose add fails with `addError`; records an update. */
+  const manager = (addError: Error) => {
+    const calls: string[] = [];
+    const jsm = {
+      streams: {
+        info: async () => {
+          throw apiError(10059, 'stream not found');
+        },
+        add: async () => {
+          calls.push('add');
+          throw addError;
+        },
+        update: async () => {
+          calls.push('update');
+          throw apiError(10059, 'stream not found');
+        },
+      },
+    } as unknown as JetStreamManager;
+    return { jsm, calls };
+  };
+
+  it('reports why the stream could not be created, not the update that would follow', async () => {
+    const { jsm, calls } = manager(apiError(10074, 'insufficient resources'));
+    await expect(ensureStream(jsm, 'S', { subjects: ['s.>'] })).rejects.toThrow('insufficient resources');
+    expect(calls).toEqual(['add']);
+  });
+
+  it('updates a stream another replica created in between', async () => {
+    const { jsm, calls } = manager(apiError(10058, 'stream name already in use with a different configuration'));
+    await expect(ensureStream(jsm, 'S', { subjects: ['s.>'] })).rejects.toThrow('stream not found');
+    expect(calls).toEqual(['add', 'update']);
+  });
+});
