@@ -18,7 +18,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Keeps a caller's request id when it is well-formed (no log injection), else makes one. */
 export function requestIdFrom(header: unknown): string {
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : uuidv7();
+  return validRequestId(header) ?? uuidv7();
+}
+
+/** The header's request id when it is one (up to 128 of `A-Z a-z 0-9 . _ : -`), else undefined. */
+export function validRequestId(header: unknown): string | undefined {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : undefined;
 }
 
 /** Paths never written to logs with their secrets. */
