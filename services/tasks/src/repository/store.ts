@@ -181,6 +181,17 @@ export function isStoreUnavailable(error: unknown): boolean {
   return error instanceof mongo.MongoError;
 }
 
+/**
+ * The store away, as the stat consumer retries it in place: a store or driver failure that
+ * is not a write error of one of a bulk write's operations. Those (a `$push` onto a field
+ * that is no array in a damaged document, say) are refused the same way every time.
+ */
+export function isStoreOutage(error: unknown): boolean {
+  if (!isStoreUnavailable(error)) return false;
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  return !(Array.isArray(writeErrors) && writeErrors.length > 0);
+}
+
 export function isDuplicateKey(error: unknown): boolean {
   const e = error as Partial<mongo.MongoServerError> & { writeErrors?: { code?: number }[] };
   if (e?.code === 11000) return true;

@@ -7,6 +7,7 @@ import { BatchQueue } from './batch-queue.ts';
 import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
 import { publishDeadLetter } from './dead-letters.ts';
+import { isStoreOutage } from '../repository/store.ts';
 import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
 
@@ -211,8 +212,17 @@ export class StatsConsumer {
     // A later attempt, or a failure after the write, applies the batch again: what an earlier
     // attempt landed (its reply lost, say) is recognised as applied, and its completions are
     // announced then (a delivery announces what its event completed, whoever wrote it).
+    // A failure of some gamer's data, not of the store, would fail every attempt the same
+    // way and hold the lane (and, kept in progress, every event pulled behind it) for ever:
+    // the batch is then applied gamer by gamer, and only the faulty gamers' events fail.
+    const eachGamer = async (error: unknown) => {
+      if (isStoreOutage(error)) throw error;
+      log.warn({ err: error, events: batch.length }, 'stat batch failed on its data; applying it gamer by gamer');
+      const outcomes = await processor.processEachGamer(delivered);
+      return { settle: async () => outcomes };
+    };
     let gaveUp = false;
-    const written = await retrying('apply stat batch', () => processor.write(delivered), () => {
+    const written = await retrying('apply stat batch', () => processor.write(delivered).catch(eachGamer), () => {
       gaveUp = true;
       return { settle: async () => interrupted() };
     });
@@ -221,7 +231,7 @@ export class StatsConsumer {
     const before = lane.settling;
     lane.settling = before
       .then(async () => {
-        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(delivered), interrupted));
+        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(delivered).catch(async (error: unknown) => (await eachGamer(error)).settle()), interrupted));
         clearInterval(keepAlive);
         batch.forEach(({ msg, delivered: event, span }, i) => {
           const outcome = outcomes[i]!;

@@ -12,7 +12,7 @@ import type { AchievementStatsRepository } from '../repository/achievement-stats
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
 import { eventIdsOf, progressKey, type GamerProgressRepository, type ProgressWrite } from '../repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
-import { isStoreUnavailable } from '../repository/store.ts';
+import { isStoreOutage, isStoreUnavailable } from '../repository/store.ts';
 
 export interface ProcessorFaults {
   /** called per event after the batch's task writes, before it is recorded as processed (tests) */
@@ -109,6 +109,31 @@ export class StatBatchProcessor {
   /** The outcome of each delivered event, in the batch's order. */
   async process(batch: DeliveredEvent[]): Promise<EventOutcome[]> {
     return (await this.write(batch)).settle();
+  }
+
+  /**
+   * A batch that failed on its data, not on the store (isStoreOutage): each gamer's events
+   * processed on their own, in stream order, so only the gamers whose data fails get failed
+   * outcomes (they use up deliveries and end as dead letters) and the others are applied.
+   * The store away meanwhile still fails the whole call, to be tried again in place.
+   */
+  async processEachGamer(batch: DeliveredEvent[]): Promise<EventOutcome[]> {
+    const groups = new Map<string, DeliveredEvent[]>();
+    for (const delivered of batch) {
+      const key = progressKey(delivered.event);
+      groups.set(key, [...(groups.get(key) ?? []), delivered]);
+    }
+    const outcomes = new Map<DeliveredEvent, EventOutcome>();
+    for (const group of groups.values()) {
+      try {
+        const answered = await this.process(group);
+        group.forEach((d, i) => outcomes.set(d, answered[i]!));
+      } catch (error) {
+        if (isStoreOutage(error)) throw error;
+        for (const d of group) outcomes.set(d, { kind: 'failed', error });
+      }
+    }
+    return batch.map((d) => outcomes.get(d)!);
   }
 
   /**

@@ -3,6 +3,7 @@ import { PULL_EXPIRES_MS } from '@gfts/platform';
 import { eventually, type Gamer, testLogLevel } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
+import { mongo } from 'mongoose';
 import { REQUEUED_HEADER } from '../../src/stats/consumer.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,6 +215,34 @@ describe('poison and failing events', () => {
     sub.unsubscribe();
   });
 
+  it('applies the other gamers of a batch that fails on one gamer\'s damaged document, and dead-letters only that gamer\'s event', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const [eve, fay] = [world.gamer('Eve'), world.gamer('Fay')];
+    for (const p of [eve, fay]) await world.assign(p, 'lifetime', 1);
+    const ours = (l: Parameters<Parameters<World['waitFor']>[1]>[0]) => l.find((t) => t.task.id === task.id);
+    await world.publish(world.event(eve, { score: 1 }));
+    await world.waitFor(eve, ours, (t) => t.progress === 1);
+    // Eve's progress document is damaged: its list of applied events is no list, so every
+    // write of hers is refused by the store, the same way each time
+    const db = await stack.db();
+    expect((await db.collection('gamer_progress').updateOne({ _id: `${world.app}:${eve.id}` as never }, { $set: { applied: 'damaged' } })).matchedCount).toBe(1);
+    const nc = await stack.nats();
+    const letters: StatDeadLetter[] = [];
+    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+    await nc.flush();
+
+    const broken = world.event(eve, { score: 5 });
+    const good = world.event(fay, { score: 7 });
+    await Promise.all([world.publish(broken), world.publish(good)]);
+    // Fay's event is applied although it shares batches with Eve's, which ends as a dead letter
+    await world.waitFor(fay, ours, (t) => t.progress === 7);
+    await eventually(async () => (letters.length > 0 ? true : undefined), 20_000);
+    expect(letters.map((l) => JSON.parse(l.payload).eventId)).toEqual([broken.eventId]);
+    expect(letters[0]!.reason).toMatch(/^processing failed 3 times/);
+    sub.unsubscribe();
+  });
+
   it('requeues an event stale on its last delivery instead of dropping it; dead-letters one stale through every requeue', async () => {
     const world = new World(stack);
     const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
@@ -375,7 +404,7 @@ describe('a batch whose write landed but whose attempt failed', () => {
       faults: {
         processor: {
           // as if the store's reply to the progress write were lost after it committed: the batch is tried again
-          afterWrite: (events) => { if (events.some((e) => lostReply.delete(e.eventId))) throw new Error('injected: reply lost after the write'); },
+          afterWrite: (events) => { if (events.some((e) => lostReply.delete(e.eventId))) throw new mongo.MongoNetworkError('injected: reply lost after the write'); },
           // the event fails after its completion was announced: it is redelivered
           afterApply: (event) => { if (failAfterAnnouncing.delete(event.eventId)) throw new Error('injected: failure after the announcement'); },
         },
@@ -559,7 +588,7 @@ describe('stopping', () => {
         if (!events.some((e) => e.eventId === event.eventId) || failedWhileStopping) return;
         attempts++;
         if (stopping) failedWhileStopping = true;
-        throw new Error('injected: the store is away');
+        throw new mongo.MongoNetworkError('injected: the store is away');
       } } },
     });
     const jsm = await jetstreamManager(nc);
