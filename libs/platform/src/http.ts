@@ -1,11 +1,11 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS } from './config.ts';
 import { foldBooleanQueryOf } from './boolean-query.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { answerClientError, answerFrameworkError, problemHandlers, shuttingDown } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
+import { recordAnswered } from './response-records.ts';
 import { tracingPlugin } from './tracing/spans.ts';
 import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
 
@@ -62,9 +62,16 @@ async function emptyBodyIsNoBody(request: FastifyRequest): Promise<void> {
   if ((length === '0' || length === undefined) && headers['transfer-encoding'] === undefined) delete headers['content-type'];
 }
 
-/** An answer the client stopped taking: its connection goes, and what the answer held with it. */
-function closeStalled(this: ServerResponse): void {
-  this.destroy();
+/**
+ * An answer the client stopped taking: its connection goes, and what the answer held with it.
+ * Fastify's onResponse runs on the answer's finish or error, neither of which a destroy
+ * brings, so the reply is recorded here (its access line, latency sample and span) as the
+ * answer it was, with a warning saying it was cut.
+ */
+function cutStalled(request: FastifyRequest, reply: FastifyReply, sendTimeoutMs: number): void {
+  reply.log.warn({ sendTimeoutMs }, 'answer cut: its client stopped taking it for SEND_TIMEOUT_MS');
+  recordAnswered(request, reply);
+  reply.raw.destroy();
 }
 
 /**
@@ -119,11 +126,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     closing = true;
   });
   const sendTimeout = opts.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     if (closing) reply.header('connection', 'close');
     // An idle timeout on the socket from here on: sending makes progress as long as the
     // client reads. Once the answer is written, Node sets the keep-alive timeout in its place.
-    reply.raw.setTimeout(sendTimeout, closeStalled);
+    reply.raw.setTimeout(sendTimeout, () => cutStalled(request, reply, sendTimeout));
   });
   // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
   // is not run: a 503 problem tells the client, or the gateway, to try another instance.

@@ -25,5 +25,10 @@ export function onEveryResponse(app: FastifyInstance, record: ResponseRecord): v
 /** A hijacked reply's answer (`statusCode`, a 101) is on its socket: recorded as any reply is. */
 export function recordHijacked(request: FastifyRequest, reply: FastifyReply, statusCode: number): void {
   reply.code(statusCode);
+  recordAnswered(request, reply);
+}
+
+/** Records a reply whose onResponse Fastify will not run (hijacked, or cut by the server). */
+export function recordAnswered(request: FastifyRequest, reply: FastifyReply): void {
   for (const record of request.server.responseRecords ?? []) record(request, reply);
 }

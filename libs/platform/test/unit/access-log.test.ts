@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http.ts';
@@ -36,6 +37,32 @@ describe('access log', () => {
     // tracing is off here: no trace fields; pid and hostname are the container's, not repeated per line
     expect(Object.keys(requestLines[0]!).sort()).toEqual(['level', 'msg', 'name', 'req', 'requestId', 'res', 'responseTime', 'route', 'time']);
     expect(JSON.stringify(lines)).not.toContain('secret-token');
+  });
+
+  it('writes the line of an answer cut because its client stopped taking it for the send timeout, once, with a warning', async () => {
+    const { lines, stream } = captured();
+    const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream: stream, sendTimeoutMs: 300 });
+    // larger than what the sockets' buffers take in: the client must read it
+    const large = Buffer.alloc(16 << 20, 0x20);
+    app.get('/large', async (_request, reply) => reply.type('application/json').send(large));
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    const stalled = connect({ host: '127.0.0.1', port: Number(port) });
+    try {
+      stalled.pause();
+      stalled.write('GET /large HTTP/1.1\r\nHost: test\r\n\r\n');
+      const lineOf = () => lines.find((l) => l.msg === 'request completed' && (l.req as { url?: string } | undefined)?.url === '/large');
+      for (let i = 0; i < 60 && !lineOf(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      const cut = lineOf();
+      expect(cut).toMatchObject({ route: '/large', res: { statusCode: 200 } });
+      expect(lines.some((l) => l.msg === 'answer cut: its client stopped taking it for SEND_TIMEOUT_MS' && l.sendTimeoutMs === 300)).toBe(true);
+      // once: a cut answer is not recorded again when its socket closes
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(lines.filter((l) => l.msg === 'request completed' && (l.req as { url?: string } | undefined)?.url === '/large')).toHaveLength(1);
+    } finally {
+      stalled.destroy();
+      await app.close();
+    }
   });
 
   it('leaves probes and scrapes out', async () => {
