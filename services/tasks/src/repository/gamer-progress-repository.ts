@@ -46,6 +46,13 @@ export interface ProgressWrite {
   replacing: Orphan[];
   /** entries of expired tasks, or whose gamer task is gone, dropped with the write */
   dropped: string[];
+  /**
+   * the orphans among `dropped`: dropped on condition that they are still as read and the
+   * document's epoch too, as replaced ones are. Another replica may have tracked one again
+   * meanwhile (a new epoch) or moved it by a definition it still holds, and applied events
+   * to it: dropped over that, those events' progress was lost.
+   */
+  droppingOrphans: Orphan[];
   /** the document's epoch the write was planned from (GamerProgress.epoch) */
   epoch: string;
   /** the document's count of prunes the write was planned from (GamerProgress.pruned) */
@@ -105,7 +112,7 @@ export function eventIdsOf(changes: TaskChange[]): string[] {
  * dropped; orphans replaced as they were read, under a new epoch. Null when there is
  * nothing to write.
  */
-function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }: ProgressWrite, token: string): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
+function progressOp({ owner, changes, added, replacing, dropped, droppingOrphans, epoch, pruned }: ProgressWrite, token: string): mongo.AnyBulkWriteOperation<GamerProgressDoc> | null {
   if (changes.length === 0 && added.length === 0 && dropped.length === 0) return null;
   const eventIds = eventIdsOf(changes);
   // Maps, not objects: the paths hold gamer-task ids, new names every time, and V8 builds a
@@ -146,6 +153,12 @@ function progressOp({ owner, changes, added, replacing, dropped, epoch, pruned }
   if (orphans.size > 0) {
     filter.set('epoch', epoch);
     set.set('epoch', randomUUID());
+  }
+  for (const orphan of droppingOrphans) {
+    filter.set(`tasks.${orphan.id}.p`, orphan.progress);
+    filter.set(`tasks.${orphan.id}.g`, orphan.games);
+    filter.set(`tasks.${orphan.id}.c`, orphan.completed);
+    filter.set('epoch', epoch);
   }
   for (const { before, after: next, increment } of changes) {
     if (addedIds.has(before.id)) continue;

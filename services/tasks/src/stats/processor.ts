@@ -202,7 +202,8 @@ export class StatBatchProcessor {
         // an orphan achievement entry tracked again in this batch is replaced, not dropped
         const replaced = new Set(fresh.map((r) => r.id));
         const dropped = [...tasks.filter((t) => !isActive(t.expiredAt, now)).map((t) => t.id), ...orphans.map((o) => o.id)].filter((id) => !replaced.has(id));
-        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((o) => replaced.has(o.id)), dropped, epoch, pruned };
+        const droppingOrphans = orphans.filter((o) => !replaced.has(o.id));
+        const write = { owner: gamer, changes: plan.changes, added: fresh, replacing: orphans.filter((o) => replaced.has(o.id)), dropped, droppingOrphans, epoch, pruned };
         plans.push({ gamer, plan, write, applied: [...applied, ...eventIdsOf(plan.changes)] });
       } catch (error) {
         for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });

@@ -509,6 +509,33 @@ describe('gamer progress documents', () => {
     expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 10, g: 2, c: false });
   });
 
+  it('a write that drops an orphan another replica tracked again meanwhile is stale, and the event that replica applied stays', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: 1_000, applicationStatsId: 'score' });
+    const ann = world.gamer();
+    await assigned(world, ann, 'lifetime');
+    const id = await orphaned(world, ann, { p: 40, g: 4, c: false });
+    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
+    try {
+      const store = openStore(connection);
+      // this replica's event does not carry the orphan's stat: its write drops the entry ...
+      const dropping = normaliseEvent(world.event(ann, { score: 1 }));
+      const held = holdingNextBulkWrite(store, 'gamerProgress');
+      const droppingOutcome = (await processorOn(held.store)).process([delivery(dropping)]);
+      await held.atWrite;
+      // ... while another replica tracks the achievement again with an event of its stat
+      expect(await (await processorOn(store)).process([delivery(normaliseEvent(world.event(ann, { kills: 5 })))])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 5, g: 1, c: false });
+      held.release();
+      // the drop is refused; its event comes back and is applied beside the tracked entry
+      expect(await droppingOutcome).toEqual([{ kind: 'stale' }]);
+      expect(await (await processorOn(store)).process([delivery(dropping, true)])).toEqual([{ kind: 'processed' }]);
+      expect((await progressOf(world, ann))?.tasks[id]).toEqual({ p: 5, g: 1, c: false });
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('an orphan another replica moved meanwhile, by the definition it still holds, is not replaced over its move', async () => {
     const world = new World(stack);
     const achievement = await world.createTask({ name: 'Killer', family: 'lifetime', isAchievement: true, targetValue: 100, applicationStatsId: 'kills' });
