@@ -274,8 +274,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
     if (refusal?.kind === 'blocked') {
       // Whatever it became meanwhile, nothing may stay between a blocked pair. Its addressee
       // may have accepted it in these milliseconds (an accept reads no blocks): then this
-      // ends a friendship, which must be announced as a block's end of one is.
-      const removed = await relations.findOneAndDelete({ _id: id, applicationId }).lean();
+      // ends a friendship, which must be announced as a block's end of one is. Not one a
+      // repeat marked kept: the repeat read no block, after this call's read (the block was
+      // lifted: it may stand, and the repeat answered its id) or before the block was
+      // written (whose own clearing of the pair, after its write, removes it).
+      const removed = await relations.findOneAndDelete({ _id: id, applicationId, kept: { $ne: true } }).lean();
       if (removed?.status !== FriendshipStatus.ACCEPTED) return refusal;
       // relation first, list after (a request found pending was linked only by an accept
       // refused for the friend limit, which unlinks the pair itself after putting it back)

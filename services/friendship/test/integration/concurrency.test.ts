@@ -376,6 +376,42 @@ describe('concurrent changes leave one consistent outcome', () => {
     expect(accepted).toMatchObject({ kind: 'exists', relation: { id: second.id, status: 'accepted' } });
   });
 
+  it('a request withdrawn for a block that its repeat, reading after the unblock, kept stands: the repeat\'s answer names it', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const directory = gamerDirectory(models.gamers, profileCache(100, 0));
+    const plain = relationRepository(models.relations, models.blocks, lists, directory);
+    const [a, b] = await w.gamers(2);
+    expectOk(await w.block(b!, a!.id));
+    const blockId = (await w.blocked(b!)).body[0]!.id;
+    // A's request reads B's block; before it withdraws itself B unblocks, and A's double tap
+    // (reading no block) keeps the request and answers its id
+    let repeat: Awaited<ReturnType<typeof plain.request>> | undefined;
+    const creator = relationRepository(
+      new Proxy(models.relations, {
+        get: (target, prop, receiver) => {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (prop !== 'findOneAndDelete') return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          return (...args: Parameters<typeof target.findOneAndDelete>) => {
+            const run = (async () => {
+              expectOk(await w.unblock(b!, blockId));
+              repeat = await plain.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 100);
+            })();
+            // mongoose's query, awaited by the caller with .lean(): run the twin first
+            const query = target.findOneAndDelete(...args);
+            return { lean: () => ({ then: (ok: (v: unknown) => unknown, ko: (e: unknown) => unknown) => run.then(() => query.lean()).then(ok, ko) }) };
+          };
+        },
+      }),
+      models.blocks, lists, directory,
+    );
+    const outcome = await creator.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 100);
+    expect(outcome.kind).toBe('blocked');
+    expect(repeat).toMatchObject({ kind: 'exists', relation: { status: 'pending' } });
+    // the request the repeat answered is there
+    expect((await relationsOf(a!, b!)).map((r) => r._id)).toEqual([(repeat as { relation: { id: string } }).relation.id]);
+  });
+
   it('concurrent identical blocks leave one block record', async () => {
     const [a, b] = await w.gamers(2);
     const responses = await Promise.all(Array.from({ length: 10 }, () => w.block(a!, b!.id)));
