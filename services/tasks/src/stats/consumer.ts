@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
@@ -91,6 +92,7 @@ interface Lane {
 export class StatsConsumer {
   private readonly deps: Deps;
   private stopping = false;
+  private readonly stopped = new AbortController();
   private loop: Promise<void> | undefined;
   private advisories: Subscription | undefined;
   private readonly lanes: Lane[];
@@ -114,6 +116,9 @@ export class StatsConsumer {
   /** Stops pulling, then applies (and acknowledges) every event already pulled. */
   async stop(): Promise<void> {
     this.stopping = true;
+    // a batch waiting to try the store again gives up now, not after its wait (up to 30 s,
+    // past a pod's grace): its events are put back for redelivery
+    this.stopped.abort();
     this.advisories?.unsubscribe();
     // the open pull ends by itself, about PULL_EXPIRES_MS from now (pullUntilStopped)
     await this.loop;
@@ -198,7 +203,7 @@ export class StatsConsumer {
             return giveUp(error);
           }
           log.warn({ err: error, events: batch.length, attempt }, 'stat batch failed; trying it again');
-          await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, settings.retryBaseMs)));
+          await sleep(retryDelay(attempt, settings.retryBaseMs), undefined, { signal: this.stopped.signal }).catch(() => undefined);
         }
       }
     };

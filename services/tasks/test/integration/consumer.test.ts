@@ -614,7 +614,36 @@ describe('stopping', () => {
       sub.unsubscribe();
     }
   });
+
+  it('stops at once while a batch waits to try the store again, without waiting the delay out', async () => {
+    const { world, players } = await scoreWorld(stack, 1);
+    const event = world.event(players[0]!, { score: 3 });
+    let attempts = 0;
+    // the store away for this event's batch, and 30 s before the next attempt
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', STATS_RETRY_BASE_MS: '30000' }, {
+      faults: { processor: { afterWrite: (events) => {
+        if (!events.some((e) => e.eventId === event.eventId)) return;
+        attempts++;
+        throw new mongo.MongoNetworkError('injected: the store is away');
+      } } },
+    });
+    await world.publish(event);
+    await eventually(async () => (attempts >= 1 ? true : undefined), 10_000, 20);
+    const started = performance.now();
+    await replica.close();
+    // the wait ends with the stop; one more attempt, then the event is put back (as above;
+    // put back while the replica still pulls, it may come back and fail at once a few times)
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    const other = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true' });
+    try {
+      await eventually(async () => ((await (await stack.db()).collection<{ _id: string }>('processed_events').findOne({ _id: event.eventId })) ? true : undefined), 10_000, 50);
+    } finally {
+      await other.close();
+    }
+  });
 });
+
 
 describe('a flood of poison while the dead-letter stream does not answer', () => {
   let stack: TasksStack;
