@@ -131,6 +131,7 @@ export class NotificationsClient {
   readonly #backoff: BackoffOptions;
   readonly #auth: AuthMode;
   readonly #api: ApiClient;
+  readonly #Socket: WebSocketConstructor;
   readonly #stopCodes: readonly number[];
   readonly #listeners: { [E in keyof NotificationsEvents]: Set<NotificationsEvents[E]> } = {
     notification: new Set(), unknown: new Set(), open: new Set(), disconnect: new Set(), error: new Set(), stop: new Set(),
@@ -160,6 +161,12 @@ export class NotificationsClient {
     this.#overlapMs = options.resumeOverlapMs ?? DEFAULT_RESUME_OVERLAP_MS;
     if (!(this.#overlapMs >= 0 && Number.isFinite(this.#overlapMs))) throw new RangeError('resumeOverlapMs must be a finite number >= 0');
     this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
+    // what every connect would fail on, said once, here: found in the connect loop, a bad
+    // scheme was retried for ever and a missing WebSocket was a rejection nobody handled
+    liveUrl(options.baseUrl);
+    const Socket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!Socket) throw new TypeError('no WebSocket in this runtime: pass options.WebSocket');
+    this.#Socket = Socket;
   }
 
   /**
@@ -227,8 +234,7 @@ export class NotificationsClient {
       this.#retry(0, 'no connection');
       return;
     }
-    const Socket = this.#options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-    if (!Socket) throw new Error('no WebSocket in this runtime: pass options.WebSocket');
+    const Socket = this.#Socket;
     const since = this.#since();
     let socket: WebSocketLike;
     try {
@@ -240,13 +246,16 @@ export class NotificationsClient {
     }
     this.#socket = socket;
     let opened = false;
+    let lasted = false;
     socket.onopen = () => {
       if (this.#socket !== socket) return;
       opened = true;
       this.#state = 'open';
       // only a connection that lasts starts the schedule over (BackoffOptions.resetAfterMs)
       this.#stableTimer = setTimeout(() => {
-        if (this.#socket === socket) this.#failures = 0;
+        if (this.#socket !== socket) return;
+        this.#failures = 0;
+        lasted = true;
       }, this.#backoff.resetAfterMs);
       this.#emit('open', { since });
     };
@@ -268,7 +277,8 @@ export class NotificationsClient {
       // A refused upgrade looks like any network failure to a WebSocket (1006, no status):
       // in header mode, ask the API whether the token is the reason before retrying.
       if (!opened && this.#auth === 'header') void this.#probeThenRetry(event.code, event.reason);
-      else this.#retry(event.code, event.reason);
+      // a connection that lasted is no failed connect: its drop neither counts nor gives up
+      else this.#retry(event.code, event.reason, !lasted);
     };
   }
 
@@ -348,15 +358,21 @@ export class NotificationsClient {
     if (this.#delivered.size % 64 === 0) for (const [kept, time] of this.#delivered) if (time < greatest - 2 * this.#overlapMs) this.#delivered.delete(kept);
   }
 
-  #retry(code: number, reason: string): void {
+  /**
+   * Schedules the next connect. `failed`: this was a failed connect (refused, or closed before
+   * it lasted `resetAfterMs`), which counts toward `maxAttempts`; the drop of a connection
+   * that lasted starts the schedule over (until 2026-11-28 it counted too, so `maxAttempts: 1`
+   * stopped the client at the first deploy's 1001).
+   */
+  #retry(code: number, reason: string, failed = true): void {
     if (this.#state === 'stopped') return;
-    const delay = backoffDelay(this.#failures, this.#backoff, this.#options.random);
+    const delay = backoffDelay(this.#failures, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
     this.#emit('disconnect', { code, reason, retryInMs: delay });
     if (delay === undefined) {
       this.#stop({ reason: 'gave-up' });
       return;
     }
-    this.#failures += 1;
+    if (failed) this.#failures += 1;
     this.#state = 'waiting';
     this.#retryTimer = setTimeout(() => void this.#connect(), delay);
   }

@@ -266,6 +266,52 @@ describe('notifications client', () => {
     expect(coded.seen.stops).toEqual([{ reason: 'close-code', code: 4000 }]);
   });
 
+  it('does not count the drop of a connection that lasted toward maxAttempts', async () => {
+    const { live, seen } = client({ backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 0, maxAttempts: 2, resetAfterMs: 5_000 } });
+    live.start();
+    await settle();
+    latest().open();
+    await vi.advanceTimersByTimeAsync(5_000);
+    // a deploy closes it after it lasted: a reconnect, which fails, then one more try
+    latest().drop(1001);
+    await vi.advanceTimersByTimeAsync(10);
+    latest().drop();
+    await settle();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(seen.stops).toEqual([]);
+    expect(ScriptedSocket.made).toHaveLength(3);
+    latest().drop();
+    await settle();
+    await vi.advanceTimersByTimeAsync(10);
+    // two failed connects in a row: given up
+    expect(seen.stops).toEqual([{ reason: 'gave-up' }]);
+
+    // maxAttempts 1: a connection that lasted and dropped is still connected again
+    ScriptedSocket.made.length = 0;
+    const once = client({ backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 0, maxAttempts: 1, resetAfterMs: 5_000 } });
+    once.live.start();
+    await settle();
+    latest().open();
+    await vi.advanceTimersByTimeAsync(5_000);
+    latest().drop(1001);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(once.seen.stops).toEqual([]);
+    expect(ScriptedSocket.made).toHaveLength(2);
+    once.live.close();
+  });
+
+  it('refuses at construction a base URL no connect could use, and a runtime without WebSocket', () => {
+    expect(() => new NotificationsClient({ baseUrl: 'ftp://gw.test', token: 'tok', WebSocket: ScriptedSocket })).toThrow('baseUrl must be http(s) or ws(s), not ftp:');
+    const runtime = globalThis as { WebSocket?: unknown };
+    const saved = runtime.WebSocket;
+    delete runtime.WebSocket;
+    try {
+      expect(() => new NotificationsClient({ baseUrl: 'http://gw.test', token: 'tok' })).toThrow('no WebSocket in this runtime');
+    } finally {
+      if (saved !== undefined) runtime.WebSocket = saved;
+    }
+  });
+
   it('stops when closed as a gamer\'s oldest socket (4029), resumes after a slow-consumer close (4008)', async () => {
     const { live, seen } = client({ resumeOverlapMs: 0 });
     live.start();
