@@ -2,7 +2,7 @@
 export { createApiClient, type ApiClient, type ApiClientOptions, type Problem, type components, type operations, type paths } from './api.ts';
 export type { TokenSource } from './token.ts';
 export {
-  BEFORE_EVERY_ID, CloseCode, connectNotifications, NotificationsClient, resumePoint,
+  BEFORE_EVERY_ID, CloseCode, connectNotifications, NotificationsCallError, NotificationsClient, resumePoint,
   type AuthMode, type ConnectionState, type NotificationsClientOptions, type NotificationsEvents, type StopReason,
   type WebSocketConstructor, type WebSocketLike,
 } from './notifications/client.ts';

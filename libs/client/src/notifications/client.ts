@@ -2,7 +2,7 @@
 // across drops (exponential backoff with jitter) and resumed after the last notification
 // seen (`?since=<id>`), so the application sees every notification once, in order.
 // Runs on Node 24 (global WebSocket, bearer header) and in browsers (single-use ticket).
-import { createApiClient, type ApiClient } from '../api.ts';
+import { createApiClient, type ApiClient, type Problem } from '../api.ts';
 import { currentToken, type TokenSource } from '../token.ts';
 import { backoffDelay, backoffOptions, type BackoffOptions } from './backoff.ts';
 import { liveUrl } from './live-url.ts';
@@ -59,7 +59,39 @@ export type StopReason =
   /** backoff.maxAttempts connects in a row failed */
   | 'gave-up'
   /** the service closed with one of stopOnCloseCodes */
-  | 'close-code';
+  | 'close-code'
+  /**
+   * a call before the connect answered what no retry changes (400, 404, 405: a gateway
+   * without the notifications service answers 404); the `error` event before it has the problem
+   */
+  | 'refused';
+
+/**
+ * A call the client makes before it connects (its starting point, a ticket) that the gateway
+ * answered with an error: the status, the problem+json body (`code`, `detail`, `requestId`)
+ * when there is one, and `Retry-After` in ms (the next try waits at least that long).
+ */
+export class NotificationsCallError extends Error {
+  readonly status: number;
+  readonly problem: Problem | undefined;
+  readonly retryAfterMs: number | undefined;
+  constructor(call: string, status: number, problem: Problem | undefined, retryAfterMs: number | undefined) {
+    super(`${call} answered ${status}${problem ? `: ${problem.code} ${problem.detail ?? problem.title}` : ''}`);
+    this.name = 'NotificationsCallError';
+    this.status = status;
+    this.problem = problem;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** Answers to a call before the connect that a retry would get again. */
+const REFUSED_STATUSES = [400, 404, 405];
+
+function callError(call: string, response: Response, error: unknown): NotificationsCallError {
+  const seconds = Number(response.headers.get('retry-after'));
+  const problem = typeof error === 'object' && error !== null && 'code' in error ? (error as Problem) : undefined;
+  return new NotificationsCallError(call, response.status, problem, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined);
+}
 
 export interface NotificationsEvents {
   notification: (notification: Notification) => void;
@@ -231,7 +263,13 @@ export class NotificationsClient {
       }
     } catch (error) {
       this.#emit('error', asError(error));
-      this.#retry(0, 'no connection');
+      if (error instanceof NotificationsCallError && REFUSED_STATUSES.includes(error.status)) {
+        this.#stop({ reason: 'refused' });
+        return;
+      }
+      // a 429 or 503 says when to come back: not sooner (the gamer's own rate limit is spent
+      // by every try, which the game's other calls share)
+      this.#retry(0, 'no connection', true, error instanceof NotificationsCallError ? error.retryAfterMs : undefined);
       return;
     }
     const Socket = this.#Socket;
@@ -287,23 +325,23 @@ export class NotificationsClient {
    * BEFORE_EVERY_ID when there is none. `undefined` when the token was refused (stopped).
    */
   async #startingPoint(): Promise<string | undefined> {
-    const { data, response } = await this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
+    const { data, error, response } = await this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
     if (response.status === 401 || response.status === 403) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
-    if (!data) throw new Error(`GET /api/v1/notifications answered ${response.status}`);
+    if (!data) throw callError('GET /api/v1/notifications', response, error);
     return data[0]?.id ?? BEFORE_EVERY_ID;
   }
 
   /** A ticket for the next connect; `undefined` when the client stopped or will retry. */
   async #ticket(): Promise<string | undefined> {
-    const { data, response } = await this.#api.POST('/api/v1/notifications/ticket');
+    const { data, error, response } = await this.#api.POST('/api/v1/notifications/ticket');
     if (response.status === 401 || response.status === 403) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
-    if (!data) throw new Error(`POST /api/v1/notifications/ticket answered ${response.status}`);
+    if (!data) throw callError('POST /api/v1/notifications/ticket', response, error);
     return data.ticket;
   }
 
@@ -364,9 +402,10 @@ export class NotificationsClient {
    * that lasted starts the schedule over (until 2026-11-28 it counted too, so `maxAttempts: 1`
    * stopped the client at the first deploy's 1001).
    */
-  #retry(code: number, reason: string, failed = true): void {
+  #retry(code: number, reason: string, failed = true, atLeastMs = 0): void {
     if (this.#state === 'stopped') return;
-    const delay = backoffDelay(this.#failures, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
+    const drawn = backoffDelay(this.#failures, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
+    const delay = drawn === undefined ? undefined : Math.max(drawn, atLeastMs);
     this.#emit('disconnect', { code, reason, retryInMs: delay });
     if (delay === undefined) {
       this.#stop({ reason: 'gave-up' });

@@ -1,7 +1,7 @@
 // The reconnect-and-resume loop, with a scripted socket standing in for the network; the
 // real service is exercised by test/integration.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BEFORE_EVERY_ID, NotificationsClient, resumePoint, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
+import { BEFORE_EVERY_ID, NotificationsCallError, NotificationsClient, resumePoint, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
 import type { Notification } from '../../src/notifications/messages.ts';
 
 class ScriptedSocket implements WebSocketLike {
@@ -298,6 +298,39 @@ describe('notifications client', () => {
     expect(once.seen.stops).toEqual([]);
     expect(ScriptedSocket.made).toHaveLength(2);
     once.live.close();
+  });
+
+  it('keeps the problem of a failed call before the connect, waits its Retry-After, and stops on an answer no retry changes', async () => {
+    const limited = { type: 'about:blank', title: 'Too Many Requests', status: 429, code: 'RATE_LIMITED', detail: 'slow down', requestId: 'req-1' };
+    let answers = 0;
+    const fetch429 = vi.fn(async (_request: Request) => {
+      answers++;
+      return answers === 1
+        ? new Response(JSON.stringify(limited), { status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '10' } })
+        : new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    const errors: unknown[] = [];
+    const { live, seen } = client({ fetch: fetch429 as unknown as typeof fetch, backoff: { initialDelayMs: 100, maxDelayMs: 1_000, jitter: 0 } });
+    live.on('error', (e) => errors.push(e));
+    live.start();
+    await settle();
+    expect(errors[0]).toBeInstanceOf(NotificationsCallError);
+    expect(errors[0]).toMatchObject({ status: 429, retryAfterMs: 10_000, problem: { code: 'RATE_LIMITED', requestId: 'req-1' } });
+    // not before Retry-After, whatever the backoff would draw
+    expect(seen.retries).toEqual([10_000]);
+    await vi.advanceTimersByTimeAsync(9_000);
+    expect(answers).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(answers).toBe(2);
+    live.close();
+
+    // a gateway without the notifications service: 404, no retry
+    ScriptedSocket.made.length = 0;
+    const missing = client({ fetch: answering(404, { type: 'about:blank', title: 'Not Found', status: 404, code: 'NOT_FOUND', detail: 'no such route' }) as unknown as typeof fetch });
+    missing.live.start();
+    await settle();
+    expect(missing.seen.stops).toEqual([{ reason: 'refused' }]);
+    expect(ScriptedSocket.made).toHaveLength(0);
   });
 
   it('refuses at construction a base URL no connect could use, and a runtime without WebSocket', () => {
