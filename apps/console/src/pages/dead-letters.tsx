@@ -4,6 +4,7 @@ import { nextAfter } from '../api/next-page.ts';
 import { countPerBucket } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
 import { ProblemView } from '../components/problem.tsx';
+import { isGamerId } from '../gamer-id.ts';
 import { useSingleFlight } from '../hooks.ts';
 import type { DeadLetter, Session } from '../session.ts';
 import { utcDateTime } from '../time.ts';
@@ -144,7 +145,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
                 </td>
                 <td>
                   {l.eventId ? <code>{l.eventId}</code> : <span class="muted">no eventId</span>}
-                  {l.gamerId && <div><a href={`#/gamer/${l.gamerId}`}>gamer</a></div>}
+                  {l.gamerId && isGamerId(l.gamerId) && <div><a href={`#/gamer/${l.gamerId}`}>gamer</a></div>}
                 </td>
                 <td>{l.deliveryCount}</td>
                 <td class="actions">

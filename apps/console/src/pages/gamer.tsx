@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
 import { ApiProblem, ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
+import { isGamerId } from '../gamer-id.ts';
 import { usePoll, useSingleFlight } from '../hooks.ts';
 import { Progress } from '../components/progress.tsx';
 import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
 import { utcDateTime } from '../time.ts';
 import { listSize } from './list-size.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REFRESH_MS = 2_000;
 // entries of each of a gamer's lists (AdminListQuery: default 50, at most 200); no total comes with them
 const LIST_LIMIT = 50;
@@ -189,7 +189,7 @@ export function GamerPage({ session, gamerId }: { session: Session; gamerId: str
     event.preventDefault();
     setError(null);
     const text = query.trim();
-    if (UUID.test(text)) {
+    if (isGamerId(text)) {
       location.hash = `#/gamer/${text.toLowerCase()}`;
       return;
     }
@@ -215,7 +215,9 @@ export function GamerPage({ session, gamerId }: { session: Session; gamerId: str
           {found.length >= SEARCH_LIMIT && <p class="muted">The first {SEARCH_LIMIT} matches only: type more of the name to narrow the search.</p>}
         </section>
       )}
-      {gamerId && <GamerView key={gamerId} session={session} gamerId={gamerId} />}
+      {gamerId && (isGamerId(gamerId)
+        ? <GamerView key={gamerId} session={session} gamerId={gamerId} />
+        : <p role="status">“{gamerId}” is not a gamer id (a UUID): nothing to show.</p>)}
     </div>
   );
 }
