@@ -58,7 +58,8 @@ export function natsConnectionOptions(servers: string, name: string, credentials
   const { user, password } = credentials;
   if ((user === undefined) !== (password === undefined)) throw new Error('NATS_USER and NATS_PASSWORD must be set together');
   return {
-    servers: servers.split(',').map((s) => s.trim()),
+    // a trailing or doubled comma ("nats://a:4222,") is no server of its own
+    servers: servers.split(',').map((s) => s.trim()).filter((s) => s !== ''),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,

@@ -124,12 +124,17 @@ function toProblem(error: FastifyError & { status?: number }, request: FastifyRe
 }
 
 /** A request no route takes: 405 with `Allow` when the path takes other methods, else 404. */
+/** A path as an answer's detail names it: up to 200 characters (a request's path may be ~16 KiB). */
+function shownPath(path: string): string {
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}
+
 function unrouted(request: FastifyRequest, reply: FastifyReply, allowedMethods: (path: string) => string[]): FastifyReply {
   const path = request.url.split('?')[0]!;
   const allowed = allowedMethods(path);
-  if (allowed.length === 0) return sendProblem(reply, problem(404, ErrorCode.NOT_FOUND, `no route ${request.method} ${path}`));
+  if (allowed.length === 0) return sendProblem(reply, problem(404, ErrorCode.NOT_FOUND, `no route ${request.method} ${shownPath(path)}`));
   reply.header('allow', allowed.join(', '));
-  return sendProblem(reply, problem(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+  return sendProblem(reply, problem(405, ErrorCode.METHOD_NOT_ALLOWED, `${request.method} is not allowed on ${shownPath(path)}; allowed: ${allowed.join(', ')}`));
 }
 
 /** The one error handler, plus problem+json for requests no route takes. */

@@ -13,6 +13,10 @@ describe('natsConnectionOptions', () => {
     expect(() => natsConnectionOptions('nats://a:4222', 'tasks', { user: 'tasks' })).toThrow(/together/);
   });
 
+  it('takes no empty server from a trailing or doubled comma', () => {
+    expect(natsConnectionOptions('nats://a:4222,, nats://b:4222,', 'tasks').servers).toEqual(['nats://a:4222', 'nats://b:4222']);
+  });
+
   it('keeps reconnecting through authorization errors (a password rotated out of order) instead of closing for good', () => {
     expect(natsConnectionOptions('nats://a:4222', 'tasks', { user: 'tasks', password: 'secret' }).ignoreAuthErrorAbort).toBe(true);
   });

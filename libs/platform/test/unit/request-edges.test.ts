@@ -60,7 +60,14 @@ describe('createHttpServer at the edge', () => {
     const response = await app.inject({ method: 'GET', url: '/nothing/here' });
     expect(response.statusCode).toBe(404);
     expect(response.headers['allow']).toBeUndefined();
-    expect(response.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(response.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: 'no route GET /nothing/here' });
+  });
+
+  it('names a long path in its 404 by its first 200 characters only', async () => {
+    const long = `/${'x'.repeat(10_000)}`;
+    const response = await app.inject({ method: 'GET', url: long });
+    expect(response.statusCode).toBe(404);
+    expect(response.json<{ detail: string }>().detail).toBe(`no route GET ${long.slice(0, 200)}…`);
   });
 
   describe('a JSON body that is not the object the route takes is a 400 problem', () => {
