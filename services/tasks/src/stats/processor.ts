@@ -121,7 +121,9 @@ export class StatBatchProcessor {
     const groups = new Map<string, DeliveredEvent[]>();
     for (const delivered of batch) {
       const key = progressKey(delivered.event);
-      groups.set(key, [...(groups.get(key) ?? []), delivered]);
+      const group = groups.get(key);
+      if (group) group.push(delivered);
+      else groups.set(key, [delivered]);
     }
     const outcomes = new Map<DeliveredEvent, EventOutcome>();
     for (const group of groups.values()) {
