@@ -1,5 +1,5 @@
-import type { GamerTask } from '@gfts/contracts';
-import { eventually } from '@gfts/testkit';
+import type { GamerTask, Identity } from '@gfts/contracts';
+import { eventually, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import mongoose from 'mongoose';
@@ -32,14 +32,22 @@ describe('assign and the gamer task list', () => {
   });
   afterAll(async () => stack?.close());
 
-  it('a keyed assign that failed after writing tasks is retried into those tasks, not more', async () => {
+  /** A world with daily tasks of these names, a gamer, and the store opened in this process for `run` (closed after). */
+  async function inProcess(names: string[], run: (arranged: { world: World; ann: Gamer; identity: Identity; store: Store }) => Promise<void>): Promise<void> {
     const world = new World(stack);
-    await Promise.all([1, 2, 3, 4, 5].map((n) => world.createTask({ name: `Daily ${n}` })));
+    await Promise.all(names.map((name) => world.createTask({ name })));
     const ann = world.gamer();
     const identity = { applicationId: world.app, gamerId: ann.id, roles: [] };
     const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
     try {
-      const store = openStore(connection);
+      await run({ world, ann, identity, store: openStore(connection) });
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('a keyed assign that failed after writing tasks is retried into those tasks, not more', async () => {
+    await inProcess([1, 2, 3, 4, 5].map((n) => `Daily ${n}`), async ({ world, ann, identity, store }) => {
       const gamerTasks = new GamerTaskRepository(store);
       const progress = new GamerProgressRepository(store, gamerTasks, 100);
       // the store fails once after the tasks of the first attempt are written
@@ -60,9 +68,7 @@ describe('assign and the gamer task list', () => {
       expect(retried.map((t) => t.progress)).toEqual([1, 1]);
       expect((await world.tasks(ann)).map((t) => t.id).sort()).toEqual(retried.map((t) => t.id).sort());
       expect(await service.assign(identity, request, 'k1')).toEqual(retried);
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
   it('a key reused after its retention is a new request: the trees of its old request are not taken', async () => {
@@ -90,42 +96,37 @@ describe('assign and the gamer task list', () => {
   });
 
   it('an assign the daily reset overtakes while it writes assigns again in the new day, not tasks already expired', async () => {
-    const world = new World(stack);
-    await Promise.all([1, 2, 3].map((n) => world.createTask({ name: `Late ${n}` })));
-    const ann = world.gamer();
-    const identity = { applicationId: world.app, gamerId: ann.id, roles: [] };
-    const connection = await mongoose.createConnection(stack.mongoUrl).asPromise();
-    try {
-      const store = openStore(connection);
+    await inProcess([1, 2, 3].map((n) => `Late ${n}`), async ({ world, identity, store }) => {
       const gamerTasks = new GamerTaskRepository(store);
       const settings = new SettingsRepository(store);
       // the clock of this process only (the service runs here): 50 ms before the next reset,
       // and past it once the first tree is written
       const reset = expiryFor('daily', new Date(), null, await settings.schedule(world.app))!;
       vi.useFakeTimers({ toFake: ['Date'] });
-      vi.setSystemTime(reset.getTime() - 50);
-      let moved = false;
-      const slow = new Proxy(gamerTasks, {
-        get: (target, prop, receiver) => (prop === 'insertTree'
-          ? async (...args: Parameters<GamerTaskRepository['insertTree']>) => {
-            const inserted = await target.insertTree(...args);
-            if (!moved) vi.setSystemTime(reset.getTime() + 1_000);
-            moved = true;
-            return inserted;
-          }
-          : Reflect.get(target, prop, receiver)),
-      });
-      const service = assignService(store, { gamerTasks: slow });
-      const assigned = await service.assign(identity, { family: 'daily', numberOfTasks: 2 });
-      expect(assigned).toHaveLength(2);
-      // none of them expired when answered: they are the new day's, and the ones held now
-      for (const t of assigned) expect(new Date(t.expiredAt!).getTime()).toBeGreaterThan(Date.now());
-      const held = await gamerTasks.activeOf([identity], new Date());
-      expect(held.map((t) => t.id).sort()).toEqual(assigned.map((t) => t.id).sort());
-    } finally {
-      vi.useRealTimers();
-      await connection.close();
-    }
+      try {
+        vi.setSystemTime(reset.getTime() - 50);
+        let moved = false;
+        const slow = new Proxy(gamerTasks, {
+          get: (target, prop, receiver) => (prop === 'insertTree'
+            ? async (...args: Parameters<GamerTaskRepository['insertTree']>) => {
+              const inserted = await target.insertTree(...args);
+              if (!moved) vi.setSystemTime(reset.getTime() + 1_000);
+              moved = true;
+              return inserted;
+            }
+            : Reflect.get(target, prop, receiver)),
+        });
+        const service = assignService(store, { gamerTasks: slow });
+        const assigned = await service.assign(identity, { family: 'daily', numberOfTasks: 2 });
+        expect(assigned).toHaveLength(2);
+        // none of them expired when answered: they are the new day's, and the ones held now
+        for (const t of assigned) expect(new Date(t.expiredAt!).getTime()).toBeGreaterThan(Date.now());
+        const held = await gamerTasks.activeOf([identity], new Date());
+        expect(held.map((t) => t.id).sort()).toEqual(assigned.map((t) => t.id).sort());
+      } finally {
+        vi.useRealTimers();
+      }
+    });
   });
 
   it('answers an array of distinct random tasks of the family with the spec\'s gamer task fields', async () => {
