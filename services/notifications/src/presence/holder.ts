@@ -71,8 +71,14 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   /** how long the marker of a released gamer stays for the watches to see (Go duration) */
   const markerTtl = `${Math.ceil((MARKER_INTERVALS * opts.refreshMs) / 1000)}s`;
   const keyOf = (gamer: GamerRef) => presenceHoldKey(opts.holderId, gamer.applicationId, gamer.gamerId);
+  /** Logged once per outage: its first failed write, then the first write that went through. */
   const failed = (error: unknown) => {
     if (failures++ === 0) opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
+  };
+  const wrote = () => {
+    if (failures === 0) return;
+    opts.log.info({ bucket: names.presenceBucket, failedWrites: failures }, 'presence written again');
+    failures = 0;
   };
 
   function pump(): void {
@@ -83,7 +89,10 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       inFlight++;
       // a release purges the key (no earlier put left behind) with a marker that expires by itself
       const done = write.op === 'put' ? kv!.put(write.key, String(Date.now())) : kv!.purge(write.key, { ttl: markerTtl });
-      done.then(() => ledger.written(write), (error: unknown) => {
+      done.then(() => {
+        ledger.written(write);
+        wrote();
+      }, (error: unknown) => {
         ledger.failed(write);
         failed(error);
       }).finally(() => {
@@ -103,6 +112,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
     try {
       const now = String(Date.now());
       beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
+      wrote();
     } catch (error) {
       failed(error);
       purged = conflict(error);
