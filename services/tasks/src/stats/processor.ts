@@ -212,8 +212,12 @@ export class StatBatchProcessor {
       }
     }
 
-    // the gamer tasks of newly tracked achievements exist before their progress does
+    // the gamer tasks of newly tracked achievements exist before their progress does, and
+    // are counted as tracked at once: a retry of the batch finds them inserted and would not
+    // count them (until 2026-11-28 they were counted at the settling, so any failure of the
+    // progress write or after it left the counter one short for each)
     const tracked = await gamerTasks.ensure(created);
+    if (tracked.length > 0) await this.deps.unlockStats.record(tracked, [], now);
     const staleWrite = this.deps.faults?.staleWrite;
     const forced = staleWrite ? plans.filter((p) => staleWrite(p.gamer.items.map((d) => d.event))) : [];
     const { stale } = await progress.write((forced.length === 0 ? plans : plans.filter((p) => !forced.includes(p))).map((p) => p.write));
@@ -223,7 +227,7 @@ export class StatBatchProcessor {
     await this.deps.faults?.afterWrite?.(batch.map((d) => d.event));
     // announced as soon as the store holds them, not behind the previous batch's records
     this.announceCompleted(landed);
-    return { settle: () => this.settle(batch, landed, tracked, outcomes, repeats, now) };
+    return { settle: () => this.settle(batch, landed, outcomes, repeats, now) };
   }
 
   /** The completions of the gamers whose writes landed, in the batch's order. */
@@ -252,7 +256,7 @@ export class StatBatchProcessor {
     }
   }
 
-  private async settle(batch: DeliveredEvent[], landed: GamerPlan[], tracked: TaskProgress[], outcomes: Map<DeliveredEvent, EventOutcome>, repeats: Map<DeliveredEvent, DeliveredEvent>, now: Date): Promise<EventOutcome[]> {
+  private async settle(batch: DeliveredEvent[], landed: GamerPlan[], outcomes: Map<DeliveredEvent, EventOutcome>, repeats: Map<DeliveredEvent, DeliveredEvent>, now: Date): Promise<EventOutcome[]> {
     const { processed } = this.deps;
     const recorded: string[] = [];
     for (const { gamer } of landed) {
@@ -269,10 +273,11 @@ export class StatBatchProcessor {
     }
     // progress bars move behind the next batch's reads, which completions do not wait for
     this.announceProgress(landed.flatMap((p) => p.plan.changes), now);
-    // Unlock rates move with the batch: what it tracked, what it (or an unacknowledged
-    // earlier delivery of its events) completed; counted once whatever is redelivered.
+    // Unlock rates move with the batch: what it (or an unacknowledged earlier delivery of its
+    // events) completed, counted once whatever is redelivered (what it tracked was counted at
+    // the write).
     const completions = landed.flatMap((p) => [...p.plan.completed, ...p.plan.completedEarlier]);
-    await this.deps.unlockStats.record(tracked, completions.map((c) => c.task), now);
+    await this.deps.unlockStats.record([], completions.map((c) => c.task), now);
     await processed.recordMany(recorded.map((_id) => ({ _id, processedAt: now })));
     await this.forgetRecorded(landed);
     // A repeat is a duplicate only of a copy that was processed: acknowledged after a copy

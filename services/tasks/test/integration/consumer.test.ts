@@ -1,4 +1,4 @@
-import type { StatDeadLetter, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
+import type { AchievementStat, StatDeadLetter, StatEvent, TaskCompletedEvent } from '@gfts/contracts';
 import { PULL_EXPIRES_MS } from '@gfts/platform';
 import { eventually, type Gamer, testLogLevel } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -425,6 +425,23 @@ describe('a batch whose write landed but whose attempt failed', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(completed.map((c) => c.eventId)).toEqual([win.eventId]);
     stop();
+  });
+
+  it('counts an achievement tracked by a batch that is tried again once, not zero times', async () => {
+    const world = new World(stack);
+    const achievement = await world.createTask({ name: 'Sharpshooter', family: 'lifetime', isAchievement: true, targetValue: 100, applicationStatsId: 'hits' });
+    const cat = world.gamer('Cat');
+    // Cat's first event of the stat tracks the achievement; its batch's reply is lost after the
+    // write, and the batch is tried again, finding the achievement record already there
+    const first = world.event(cat, { hits: 3 });
+    lostReply.add(first.eventId);
+    await world.publish(first);
+    // waited for in the store: a read of Cat's achievements would track it itself
+    const db = await stack.db();
+    await eventually(async () => ((await db.collection<{ _id: string }>('processed_events').findOne({ _id: first.eventId })) ? true : undefined), 10_000, 20);
+    expect(lostReply.size).toBe(0);
+    const stats = await stack.api<AchievementStat[]>('GET', `/api/v1/${world.app}/achievements/stats`, { headers: world.admin.auth });
+    expect(stats.body.map((s) => [s.taskId, s.completedCount, s.trackedCount])).toEqual([[achievement.id, 0, 1]]);
   });
 
   it('does not announce a completion twice when its event fails after the announcement and comes back', async () => {
