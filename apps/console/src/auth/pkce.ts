@@ -76,3 +76,14 @@ export function tokenFromResponse(body: unknown, field: OidcSettings['tokenField
   if (typeof token !== 'string' || token.split('.').length !== 3) throw new Error(`the token response has no JWT in ${field}`);
   return token;
 }
+
+/**
+ * What a refused token request says (RFC 6749 §5.2): the status, and the provider's `error`
+ * and `error_description` when its body has them (a misconfigured redirect URI or client is
+ * told there, not by the status).
+ */
+export function tokenErrorMessage(status: number, body: unknown): string {
+  const { error, error_description: description } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const said = [error, description].filter((part): part is string => typeof part === 'string' && part !== '').join(': ');
+  return `the token endpoint answered ${status}${said ? ` (${said})` : ''}`;
+}

@@ -1,4 +1,4 @@
-import { authorizationRequestUrl, codeChallenge, randomVerifier, readCallback, tokenFromResponse, tokenRequestBody, type OidcSettings } from './pkce.ts';
+import { authorizationRequestUrl, codeChallenge, randomVerifier, readCallback, tokenErrorMessage, tokenFromResponse, tokenRequestBody, type OidcSettings } from './pkce.ts';
 
 // sessionStorage: the token lives as long as this tab, never in localStorage or a cookie.
 const TOKEN_KEY = 'gfts-console-token';
@@ -39,6 +39,6 @@ export async function completeOidc(oidc: OidcSettings): Promise<string | null> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: tokenRequestBody(oidc, outcome.code, flow!.verifier, redirectUri()),
   });
-  if (!response.ok) throw new Error(`the token endpoint answered ${response.status}`);
+  if (!response.ok) throw new Error(tokenErrorMessage(response.status, await response.json().catch(() => undefined)));
   return tokenFromResponse(await response.json(), oidc.tokenField);
 }

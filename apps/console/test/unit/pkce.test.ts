@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorizationRequestUrl, base64url, codeChallenge, randomVerifier, readCallback, tokenFromResponse, tokenRequestBody, type OidcSettings } from '../../src/auth/pkce.ts';
+import { authorizationRequestUrl, base64url, codeChallenge, randomVerifier, readCallback, tokenErrorMessage, tokenFromResponse, tokenRequestBody, type OidcSettings } from '../../src/auth/pkce.ts';
 
 const oidc: OidcSettings = {
   authorizationUrl: 'https://id.example.com/oauth2/authorize?tenant=studio',
@@ -59,5 +59,14 @@ describe('PKCE (RFC 7636)', () => {
     expect(tokenFromResponse({ access_token: 'a.b.c', id_token: 'd.e.f' }, 'id_token')).toBe('d.e.f');
     expect(() => tokenFromResponse({ access_token: 'opaque' }, 'access_token')).toThrow(/no JWT/);
     expect(() => tokenFromResponse(null, 'access_token')).toThrow(/no JWT/);
+  });
+});
+
+describe('a refused token request', () => {
+  it('says the provider\'s error and description (RFC 6749 §5.2), or the status alone', () => {
+    expect(tokenErrorMessage(400, { error: 'invalid_grant', error_description: 'redirect_uri mismatch' })).toBe('the token endpoint answered 400 (invalid_grant: redirect_uri mismatch)');
+    expect(tokenErrorMessage(401, { error: 'invalid_client' })).toBe('the token endpoint answered 401 (invalid_client)');
+    expect(tokenErrorMessage(502, undefined)).toBe('the token endpoint answered 502');
+    expect(tokenErrorMessage(500, '<html>')).toBe('the token endpoint answered 500');
   });
 });
