@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiProblem, ok } from '../api/client.ts';
 import { ProblemView } from '../components/problem.tsx';
 import { isGamerId } from '../gamer-id.ts';
+import { latestCalls } from '../latest-call.ts';
 import { usePoll, useSingleFlight } from '../hooks.ts';
 import { Progress } from '../components/progress.tsx';
 import type { GamerProgress, GamerRelations, GamerTask, Session, UserSummary } from '../session.ts';
@@ -185,18 +186,21 @@ export function GamerPage({ session, gamerId }: { session: Session; gamerId: str
   const [query, setQuery] = useState('');
   const [found, setFound] = useState<UserSummary[] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [calls] = useState(latestCalls);
   const search = async (event: Event) => {
     event.preventDefault();
     setError(null);
+    const isLatest = calls.begin();
     const text = query.trim();
     if (isGamerId(text)) {
       location.hash = `#/gamer/${text.toLowerCase()}`;
       return;
     }
     try {
-      setFound(await ok(session.api.GET('/api/v1/friendship/admin/gamers', { params: { query: { displayName: text, limit: SEARCH_LIMIT } } })));
+      const answer = await ok(session.api.GET('/api/v1/friendship/admin/gamers', { params: { query: { displayName: text, limit: SEARCH_LIMIT } } }));
+      if (isLatest()) setFound(answer);
     } catch (e) {
-      setError(e);
+      if (isLatest()) setError(e);
     }
   };
   return (
