@@ -47,7 +47,9 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
     async block(applicationId: string, blocker: string, blocked: string, now: Date, maxBlocks: number): Promise<BlockOutcome> {
       const direction = { applicationId, blocker, blocked };
       const [already, count] = await Promise.all([blocks.exists(direction), countOf(applicationId, blocker, maxBlocks)]);
-      if (!already && !withinLimit(count, maxBlocks, 'before')) return { kind: 'blockLimit' };
+      // at the limit, a gamer unknown to the directory is still told apart (404 before 409),
+      // as when the directory was read first: one read more, on this refusal only
+      if (!already && !withinLimit(count, maxBlocks, 'before')) return (await directory.exists(applicationId, blocked)) ? { kind: 'blockLimit' } : { kind: 'unknownTarget' };
       const record: BlockDoc = { _id: uuidv7(now.getTime()), ...direction, createdAt: now };
       const existing = await blocks
         .findOneAndUpdate(direction, { $setOnInsert: { _id: record._id, createdAt: now } }, { upsert: true, returnDocument: 'before' })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '@gfts/platform';
 import type { Gamer } from '@gfts/testkit';
 import mongoose, { type Connection } from 'mongoose';
@@ -215,6 +216,8 @@ describe('per-gamer limits (all set to 2 here)', () => {
       const refused = await w.block(a!, d!.id);
       expectProblem(refused, 409, 'BLOCK_LIMIT_REACHED');
       expect(detail(refused)).toBe('you have reached the limit of 2 blocked gamers');
+      // at the limit, a gamer the directory does not know is still a 404
+      expectProblem(await w.block(a!, randomUUID()), 404, 'NOT_FOUND');
       expectRequested(await w.request(d!, a!.id));
       expectOk(await w.block(a!, b!.id));
       expectOk(await w.unblock(a!, (await w.blocked(a!)).body[0]!.id));
