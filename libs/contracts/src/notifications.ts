@@ -90,6 +90,31 @@ export const Notification = Type.Union(
 );
 export type Notification = { [T in NotificationType]: { id: string; type: T; at: string; data: NotificationDataOf[T] } }[NotificationType];
 
+/**
+ * The live channel's one client message: a heartbeat a client sends to learn that the
+ * connection still carries frames both ways (a browser cannot see WebSocket pings, so
+ * without it a silently dead connection goes unnoticed). Anything else a client sends is
+ * ignored.
+ */
+export const LivePing = Type.Object(
+  { type: Type.Literal('ping') },
+  { description: 'client to server, a text frame: answered with one LivePong (at most one per PONG_MIN_INTERVAL_MS per socket; pings in between get none)' },
+);
+export type LivePing = Static<typeof LivePing>;
+
+/**
+ * The answer to a LivePing. It has no `id` and is no notification: it never moves a client's
+ * resume point, and it goes only to a client that sent a ping.
+ */
+export const LivePong = Type.Object(
+  { type: Type.Literal('pong'), at: DateTime },
+  { additionalProperties: false, description: 'server to client, only in answer to a LivePing; `at` is the server\'s time' },
+);
+export type LivePong = Static<typeof LivePong>;
+
+/** A socket gets at most one pong per this many ms: a client needs no faster heartbeat, and a flood of pings costs one frame a second. */
+export const PONG_MIN_INTERVAL_MS = 1_000;
+
 /** Types kept in the inbox and replayed on resume: all but task.progress and presence.changed (live only). */
 export const isStoredNotificationType = (type: NotificationType): boolean => type !== NotificationType.TASK_PROGRESS && type !== NotificationType.PRESENCE_CHANGED;
 
@@ -100,7 +125,7 @@ export const isStoredNotificationType = (type: NotificationType): boolean => typ
 export const NotificationCloseCode = {
   /** the replica is shutting down: reconnect, with since (a gateway shutting down cuts the socket: 1006) */
   GOING_AWAY: 1001,
-  /** the client sent a frame over 4 KiB (what a client sends is otherwise ignored: the channel is server-to-client) */
+  /** the client sent a frame over 4 KiB (a client sends only heartbeat pings; anything else is ignored) */
   MESSAGE_TOO_BIG: 1009,
   /** the replica failed on its side (for example the inbox could not be read for a replay) */
   INTERNAL_ERROR: 1011,
@@ -144,7 +169,10 @@ const LIVE_DESCRIPTION =
   'Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; ' +
   'without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema ' +
   '(components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md ' +
-  '(1001 going away, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). `?since=<id>` first replays the stored notifications after ' +
+  '(1001 going away, 1009 a client frame over 4 KiB, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). A client may send `{"type":"ping"}` (components.schemas.LivePing) ' +
+  'to learn that the connection is alive, which a browser cannot learn from WebSocket pings: the server answers `{"type":"pong","at":…}` ' +
+  '(components.schemas.LivePong, no id: not a notification), at most once a second per socket; anything else a client sends is ignored. ' +
+  '`?since=<id>` first replays the stored notifications after ' +
   'that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.';
 
 /** The notifications endpoints. The ticket and the live upgrade are answered by the gateway in front of the service. */

@@ -164,7 +164,14 @@ export function openApiDocument(version = '1.0.0') {
       ...(schema.description ? { description: schema.description } : {}),
       ...(schema.tags ? { tags: [...schema.tags] } : {}),
       ...(route.public ? { security: [] } : {}),
-      ...(route.websocket ? { 'x-websocket-messages': { $ref: '#/components/schemas/Notification' } } : {}),
+      ...(route.websocket
+        ? {
+            'x-websocket-messages': { $ref: '#/components/schemas/Notification' },
+            // the heartbeat: what a client may send, and the server's answer to it
+            'x-websocket-client-messages': { $ref: '#/components/schemas/LivePing' },
+            'x-websocket-replies': { $ref: '#/components/schemas/LivePong' },
+          }
+        : {}),
       parameters: [...parameters(schema.params, 'path'), ...parameters(schema.querystring, 'query'), ...parameters(schema.headers, 'header')],
       ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(schema.body) } } } } : {}),
       responses: sorted,
@@ -189,7 +196,7 @@ export function openApiDocument(version = '1.0.0') {
     security: [{ bearer: [] }],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Problem: clean(contracts.Problem), Notification: clean(contracts.Notification) },
+      schemas: { Problem: clean(contracts.Problem), Notification: clean(contracts.Notification), LivePing: clean(contracts.LivePing), LivePong: clean(contracts.LivePong) },
       headers: SHARED_HEADERS,
     },
     paths,

@@ -624,7 +624,7 @@ export interface paths {
         };
         /**
          * The live notification channel (WebSocket)
-         * @description A WebSocket (RFC 6455): send `Connection: Upgrade`, `Upgrade: websocket`; the answer is 101 Switching Protocols. Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema (components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md (1001 going away, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). `?since=<id>` first replays the stored notifications after that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.
+         * @description A WebSocket (RFC 6455): send `Connection: Upgrade`, `Upgrade: websocket`; the answer is 101 Switching Protocols. Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema (components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md (1001 going away, 1009 a client frame over 4 KiB, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). A client may send `{"type":"ping"}` (components.schemas.LivePing) to learn that the connection is alive, which a browser cannot learn from WebSocket pings: the server answers `{"type":"pong","at":…}` (components.schemas.LivePong, no id: not a notification), at most once a second per socket; anything else a client sends is ignored. `?since=<id>` first replays the stored notifications after that id, oldest first, then live ones follow, with no gap and no duplicate. A plain GET without the upgrade answers 426.
          */
         get: operations["openNotificationChannel"];
         put?: never;
@@ -843,6 +843,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description client to server, a text frame: answered with one LivePong (at most one per PONG_MIN_INTERVAL_MS per socket; pings in between get none) */
+        LivePing: {
+            /** @constant */
+            type: "ping";
+        };
+        /** @description server to client, only in answer to a LivePing; `at` is the server's time */
+        LivePong: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time, UTC
+             */
+            at: string;
+            /** @constant */
+            type: "pong";
+        };
         Notification: {
             /**
              * Format: date-time

@@ -1,6 +1,7 @@
 import { NotificationCloseCode, type Identity } from '@gfts/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import { isLivePing } from '../domain/live-ping.ts';
 import type { InboxRepository } from '../repository/inbox.ts';
 import type { TicketLedger } from '../repository/tickets.ts';
 import type { Hub } from './hub.ts';
@@ -21,8 +22,11 @@ export function liveChannel(deps: { hub: Hub; inbox: InboxRepository; tickets: T
       const gamer = { applicationId: identity.applicationId, gamerId: identity.gamerId };
       const resumeFrom = since?.toLowerCase();
       const session = new Session(socket, gamer, limits, metrics, resumeFrom !== undefined);
-      // The channel carries server-to-client messages only; what a client sends is ignored.
-      socket.on('message', () => {});
+      // A client sends only heartbeat pings (a browser cannot see WebSocket pings); anything
+      // else it sends is ignored.
+      socket.on('message', (data, isBinary) => {
+        if (isLivePing(data, isBinary)) session.answerPing();
+      });
       void (async () => {
         try {
           await hub.attach(session);

@@ -1,6 +1,7 @@
 import { isStoredNotificationType, NotificationCloseCode, NotificationType, type Notification } from '@gfts/contracts';
 import type { WebSocket } from 'ws';
 import { uuidv7Floor } from '../domain/ids.ts';
+import { PongPacer, pongFrame } from '../domain/live-ping.ts';
 import { ProgressThrottle } from '../domain/progress-throttle.ts';
 import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
 import type { LiveMetrics } from './metrics.ts';
@@ -56,6 +57,7 @@ export class Session {
   private readonly limits: SessionLimits;
   private readonly metrics: LiveMetrics;
   private readonly throttle: ProgressThrottle<string>;
+  private readonly pongs = new PongPacer();
 
   /** `resuming`: live notifications are held from the start, until replay() has run */
   constructor(socket: WebSocket, gamer: GamerRef, limits: SessionLimits, metrics: LiveMetrics, resuming: boolean) {
@@ -209,14 +211,24 @@ export class Session {
     return !this.closed && this.socket.readyState === this.socket.OPEN;
   }
 
-  private write(text: string): void {
+  /**
+   * The client's heartbeat ping: answered with a pong, at most one per PONG_MIN_INTERVAL_MS.
+   * It goes out in order with the notifications, under the same send-buffer check, so a
+   * client that stops reading is cut for its pongs as for anything else.
+   */
+  answerPing(now = new Date()): void {
+    if (this.pongs.answers(now.getTime())) this.write(pongFrame(now), false);
+  }
+
+  /** `notification`: a notification, counted as sent (a pong is not one) */
+  private write(text: string, notification = true): void {
     if (this.closed) return;
     if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.limits.sendBufferBytes) {
       this.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
       return;
     }
     this.socket.send(text);
-    this.metrics.sent();
+    if (notification) this.metrics.sent();
   }
 
   private stop(): void {

@@ -174,6 +174,31 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
     otherLive.close();
   });
 
+  it('answers a client\'s heartbeat ping with a pong, once a second at most, and ignores anything else a client sends', async () => {
+    const ann = await registered('Ann');
+    const live = await open(a, ann);
+    const pongs = () => live.messages.filter((frame) => (frame.type as string) === 'pong');
+    live.socket.send('{"type":"ping"}');
+    await eventually(async () => pongs().length === 1 || undefined);
+    expect(Object.keys(pongs()[0]!).sort()).toEqual(['at', 'type']);
+    expect(Math.abs(Date.parse((pongs()[0] as unknown as { at: string }).at) - Date.now())).toBeLessThan(5_000);
+    // within the second: no answer; neither to frames that are no ping
+    live.socket.send('{"type":"ping"}');
+    live.socket.send('not json');
+    live.socket.send('{"type":"pong"}');
+    live.socket.send(Buffer.from('{"type":"ping"}'), { binary: true });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(pongs()).toHaveLength(1);
+    live.socket.send('{"type":"ping"}');
+    await eventually(async () => pongs().length === 2 || undefined);
+    // and the socket still carries notifications
+    const bob = await registered('Bob');
+    expect((await stack.api('POST', '/api/v1/friendship', { headers: bob.auth, body: { target: ann.id } })).status).toBe(200);
+    await live.next('friend.request.received');
+    expect(live.socket.readyState).toBe(live.socket.OPEN);
+    live.close();
+  });
+
   it('cuts a peer that stops answering pings', async () => {
     const quick = await stack.addReplica({ NOTIFY_HEARTBEAT_MS: '1000' });
     const ann = await registered('Ann');
