@@ -7,6 +7,7 @@ export {
   type WebSocketConstructor, type WebSocketLike,
 } from './notifications/client.ts';
 export { backoffCeiling, backoffDelay, backoffOptions, DEFAULT_BACKOFF, type BackoffOptions } from './notifications/backoff.ts';
+export { DEFAULT_HEARTBEAT, type HeartbeatOptions } from './notifications/heartbeat.ts';
 export { liveUrl, LIVE_PATH, TICKET_PATH } from './notifications/live-url.ts';
 export {
   NOTIFICATION_TYPES, parseFrame,

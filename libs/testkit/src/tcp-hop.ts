@@ -1,9 +1,10 @@
 import { connect, createServer, type Socket } from 'node:net';
 
 /**
- * A TCP hop in front of a server (a store, NATS) that a test can cut: its connections are
- * reset and new ones refused until it is restored, as a network partition between a service
- * and that server looks to the service.
+ * A TCP hop in front of a server (a store, NATS, the gateway) that a test can cut: its
+ * connections are reset and new ones refused until it is restored, as a network partition
+ * between a service and that server looks to the service. Or silence: its connections stay
+ * open and carry nothing, as a connection whose NAT entry was dropped looks to both ends.
  */
 export interface TcpHop {
   host: string;
@@ -12,22 +13,31 @@ export interface TcpHop {
   cut(): void;
   /** takes connections again */
   restore(): void;
+  /**
+   * From now on the open connections carry nothing either way, without a reset or a FIN:
+   * what each end writes is accepted and dropped. New connections work as before.
+   */
+  silence(): void;
   close(): Promise<void>;
 }
 
 /** Starts a hop on 127.0.0.1 to `host:port`. */
 export async function tcpHop(host: string, port: number): Promise<TcpHop> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   let cut = false;
   const server = createServer((client) => {
     if (cut) return void client.resetAndDestroy();
     const target = connect(port, host);
     sockets.add(client).add(target);
+    const pair: [Socket, Socket] = [client, target];
+    pairs.add(pair);
     const end = () => {
       client.destroy();
       target.destroy();
       sockets.delete(client);
       sockets.delete(target);
+      pairs.delete(pair);
     };
     client.on('close', end).on('error', end);
     target.on('close', end).on('error', end);
@@ -45,6 +55,16 @@ export async function tcpHop(host: string, port: number): Promise<TcpHop> {
     },
     restore() {
       cut = false;
+    },
+    silence() {
+      for (const [client, target] of pairs) {
+        client.unpipe(target);
+        target.unpipe(client);
+        // read and dropped, so each end's writes still succeed, as over a path that lost them
+        client.on('data', () => {}).resume();
+        target.on('data', () => {}).resume();
+      }
+      pairs.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@
 import { createApiClient, type ApiClient, type Problem } from '../api.ts';
 import { currentToken, type TokenSource } from '../token.ts';
 import { backoffDelay, backoffOptions, type BackoffOptions } from './backoff.ts';
+import { ConnectionHeartbeat, heartbeatOptions, PING_FRAME, type HeartbeatOptions } from './heartbeat.ts';
 import { liveUrl } from './live-url.ts';
 import { parseFrame, type Notification, type UnknownNotification } from './messages.ts';
 
@@ -14,6 +15,8 @@ export interface WebSocketLike {
   onmessage: ((event: { data: unknown }) => void) | null;
   onclose: ((event: { code: number; reason: string }) => void) | null;
   onerror: ((event: unknown) => void) | null;
+  /** sends the heartbeat ping, the only frame a client sends */
+  send(data: string): void;
   close(code?: number, reason?: string): void;
 }
 /** Node's WebSocket takes `{ headers }` as its second argument; browsers get no second argument. */
@@ -36,6 +39,19 @@ export interface NotificationsClientOptions {
   since?: string;
   /** reconnect schedule; see DEFAULT_BACKOFF */
   backoff?: Partial<BackoffOptions>;
+  /**
+   * Pings the service every `intervalMs` (15 s) of an open connection; a ping that gets no
+   * frame back within `timeoutMs` (10 s) ends the connection as dead (disconnect code 1006)
+   * and the client reconnects and resumes. `false`: no pings (a service from before
+   * 2026-11-28 does not answer them, and every connection would be ended).
+   */
+  heartbeat?: Partial<HeartbeatOptions> | false;
+  /**
+   * How long a connect may take to open, ms (default 10000): past it the attempt is given up
+   * as failed (disconnect code 1006) and the next one scheduled. A handshake sent into a dead
+   * path (a kept-alive connection whose NAT entry is gone) otherwise never ends.
+   */
+  openTimeoutMs?: number;
   /** close codes after which the client stops instead of reconnecting (default: 4029, 4410) */
   stopOnCloseCodes?: readonly number[];
   /**
@@ -114,6 +130,8 @@ export const CloseCode = {
   NORMAL: 1000,
   /** a replica shutting down: reconnect, resume (a gateway shutting down cuts the socket: 1006) */
   GOING_AWAY: 1001,
+  /** no close frame: the connection died (also what `disconnect` says when a heartbeat ping got no answer) */
+  ABNORMAL: 1006,
   /** the client read too slowly: reconnect, resume */
   SLOW_CONSUMER: 4008,
   /**
@@ -133,6 +151,7 @@ const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS, Close
 export const BEFORE_EVERY_ID = '00000000-0000-7000-8000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_RESUME_OVERLAP_MS = 5_000;
+const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 
 /** The creation time (ms) of a UUIDv7 id; undefined for another kind of id. */
 function idTime(id: string): number | undefined {
@@ -179,6 +198,10 @@ export class NotificationsClient {
   #socket: WebSocketLike | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #stableTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #heartbeatOptions: HeartbeatOptions | undefined;
+  readonly #openTimeoutMs: number;
+  #openTimer: ReturnType<typeof setTimeout> | undefined;
+  #heartbeat: ConnectionHeartbeat | undefined;
 
   constructor(options: NotificationsClientOptions) {
     this.#options = options;
@@ -190,6 +213,9 @@ export class NotificationsClient {
     // ids are compared as text with the service's, which are lower case
     this.#lastId = options.since?.toLowerCase();
     this.#floor = this.#lastId;
+    this.#heartbeatOptions = options.heartbeat === false ? undefined : heartbeatOptions(options.heartbeat);
+    this.#openTimeoutMs = options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
+    if (!(Number.isFinite(this.#openTimeoutMs) && this.#openTimeoutMs > 0)) throw new RangeError('openTimeoutMs must be a finite number > 0');
     this.#overlapMs = options.resumeOverlapMs ?? DEFAULT_RESUME_OVERLAP_MS;
     if (!(this.#overlapMs >= 0 && Number.isFinite(this.#overlapMs))) throw new RangeError('resumeOverlapMs must be a finite number >= 0');
     this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
@@ -230,6 +256,7 @@ export class NotificationsClient {
   close(): void {
     if (this.#state === 'stopped') return;
     clearTimeout(this.#retryTimer);
+    this.#heartbeat?.stop();
     const socket = this.#socket;
     this.#socket = undefined;
     socket?.close(CloseCode.NORMAL, 'client closed');
@@ -285,8 +312,14 @@ export class NotificationsClient {
     this.#socket = socket;
     let opened = false;
     let lasted = false;
+    this.#openTimer = setTimeout(() => {
+      if (this.#socket !== socket || opened) return;
+      this.#abandon(socket, 'no answer to the connect');
+      this.#retry(CloseCode.ABNORMAL, 'no answer to the connect');
+    }, this.#openTimeoutMs);
     socket.onopen = () => {
       if (this.#socket !== socket) return;
+      clearTimeout(this.#openTimer);
       opened = true;
       this.#state = 'open';
       // only a connection that lasts starts the schedule over (BackoffOptions.resetAfterMs)
@@ -295,10 +328,19 @@ export class NotificationsClient {
         this.#failures = 0;
         lasted = true;
       }, this.#backoff.resetAfterMs);
+      if (this.#heartbeatOptions) {
+        this.#heartbeat = new ConnectionHeartbeat(this.#heartbeatOptions, () => socket.send(PING_FRAME), () => {
+          if (this.#socket !== socket) return;
+          this.#abandon(socket, 'no answer to the heartbeat');
+          this.#retry(CloseCode.ABNORMAL, 'no answer to the heartbeat ping', !lasted);
+        });
+      }
       this.#emit('open', { since });
     };
     socket.onmessage = (event) => {
-      if (this.#socket === socket) this.#receive(event.data);
+      if (this.#socket !== socket) return;
+      this.#heartbeat?.heard();
+      this.#receive(event.data);
     };
     socket.onerror = () => {
       // a close event always follows; the reason is decided there
@@ -307,6 +349,8 @@ export class NotificationsClient {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
       clearTimeout(this.#stableTimer);
+      clearTimeout(this.#openTimer);
+      this.#heartbeat?.stop();
       if (this.#stopCodes.includes(event.code)) {
         this.#emit('disconnect', { code: event.code, reason: event.reason, retryInMs: undefined });
         this.#stop({ reason: 'close-code', code: event.code });
@@ -318,6 +362,26 @@ export class NotificationsClient {
       // a connection that lasted is no failed connect: its drop neither counts nor gives up
       else this.#retry(event.code, event.reason, !lasted);
     };
+  }
+
+  /**
+   * Lets go of a connection taken for dead. Its close event may come minutes later, or never
+   * (a path that drops everything): the client stops listening to it, closes it for form's
+   * sake, and the caller schedules the next connect.
+   */
+  #abandon(socket: WebSocketLike, reason: string): void {
+    this.#socket = undefined;
+    clearTimeout(this.#stableTimer);
+    clearTimeout(this.#openTimer);
+    this.#heartbeat?.stop();
+    socket.onopen = null;
+    socket.onclose = null;
+    socket.onmessage = null;
+    try {
+      socket.close(CloseCode.NORMAL, reason);
+    } catch {
+      // a socket still connecting may refuse a close in some runtimes: it is dropped all the same
+    }
   }
 
   /**
@@ -366,6 +430,7 @@ export class NotificationsClient {
       return;
     }
     const frame = parseFrame(data);
+    if (frame.kind === 'pong') return;
     if (frame.kind === 'invalid') {
       this.#emit('error', new Error(`an invalid notification frame: ${frame.reason}`));
       return;
@@ -421,6 +486,8 @@ export class NotificationsClient {
     this.#state = 'stopped';
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#stableTimer);
+    clearTimeout(this.#openTimer);
+    this.#heartbeat?.stop();
     this.#emit('stop', info);
   }
 

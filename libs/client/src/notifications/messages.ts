@@ -36,6 +36,8 @@ export interface UnknownNotification {
 export type ParsedFrame =
   | { kind: 'notification'; notification: Notification }
   | { kind: 'unknown'; notification: UnknownNotification }
+  /** the service's answer to the client's heartbeat ping (LivePong): no id, no notification */
+  | { kind: 'pong' }
   | { kind: 'invalid'; reason: string };
 
 const KNOWN = new Set<string>(NOTIFICATION_TYPES);
@@ -58,6 +60,7 @@ export function parseFrame(text: string): ParsedFrame {
   }
   if (!isObject(value)) return { kind: 'invalid', reason: 'not a JSON object' };
   const { id, type, at, data } = value;
+  if (type === 'pong' && id === undefined) return { kind: 'pong' };
   if (typeof id !== 'string' || id === '') return { kind: 'invalid', reason: 'id is not a non-empty string' };
   if (typeof type !== 'string' || type === '') return { kind: 'invalid', reason: 'type is not a non-empty string' };
   if (typeof at !== 'string' || !ISO_8601.test(at) || Number.isNaN(Date.parse(at))) return { kind: 'invalid', reason: 'at is not an ISO 8601 time' };

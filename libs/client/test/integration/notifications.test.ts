@@ -3,7 +3,7 @@ import { IDENTITY_HEADER } from '@gfts/contracts';
 import { buildGateway } from '@gfts/gateway/app';
 import { readGatewayConfig } from '@gfts/gateway/config';
 import { createIdentitySigner } from '@gfts/platform';
-import { databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Gamer, testLogLevel } from '@gfts/testkit';
+import { databaseUrl, eventually, freePort, gamer, infra, listen, natsPrefix, tcpHop, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Gamer, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The services are not dependencies of the client: imported by path, as the gateway's tests do.
@@ -119,6 +119,38 @@ describe('notifications client (@gfts/client) against the notifications service'
     expect((await inboxOf(ann)).map((n) => n.id).reverse()).toEqual(ids);
     expect(client.lastId).toBe(ids[3]);
     expect(seen.stops).toEqual([]);
+  });
+
+  it('notices a connection that went silent without a close (a dropped NAT entry), reconnects and resumes what it missed', async () => {
+    const [ann, bob] = [await join('Ann'), await join('Bob')];
+    const { port } = new URL(gatewayUrl);
+    const path = await tcpHop('127.0.0.1', Number(port));
+    try {
+      const client = live(ann, { baseUrl: `http://127.0.0.1:${path.port}`, heartbeat: { intervalMs: 1_000, timeoutMs: 1_000 }, openTimeoutMs: 2_000 });
+      const seen = watch(client);
+      await eventually(async () => seen.opens.length === 1);
+      // pings answered: it stays open over several intervals
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(seen.disconnects).toEqual([]);
+
+      path.silence();
+      const silencedAt = Date.now();
+      // sent while the path carries nothing: the service writes it into a connection that looks open
+      await requestFriendship(bob, ann);
+      await eventually(async () => seen.disconnects.length > 0 || undefined, 10_000);
+      // within an interval and a timeout (and a little), not at the service's own heartbeat
+      expect(Date.now() - silencedAt).toBeLessThan(4_000);
+      // The reconnect may first try a kept-alive connection of the same dead path (the
+      // runtime's pool), whose handshake never ends: the open timeout gives it up.
+      await eventually(async () => seen.opens.length === 2 || undefined, 10_000);
+      expect(seen.disconnects.length).toBeLessThanOrEqual(2);
+      expect(seen.disconnects.every((code) => code === 1006)).toBe(true);
+      const received = await eventually(async () => seen.notifications[0], 10_000);
+      expect(received).toMatchObject({ type: 'friend.request.received', data: { user: { id: bob.id } } });
+      expect(seen.stops).toEqual([]);
+    } finally {
+      await path.close();
+    }
   });
 
   it('loses nothing to a drop before its first notification: it starts from the inbox, not from nothing', async () => {

@@ -55,4 +55,9 @@ describe('notification frames', () => {
     expect(parsed.kind).toBe('invalid');
     expect(parsed.kind === 'invalid' && parsed.reason).toContain(reason);
   });
+
+  it('reads the service\'s answer to a heartbeat ping as a pong, not a notification; a frame with an id is never one', () => {
+    expect(parseFrame('{"type":"pong","at":"2026-11-28T12:00:00.000Z"}')).toEqual({ kind: 'pong' });
+    expect(parseFrame(JSON.stringify({ id: '1', type: 'pong', at: '2026-11-28T12:00:00.000Z', data: {} })).kind).toBe('unknown');
+  });
 });

@@ -24,7 +24,13 @@ class ScriptedSocket implements WebSocketLike {
   open() {
     this.onopen?.({});
   }
-  send(frame: unknown) {
+  /** what the client sent */
+  readonly sent: string[] = [];
+  send(data: string): void {
+    this.sent.push(data);
+  }
+  /** a frame from the service */
+  deliver(frame: unknown) {
     this.onmessage?.({ data: typeof frame === 'string' ? frame : JSON.stringify(frame) });
   }
   drop(code = 1006, reason = '') {
@@ -80,15 +86,15 @@ describe('notifications client', () => {
     expect(latest().url).toBe(`ws://gw.test/api/v1/notifications/live?since=${BEFORE_EVERY_ID}`);
     expect(latest().init).toEqual({ headers: { authorization: 'Bearer tok' } });
     latest().open();
-    latest().send(completed('a1'));
-    latest().send(completed('a2'));
+    latest().deliver(completed('a1'));
+    latest().deliver(completed('a2'));
     latest().drop(1001, 'going away');
     expect(seen.retries).toEqual([100]);
     await vi.advanceTimersByTimeAsync(100);
     expect(ScriptedSocket.made).toHaveLength(2);
     expect(query(latest())).toEqual({ since: 'a2' });
     latest().open();
-    latest().send(completed('a3'));
+    latest().deliver(completed('a3'));
     expect(seen.notifications.map((n) => n.id)).toEqual(['a1', 'a2', 'a3']);
     expect(live.lastId).toBe('a3');
     live.close();
@@ -195,7 +201,7 @@ describe('notifications client', () => {
     expect(query(latest())).toEqual({ since: BEFORE_EVERY_ID, ticket: 't1' });
     expect(latest().init).toBeUndefined();
     latest().open();
-    latest().send(completed('b1'));
+    latest().deliver(completed('b1'));
     latest().drop(1001);
     await vi.advanceTimersByTimeAsync(100);
     expect(query(latest())).toEqual({ since: 'b1', ticket: 't2' });
@@ -350,7 +356,7 @@ describe('notifications client', () => {
     live.start();
     await settle();
     latest().open();
-    latest().send(completed(id(1)));
+    latest().deliver(completed(id(1)));
     latest().drop(4008, 'slow consumer');
     await vi.advanceTimersByTimeAsync(100);
     expect(query(latest())).toEqual({ since: id(1) });
@@ -366,8 +372,8 @@ describe('notifications client', () => {
     live.start();
     await settle();
     latest().open();
-    latest().send(completed(id(2)));
-    latest().send(completed(id(1)));
+    latest().deliver(completed(id(2)));
+    latest().deliver(completed(id(1)));
     expect(seen.notifications.map((n) => n.id)).toEqual([id(2), id(1)]);
     expect(live.lastId).toBe(id(2));
     live.close();
@@ -378,13 +384,126 @@ describe('notifications client', () => {
     live.start();
     await settle();
     latest().open();
-    latest().send(completed('c1'));
-    latest().send('{"oops"');
-    latest().send({ id: 'c2', type: 'presence.changed', at, data: {} });
+    latest().deliver(completed('c1'));
+    latest().deliver('{"oops"');
+    latest().deliver({ id: 'c2', type: 'presence.changed', at, data: {} });
     expect(seen.errors).toEqual(['an invalid notification frame: not JSON']);
     // an unknown type is still a notification the service counted: resume after it
     expect(live.lastId).toBe('c2');
     live.close();
+  });
+
+  it('pings an open connection every interval; any frame answers, and no answer in time ends it as dead and reconnects with a resume', async () => {
+    const { live, seen } = client({ heartbeat: { intervalMs: 2_000, timeoutMs: 1_000 }, backoff: { initialDelayMs: 100, maxDelayMs: 100, jitter: 0, resetAfterMs: 3_000 } });
+    live.start();
+    await settle();
+    const first = latest();
+    first.open();
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(first.sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(first.sent).toEqual(['{"type":"ping"}']);
+    // the pong answers: not a notification, no error, no new resume point
+    first.deliver({ type: 'pong', at });
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(seen.retries).toEqual([]);
+    expect(seen.errors).toEqual([]);
+    // the next ping is answered by a notification instead
+    await vi.advanceTimersByTimeAsync(500);
+    expect(first.sent).toHaveLength(2);
+    first.deliver(completed(id(1)));
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(first.sent).toHaveLength(2);
+    expect(ScriptedSocket.made).toHaveLength(1);
+    // the third gets nothing back within timeoutMs: the connection is dead, whatever its close event does
+    await vi.advanceTimersByTimeAsync(1);
+    expect(first.sent).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(seen.retries).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(first.closedWith).toBe(1000);
+    expect(seen.retries).toEqual([100]);
+    expect(live.state).toBe('waiting');
+    // its close event, late, changes nothing
+    first.drop(1006);
+    expect(seen.retries).toEqual([100]);
+    await vi.advanceTimersByTimeAsync(100);
+    await settle();
+    expect(ScriptedSocket.made).toHaveLength(2);
+    expect(query(latest()).since).toBeDefined();
+    expect(seen.notifications.map((n) => n.id)).toEqual([id(1)]);
+    live.close();
+  });
+
+  it('stops pinging when closed or dropped, and sends nothing with heartbeat: false', async () => {
+    const { live } = client({ heartbeat: { intervalMs: 1_000, timeoutMs: 1_000 } });
+    live.start();
+    await settle();
+    const socket = latest();
+    socket.open();
+    await vi.advanceTimersByTimeAsync(500);
+    socket.drop(1001);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(socket.sent).toEqual([]);
+    const next = latest();
+    expect(next).not.toBe(socket);
+    next.open();
+    await vi.advanceTimersByTimeAsync(500);
+    live.close();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(next.sent).toEqual([]);
+
+    ScriptedSocket.made.length = 0;
+    const silent = client({ heartbeat: false });
+    silent.live.start();
+    await settle();
+    latest().open();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(latest().sent).toEqual([]);
+    expect(silent.seen.retries).toEqual([]);
+    silent.live.close();
+  });
+
+  it('gives up a connect that neither opens nor fails within openTimeoutMs, as a failed attempt', async () => {
+    const { live, seen } = client({ openTimeoutMs: 3_000, backoff: { initialDelayMs: 100, maxDelayMs: 100, jitter: 0, maxAttempts: 2 } });
+    const errors: string[] = [];
+    live.on('disconnect', (d) => errors.push(d.reason));
+    live.start();
+    await settle();
+    const hung = latest();
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(seen.retries).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(hung.closedWith).toBe(1000);
+    expect(errors).toEqual(['no answer to the connect']);
+    expect(seen.retries).toEqual([100]);
+    // a late open of the given-up socket is nobody's
+    hung.open();
+    expect(live.state).toBe('waiting');
+    await vi.advanceTimersByTimeAsync(100);
+    await settle();
+    // the second hangs as well: two failed attempts in a row, given up
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(seen.stops).toEqual([{ reason: 'gave-up' }]);
+    expect(ScriptedSocket.made).toHaveLength(2);
+  });
+
+  it('keeps a connect that opens in time', async () => {
+    const { live, seen } = client({ openTimeoutMs: 3_000, heartbeat: false });
+    live.start();
+    await settle();
+    await vi.advanceTimersByTimeAsync(2_000);
+    latest().open();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(seen.retries).toEqual([]);
+    expect(live.state).toBe('open');
+    live.close();
+  });
+
+  it('refuses a heartbeat faster than the service answers, or without a timeout', () => {
+    expect(() => client({ heartbeat: { intervalMs: 500 } })).toThrow(RangeError);
+    expect(() => client({ heartbeat: { timeoutMs: 0 } })).toThrow(RangeError);
+    expect(() => client({ openTimeoutMs: Number.NaN })).toThrow(RangeError);
   });
 
   it('a throwing listener does not break the loop', async () => {
@@ -395,8 +514,8 @@ describe('notifications client', () => {
     live.start();
     await settle();
     latest().open();
-    latest().send(completed('d1'));
-    latest().send(completed('d2'));
+    latest().deliver(completed('d1'));
+    latest().deliver(completed('d2'));
     expect(seen.notifications.map((n) => n.id)).toEqual(['d1', 'd2']);
     expect(seen.errors).toEqual(['app bug', 'app bug']);
     live.close();
@@ -410,14 +529,14 @@ describe('notifications client', () => {
     live.start();
     await settle();
     latest().open();
-    latest().send(completed(at(t - 3_000, 1)));
-    latest().send(completed(at(t, 2)));
+    latest().deliver(completed(at(t - 3_000, 1)));
+    latest().deliver(completed(at(t, 2)));
     latest().drop(1006);
     await vi.advanceTimersByTimeAsync(100);
     expect(query(latest())).toEqual({ since: at(t - 5_000, 0) });
     latest().open();
     // the replay: both delivered already, and one made at t - 1 s that reached no socket before the drop
-    for (const id of [at(t - 3_000, 1), at(t - 1_000, 3), at(t, 2)]) latest().send(completed(id));
+    for (const id of [at(t - 3_000, 1), at(t - 1_000, 3), at(t, 2)]) latest().deliver(completed(id));
     expect(seen.notifications.map((n) => n.id)).toEqual([at(t - 3_000, 1), at(t, 2), at(t - 1_000, 3)]);
     expect(live.lastId).toBe(at(t, 2));
     live.close();
