@@ -86,6 +86,31 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, ErrorCode]> = {
   FST_ERR_RATE_LIMIT: [429, ErrorCode.RATE_LIMITED],
 };
 
+/** The codes of the client-error statuses that have one of their own. */
+const CODE_OF_STATUS: Record<number, ErrorCode> = {
+  401: ErrorCode.UNAUTHORIZED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.METHOD_NOT_ALLOWED,
+  408: ErrorCode.REQUEST_TIMEOUT,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  426: ErrorCode.UPGRADE_REQUIRED,
+  429: ErrorCode.RATE_LIMITED,
+  431: ErrorCode.HEADERS_TOO_LARGE,
+};
+
+/**
+ * The code of a 4xx a plugin or the framework raised without one of ours: the status's own
+ * code, else VALIDATION_FAILED (the request, as it is, is refused). Until 2026-11-28 every
+ * such status but 429 said VALIDATION_FAILED, so a plugin's 401 or 404 read as a bad body
+ * to a client switching on `code`.
+ */
+export function clientErrorCode(status: number): ErrorCode {
+  return CODE_OF_STATUS[status] ?? ErrorCode.VALIDATION_FAILED;
+}
+
 type ValidationFailure = NonNullable<FastifyError['validation']>[number];
 
 /**
@@ -118,7 +143,7 @@ function toProblem(error: FastifyError & { status?: number }, request: FastifyRe
   if (known) return problem(known[0], known[1], error.message);
   if (error instanceof SyntaxError) return problem(400, ErrorCode.VALIDATION_FAILED, 'body is not valid JSON');
   const status = error.statusCode ?? error.status ?? 500;
-  if (status >= 400 && status < 500) return problem(status, status === 429 ? ErrorCode.RATE_LIMITED : ErrorCode.VALIDATION_FAILED, error.message);
+  if (status >= 400 && status < 500) return problem(status, clientErrorCode(status), error.message);
   request.log.error({ err: error }, 'unhandled error');
   return problem(500, ErrorCode.INTERNAL, 'internal error');
 }

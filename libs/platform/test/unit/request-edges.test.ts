@@ -15,6 +15,10 @@ describe('createHttpServer at the edge', () => {
     const uuidParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
     app.get('/items/recent', async () => []);
     app.delete('/items/:id', { schema: { params: uuidParams } }, async () => ({ ok: true }));
+    // what a plugin throws: a plain error with a status and no code of ours
+    app.get('/raised/:status', async (request) => {
+      throw Object.assign(new Error('raised by a plugin'), { statusCode: Number((request.params as { status: string }).status) });
+    });
     await app.ready();
   });
   afterAll(async () => {
@@ -54,6 +58,21 @@ describe('createHttpServer at the edge', () => {
     const posted = await app.inject({ method: 'POST', url: '/things/?x=1', payload: { name: 'a' } });
     expect(posted.statusCode).toBe(200);
     expect(posted.json()).toEqual({ ok: true });
+  });
+
+  describe('a 4xx raised without one of our codes gets its status\'s code', () => {
+    const cases: Array<[number, string]> = [
+      [401, 'UNAUTHORIZED'], [403, 'FORBIDDEN'], [404, 'NOT_FOUND'], [409, 'CONFLICT'], [426, 'UPGRADE_REQUIRED'], [429, 'RATE_LIMITED'],
+      // no code of its own: the request, as it is, is refused
+      [400, 'VALIDATION_FAILED'], [406, 'VALIDATION_FAILED'], [422, 'VALIDATION_FAILED'],
+    ];
+    for (const [status, code] of cases) {
+      it(`${status} → ${code}`, async () => {
+        const res = await app.inject({ method: 'GET', url: `/raised/${status}` });
+        expect(res.statusCode).toBe(status);
+        expect(res.json()).toMatchObject({ status, code, detail: 'raised by a plugin' });
+      });
+    }
   });
 
   it('keeps 404 for a path no method takes', async () => {
