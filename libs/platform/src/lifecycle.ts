@@ -42,6 +42,13 @@ export function heapOverMemoryLimit(heapLimitBytes: number, memoryLimitBytes: nu
 }
 
 /**
+ * Longest the export of buffered spans may take once the grace period is over. Until
+ * 2026-11-28 the process exited there without exporting them, losing the trace of exactly
+ * the stop that went wrong.
+ */
+export const TRACE_FLUSH_AFTER_GRACE_MS = 1_000;
+
+/**
  * Starts a service and stops it cleanly on SIGTERM/SIGINT: stop accepting, let in-flight
  * requests and consumers finish (the app's onClose hooks), then exit; a stop that takes
  * longer than the grace period exits non-zero.
@@ -71,7 +78,9 @@ export async function runService(opts: RunOptions): Promise<void> {
     app.log.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
       app.log.error({ graceMs: graceMs }, 'shutdown grace period exceeded');
-      process.exit(1);
+      // the spans buffered so far (the last requests before the stop, what held it) are
+      // exported too, within a bound: the pod's grace leaves a margin above SHUTDOWN_GRACE_MS
+      void Promise.race([stopTracing(), new Promise((resolve) => setTimeout(resolve, TRACE_FLUSH_AFTER_GRACE_MS))]).finally(() => process.exit(1));
     }, graceMs);
     timer.unref();
     // server.close() only drops connections idle at that instant; keep-alive connections

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { eventually, listen, mintToken, spawnService, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '@gfts/testkit';
+import { eventually, listen, mintToken, spawnService, startOtlpReceiver, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, TRACING_IMPORT } from '@gfts/testkit';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 
@@ -46,6 +46,40 @@ describe('gateway process', () => {
     } finally {
       gateway.child.kill('SIGKILL');
       await upstream.close();
+    }
+  });
+  it('exports its buffered spans when the grace period runs out, then exits 1', async () => {
+    // an upstream that never answers holds one request past SHUTDOWN_GRACE_MS
+    const upstream = Fastify({ forceCloseConnections: true });
+    let arrived = 0;
+    upstream.all('/*', async () => {
+      arrived++;
+      await new Promise(() => {});
+    });
+    const upstreamUrl = await listen(upstream);
+    const receiver = await startOtlpReceiver();
+    const gateway = spawnService(SERVER, {
+      PORT: '0', HOST: '127.0.0.1', FRIENDSHIP_URL: upstreamUrl, TASKS_URL: upstreamUrl,
+      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, SHUTDOWN_GRACE_MS: '1000', UPSTREAM_TIMEOUT_MS: '60000',
+      // nothing leaves the span buffer before the process's stop: only a flush exports them
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000',
+    }, TRACING_IMPORT);
+    try {
+      const url = await gateway.listening();
+      // answered by the gateway itself: its span ends and waits in the buffer (probes have none)
+      expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
+      const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
+      await eventually(async () => arrived === 1, 10_000);
+      gateway.child.kill('SIGTERM');
+      const { code, output } = await gateway.exited;
+      expect(code, output).toBe(1);
+      expect(output).toContain('shutdown grace period exceeded');
+      expect(receiver.spans.some((span) => span.service === 'gateway' && span.name === 'GET /openapi.json'), JSON.stringify(receiver.spans.map((s) => s.name))).toBe(true);
+      await held;
+    } finally {
+      gateway.child.kill('SIGKILL');
+      await upstream.close();
+      await receiver.close();
     }
   });
 });
