@@ -25,7 +25,8 @@
 #      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), one with a service
 #      added by a values entry alone (it must get every object the others have), one with
 #      game servers admitted to NATS (nats.clientIngress, in the NATS NetworkPolicy), one
-#      with NATS outside the release (reached through extraEgress); and values the chart
+#      with NATS outside the release (reached through extraEgress), one with large whole
+#      numbers as settings (rendered in digits, not 1e+06); and values the chart
 #      must refuse at render (a service with a database or NATS and no way to it,
 #      production values without an image tag, nats.clientIngress not a list, an image tag
 #      that is a number)
@@ -191,6 +192,8 @@ renderings=(
   "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
   # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
   "game-servers|--set-json|nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
+  # Large whole numbers as settings, unquoted (they pass through YAML as floats).
+  "large-numbers|--set|services.gateway.env.RATE_LIMIT_MAX=1000000,services.tasks.env.STATS_STREAM_MAX_BYTES=10737418240"
   # NATS outside the release, reached through every service's extraEgress.
   "external-nats|--set|nats.inCluster.enabled=false,nats.url=nats://nats.example:4222|--set-json|serviceDefaults.extraEgress=[{\"to\":[{\"ipBlock\":{\"cidr\":\"10.20.0.0/16\"}}],\"ports\":[{\"protocol\":\"TCP\",\"port\":4222}]}]"
 )
@@ -213,6 +216,19 @@ sys.exit(f"missing for the added service: {sorted(want - have)}" if want - have 
       else
         bad "an added service lacks objects"
         record_failure "added service"
+      fi
+    fi
+    if [ "$name" = large-numbers ]; then
+      if "$PY" -c '
+import sys, yaml
+env = {k: v for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ConfigMap" for k, v in (d.get("data") or {}).items()}
+got = (env.get("RATE_LIMIT_MAX"), env.get("STATS_STREAM_MAX_BYTES"))
+sys.exit(0 if got == ("1000000", "10737418240") else f"whole numbers not rendered in digits: {got}")
+' "$out"; then
+        ok "whole numbers in settings render as digits (the services refuse 1e+06)"
+      else
+        bad "a whole-number setting renders in e-notation"
+        record_failure "large numbers"
       fi
     fi
     if [ "$name" = game-servers ]; then

@@ -34,6 +34,19 @@ app.kubernetes.io/instance: {{ $root.Release.Name }}
 {{- end -}}
 
 {{/*
+A setting's value as the services read it. A whole number is written in digits: values pass
+through YAML as float64 (gfts.deepMerge, and --set), and toString wrote 1000000 as "1e+06",
+which the services refuse at start (their integers are decimal digits only).
+*/}}
+{{- define "gfts.envText" -}}
+{{- if and (kindIs "float64" .) (eq (floor .) .) -}}
+{{- printf "%.0f" . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 Deep merge (list $base $over) as YAML: $over's values win, false and 0 included (Sprig's
 merge and mergeOverwrite both treat those as unset), maps merge key by key, lists are replaced.
 */}}
