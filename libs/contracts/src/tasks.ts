@@ -341,6 +341,18 @@ export type StatEvent = Static<typeof StatEvent>;
  */
 export const STAT_EVENT_MAX_BYTES = 192 * 1024;
 
+/**
+ * The body limit of the catalog's create and patch, in bytes: the largest schema-valid task
+ * fits (a composite of 20 children, each with a 200-character name, a 2,000-character
+ * description, a 128-character stat id and 20 rewards). In ASCII that body is about 85 KB;
+ * written by an encoder that escapes non-ASCII, every character outside the BMP takes 12
+ * bytes, and the same body is 623 KB compact, 658 KB at an indent of 4. Until 2026-11-28
+ * these routes had BODY_LIMIT_BYTES (16 KiB), and an admin's composite of 11 children with
+ * 20 rewards each was refused with 413 although every field was within its bounds. A unit
+ * test builds that body and checks it fits (libs/contracts/test/unit/catalog-task-size.test.ts).
+ */
+export const CATALOG_TASK_MAX_BYTES = 704 * 1024;
+
 export const StatEventAccepted = Type.Object(
   {
     eventId: Uuid,
@@ -449,12 +461,14 @@ export const tasksRoutes = {
   },
   createCatalogTask: {
     method: 'POST', url: `${BASE}/:applicationId/tasks`,
+    bodyLimit: CATALOG_TASK_MAX_BYTES,
     // What a client does next with the task it created (and what the fuzzer follows).
     links: Object.fromEntries(['getApplicationTask', 'updateApplicationTask', 'archiveApplicationTask'].map((id) => [id, { applicationId: '$request.path.applicationId', taskId: '$response.body#/id' }])),
     schema: { operationId: 'createApplicationTask', summary: 'Create a task or achievement, a composite with its children inline (role admin)', tags: ['catalog'], description: CATALOG_RULES, params: ApplicationParams, body: ApplicationTaskInput, response: { 201: ApplicationTask, ...errors } },
   },
   updateCatalogTask: {
     method: 'PATCH', url: `${BASE}/:applicationId/tasks/:taskId`,
+    bodyLimit: CATALOG_TASK_MAX_BYTES,
     schema: { operationId: 'updateApplicationTask', summary: 'Change fields of a task; reaches future assignments only (role admin)', tags: ['catalog'], description: `${CATALOG_RULES} A patch is checked against the stored task it changes.`, params: ApplicationTaskParams, body: ApplicationTaskPatch, response: { 200: ApplicationTask, ...errors } },
   },
   archiveCatalogTask: {

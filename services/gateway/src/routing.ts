@@ -17,13 +17,20 @@ import type { TicketSealer } from './tickets.ts';
  */
 export async function registerRoutes(app: FastifyInstance, config: GatewayConfig, tickets: TicketSealer): Promise<void> {
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
-  const { reportStats } = tasksRoutes;
-  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; exact?: boolean }[] = [
+  const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
+  /** `routes`: only these paths below the prefix (the prefix itself is '/'); default: every one */
+  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; routes?: string[] }[] = [
     { prefix: '/api/v1/friendship', upstream: config.FRIENDSHIP_URL },
     ...(config.NOTIFICATIONS_URL ? [{ prefix: '/api/v1/notifications', upstream: config.NOTIFICATIONS_URL }] : []),
     // a stat event may be larger than BODY_LIMIT_BYTES: the route's own limit, as in the tasks
     // service, so HTTP takes every event NATS takes (docs/stats-reporting.md)
-    { prefix: reportStats.url, upstream: config.TASKS_URL, bodyLimit: reportStats.bodyLimit, exact: true },
+    { prefix: reportStats.url, upstream: config.TASKS_URL, bodyLimit: reportStats.bodyLimit, routes: ['/'] },
+    // the catalog's writes take a whole composite (CATALOG_TASK_MAX_BYTES): their paths, below
+    // the plain /api/v1 prefix, so the path goes upstream as it came (no parameter rewriting)
+    {
+      prefix: '/api/v1', upstream: config.TASKS_URL, bodyLimit: createCatalogTask.bodyLimit,
+      routes: [createCatalogTask.url, updateCatalogTask.url].map((url) => url.slice('/api/v1'.length)),
+    },
     { prefix: '/api/v1', upstream: config.TASKS_URL },
   ];
   if (config.NOTIFICATIONS_URL) {
@@ -40,7 +47,7 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       },
     });
   }
-  for (const { prefix, upstream, bodyLimit, exact } of upstreams) {
+  for (const { prefix, upstream, bodyLimit, routes } of upstreams) {
     // each proxy in a scope of its own, where its routes get its body limit
     await app.register(async (scope) => {
       if (bodyLimit !== undefined) scope.addHook('onRoute', (route) => void (route.bodyLimit = bodyLimit));
@@ -48,8 +55,8 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
         upstream,
         prefix,
         rewritePrefix: prefix,
-        // the path itself only: what lies below it is the next proxy's (the tasks service's 404)
-        ...(exact ? { routes: ['/'] } : {}),
+        // reportStats: the path itself only, what lies below it is the next proxy's (the tasks service's 404)
+        ...(routes ? { routes } : {}),
         // Forwards whatever path comes: the contracts' routes (createHttpServer's upstreamRoutes)
         // say which methods a path takes. QUERY and TRACE are not forwarded: no route takes them,
         // so the gateway answers them 405 itself (Fastify would refuse a QUERY without a body 400).

@@ -3068,7 +3068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit (BODY_LIMIT_BYTES) */
+            /** @description Body over 720896 bytes, this route's size limit (in place of BODY_LIMIT_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3760,7 +3760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body over the size limit (BODY_LIMIT_BYTES) */
+            /** @description Body over 720896 bytes, this route's size limit (in place of BODY_LIMIT_BYTES) */
             413: {
                 headers: {
                     [name: string]: unknown;

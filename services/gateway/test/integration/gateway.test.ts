@@ -244,6 +244,27 @@ describe('gateway (HS256)', () => {
     expect(response.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 
+  it('takes a whole composite on the catalog\'s writes (their own limit), forwarding the path as it came', async () => {
+    const composite = { name: 'Season', children: Array.from({ length: 20 }, (_, i) => ({ name: `Step ${i}`, description: 'd'.repeat(2_000) })) };
+    const created = await api('POST', `/api/v1/${app}/tasks`, { headers: auth, body: composite });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ upstream: 'tasks', method: 'POST', url: `/api/v1/${app}/tasks`, body: composite });
+    const patched = await api('PATCH', `/api/v1/${app}/tasks/${randomUUID()}?x=1`, { headers: auth, body: { description: 'd'.repeat(2_000) } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ upstream: 'tasks', method: 'PATCH' });
+    // an encoded segment is not decoded on the way: the service sees what the client sent,
+    // and a segment that would climb out of the path is refused, not resolved
+    const odd = await api('POST', '/api/v1/a%20b/tasks', { headers: auth, body: composite });
+    expect(odd.body).toMatchObject({ upstream: 'tasks', url: '/api/v1/a%20b/tasks' });
+    const climbing = await api('POST', '/api/v1/%2e%2e%2fmetrics/tasks', { headers: auth, body: composite });
+    expect(climbing.status).toBe(400);
+    // other routes keep BODY_LIMIT_BYTES
+    const other = await api('POST', '/api/v1/tasks/assign', { headers: auth, body: { family: 'x'.repeat(2_000) } });
+    expect(other.status).toBe(413);
+    const below = await api('POST', `/api/v1/${app}/tasks/${randomUUID()}/more`, { headers: auth, body: composite });
+    expect(below.status).toBe(413);
+  });
+
   it('answers 400 for malformed JSON and 415 for other media types', async () => {
     const malformed = await api('POST', '/api/v1/friendship', { headers: { ...auth, 'content-type': 'application/json' }, rawBody: '{"target":' });
     expect(malformed.status).toBe(400);

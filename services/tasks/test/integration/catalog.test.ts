@@ -1,5 +1,6 @@
-import type { ApplicationTask, GamerTask, Season } from '@gfts/contracts';
-import { gamer } from '@gfts/testkit';
+import { IDENTITY_HEADER, Role, type ApplicationTask, type GamerTask, type Season } from '@gfts/contracts';
+import { createIdentitySigner } from '@gfts/platform';
+import { gamer, TEST_INTERNAL_SECRET } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, type TasksStack } from '../support/stack.ts';
@@ -53,6 +54,32 @@ describe('catalog', () => {
     const ids = list.body.map((t) => t.id);
     expect(ids).toEqual(expect.arrayContaining([parent.id, ...parent.children.map((c) => c.id)]));
     expect(list.body.find((t) => t.id === parent.id)!.children.map((c) => c.id)).toEqual(parent.children.map((c) => c.id));
+  });
+
+  it('takes the largest composite the schema allows (its own body limit, not BODY_LIMIT_BYTES), and refuses a non-admin before reading the body', async () => {
+    const rewards = Array.from({ length: 20 }, () => ({ inventoryItemId: randomUUID(), quantity: 1_000_000 }));
+    const big = (name: string) => ({ name: name.padEnd(200, '.'), description: 'd'.repeat(2_000), targetValue: 1, numberOfGames: 0, applicationStatsId: 's'.repeat(128), rewards });
+    const body = taskInput({ ...big('Season'), family: 'weekly', children: Array.from({ length: 20 }, (_, i) => big(`Step ${i}`)) });
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(80_000);
+    const created = await create(body);
+    expect(created.status).toBe(201);
+    expect(created.body.children).toHaveLength(20);
+    expect(created.body.children.every((c) => c.rewards.length === 20)).toBe(true);
+    const patched = await stack.api<ApplicationTask>('PATCH', `/api/v1/${world.app}/tasks/${created.body.id}`, { headers: world.admin.auth, body: { description: 'e'.repeat(2_000), rewards } });
+    expect(patched.status).toBe(200);
+    // over the route's limit: a 413 from the gateway
+    const huge = JSON.stringify({ ...body, description: 'x'.repeat(900_000) });
+    const over = await stack.api('POST', `/api/v1/${world.app}/tasks`, { headers: { ...world.admin.auth, 'content-type': 'application/json' }, rawBody: huge });
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    // The service itself refuses a gamer (not an admin) before it reads the body: a 403,
+    // where an admin gets the 413 of the body's size.
+    const direct = (roles: Role[]) => fetch(`${stack.tasksUrl}/api/v1/${world.app}/tasks`, {
+      method: 'POST', body: huge,
+      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: createIdentitySigner(TEST_INTERNAL_SECRET)({ gamerId: randomUUID(), applicationId: world.app, roles }) },
+    });
+    expect((await direct([])).status).toBe(403);
+    expect((await direct([Role.ADMIN])).status).toBe(413);
   });
 
   it('lists tasks, or achievements with isAchievement=true', async () => {
