@@ -5,7 +5,9 @@ import { startInProcessStack, type InProcessStack } from '../support/in-process.
 
 /** The gateway's forwarding prefixes (services/gateway/src/routing.ts). */
 // the stats path has a proxy of its own (its body limit, routing.ts)
-const PROXY_PREFIXES = new Set(['/api/v1/friendship', '/api/v1/notifications', '/api/v1/stats', '/api/v1']);
+// the gateway's forwarding routes: its proxies' prefixes, and the catalog writes' paths, which
+// it forwards with a body limit of their own (routing.ts) for any method
+const PROXY_PREFIXES = new Set(['/api/v1/friendship', '/api/v1/notifications', '/api/v1/stats', '/api/v1', '/api/v1/:applicationId/tasks', '/api/v1/:applicationId/tasks/:taskId']);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** "GET /api/v1/{applicationId}/tasks" for each operation of an OpenAPI document. */

@@ -1,7 +1,7 @@
 import { Role, tasksRoutes } from '@gfts/contracts';
 import { requireApplication, requireRole } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { CatalogService } from '../catalog-service.ts';
 import { normaliseFamilies } from '../domain/family.ts';
 
@@ -9,12 +9,6 @@ import { normaliseFamilies } from '../domain/family.ts';
 export async function catalogRoutes(parent: FastifyInstance, { catalog }: { catalog: CatalogService }): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const familyAnyCase = async (request: { body: unknown }) => normaliseFamilies(request.body);
-  // The writes take bodies up to CATALOG_TASK_MAX_BYTES: who may not write is refused before
-  // the body is read, not after a gamer's token made the service parse 700 KB.
-  const adminOfPath = async (request: FastifyRequest) => {
-    requireApplication(request, (request.params as { applicationId: string }).applicationId);
-    requireRole(request, Role.ADMIN);
-  };
 
   app.route({
     ...tasksRoutes.listCatalog,
@@ -34,9 +28,10 @@ export async function catalogRoutes(parent: FastifyInstance, { catalog }: { cata
 
   app.route({
     ...tasksRoutes.createCatalogTask,
-    onRequest: adminOfPath,
     preValidation: familyAnyCase,
     handler: async (request, reply) => {
+      requireApplication(request, request.params.applicationId);
+      requireRole(request, Role.ADMIN);
       const created = await catalog.create(request.params.applicationId.toLowerCase(), request.body);
       return reply.code(201).send(created);
     },
@@ -44,9 +39,12 @@ export async function catalogRoutes(parent: FastifyInstance, { catalog }: { cata
 
   app.route({
     ...tasksRoutes.updateCatalogTask,
-    onRequest: adminOfPath,
     preValidation: familyAnyCase,
-    handler: async (request) => catalog.update(request.params.applicationId.toLowerCase(), request.params.taskId.toLowerCase(), request.body),
+    handler: async (request) => {
+      requireApplication(request, request.params.applicationId);
+      requireRole(request, Role.ADMIN);
+      return catalog.update(request.params.applicationId.toLowerCase(), request.params.taskId.toLowerCase(), request.body);
+    },
   });
 
   app.route({
