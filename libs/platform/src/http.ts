@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS } from './config.ts';
 import { foldBooleanQueryOf } from './boolean-query.ts';
@@ -46,6 +47,13 @@ export interface HttpServerOptions {
    * public edge, sets false: a client's trace is only linked, it cannot force sampling.
    */
   trustTraceContext?: boolean;
+  /**
+   * Which requests offering `Upgrade` are upgrades (Node's shouldUpgradeCallback, Node ≥ 24.9);
+   * the others are answered as plain requests, their bodies read. Default: Node's (every one,
+   * when the server listens for 'upgrade'), which drops the body of any request offering a
+   * protocol switch, an h2c offer from `curl --http2` included.
+   */
+  acceptsUpgrade?: (request: IncomingMessage) => boolean;
 }
 
 /**
@@ -86,7 +94,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     requestTimeout,
     // the headers within the same time; Node checks its limits only every
     // connectionsCheckingInterval (30 s by default): each second, so a 408 is at most 1 s late
-    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: 1_000 },
+    http: { headersTimeout: requestTimeout, connectionsCheckingInterval: 1_000, ...(opts.acceptsUpgrade ? { shouldUpgradeCallback: opts.acceptsUpgrade } : {}) },
     logger: { ...loggerOptions(opts.service, opts.logLevel), stream: opts.logStream ?? logDestination(opts.logBufferBytes ?? 0) },
     bodyLimit: opts.bodyLimit,
     requestIdHeader: false,

@@ -7,6 +7,7 @@ import { registerCors } from './cors.ts';
 import type { GatewayConfig } from './config.ts';
 import { consolePlugin } from './console.ts';
 import { rateLimiting } from './rate-limit/plugin.ts';
+import { isLivePath } from './live-proxy.ts';
 import { registerRoutes } from './routing.ts';
 import { ticketSealer } from './tickets.ts';
 
@@ -23,6 +24,8 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
     upstreamRoutes: allRoutes().filter((route) => route.url.startsWith('/api/')),
     // the edge starts each trace; a client's traceparent is only linked (docs/operations.md)
     trustTraceContext: false,
+    // the live channel is the one path that upgrades; elsewhere an Upgrade offer is ignored
+    acceptsUpgrade: (request) => config.NOTIFICATIONS_URL !== undefined && isLivePath(request.url),
   });
   await app.register(healthPlugin, {
     checks: {

@@ -10,6 +10,12 @@ import { lookAt, type LastHeard } from './upstream-silence.ts';
 
 export const LIVE_PATH = notificationsRoutes.live.url;
 
+/** Whether a request is for the live channel, the one path that upgrades (the router ignores one trailing slash, libs/platform http.ts: so does this). */
+export function isLivePath(url: string | undefined): boolean {
+  const path = (url ?? '').split('?')[0];
+  return path === LIVE_PATH || path === `${LIVE_PATH}/`;
+}
+
 interface PendingUpgrade {
   socket: Duplex;
   head: Buffer;
@@ -24,21 +30,31 @@ const RELAYED_HEADERS = new Set(['content-type', 'x-request-id', 'retry-after', 
 /**
  * Upgrade requests go through Fastify like any request (request id, authentication, rate
  * limit, access log, 4xx as HTTP answers on the socket), the way @fastify/websocket does
- * it. Only the live channel may upgrade: on any other path the upgrade is dropped and the
- * request answered as a plain one, then the socket is closed.
+ * it. Only the live channel upgrades: the server takes only its requests as upgrades
+ * (`acceptsUpgrade`, app.ts), so a request offering `Upgrade` on any other path (an h2c
+ * offer) is a plain request, its body read; until 2026-11-28 its body was dropped and it
+ * was answered 400. On a Node before 24.9, which ignores that setting, such a request still
+ * comes here: the upgrade is dropped and the request answered as a plain one (without its
+ * body), then the socket is closed.
  */
 export function routeUpgrades(app: FastifyInstance): void {
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    // the router ignores one trailing slash (libs/platform http.ts): so does this
-    const path = (req.url ?? '').split('?')[0];
-    if (path === LIVE_PATH || path === `${LIVE_PATH}/`) pending.set(req, { socket, head });
+    const res = new ServerResponse(req);
+    try {
+      res.assignSocket(socket as never);
+    } catch {
+      // An upgrade pipelined behind a request whose answer is still being written: the
+      // socket is that answer's. Unanswerable in order; the connection goes (until
+      // 2026-11-28 the throw was uncaught and took the gateway down with every pipe).
+      socket.destroy();
+      return;
+    }
+    if (isLivePath(req.url)) pending.set(req, { socket, head });
     else {
       delete req.headers.upgrade;
       req.headers.connection = 'close';
     }
-    const res = new ServerResponse(req);
-    res.assignSocket(socket as never);
     // an answer other than the 101 ends the socket: it says so (Connection: close). Destroyed
     // once written, not only half-closed: the server's timeouts no longer watch a socket taken
     // on 'upgrade', so a client that kept its side open would hold it for ever.

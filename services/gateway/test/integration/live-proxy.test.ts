@@ -191,4 +191,62 @@ describe('the live channel through the gateway', () => {
       expect(await liveSamples(url)).toEqual({ 499: 1 });
     });
   }
+  /** A stand-in tasks service: echoes what it got, after `delayMs`. */
+  async function echoTasks(delayMs = 0): Promise<{ url: string; close: () => Promise<void>; bodies: unknown[] }> {
+    const { default: Fastify } = await import('fastify');
+    const app = Fastify({ forceCloseConnections: true });
+    const bodies: unknown[] = [];
+    app.all('/*', async (request) => {
+      bodies.push(request.body ?? null);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return { url: request.url, body: request.body ?? null };
+    });
+    return { url: await listen(app), close: () => app.close(), bodies };
+  }
+
+  it('survives an upgrade pipelined behind a request still being answered: that connection is closed, the gateway goes on', async () => {
+    upstream = await liveUpstream();
+    const tasks = await echoTasks(300);
+    try {
+      const url = new URL(await gatewayTo(upstream.url, { env: { TASKS_URL: tasks.url } }));
+      const client = connect({ host: url.hostname, port: Number(url.port) });
+      client.on('error', () => {});
+      const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+      // one write, two requests: the second asks to upgrade while the first waits for the service
+      client.write(
+        `GET /api/v1/tasks HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${auth.authorization}\r\n\r\n` +
+        `GET ${LIVE} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${auth.authorization}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
+      await closed;
+      expect(upstream.upgrades).toBe(0);
+      expect((await fetch(`${url.origin}/healthz`)).status).toBe(200);
+    } finally {
+      await tasks.close();
+    }
+  });
+
+  it('answers a request offering another protocol (h2c) as a plain one, its body and all, on any path but the live channel', async () => {
+    const tasks = await echoTasks();
+    try {
+      const url = new URL(await gatewayTo(DOWN, { env: { TASKS_URL: tasks.url } }));
+      const body = JSON.stringify({ family: 'daily', numberOfTasks: 2 });
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const outgoing = httpRequest(`${url.origin}/api/v1/tasks/assign`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': 'AAMAAABkAAQCAAAAAAIAAAAA' },
+        }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        });
+        outgoing.on('upgrade', () => reject(new Error('upgraded')));
+        outgoing.on('error', reject);
+        outgoing.end(body);
+      });
+      expect(answer.status, answer.text).toBe(200);
+      expect(JSON.parse(answer.text)).toEqual({ url: '/api/v1/tasks/assign', body: JSON.parse(body) });
+    } finally {
+      await tasks.close();
+    }
+  });
 });
