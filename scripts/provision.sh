@@ -64,7 +64,12 @@ _gfts_pnpm() {
   export PATH="$dir/node_modules/.bin:$PATH"
 }
 
-_gfts_docker_works() { command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; }
+# macOS has no `timeout`: there `docker info` is asked without a bound (Docker Desktop answers
+# or fails at once; until 2026-11-28 Docker was never found there, and provision looked for Podman)
+_gfts_docker_works() {
+  command -v docker >/dev/null 2>&1 || return 1
+  if command -v timeout >/dev/null 2>&1; then timeout 10 docker info >/dev/null 2>&1; else docker info >/dev/null 2>&1; fi
+}
 
 _gfts_podman_socket_works() {
   [ -S /run/podman/podman.sock ] &&

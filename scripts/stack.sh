@@ -76,8 +76,8 @@ state_written=""
 cleanup() {
   trap - INT TERM EXIT
   say "stopping the stack"
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in ${pids[@]+"${pids[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in ${pids[@]+"${pids[@]}"}; do wait "$pid" 2>/dev/null || true; done
   if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
   if [ -n "$state_written" ]; then rm -f "$state_written"; fi
   say "stopped"
@@ -144,7 +144,7 @@ start_container() {
     case "$image" in localhost/gfts/ferretdb:*) mount=(-v "$DB_STATE:/state") ;; *) mount=(-v "$DB_STATE:/data/db") ;; esac
   fi
   "$engine" rm -f "$name" >/dev/null 2>&1 || true
-  "$engine" run -d --name "$name" -p "127.0.0.1::$port" "${mount[@]}" "$image" "$@" >/dev/null
+  "$engine" run -d --name "$name" -p "127.0.0.1::$port" ${mount[@]+"${mount[@]}"} "$image" "$@" >/dev/null
   "$engine" port "$name" "$port/tcp" | head -n 1 | sed 's/.*://'
 }
 

@@ -161,7 +161,7 @@ step "helm lint --strict (default and production values)"
 for values in default production; do
   args=()
   [ "$values" = production ] && args=(-f "$CHART/values-production.yaml" --set-string "image.tag=$PROD_TAG")
-  if "$HELM" lint --strict "$CHART" "${args[@]}" >"$WORK/lint.out" 2>&1; then
+  if "$HELM" lint --strict "$CHART" ${args[@]+"${args[@]}"} >"$WORK/lint.out" 2>&1; then
     ok "$values values"
   else
     sed 's/^/    /' "$WORK/lint.out"
@@ -202,7 +202,7 @@ for item in "${renderings[@]}"; do
   name="${fields[0]}"
   extra=("${fields[@]:1}")
   out="$WORK/$name.yaml"
-  if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >"$out" 2>"$WORK/$name.err"; then
+  if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" ${extra[@]+"${extra[@]}"} >"$out" 2>"$WORK/$name.err"; then
     rendered+=("$name=$out")
     ok "$name: $(grep -c '^kind:' "$out") objects"
     if [ "$name" = added-service ]; then
@@ -272,9 +272,9 @@ refusals=(
 for item in "${refusals[@]}"; do
   split_entry "$item"
   name="${fields[0]}"
-  expected="${fields[-1]}"
+  expected="${fields[${#fields[@]}-1]}"
   extra=("${fields[@]:1:${#fields[@]}-2}")
-  if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" "${extra[@]}" >/dev/null 2>"$WORK/$name.err"; then
+  if "$HELM" template gfts "$CHART" --namespace gfts --kube-version "${K8S_VERSIONS%% *}" ${extra[@]+"${extra[@]}"} >/dev/null 2>"$WORK/$name.err"; then
     bad "helm template ($name) renders; it must be refused"
     record_failure "refusal $name"
   elif grep -q "$expected" "$WORK/$name.err"; then
@@ -319,7 +319,7 @@ for item in "${rendered[@]}"; do monitor_files+=("${item#*=}"); done
 # selector of the rendered PrometheusRule must be scoped to the release (its namespace and
 # its jobs), not match another release's targets.
 if "$MONITORCHECK" -rules "$CHART/files/prometheus-rules.yaml,$CHART/files/prometheus-rules-nats.yaml" -dashboard "$CHART/files/grafana-dashboard.json" \
-  -namespace gfts "${monitor_files[@]}" >"$WORK/monitor.out" 2>&1; then
+  -namespace gfts ${monitor_files[@]+"${monitor_files[@]}"} >"$WORK/monitor.out" 2>&1; then
   ok "$(sed "s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out")"
 else
   sed "s/^/    /; s#$WORK/##g; s#$ROOT/##g" "$WORK/monitor.out"
@@ -416,7 +416,7 @@ for conf in "${confs[@]}"; do
   for var in $(grep -ohE '\$NATS_[A-Z0-9_]+_PASSWORD' "$(dirname "$conf")/nats-auth.conf" 2>/dev/null | tr -d '$' | sort -u); do
     password_env+=("$var=validate-placeholder")
   done
-  if env POD_NAME=nats-0 "${password_env[@]}" "$NATS_SERVER" -t -c "$conf" >"$WORK/nats.out" 2>&1; then
+  if env POD_NAME=nats-0 ${password_env[@]+"${password_env[@]}"} "$NATS_SERVER" -t -c "$conf" >"$WORK/nats.out" 2>&1; then
     ok "$rel"
   else
     sed 's/^/    /' "$WORK/nats.out"
@@ -442,7 +442,7 @@ policy_args=()
 for item in "${rendered[@]}"; do
   case "$item" in dev=* | prod=*) policy_args+=(--rendered "$item") ;; esac
 done
-if "$PY" "$ROOT/deploy/tools/check_deploy.py" --repo "$ROOT" --compose "$ROOT/docker-compose.yml" --chart "$CHART" "${policy_args[@]}"; then
+if "$PY" "$ROOT/deploy/tools/check_deploy.py" --repo "$ROOT" --compose "$ROOT/docker-compose.yml" --chart "$CHART" ${policy_args[@]+"${policy_args[@]}"}; then
   ok "policy"
 else
   bad "policy and consistency checks"

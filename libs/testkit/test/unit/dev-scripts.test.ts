@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -89,5 +92,21 @@ describe('scripts/mint-token.mjs', () => {
     expect(status).toBe(0);
     expect(claims(stdout)).toMatchObject({ sub, app: '00000000-0000-4000-8000-000000000002', roles: ['admin', 'server'], name: 'Ann' });
     expect(mint('--help')).toMatchObject({ status: 0, stdout: expect.stringContaining('usage: node scripts/mint-token.mjs') });
+  });
+});
+
+describe('scripts/provision.sh', () => {
+  it('finds a working Docker on a machine without `timeout` (macOS)', () => {
+    const bin = mkdtempSync(join(tmpdir(), 'gfts-nobin-'));
+    try {
+      // a docker that answers `docker info`, and nothing else on PATH: no timeout
+      writeFileSync(join(bin, 'docker'), '#!/bin/sh\n[ "$1" = info ] && exit 0\nexit 1\n', { mode: 0o755 });
+      const probe = `source scripts/provision.sh >/dev/null 2>&1; PATH=${bin}; command -v timeout >/dev/null && exit 3; _gfts_docker_works && echo docker-works`;
+      const { status, stdout } = run('bash', ['-c', probe]);
+      expect(status).toBe(0);
+      expect(stdout.trim()).toBe('docker-works');
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
