@@ -1,4 +1,4 @@
-import type { AdminGamerProgress, GamerTaskWithChildren, Identity, InventoryItem } from '@gfts/contracts';
+import { Role, type AdminGamerProgress, type GamerTaskWithChildren, type Identity, type InventoryItem } from '@gfts/contracts';
 import { achievementIndex, achievementRecords, untrackedAchievements } from './domain/achievements.ts';
 import { childRecordsOf, gamerTaskList } from './domain/gamer-task.ts';
 import type { GamerTaskRecord } from './domain/model.ts';
@@ -8,6 +8,9 @@ import type { GamerProgressRepository } from './repository/gamer-progress-reposi
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { InventoryRepository } from './repository/inventory-repository.ts';
 import { trackAchievements } from './tracking.ts';
+
+/** A game server's token (it reports a fleet's stats): no gamer of its own. */
+const isGameServer = (identity: Identity): boolean => identity.roles.includes(Role.SERVER);
 
 /** The gamer's reads: tasks, achievements, inventory. */
 export class GamerTaskService {
@@ -29,7 +32,16 @@ export class GamerTaskService {
     const now = new Date();
     const records = await this.gamerTasks.listActive(identity.applicationId, identity.gamerId, false, now);
     const repaired = await this.repairTrees(records, identity.applicationId);
-    return gamerTaskList(await this.progress.overlay(identity, repaired, now), now, completed);
+    return gamerTaskList(await this.withProgress(identity, repaired, now), now, completed);
+  }
+
+  /**
+   * Records with their progress. A game server's token is no gamer: its reads write nothing
+   * (until 2026-11-28 they built it a progress document, whose entries had no gamer task
+   * behind them and were dropped as orphans by the stat consumer).
+   */
+  private withProgress(identity: Identity, records: GamerTaskRecord[], now: Date): Promise<GamerTaskRecord[]> {
+    return isGameServer(identity) ? this.progress.overlayAsStored(identity, records) : this.progress.overlay(identity, records, now);
   }
 
   /** Every achievement of the application: those the gamer has no record of yet show with no progress. */
@@ -39,7 +51,7 @@ export class GamerTaskService {
     const [entries, held] = await Promise.all([this.catalog.listLive(applicationId), this.gamerTasks.listActive(applicationId, gamerId, true, now)]);
     const untracked = untrackedAchievements(achievementIndex(entries), new Set(held.map((r) => r.taskId)));
     let records = held;
-    if (untracked.length > 0 && identity.roles.includes('server')) {
+    if (untracked.length > 0 && isGameServer(identity)) {
       // A game server's token is no gamer: it sees the achievements as a new gamer would, and
       // nothing is tracked for it, since every tracked record counts in the unlock rates.
       const heldIds = new Set(held.map((r) => r.id));
@@ -48,7 +60,7 @@ export class GamerTaskService {
       await trackAchievements(this.gamerTasks, this.unlockStats, untracked, applicationId, gamerId, now);
       records = await this.gamerTasks.listActive(applicationId, gamerId, true, now);
     }
-    return gamerTaskList(await this.progress.overlay(identity, records, now), now, completed);
+    return gamerTaskList(await this.withProgress(identity, records, now), now, completed);
   }
 
   async items(identity: Identity): Promise<InventoryItem[]> {

@@ -37,6 +37,10 @@ describe('achievement unlock rates', () => {
     expect(listed.body.map((a) => [a.task.id, a.progress, a.completed])).toEqual([[first.id, 0, false]]);
     expect((await counts(world)).get(first.id)).toEqual([0, 0]);
     expect(await (await stack.db()).collection('gamer_tasks').countDocuments({ applicationId: world.app, gamerId: world.server.id })).toBe(0);
+    // nor a progress document (its entries would be orphans the stat consumer drops), nor
+    // from its task list
+    expect((await stack.api('GET', '/api/v1/tasks', { headers: world.server.auth })).status).toBe(200);
+    expect(await (await stack.db()).collection('gamer_progress').countDocuments({ _id: `${world.app}:${world.server.id}` } as never)).toBe(0);
     // a gamer's list tracks them, and counts
     await world.achievements(world.gamer());
     expect((await counts(world)).get(first.id)).toEqual([0, 1]);
