@@ -173,6 +173,18 @@ describe('the breaker', () => {
     expect(breaker.allows(2_000)).toBe(true);
     expect(breaker.recover()).toBe(false);
   });
+
+  it('lets one probe through per pause during an outage; the rest skip the store until it answers', () => {
+    const breaker = new Breaker(1_000);
+    breaker.trip(0);
+    expect([1_000, 1_001, 1_500].map((ms) => breaker.allows(ms))).toEqual([true, false, false]);
+    // the probe failed: another pause, another single probe
+    breaker.trip(1_600);
+    expect([2_000, 2_600, 2_601].map((ms) => breaker.allows(ms))).toEqual([false, true, false]);
+    // the probe answered: everyone goes to the store again
+    breaker.recover();
+    expect([2_700, 2_700, 2_700].map((ms) => breaker.allows(ms))).toEqual([true, true, true]);
+  });
 });
 
 describe('requests a gamer holds at once', () => {
