@@ -46,7 +46,12 @@ export class AssignService {
     }
     if (idempotencyKey === undefined) return this.pick(identity, request);
     const key = `${identity.applicationId}:${identity.gamerId}:${idempotencyKey}`;
-    return this.once(key, assignFingerprint(request), () => this.pick(identity, request, key));
+    const fingerprint = assignFingerprint(request);
+    // The trees are marked with the key and the body: a retry after a failure (which freed the
+    // key) takes the trees of its own request only. Until 2026-11-28 the mark was the key
+    // alone, and the same key with another body took them all: {daily, 2} after a failed
+    // {daily, 5} answered 5 tasks.
+    return this.once(key, fingerprint, () => this.pick(identity, request, `${key}:${fingerprint}`));
   }
 
   /**

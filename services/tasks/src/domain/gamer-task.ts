@@ -11,7 +11,7 @@ interface TreeContext {
   idFor?: (taskId: string) => string;
   /** older spelling of `idFor` for callers that only need fresh random ids (the bench seeds with it) */
   newId?: () => string;
-  /** the Idempotency-Key of the assign writing the tree (GamerTaskRecord.assignKey) */
+  /** the Idempotency-Key and body of the assign writing the tree (GamerTaskRecord.assignKey) */
   assignKey?: string;
 }
 

@@ -83,8 +83,9 @@ export interface GamerTaskRecord {
   createdAt: Date;
   expiredAt: Date | null;
   /**
-   * On the parent of a tree a keyed assign wrote: that assign's key (its store id), so a
-   * retry of it after a failure takes the tree as its own instead of assigning more
+   * On the parent of a tree a keyed assign wrote: that assign's key (its store id) and body
+   * fingerprint, `<key id>:<fingerprint>`, so a retry of it after a failure takes the tree as
+   * its own instead of assigning more (and another body under the same key does not)
    */
   assignKey?: string;
 }

@@ -71,6 +71,25 @@ describe('assign and the gamer task list', () => {
     });
   });
 
+  it('a keyed assign that failed after writing tasks is not taken over by the same key with another body', async () => {
+    await inProcess([1, 2, 3, 4, 5, 6, 7].map((n) => `Daily ${n}`), async ({ world, ann, identity, store }) => {
+      const gamerTasks = new GamerTaskRepository(store);
+      const progress = new GamerProgressRepository(store, gamerTasks, 100);
+      let failing = true;
+      const flaky = new Proxy(progress, {
+        get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
+      });
+      const service = assignService(store, { progress: flaky });
+      await expect(service.assign(identity, { family: 'daily', numberOfTasks: 5 }, 'k2')).rejects.toThrow('store away');
+      const written = (await world.tasks(ann)).map((t) => t.id);
+      expect(written).toHaveLength(5);
+      // the key was freed by the failure; another body under it is a request of its own: 2 tasks, none of the 5
+      const other = await service.assign(identity, { family: 'daily', numberOfTasks: 2 }, 'k2');
+      expect(other).toHaveLength(2);
+      expect(other.filter((t) => written.includes(t.id))).toEqual([]);
+    });
+  });
+
   it('a key reused after its retention is a new request: the trees of its old request are not taken', async () => {
     const world = new World(stack);
     await Promise.all([1, 2, 3, 4].map((n) => world.createTask({ family: 'lifetime', name: `Life ${n}` })));
