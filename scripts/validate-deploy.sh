@@ -25,7 +25,8 @@
 #      minimal rendering (no NetworkPolicy, Ingress, HPA or PDB), one with a service
 #      added by a values entry alone (it must get every object the others have), one with
 #      game servers admitted to NATS (nats.clientIngress, in the NATS NetworkPolicy), one
-#      with NATS outside the release (reached through extraEgress), one with large whole
+#      with NATS outside the release (reached through extraEgress), one without the
+#      notifications service (nothing may name it), one with large whole
 #      numbers as settings (rendered in digits, not 1e+06); and values the chart
 #      must refuse at render (a service with a database or NATS and no way to it,
 #      production values without an image tag, nats.clientIngress not a list, an image tag
@@ -192,6 +193,8 @@ renderings=(
   "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
   # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
   "game-servers|--set-json|nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
+  # A service left out: nothing else names it.
+  "no-notifications|--set|services.notifications.enabled=false"
   # Large whole numbers as settings, unquoted (they pass through YAML as floats).
   "large-numbers|--set|services.gateway.env.RATE_LIMIT_MAX=1000000,services.tasks.env.STATS_STREAM_MAX_BYTES=10737418240"
   # NATS outside the release, reached through every service's extraEgress.
@@ -216,6 +219,25 @@ sys.exit(f"missing for the added service: {sorted(want - have)}" if want - have 
       else
         bad "an added service lacks objects"
         record_failure "added service"
+      fi
+    fi
+    if [ "$name" = no-notifications ]; then
+      if "$PY" -c '
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+env = {k: v for d in docs if d["kind"] == "ConfigMap" for k, v in (d.get("data") or {}).items()}
+problems = []
+if "NOTIFICATIONS_URL" in env: problems.append("the gateway still has NOTIFICATIONS_URL")
+erasure = env.get("ERASURE_SERVICES")
+if erasure != "tasks,friendship": problems.append("ERASURE_SERVICES is %r" % erasure)
+peers = [p for d in docs if d["kind"] == "NetworkPolicy" for rule in (d["spec"].get("egress") or []) + (d["spec"].get("ingress") or []) for p in (rule.get("to") or []) + (rule.get("from") or [])]
+if any((p.get("podSelector") or {}).get("matchLabels", {}).get("app.kubernetes.io/name") == "notifications" for p in peers): problems.append("a NetworkPolicy still names notifications")
+sys.exit("; ".join(problems) or 0)
+' "$out"; then
+        ok "a service left out is named nowhere (URL, erasure jobs, NetworkPolicy)"
+      else
+        bad "a service left out is still referred to"
+        record_failure "service left out"
       fi
     fi
     if [ "$name" = large-numbers ]; then

@@ -79,12 +79,28 @@ merge and mergeOverwrite both treat those as unset), maps merge key by key, list
 {{- toJson (sortAlpha $names) -}}
 {{- end -}}
 
-{{/* In-cluster URL of a service of this chart: (list $ "friendship"). */}}
+{{/*
+In-cluster URL of a service of this chart: (list $ "friendship"); empty when the service is
+left out (enabled: false), and a setting rendered empty is not set at all (services.yaml).
+*/}}
 {{- define "gfts.serviceUrl" -}}
 {{- $root := index . 0 -}}
 {{- $name := index . 1 -}}
 {{- $svc := include "gfts.service" (list $root $name) | fromYaml -}}
+{{- if $svc.enabled -}}
 {{- printf "http://%s-%s:%v" (include "gfts.fullname" $root) $name $svc.port -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Of a comma-separated list of services, those enabled, in its order: (list $ "tasks,friendship"). */}}
+{{- define "gfts.enabledAmong" -}}
+{{- $root := index . 0 -}}
+{{- $enabled := include "gfts.serviceNames" $root | fromJsonArray -}}
+{{- $kept := list -}}
+{{- range $name := splitList "," (index . 1) -}}
+{{- if has $name $enabled }}{{ $kept = append $kept $name }}{{ end -}}
+{{- end -}}
+{{- join "," $kept -}}
 {{- end -}}
 
 {{/* The NATS client URLs: every in-cluster server (a client starting while one is down still connects), or nats.url. */}}
