@@ -76,7 +76,9 @@ export async function runService(opts: RunOptions): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
+    let overGrace = false;
     const timer = setTimeout(() => {
+      overGrace = true;
       app.log.error({ graceMs: graceMs }, 'shutdown grace period exceeded');
       // the spans buffered so far (the last requests before the stop, what held it) are
       // exported too, within a bound: the pod's grace leaves a margin above SHUTDOWN_GRACE_MS
@@ -91,6 +93,8 @@ export async function runService(opts: RunOptions): Promise<void> {
     // the spans of the last requests and events are exported before the process ends
     app.close().then(
       async () => {
+        // a close that ends while the grace timer's flush runs leaves that flush to finish
+        if (overGrace) return;
         await stopTracing();
         process.exit(0);
       },

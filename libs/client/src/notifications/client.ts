@@ -472,6 +472,8 @@ export class NotificationsClient {
     const drawn = backoffDelay(this.#failures, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
     const delay = drawn === undefined ? undefined : Math.max(drawn, atLeastMs);
     this.#emit('disconnect', { code, reason, retryInMs: delay });
+    // a listener may have closed the client
+    if ((this.#state as ConnectionState) === 'stopped') return;
     if (delay === undefined) {
       this.#stop({ reason: 'gave-up' });
       return;

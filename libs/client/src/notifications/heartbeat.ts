@@ -11,13 +11,17 @@ export interface HeartbeatOptions {
 
 export const DEFAULT_HEARTBEAT: HeartbeatOptions = { intervalMs: 15_000, timeoutMs: 10_000 };
 
+/** The shortest interval between pings: twice the service's pong pace (PONG_MIN_INTERVAL_MS, 1 s). */
+export const MIN_INTERVAL_MS = 2_000;
+
 /** The heartbeat ping frame (LivePing in libs/contracts). */
 export const PING_FRAME = '{"type":"ping"}';
 
 export function heartbeatOptions(given: Partial<HeartbeatOptions> | undefined): HeartbeatOptions {
   const options = { ...DEFAULT_HEARTBEAT, ...given };
-  // the service answers at most one ping a second (PONG_MIN_INTERVAL_MS)
-  if (!(Number.isFinite(options.intervalMs) && options.intervalMs >= 1_000)) throw new RangeError('heartbeat.intervalMs must be a finite number >= 1000');
+  // the service answers at most one ping a second (PONG_MIN_INTERVAL_MS): twice that leaves
+  // room for a ping the service took late, or one sent early after a notification answered
+  if (!(Number.isFinite(options.intervalMs) && options.intervalMs >= MIN_INTERVAL_MS)) throw new RangeError(`heartbeat.intervalMs must be a finite number >= ${MIN_INTERVAL_MS}`);
   if (!(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) throw new RangeError('heartbeat.timeoutMs must be a finite number > 0');
   return options;
 }

@@ -436,7 +436,7 @@ describe('notifications client', () => {
   });
 
   it('stops pinging when closed or dropped, and sends nothing with heartbeat: false', async () => {
-    const { live } = client({ heartbeat: { intervalMs: 1_000, timeoutMs: 1_000 } });
+    const { live } = client({ heartbeat: { intervalMs: 2_000, timeoutMs: 1_000 } });
     live.start();
     await settle();
     const socket = latest();
@@ -500,8 +500,23 @@ describe('notifications client', () => {
     live.close();
   });
 
+  it('stays stopped when a disconnect listener closes it (a heartbeat or open timeout included)', async () => {
+    const { live, seen } = client({ heartbeat: { intervalMs: 2_000, timeoutMs: 1_000 } });
+    live.on('disconnect', () => live.close());
+    live.start();
+    await settle();
+    latest().open();
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(seen.stops).toEqual([{ reason: 'closed' }]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ScriptedSocket.made).toHaveLength(1);
+    expect(live.state).toBe('stopped');
+  });
+
   it('refuses a heartbeat faster than the service answers, or without a timeout', () => {
-    expect(() => client({ heartbeat: { intervalMs: 500 } })).toThrow(RangeError);
+    // twice the service's pong pace at least
+    expect(() => client({ heartbeat: { intervalMs: 1_999 } })).toThrow(RangeError);
+    expect(() => client({ heartbeat: { intervalMs: 2_000 } })).not.toThrow();
     expect(() => client({ heartbeat: { timeoutMs: 0 } })).toThrow(RangeError);
     expect(() => client({ openTimeoutMs: Number.NaN })).toThrow(RangeError);
   });

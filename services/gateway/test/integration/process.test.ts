@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { eventually, listen, mintToken, spawnService, startOtlpReceiver, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, TRACING_IMPORT } from '@gfts/testkit';
 import Fastify from 'fastify';
@@ -80,6 +81,41 @@ describe('gateway process', () => {
       gateway.child.kill('SIGKILL');
       await upstream.close();
       await receiver.close();
+    }
+  });
+  it('exits 1 once the grace period ran out, though the stop then finishes while the spans are exported', async () => {
+    // the held request ends 300 ms past the grace; the span export (to a collector that never
+    // answers) is still running then
+    const upstream = Fastify({ forceCloseConnections: true });
+    let arrived = 0;
+    upstream.all('/*', async () => {
+      arrived++;
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
+      return { ok: true };
+    });
+    const upstreamUrl = await listen(upstream);
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const gateway = spawnService(SERVER, {
+      PORT: '0', HOST: '127.0.0.1', FRIENDSHIP_URL: upstreamUrl, TASKS_URL: upstreamUrl,
+      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, SHUTDOWN_GRACE_MS: '1000',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000',
+    }, TRACING_IMPORT);
+    try {
+      const url = await gateway.listening();
+      expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
+      const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
+      await eventually(async () => arrived === 1, 10_000);
+      gateway.child.kill('SIGTERM');
+      const { code, output } = await gateway.exited;
+      expect(output).toContain('shutdown grace period exceeded');
+      expect(code, output).toBe(1);
+      await held;
+    } finally {
+      gateway.child.kill('SIGKILL');
+      await upstream.close();
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 });

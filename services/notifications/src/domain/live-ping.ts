@@ -35,7 +35,7 @@ export class PongPacer {
     this.minIntervalMs = minIntervalMs;
   }
 
-  /** Whether a ping at `nowMs` is answered (and, if so, counts as the last answer). */
+  /** Whether a ping at `nowMs` (a monotonic clock: performance.now()) is answered (and, if so, counts as the last answer). */
   answers(nowMs: number): boolean {
     if (nowMs - this.lastAt < this.minIntervalMs) return false;
     this.lastAt = nowMs;

@@ -216,8 +216,9 @@ export class Session {
    * It goes out in order with the notifications, under the same send-buffer check, so a
    * client that stops reading is cut for its pongs as for anything else.
    */
-  answerPing(now = new Date()): void {
-    if (this.pongs.answers(now.getTime())) this.write(pongFrame(now), false);
+  answerPing(now = new Date(), monotonicMs = performance.now()): void {
+    // paced on a monotonic clock: a wall clock stepped back would answer no ping until it caught up
+    if (this.pongs.answers(monotonicMs)) this.write(pongFrame(now), false);
   }
 
   /** `notification`: a notification, counted as sent (a pong is not one) */

@@ -29,6 +29,15 @@ describe('the client heartbeat ping', () => {
     expect(JSON.parse(pongFrame(new Date('2026-11-28T12:00:00.000Z')))).toEqual({ type: 'pong', at: '2026-11-28T12:00:00.000Z' });
   });
 
+  it('paces pongs on a monotonic clock, not the wall clock: a clock stepped back stops no pong', () => {
+    const socket = new FakeSocket();
+    const session = new Session(socket as unknown as WebSocket, { applicationId: 'app', gamerId: 'g' }, { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 2 }, { closed: () => {}, sent: () => {} }, false);
+    session.answerPing(new Date(1_000_000), 5_000);
+    // the wall clock went back an hour; a second later on the monotonic clock
+    session.answerPing(new Date(1_000_000 - 3_600_000), 6_000);
+    expect(socket.sent).toHaveLength(2);
+  });
+
   it('gets at most one pong per interval, and always one after it', () => {
     const pacer = new PongPacer(1_000);
     expect([0, 10, 999, 1_000, 1_500, 2_000, 5_000].map((ms) => pacer.answers(ms))).toEqual([true, false, false, true, false, true, true]);
@@ -46,9 +55,9 @@ describe('Session pong', () => {
     const session = new Session(socket as unknown as WebSocket, gamer, limits, metrics, false);
     const done: Notification = { id: '0190a000-0000-7000-8000-000000000001', type: NotificationType.TASK_COMPLETED, at: '2026-11-28T12:00:00.000Z', data: { gamerTaskId: 'g1', taskId: 't' } };
     session.deliver({ notification: done, text: JSON.stringify(done) });
-    session.answerPing(new Date(10_000));
-    session.answerPing(new Date(10_500));
-    session.answerPing(new Date(11_000));
+    session.answerPing(new Date(10_000), 10_000);
+    session.answerPing(new Date(10_500), 10_500);
+    session.answerPing(new Date(11_000), 11_000);
     expect(socket.sent.map((frame) => (JSON.parse(frame) as { type: string }).type)).toEqual(['task.completed', 'pong', 'pong']);
     expect(sent).toBe(1);
   });
@@ -59,7 +68,7 @@ describe('Session pong', () => {
     const closes: number[] = [];
     socket.close = ((code: number) => void closes.push(code)) as FakeSocket['close'];
     const session = new Session(socket as unknown as WebSocket, gamer, limits, { closed: () => {}, sent: () => {} }, false);
-    session.answerPing(new Date(10_000));
+    session.answerPing(new Date(10_000), 10_000);
     expect(socket.sent).toEqual([]);
     expect(closes).toEqual([4008]);
   });
