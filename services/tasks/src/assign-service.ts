@@ -51,7 +51,7 @@ export class AssignService {
     // key) takes the trees of its own request only. Until 2026-11-28 the mark was the key
     // alone, and the same key with another body took them all: {daily, 2} after a failed
     // {daily, 5} answered 5 tasks.
-    return this.once(key, fingerprint, () => this.pick(identity, request, `${key}:${fingerprint}`));
+    return this.once(key, fingerprint, () => this.pick(identity, request, { mark: `${key}:${fingerprint}`, legacy: key }));
   }
 
   /**
@@ -91,7 +91,12 @@ export class AssignService {
     }
   }
 
-  private async pick(identity: Identity, request: AssignRequest, assignKey?: string, again = false): Promise<GamerTask[]> {
+  /**
+   * `keyed`: the mark of this keyed assign's trees (its key and body), and the mark of before
+   * 2026-11-28 (the key alone), which a retry across that rollout still takes as its own.
+   */
+  private async pick(identity: Identity, request: AssignRequest, keyed?: { mark: string; legacy: string }, again = false): Promise<GamerTask[]> {
+    const assignKey = keyed?.mark;
     const { family, numberOfTasks } = request;
     const { applicationId, gamerId } = identity;
     const now = new Date();
@@ -105,7 +110,7 @@ export class AssignService {
     const active = await this.gamerTasks.activeOf([{ applicationId, gamerId }], now);
     // the trees an earlier attempt with this key wrote before it failed are this request's;
     // those written before the key's retention are an older request's, whose key was forgotten
-    const adopted = assignKey === undefined ? [] : adoptedTrees(active, assignKey, family, new Date(now.getTime() - this.keyRetentionMs));
+    const adopted = keyed === undefined ? [] : adoptedTrees(active, [keyed.mark, keyed.legacy], family, new Date(now.getTime() - this.keyRetentionMs));
     // their missing progress entries added, and their progress as it stands (games may have come since)
     const adoptedParents = adopted.length === 0 ? [] : (await this.progress.overlay(identity, adopted.flatMap((tree) => [tree.parent, ...tree.children]), now)).filter((r) => r.parentGamerTaskId === null);
     const order = assignmentOrder(candidates, new Set(active.map((t) => t.taskId)));
@@ -126,15 +131,15 @@ export class AssignService {
     // The period turned over while its tasks were written (an assign in the last moments before
     // a reset): they are expired already, gone from every read. The assign runs again, once,
     // in the new period (periods last a day at least, so a second turn-over cannot follow).
-    if (!again && expiredAt !== null && expiredAt.getTime() <= Date.now()) return this.pick(identity, request, assignKey, true);
+    if (!again && expiredAt !== null && expiredAt.getTime() <= Date.now()) return this.pick(identity, request, keyed, true);
     if (created.length === 0) throw conflict(ErrorCode.NOT_ENOUGH_TASKS, `the gamer already holds every ${family} task`);
     return created;
   }
 }
 
-/** The active trees a keyed assign of `family` wrote under `assignKey` since `since`: its parents and their children. */
-function adoptedTrees(active: GamerTaskRecord[], assignKey: string, family: TaskFamily, since: Date): { parent: GamerTaskRecord; children: GamerTaskRecord[] }[] {
+/** The active trees a keyed assign of `family` wrote under one of `marks` since `since`: its parents and their children. */
+function adoptedTrees(active: GamerTaskRecord[], marks: string[], family: TaskFamily, since: Date): { parent: GamerTaskRecord; children: GamerTaskRecord[] }[] {
   return active
-    .filter((t) => t.assignKey === assignKey && t.parentGamerTaskId === null && t.family === family && t.createdAt >= since)
+    .filter((t) => t.assignKey !== undefined && marks.includes(t.assignKey) && t.parentGamerTaskId === null && t.family === family && t.createdAt >= since)
     .map((parent) => ({ parent, children: active.filter((t) => t.parentGamerTaskId === parent.id) }));
 }
