@@ -131,10 +131,14 @@ export const DeadLetterReplayed = Type.Object(
 );
 export type DeadLetterReplayed = Static<typeof DeadLetterReplayed>;
 
+/** The most letters one replay-all call replays: a flood is replayed in calls of this many, each answered in seconds. */
+export const DEAD_LETTER_REPLAY_ALL_MAX = 500;
+
 export const DeadLetterReplayAll = Type.Object(
   {
     replayed: Type.Array(DeadLetterReplayed),
     failed: Type.Array(Type.Object({ sequence: DeadLetterSequence, detail: Type.String() }, { additionalProperties: false })),
+    more: Type.Boolean({ description: `letters remain after this call's ${DEAD_LETTER_REPLAY_ALL_MAX} (DEAD_LETTER_REPLAY_ALL_MAX): call again` }),
   },
   { additionalProperties: false },
 );
@@ -191,7 +195,7 @@ export const tasksAdminRoutes = {
   },
   replayAllDeadLetters: {
     method: 'POST', url: `${TASKS_ADMIN}/dead-letters/replay`,
-    schema: { operationId: 'adminReplayAllDeadLetters', summary: 'Replay every dead letter of the application, as one replay each (role admin)', tags: ['admin'], response: { 200: DeadLetterReplayAll, ...tasksErrors } },
+    schema: { operationId: 'adminReplayAllDeadLetters', summary: 'Replay the dead letters of the application, oldest first, as one replay each, at most DEAD_LETTER_REPLAY_ALL_MAX (500) per call; `more` says letters remain (role admin)', tags: ['admin'], response: { 200: DeadLetterReplayAll, ...tasksErrors } },
   },
   deleteDeadLetter: {
     method: 'DELETE', url: `${TASKS_ADMIN}/dead-letters/:sequence`,

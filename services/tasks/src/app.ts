@@ -107,11 +107,12 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     },
   });
 
+  const deadLetters = new DeadLetterStore(jsm, js, names);
   // gamer erasure (docs/gamer-erasure.md): this service's own part, and the reports of every service
   const durable = { ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS };
   const erasing = await startGamerErasure(
     { js, jsm, names, service: 'tasks', log: app.log, stream: { replicas: config.GAMERS_STREAM_REPLICAS, maxBytes: config.GAMERS_STREAM_MAX_BYTES }, durable },
-    tasksEraser({ gamerTasks, progress, unlockStats, inventory, keys }),
+    tasksEraser({ gamerTasks, progress, unlockStats, inventory, keys, deadLetters }),
   );
   await ensureGamersConsumer(jsm, names, names.erasureProgressConsumer, names.gamerErasureCompleted, durable);
   const erasureReports = consumeGamerEvents(
@@ -167,7 +168,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   await app.register(statsRoutes, { js, names });
   await app.register(applicationRoutes, { settings, unlockRates });
   await app.register(gamerAdministrationRoutes, { resets, erasures });
-  await app.register(adminRoutes, { reads, deadLetters: new DeadLetterStore(jsm, js, names), jsm, names, checks });
+  await app.register(adminRoutes, { reads, deadLetters, jsm, names, checks });
 
   consumer?.start();
   sweeper.start();

@@ -85,7 +85,8 @@ export function DeadLettersPage({ session }: { session: Session }) {
       if (!confirm(`Replay ${what}? Each event is published again, with its eventId.`)) return;
       setNotice('');
       const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
-      setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.`);
+      // at most DEAD_LETTER_REPLAY_ALL_MAX per call: the rest waits for another click
+      setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.${result.more ? ' More remain: Replay all again.' : ''}`);
       setError(null);
     } catch (e) {
       // the service replays one by one; past the gateway's upstream timeout the gateway

@@ -239,7 +239,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay every dead letter of the application, as one replay each (role admin) */
+        /** Replay the dead letters of the application, oldest first, as one replay each, at most DEAD_LETTER_REPLAY_ALL_MAX (500) per call; `more` says letters remain (role admin) */
         post: operations["adminReplayAllDeadLetters"];
         delete?: never;
         options?: never;
@@ -4628,6 +4628,8 @@ export interface operations {
                             /** @description the dead letter's sequence in the dead-letter stream (its id) */
                             sequence: number;
                         }[];
+                        /** @description letters remain after this call's 500 (DEAD_LETTER_REPLAY_ALL_MAX): call again */
+                        more: boolean;
                         replayed: {
                             /** @description JetStream already held this replay (a repeated replay within the duplicate window) */
                             duplicate: boolean;

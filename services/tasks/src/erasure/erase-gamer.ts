@@ -4,15 +4,19 @@ import type { IdempotencyRepository } from '../repository/event-log-repository.t
 import type { GamerProgressRepository } from '../repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
 import type { InventoryRepository } from '../repository/inventory-repository.ts';
+import type { DeadLetterStore } from '../stats/dead-letters.ts';
 
 /**
  * The tasks service's part of erasing a gamer (gamer.erased): every gamer task (assigned
  * tasks, achievements, claimed or not, children), the gamer's progress document, the unlocks
- * and their counts in the unlock rates, the inventory, the assign idempotency keys. Each step
- * deletes what is still there, so running it again (a redelivery, a second job) changes
- * nothing more.
+ * and their counts in the unlock rates, the inventory, the assign idempotency keys, and the
+ * dead letters of the gamer's stat events. Each step deletes what is still there, so running
+ * it again (a redelivery, a second job) changes nothing more.
  */
-export function tasksEraser(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; unlockStats: AchievementStatsRepository; inventory: InventoryRepository; keys: IdempotencyRepository }) {
+export function tasksEraser(deps: {
+  gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; unlockStats: AchievementStatsRepository; inventory: InventoryRepository; keys: IdempotencyRepository;
+  deadLetters: Pick<DeadLetterStore, 'removeOfGamer'>;
+}) {
   return async (event: GamerErasedEvent): Promise<void> => {
     const owner = { applicationId: event.applicationId.toLowerCase(), gamerId: event.gamerId.toLowerCase() };
     const { removed } = await deps.gamerTasks.removeTrees(owner, () => true, ['none', 'claiming', 'claimed']);
@@ -22,5 +26,6 @@ export function tasksEraser(deps: { gamerTasks: GamerTaskRepository; progress: G
     await deps.progress.removeAllOf(owner);
     await deps.inventory.removeAllOf(owner.applicationId, owner.gamerId);
     await deps.keys.removeAllOf(owner.applicationId, owner.gamerId);
+    await deps.deadLetters.removeOfGamer(owner.applicationId, owner.gamerId);
   };
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, Role, tasksAdminRoutes, type AdminPipelineHealth, type DeadLetterReplayAll, type NatsNames } from '@gfts/contracts';
+import { DEAD_LETTER_REPLAY_ALL_MAX, ErrorCode, Role, tasksAdminRoutes, type AdminPipelineHealth, type DeadLetterReplayAll, type NatsNames } from '@gfts/contracts';
 import { AppError, notFound, readiness, requireRole, type ReadinessCheck } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { JetStreamManager } from '@nats-io/jetstream';
@@ -15,6 +15,8 @@ interface Deps {
 }
 
 const DEFAULT_LIMIT = 50;
+/** Letters a replay-all reads at once. */
+const REPLAY_PAGE = 100;
 const NATS_READ_TIMEOUT_MS = 2_000;
 const noLetter = () => notFound('no such dead letter of this application');
 
@@ -28,16 +30,21 @@ function bounded<T>(promise: Promise<T>): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** NATS is where dead letters live: when it fails the answer is a 503, never a wait. */
-async function fromNats<T>(request: FastifyRequest, work: () => Promise<T>): Promise<T> {
+/**
+ * NATS is where dead letters live: when it fails the answer is a 503, never a wait.
+ * `detail`: what the 503 says (a replay's may have happened).
+ */
+async function fromNats<T>(request: FastifyRequest, work: () => Promise<T>, detail = 'the dead-letter stream is unavailable; try again'): Promise<T> {
   try {
     return await bounded(work());
   } catch (error) {
     if (error instanceof AppError) throw error;
     request.log.error({ err: error }, 'dead-letter stream unavailable');
-    throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'the dead-letter stream is unavailable; try again');
+    throw new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, detail);
   }
 }
+
+const REPLAY_UNKNOWN = 'the dead-letter stream did not answer in time; the replay may have happened: list the letters again (a replay again is stored once)';
 
 function replayed(outcome: Extract<ReplayOutcome, { kind: 'replayed' }>) {
   return { sequence: outcome.letter.sequence, eventId: outcome.letter.eventId, stream: outcome.stream, seq: outcome.seq, duplicate: outcome.duplicate };
@@ -71,7 +78,7 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
   app.route({
     ...tasksAdminRoutes.replayDeadLetter,
     handler: async (request) => {
-      const outcome = await fromNats(request, () => deps.deadLetters.replay(request.identity.applicationId, request.params.sequence));
+      const outcome = await fromNats(request, () => deps.deadLetters.replay(request.identity.applicationId, request.params.sequence), REPLAY_UNKNOWN);
       if (outcome.kind === 'notFound') throw noLetter();
       request.log.info({ sequence: outcome.letter.sequence, eventId: outcome.letter.eventId }, 'dead letter replayed');
       return replayed(outcome);
@@ -82,18 +89,28 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
     ...tasksAdminRoutes.replayAllDeadLetters,
     handler: async (request) => {
       const { applicationId } = request.identity;
-      const letters = await fromNats(request, () => deps.deadLetters.all(applicationId));
-      const result: DeadLetterReplayAll = { replayed: [], failed: [] };
-      for (const letter of letters) {
-        try {
-          const outcome = await bounded(deps.deadLetters.replay(applicationId, letter.sequence));
-          // gone meanwhile (a concurrent replay or delete): nothing to do
-          if (outcome.kind === 'replayed') result.replayed.push(replayed(outcome));
-        } catch (error) {
-          result.failed.push({ sequence: letter.sequence, detail: (error as Error).message });
+      const result: DeadLetterReplayAll = { replayed: [], failed: [], more: false };
+      // A page at a time, at most DEAD_LETTER_REPLAY_ALL_MAX per call: until 2026-11-28 every
+      // letter was read first, in one unbounded scan a flood made answer 503 while it went on
+      // (and held every payload); the flood is when replay-all is wanted.
+      let after = 0;
+      for (let tried = 0; tried < DEAD_LETTER_REPLAY_ALL_MAX; ) {
+        const page = await fromNats(request, () => deps.deadLetters.list(applicationId, after, Math.min(REPLAY_PAGE, DEAD_LETTER_REPLAY_ALL_MAX - tried)));
+        for (const letter of page.letters) {
+          tried++;
+          after = letter.sequence;
+          try {
+            const outcome = await bounded(deps.deadLetters.replay(applicationId, letter.sequence));
+            // gone meanwhile (a concurrent replay or delete): nothing to do
+            if (outcome.kind === 'replayed') result.replayed.push(replayed(outcome));
+          } catch (error) {
+            result.failed.push({ sequence: letter.sequence, detail: `${(error as Error).message}; it may have been replayed (a replay again is stored once)` });
+          }
         }
+        if (!page.more) break;
+        result.more = tried >= DEAD_LETTER_REPLAY_ALL_MAX;
       }
-      request.log.info({ replayed: result.replayed.length, failed: result.failed.length }, 'dead letters replayed');
+      request.log.info({ replayed: result.replayed.length, failed: result.failed.length, more: result.more }, 'dead letters replayed');
       return result;
     },
   });

@@ -87,6 +87,9 @@ export function toDeadLetter(sequence: number, data: Uint8Array): DeadLetter | u
   };
 }
 
+/** How long a replay waits for JetStream's ack: under the admin routes' 2 s bound, with room for the delete after it. */
+const REPLAY_PUBLISH_TIMEOUT_MS = 1_500;
+
 export type ReplayOutcome =
   | { kind: 'replayed'; letter: DeadLetter; stream: string; seq: number; duplicate: boolean }
   | { kind: 'notFound' };
@@ -162,11 +165,6 @@ export class DeadLetterStore {
     return { letters: letters.slice(0, limit), more: letters.length > limit };
   }
 
-  /** Every letter of the application (replay all). */
-  async all(applicationId: string): Promise<DeadLetter[]> {
-    return (await this.list(applicationId, 0, Number.MAX_SAFE_INTEGER - 1)).letters;
-  }
-
   /** How many letters the application has: its subject's count from the stream, plus any of before 2026-11-27. */
   async count(applicationId: string): Promise<number> {
     const [own, shared] = await Promise.all([this.countOn(this.names.statsDeadLetterOf(applicationId)), this.countOn(this.names.statsDeadLetter)]);
@@ -179,6 +177,25 @@ export class DeadLetterStore {
     const stored = await this.read(sequence);
     const letter = stored ? toDeadLetter(stored.seq, stored.data) : undefined;
     return this.ofApplication(applicationId, letter) ? letter : undefined;
+  }
+
+  /**
+   * Deletes the gamer's letters (a gamer's erasure): those whose event names the gamer, on
+   * the application's subject and the shared one of before; how many went. A letter keeps
+   * the event whole (the gamer's id and stats) for the stream's max age, and its replay
+   * would apply the event again: until 2026-11-28 both outlived the erasure.
+   */
+  async removeOfGamer(applicationId: string, gamerId: string): Promise<number> {
+    const subjects = [this.names.statsDeadLetterOf(applicationId), ...((await this.countOn(this.names.statsDeadLetter)) > 0 ? [this.names.statsDeadLetter] : [])];
+    let removed = 0;
+    for (const subject of subjects) {
+      for await (const letter of this.lettersOn(applicationId, subject, 1)) {
+        if (letter.gamerId?.toLowerCase() !== gamerId) continue;
+        // gone already (a replay or delete in between) counts as gone
+        if (await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, letter.sequence, false).catch(() => false)) removed++;
+      }
+    }
+    return removed;
   }
 
   /** Deletes a letter of the application; false when there is none (anymore). */
@@ -201,7 +218,9 @@ export class DeadLetterStore {
   async replay(applicationId: string, sequence: number): Promise<ReplayOutcome> {
     const letter = await this.get(applicationId, sequence);
     if (!letter) return { kind: 'notFound' };
-    const ack = await this.js.publish(letter.subject, letter.payload, { msgID: `replay-${this.names.statsDeadLetterStream}-${sequence}`, timeout: 5_000 });
+    // within the route's 2 s bound (until 2026-11-28 5 s: an ack that came between 2 and 5 s
+    // replayed and deleted the letter of a call answered 503 "try again")
+    const ack = await this.js.publish(letter.subject, letter.payload, { msgID: `replay-${this.names.statsDeadLetterStream}-${sequence}`, timeout: REPLAY_PUBLISH_TIMEOUT_MS });
     await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, sequence, false).catch(() => false);
     return { kind: 'replayed', letter, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   }

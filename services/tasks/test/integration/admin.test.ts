@@ -1,4 +1,4 @@
-import type { AdminGamerProgress, AdminPipelineHealth, DeadLetter, DeadLetterReplayAll, DeadLetterReplayed, StatDeadLetter } from '@gfts/contracts';
+import { DEAD_LETTER_REPLAY_ALL_MAX, type AdminGamerProgress, type AdminPipelineHealth, type DeadLetter, type DeadLetterReplayAll, type DeadLetterReplayed, type StatDeadLetter } from '@gfts/contracts';
 import { eventually, gamer, type ApiResponse } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { randomUUID } from 'node:crypto';
@@ -143,6 +143,31 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     expect(await letters(world)).toEqual([]);
     expect((await world.tasks(player)).find((t) => t.task.id === task.id)!.progress).toBe(12);
   });
+
+  it('replays all in calls of at most DEAD_LETTER_REPLAY_ALL_MAX letters, oldest first, saying when more remain', async () => {
+    const world = new World(stack);
+    const player = world.gamer('Flood');
+    const total = DEAD_LETTER_REPLAY_ALL_MAX + 7;
+    const letter = (i: number): StatDeadLetter => ({
+      reason: 'processing failed 5 times: database unavailable', subject: stack.names.statsSubject(world.app),
+      streamSequence: i, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(world.event(player, { score: 1 })),
+    });
+    const js = jetstream(await stack.nats());
+    await Promise.all(Array.from({ length: total }, (_, i) => js.publish(stack.names.statsDeadLetterOf(world.app), JSON.stringify(letter(i)))));
+    const replayAll = () => stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay`, { headers: world.admin.auth });
+    const first = await replayAll();
+    expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(200);
+    expect(first.body.replayed).toHaveLength(DEAD_LETTER_REPLAY_ALL_MAX);
+    expect(first.body.failed).toEqual([]);
+    expect(first.body.more).toBe(true);
+    const sequences = first.body.replayed.map((r) => r.sequence);
+    expect([...sequences].sort((a, b) => a - b)).toEqual(sequences);
+    const second = await replayAll();
+    expect(second.body.replayed).toHaveLength(7);
+    expect(second.body.more).toBe(false);
+    expect(Math.min(...second.body.replayed.map((r) => r.sequence))).toBeGreaterThan(Math.max(...sequences));
+    expect(await letters(world)).toEqual([]);
+  }, 60_000);
 
   it('dead-letters on the shared subject of before while an older replica has set the stream back to it', async () => {
     const world = new World(stack);

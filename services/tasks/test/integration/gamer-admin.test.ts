@@ -1,4 +1,4 @@
-import type { AchievementStat, ErasureJob, GamerTaskWithChildren, ProgressResetResult } from '@gfts/contracts';
+import type { AchievementStat, DeadLetter, ErasureJob, GamerTaskWithChildren, ProgressResetResult, StatDeadLetter } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
@@ -167,6 +167,16 @@ describe('gamer admin: progress reset and erasure', () => {
     const searchAnn = async (who: Gamer) => (await stack.api<{ id: string }[]>('GET', `${FRIENDSHIP}/search?displayName=Ann`, { headers: who.auth })).body.map((u) => u.id);
     expect(await searchAnn(bob)).toContain(g.ann.id);
 
+    // dead letters of events of Ann's (the whole event kept) and of Bob's
+    const letter = (who: Gamer): StatDeadLetter => ({
+      reason: 'processing failed 5 times: database unavailable', subject: stack.names.statsSubject(w.app),
+      streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(w.event(who, { a: 1 })),
+    });
+    const js = jetstream(await stack.asTasksStack().nats());
+    for (const who of [g.ann, bob, g.ann]) await js.publish(stack.names.statsDeadLetterOf(w.app), JSON.stringify(letter(who)));
+    const lettersOf = async () => (await stack.api<DeadLetter[]>('GET', '/api/v1/admin/dead-letters', { headers: w.admin.auth })).body.map((l) => l.gamerId);
+    expect(await lettersOf()).toEqual([g.ann.id, bob.id, g.ann.id]);
+
     const response = await erase(w, g.ann.id);
     expect(response.status, JSON.stringify(response.body)).toBe(202);
     expect(response.body).toMatchObject({ applicationId: w.app, gamerId: g.ann.id, status: 'pending', completedAt: null });
@@ -199,6 +209,8 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await tasksDb.collection('inventory_grants').countDocuments({ gamerId: g.ann.id })).toBe(0);
     expect(await tasksDb.collection('achievement_unlocks').countDocuments({ gamerId: g.ann.id })).toBe(0);
     expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 0]], ['Done ach', [0, 0]], ['Open ach', [0, 0]]]));
+    // no dead letter of hers (its replay would apply her event again); Bob's stays
+    expect(await lettersOf()).toEqual([bob.id]);
 
     // a second erasure of the same gamer is a new job that finds nothing more and completes too
     const second = await erase(w, g.ann.id);
