@@ -3,6 +3,7 @@ import { ErrorCode, notificationsRoutes, tasksRoutes } from '@gfts/contracts';
 import { createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
+import { adminOnlyBeyond } from './admin-body-limit.ts';
 import { forwardedBody } from './forwarded-body.ts';
 import { answerHeaders, forwardHeaders } from './forward-headers.ts';
 import { proxyRetryDelay, retriesReusedConnection } from './retry-delay.ts';
@@ -18,19 +19,23 @@ import type { TicketSealer } from './tickets.ts';
 export async function registerRoutes(app: FastifyInstance, config: GatewayConfig, tickets: TicketSealer): Promise<void> {
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
   const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
-  /** `routes`: only these paths below the prefix (the prefix itself is '/'); default: every one */
-  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; routes?: string[] }[] = [
+  /**
+   * `routes`: only these paths below the prefix (the prefix itself is '/'), default every one;
+   * `methods`: only these methods, default every one; `adminBody`: the bodyLimit is an
+   * admin's, others keep BODY_LIMIT_BYTES
+   */
+  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; routes?: string[]; methods?: string[]; adminBody?: boolean }[] = [
     { prefix: '/api/v1/friendship', upstream: config.FRIENDSHIP_URL },
     ...(config.NOTIFICATIONS_URL ? [{ prefix: '/api/v1/notifications', upstream: config.NOTIFICATIONS_URL }] : []),
     // a stat event may be larger than BODY_LIMIT_BYTES: the route's own limit, as in the tasks
     // service, so HTTP takes every event NATS takes (docs/stats-reporting.md)
     { prefix: reportStats.url, upstream: config.TASKS_URL, bodyLimit: reportStats.bodyLimit, routes: ['/'] },
-    // the catalog's writes take a whole composite (CATALOG_TASK_MAX_BYTES): their paths, below
-    // the plain /api/v1 prefix, so the path goes upstream as it came (no parameter rewriting)
-    {
-      prefix: '/api/v1', upstream: config.TASKS_URL, bodyLimit: createCatalogTask.bodyLimit,
-      routes: [createCatalogTask.url, updateCatalogTask.url].map((url) => url.slice('/api/v1'.length)),
-    },
+    // the catalog's writes take a whole composite (CATALOG_TASK_MAX_BYTES), an admin's only:
+    // their paths and methods, below the plain /api/v1 prefix, so the path goes upstream as
+    // it came (no parameter rewriting); their other methods are the next proxy's
+    ...[createCatalogTask, updateCatalogTask].map(({ url, method, bodyLimit }) => ({
+      prefix: '/api/v1', upstream: config.TASKS_URL, bodyLimit, routes: [url.slice('/api/v1'.length)], methods: [method], adminBody: true,
+    })),
     { prefix: '/api/v1', upstream: config.TASKS_URL },
   ];
   if (config.NOTIFICATIONS_URL) {
@@ -47,16 +52,18 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       },
     });
   }
-  for (const { prefix, upstream, bodyLimit, routes } of upstreams) {
+  for (const { prefix, upstream, bodyLimit, routes, methods, adminBody } of upstreams) {
     // each proxy in a scope of its own, where its routes get its body limit
     await app.register(async (scope) => {
       if (bodyLimit !== undefined) scope.addHook('onRoute', (route) => void (route.bodyLimit = bodyLimit));
+      if (adminBody) scope.addHook('preParsing', adminOnlyBeyond(config.BODY_LIMIT_BYTES));
       await scope.register(proxy, {
         upstream,
         prefix,
         rewritePrefix: prefix,
         // reportStats: the path itself only, what lies below it is the next proxy's (the tasks service's 404)
         ...(routes ? { routes } : {}),
+        ...(methods ? { httpMethods: methods } : {}),
         // Forwards whatever path comes: the contracts' routes (createHttpServer's upstreamRoutes)
         // say which methods a path takes. QUERY and TRACE are not forwarded: no route takes them,
         // so the gateway answers them 405 itself (Fastify would refuse a QUERY without a body 400).

@@ -263,6 +263,28 @@ describe('gateway (HS256)', () => {
     expect(other.status).toBe(413);
     const below = await api('POST', `/api/v1/${app}/tasks/${randomUUID()}/more`, { headers: auth, body: composite });
     expect(below.status).toBe(413);
+    // the paths' other methods keep BODY_LIMIT_BYTES
+    const deleted = await api('DELETE', `/api/v1/${app}/tasks/${randomUUID()}`, { headers: auth, body: composite });
+    expect(deleted.status).toBe(413);
+    // the larger limit is an admin's: a gamer's large body is refused before it is read, a small one goes on
+    const player = { authorization: `Bearer ${mintToken({ sub: randomUUID(), app, name: 'Bob' })}` };
+    const refused = await api('POST', `/api/v1/${app}/tasks`, { headers: player, body: composite });
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', detail: expect.stringContaining('only an admin') });
+    expect((await api('POST', `/api/v1/${app}/tasks`, { headers: player, body: { name: 'small' } })).status).toBe(200);
+    // and so is one sent in chunks, without a Content-Length
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const url = new URL(`/api/v1/${app}/tasks`, gatewayUrl);
+      const outgoing = request(url, { method: 'POST', headers: { ...player, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      outgoing.on('error', reject);
+      const text = JSON.stringify(composite);
+      for (let i = 0; i < text.length; i += 1_000) outgoing.write(text.slice(i, i + 1_000));
+      outgoing.end();
+    });
+    expect(chunked).toBe(413);
   });
 
   it('answers 400 for malformed JSON and 415 for other media types', async () => {
