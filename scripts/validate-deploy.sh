@@ -28,7 +28,8 @@
 #      with NATS outside the release (reached through extraEgress), one without the
 #      notifications service (nothing may name it), one with large whole
 #      numbers as settings (rendered in digits, not 1e+06); and values the chart
-#      must refuse at render (a service with a database or NATS and no way to it,
+#      must refuse at render (a service with a database or NATS and no way to it, the
+#      gateway without friendship or tasks,
 #      production values without an image tag, nats.clientIngress not a list, an image tag
 #      that is a number)
 #   4. every rendered Kubernetes object against the Kubernetes schemas, strict (unknown
@@ -288,6 +289,8 @@ refusals=(
   "client-ingress-not-a-list|--set|nats.clientIngress.namespaceSelector.matchLabels.team=games|/nats/clientIngress.: got object, want array"
   # An image tag is a string: Helm renders a number from a values file as a float
   # (tag: 20261127 as 2.0261127e+07); --set makes an all-digit tag a number too.
+  # The gateway routes to friendship and tasks: leaving either out would crash-loop it.
+  "gateway-without-tasks|--set|services.tasks.enabled=false|services.tasks.enabled is false, but the gateway routes to it"
   "image-tag-a-number|--set-json|image.tag=20261127|/image/tag.: got number, want string"
   "service-image-tag-a-number|--set|services.tasks.image.tag=20261127|/services/tasks/image/tag.: got number, want string"
 )
