@@ -1,7 +1,7 @@
 import type { AdminGamerRelations, UserSummary } from '@gfts/contracts';
 import { badRequest, notFound } from '@gfts/platform';
 import { displayNameKey } from './domain/display-name.ts';
-import { searchSize } from './domain/limits.ts';
+import { pageSize, searchSize } from './domain/limits.ts';
 import type { FriendshipService } from './friendship-service.ts';
 import type { FriendshipRepositories } from './repository/index.ts';
 
@@ -32,7 +32,8 @@ export function friendshipAdminService(repo: FriendshipRepositories, service: Fr
         service.listIncoming(gamer, page),
         service.listOutgoing(gamer, page),
         service.listBlocked(gamer, page),
-        repo.blocks.blockersOf(applicationId, gamerId),
+        // the first `limit` too: nothing bounds how many gamers block one (until 2026-11-28 all were read and shown)
+        repo.blocks.blockersOf(applicationId, gamerId, pageSize(limit)),
       ]);
       const blockers = await repo.gamers.profiles(applicationId, blockerIds);
       return {

@@ -92,9 +92,10 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       return (await blocks.exists({ applicationId, blocker, blocked })) !== null;
     },
 
-    /** Gamers who block `gamerId` (search hides them from `gamerId`). */
-    async blockersOf(applicationId: string, gamerId: string): Promise<string[]> {
-      const docs = await blocks.find({ applicationId, blocked: gamerId }, { _id: 0, blocker: 1 }).lean();
+    /** Gamers who block `gamerId` (search hides them from `gamerId`); the first `limit` when given. */
+    async blockersOf(applicationId: string, gamerId: string, limit?: number): Promise<string[]> {
+      const query = blocks.find({ applicationId, blocked: gamerId }, { _id: 0, blocker: 1 });
+      const docs = await (limit === undefined ? query : query.sort({ _id: 1 }).limit(limit)).lean();
       return docs.map((doc) => doc.blocker);
     },
 

@@ -38,6 +38,11 @@ describe('friendship admin routes (the console\'s gamer look-up)', () => {
     expect(view.body.incoming.map((f) => f.user.displayName)).toEqual(['Dan']);
     expect(view.body.blocked.map((b) => b.toGamer.displayName)).toEqual(['Eve']);
     expect(view.body.blockedBy.map((g) => g.displayName)).toEqual(['Cat']);
+    // blockedBy is bounded by `limit` like the other lists
+    expectOk(await w.block(bob!, ann!.id));
+    expectOk(await w.block(dan!, ann!.id));
+    const first = await stack.api<AdminGamerRelations>('GET', `${ADMIN}/gamers/${ann!.id}?limit=2`, { headers: admin.auth });
+    expect(first.body.blockedBy).toHaveLength(2);
 
     // the admin's reads did not make the admin a gamer others can find
     const bySearch = await w.search(bob!, 'Support');
