@@ -380,15 +380,21 @@ describe('event age metric', () => {
   it('observes every event when pulled, when its batch starts, when it is written and when acknowledged, each later than the one before', async () => {
     const { world, players } = await scoreWorld(stack, 2);
     const events = randomEvents(world, players, 6);
+    // Stored while no consumer runs, and pulled 20 ms later at least: pulled within the
+    // millisecond JetStream stored them, six ages could add up to 0 (this process's clock
+    // reads whole milliseconds), and the test failed on a fast moment (CI, 2026-11-28).
+    await stack.stopTasks();
     await publishAll(world, events);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await stack.restartTasks();
     await untilAcknowledged(stack, events.length);
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
     const series = (kind: 'count' | 'sum', stage: string) => Number(new RegExp(`^gfts_stats_event_age_seconds_${kind}\\{[^}]*stage="${stage}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
     expect(['pulled', 'batched', 'written', 'acknowledged'].map((stage) => series('count', stage))).toEqual([6, 6, 6, 6]);
-    // an event is pulled after JetStream stored it (a network hop and a parse later: some ms
-    // here), so six ages add up to more than 0; an age taken from the wrong clock or stamp
-    // (clamped to 0) would not, and would still pass the orderings below
-    expect(series('sum', 'pulled')).toBeGreaterThan(0);
+    // an event is pulled 20 ms after JetStream stored it at least, so six ages add up to 0.12 s
+    // or more; an age taken from the wrong clock or stamp (clamped to 0) would not, and would
+    // still pass the orderings below
+    expect(series('sum', 'pulled')).toBeGreaterThanOrEqual(0.12);
     expect(series('sum', 'batched')).toBeGreaterThanOrEqual(series('sum', 'pulled'));
     expect(series('sum', 'written')).toBeGreaterThanOrEqual(series('sum', 'batched'));
     expect(series('sum', 'acknowledged')).toBeGreaterThanOrEqual(series('sum', 'written'));
