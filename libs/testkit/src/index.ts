@@ -79,14 +79,18 @@ export function gamer(app: string, name: string, extra: Omit<TokenOptions, 'sub'
   return { id, app, name, token, auth: { authorization: `Bearer ${token}` } };
 }
 
-/** Polls until `check` returns a value or the deadline passes (for eventually-consistent results). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+/**
+ * Polls until `check` returns a value or the deadline passes (for eventually-consistent
+ * results). `undefined`, `null` and `false` mean "not yet": a check returning a driver's
+ * `findOne` (null when absent) would otherwise pass at once, and could never fail.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false) return value;
+      if (value !== undefined && value !== null && value !== false) return value;
     } catch (error) {
       last = error;
     }
