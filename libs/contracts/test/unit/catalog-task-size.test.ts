@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationTaskInput, ApplicationTaskPatch, CATALOG_TASK_MAX_BYTES, TaskLimits } from '../../src/tasks.ts';
 import { check } from '../../src/validate.ts';
+import { asciiJson, bytes, CHARACTERS, encodings } from '../support/encodings.ts';
 
 const rewardId = (i: number) => `0193a5b2-7c1e-7d3f-9a21-${String(i).padStart(12, '0')}`;
 
@@ -22,25 +23,16 @@ function largestTask(character: string) {
 /** The schema's largest create: a composite with the most children, each as large as it can be. */
 const largestCreate = (character: string) => ({ ...largestTask(character), children: Array.from({ length: TaskLimits.CHILDREN_MAX }, () => largestTask(character)) });
 
-/** JSON as an encoder that escapes everything but ASCII writes it (Python's json.dumps by default). */
-const asciiJson = (value: unknown, indent?: number | string) =>
-  JSON.stringify(value, null, indent).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
-
 describe('CATALOG_TASK_MAX_BYTES', () => {
-  // ASCII, Latin, CJK, a code point outside the BMP (one character for the schema, 12 bytes escaped), a control character
-  const characters = ['a', 'é', '中', '😀', '\u0001'];
-
   it('is over every schema-valid largest create and patch, however an encoder writes it', () => {
     let largest = 0;
-    for (const character of characters) {
+    for (const character of CHARACTERS) {
       const create = largestCreate(character);
       const { family: _f, parentTaskId: _p, ...patch } = largestTask(character);
       expect(check(ApplicationTaskInput, create).ok, JSON.stringify(character)).toBe(true);
       expect(check(ApplicationTaskPatch, patch).ok, JSON.stringify(character)).toBe(true);
       for (const body of [create, patch]) {
-        for (const text of [JSON.stringify(body), asciiJson(body), asciiJson(body, 4), asciiJson(body, '\t')]) {
+        for (const text of encodings(body)) {
           largest = Math.max(largest, bytes(text));
           expect(bytes(text), JSON.stringify(character)).toBeLessThanOrEqual(CATALOG_TASK_MAX_BYTES);
         }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { STAT_DEAD_LETTER_MAX_BYTES, STAT_EVENT_MAX_BYTES, StatEvent, TaskLimits } from '../../src/tasks.ts';
 import { check } from '../../src/validate.ts';
+import { asciiJson, bytes, CHARACTERS, encodings } from '../support/encodings.ts';
 
 const ID = '0193a5b2-7c1e-7d3f-9a21-5b8c2e4f6a10';
 // 64 characters of RFC 3339: the date-time format takes any number of fraction digits
@@ -18,27 +19,17 @@ function largestEvent(character: string): StatEvent {
   };
 }
 
-/** JSON as an encoder that escapes everything but ASCII writes it (Python's json.dumps by default). */
-const asciiJson = (value: unknown, indent?: number | string) =>
-  JSON.stringify(value, null, indent).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
-
 // Headers a stats message may carry (JetStream counts them in max_msg_size): NATS/1.0 line,
 // Nats-Msg-Id, traceparent and tracestate, x-request-id, with room to spare.
 const HEADER_ALLOWANCE = 4 * 1024;
 
 describe('STAT_EVENT_MAX_BYTES', () => {
-  // ASCII, Latin, CJK, a code point outside the BMP (one character for the schema, 12 bytes
-  // escaped), a control character (6 bytes escaped by every encoder)
-  const characters = ['a', 'é', '中', '😀', '\u0001'];
-
   it('is over every schema-valid largest event, however an encoder writes it, with its headers', () => {
     let largest = 0;
-    for (const character of characters) {
+    for (const character of CHARACTERS) {
       const event = largestEvent(character);
       expect(check(StatEvent, event).ok, JSON.stringify(character)).toBe(true);
-      for (const text of [JSON.stringify(event), asciiJson(event), asciiJson(event, 4), asciiJson(event, '\t')]) {
+      for (const text of encodings(event)) {
         largest = Math.max(largest, bytes(text));
         expect(bytes(text) + HEADER_ALLOWANCE, JSON.stringify(character)).toBeLessThanOrEqual(STAT_EVENT_MAX_BYTES);
       }

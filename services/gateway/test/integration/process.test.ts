@@ -6,6 +6,26 @@ import { describe, expect, it } from 'vitest';
 
 const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 
+/** A stand-in for both services that answers after `delayMs` (never, with Infinity), counting what reached it. */
+async function slowUpstream(delayMs: number) {
+  const app = Fastify({ forceCloseConnections: true });
+  const seen = { arrived: 0 };
+  app.all('/*', async () => {
+    seen.arrived++;
+    await new Promise((resolve) => (Number.isFinite(delayMs) ? setTimeout(resolve, delayMs) : undefined));
+    return { ok: true };
+  });
+  return { url: await listen(app), seen, close: () => app.close() };
+}
+
+/** The gateway as a process in front of `upstreamUrl`, with `env` over the settings every test here needs. */
+function gatewayProcess(upstreamUrl: string, env: Record<string, string>, nodeArgs: readonly string[] = []) {
+  return spawnService(SERVER, {
+    PORT: '0', HOST: '127.0.0.1', FRIENDSHIP_URL: upstreamUrl, TASKS_URL: upstreamUrl,
+    JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, ...env,
+  }, nodeArgs);
+}
+
 describe('gateway process', () => {
   it('fails at start naming every wrong or missing setting', async () => {
     const { exited } = spawnService(SERVER, { PORT: 'http', FRIENDSHIP_URL: 'friendship:8081', JWT_SECRET: 'short' });
@@ -19,25 +39,15 @@ describe('gateway process', () => {
 
   it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
     // A slow upstream keeps requests in flight while the signal arrives.
-    const upstream = Fastify();
-    let arrived = 0;
-    upstream.all('/*', async () => {
-      arrived++;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      return { ok: true };
-    });
-    const upstreamUrl = await listen(upstream);
-    const gateway = spawnService(SERVER, {
-      PORT: '0', HOST: '127.0.0.1', FRIENDSHIP_URL: upstreamUrl, TASKS_URL: upstreamUrl,
-      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, SHUTDOWN_GRACE_MS: '5000',
-    });
+    const upstream = await slowUpstream(1_000);
+    const gateway = gatewayProcess(upstream.url, { SHUTDOWN_GRACE_MS: '5000' });
     try {
       const url = await gateway.listening();
       // 25 gamers: one gamer's requests at once are capped (RATE_LIMIT_IN_FLIGHT_MAX, 16)
       const inFlight = Array.from({ length: 25 }, () => fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }));
       // the signal comes once every request is in flight (reached the upstream through the
       // gateway); a request still in the accept queue at SIGTERM is not in flight
-      await eventually(async () => arrived === 25, 20_000);
+      await eventually(async () => upstream.seen.arrived === 25, 20_000);
       gateway.child.kill('SIGTERM');
       const statuses = await Promise.all(inFlight.map(async (request) => (await request).status));
       expect(statuses).toEqual(Array(25).fill(200));
@@ -51,17 +61,10 @@ describe('gateway process', () => {
   });
   it('exports its buffered spans when the grace period runs out, then exits 1', async () => {
     // an upstream that never answers holds one request past SHUTDOWN_GRACE_MS
-    const upstream = Fastify({ forceCloseConnections: true });
-    let arrived = 0;
-    upstream.all('/*', async () => {
-      arrived++;
-      await new Promise(() => {});
-    });
-    const upstreamUrl = await listen(upstream);
+    const upstream = await slowUpstream(Infinity);
     const receiver = await startOtlpReceiver();
-    const gateway = spawnService(SERVER, {
-      PORT: '0', HOST: '127.0.0.1', FRIENDSHIP_URL: upstreamUrl, TASKS_URL: upstreamUrl,
-      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, SHUTDOWN_GRACE_MS: '1000', UPSTREAM_TIMEOUT_MS: '60000',
+    const gateway = gatewayProcess(upstream.url, {
+      SHUTDOWN_GRACE_MS: '1000', UPSTREAM_TIMEOUT_MS: '60000',
       // nothing leaves the span buffer before the process's stop: only a flush exports them
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000',
     }, TRACING_IMPORT);
@@ -70,7 +73,7 @@ describe('gateway process', () => {
       // answered by the gateway itself: its span ends and waits in the buffer (probes have none)
       expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
       const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
-      await eventually(async () => arrived === 1, 10_000);
+      await eventually(async () => upstream.seen.arrived === 1, 10_000);
       gateway.child.kill('SIGTERM');
       const { code, output } = await gateway.exited;
       expect(code, output).toBe(1);
@@ -86,26 +89,18 @@ describe('gateway process', () => {
   it('exits 1 once the grace period ran out, though the stop then finishes while the spans are exported', async () => {
     // the held request ends 300 ms past the grace; the span export (to a collector that never
     // answers) is still running then
-    const upstream = Fastify({ forceCloseConnections: true });
-    let arrived = 0;
-    upstream.all('/*', async () => {
-      arrived++;
-      await new Promise((resolve) => setTimeout(resolve, 1_300));
-      return { ok: true };
-    });
-    const upstreamUrl = await listen(upstream);
+    const upstream = await slowUpstream(1_300);
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const gateway = spawnService(SERVER, {
-      PORT: '0', HOST: '127.0.0.1', FRIENDSHIP_URL: upstreamUrl, TASKS_URL: upstreamUrl,
-      JWT_SECRET: TEST_JWT_SECRET, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, SHUTDOWN_GRACE_MS: '1000',
+    const gateway = gatewayProcess(upstream.url, {
+      SHUTDOWN_GRACE_MS: '1000',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000',
     }, TRACING_IMPORT);
     try {
       const url = await gateway.listening();
       expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
       const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
-      await eventually(async () => arrived === 1, 10_000);
+      await eventually(async () => upstream.seen.arrived === 1, 10_000);
       gateway.child.kill('SIGTERM');
       const { code, output } = await gateway.exited;
       expect(output).toContain('shutdown grace period exceeded');

@@ -23,6 +23,13 @@ function assignService(store: Store, swapped: { gamerTasks?: GamerTaskRepository
   const progress = swapped.progress ?? new GamerProgressRepository(store, gamerTasks, 100);
   return new AssignService(new CatalogRepository(store), swapped.gamerTasks ?? gamerTasks, progress, new IdempotencyRepository(store), 5, new SettingsRepository(store), DAY_MS);
 }
+/** The progress repository over `store`, whose first `add` fails (the store away after an assign wrote its tasks). */
+function progressFailingOnce(store: Store): GamerProgressRepository {
+  let failing = true;
+  return new Proxy(new GamerProgressRepository(store, new GamerTaskRepository(store), 100), {
+    get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
+  });
+}
 const child = (over: Record<string, unknown> = {}) => ({ name: 'Child', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills', ...over });
 
 describe('assign and the gamer task list', () => {
@@ -48,14 +55,8 @@ describe('assign and the gamer task list', () => {
 
   it('a keyed assign that failed after writing tasks is retried into those tasks, not more', async () => {
     await inProcess([1, 2, 3, 4, 5].map((n) => `Daily ${n}`), async ({ world, ann, identity, store }) => {
-      const gamerTasks = new GamerTaskRepository(store);
-      const progress = new GamerProgressRepository(store, gamerTasks, 100);
       // the store fails once after the tasks of the first attempt are written
-      let failing = true;
-      const flaky = new Proxy(progress, {
-        get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
-      });
-      const service = assignService(store, { progress: flaky });
+      const service = assignService(store, { progress: progressFailingOnce(store) });
       const request = { family: 'daily' as const, numberOfTasks: 2 };
       await expect(service.assign(identity, request, 'k1')).rejects.toThrow('store away');
       // a game comes between (the tasks were written, their progress entries not: a list adds them)
@@ -73,13 +74,7 @@ describe('assign and the gamer task list', () => {
 
   it('a keyed assign that failed after writing tasks is not taken over by the same key with another body', async () => {
     await inProcess([1, 2, 3, 4, 5, 6, 7].map((n) => `Daily ${n}`), async ({ world, ann, identity, store }) => {
-      const gamerTasks = new GamerTaskRepository(store);
-      const progress = new GamerProgressRepository(store, gamerTasks, 100);
-      let failing = true;
-      const flaky = new Proxy(progress, {
-        get: (target, prop, receiver) => (prop === 'add' && failing ? async () => { failing = false; throw new Error('store away'); } : Reflect.get(target, prop, receiver)),
-      });
-      const service = assignService(store, { progress: flaky });
+      const service = assignService(store, { progress: progressFailingOnce(store) });
       await expect(service.assign(identity, { family: 'daily', numberOfTasks: 5 }, 'k2')).rejects.toThrow('store away');
       const written = (await world.tasks(ann)).map((t) => t.id);
       expect(written).toHaveLength(5);
