@@ -18,6 +18,21 @@ async function slowUpstream(delayMs: number) {
   return { url: await listen(app), seen, close: () => app.close() };
 }
 
+/**
+ * Runs a stop that outlives the grace period: one request the gateway answers itself (its
+ * span waits in the buffer), one held by the upstream, then SIGTERM; answers how it exited.
+ */
+async function stopPastGrace(gateway: ReturnType<typeof gatewayProcess>, upstream: Awaited<ReturnType<typeof slowUpstream>>) {
+  const url = await gateway.listening();
+  expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
+  const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
+  await eventually(async () => upstream.seen.arrived === 1, 10_000);
+  gateway.child.kill('SIGTERM');
+  const exited = await gateway.exited;
+  await held;
+  return exited;
+}
+
 /** The gateway as a process in front of `upstreamUrl`, with `env` over the settings every test here needs. */
 function gatewayProcess(upstreamUrl: string, env: Record<string, string>, nodeArgs: readonly string[] = []) {
   return spawnService(SERVER, {
@@ -69,23 +84,18 @@ describe('gateway process', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000',
     }, TRACING_IMPORT);
     try {
-      const url = await gateway.listening();
-      // answered by the gateway itself: its span ends and waits in the buffer (probes have none)
-      expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
-      const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
-      await eventually(async () => upstream.seen.arrived === 1, 10_000);
-      gateway.child.kill('SIGTERM');
-      const { code, output } = await gateway.exited;
+      // GET /openapi.json, answered by the gateway itself: its span (probes have none) waits in the buffer
+      const { code, output } = await stopPastGrace(gateway, upstream);
       expect(code, output).toBe(1);
       expect(output).toContain('shutdown grace period exceeded');
       expect(receiver.spans.some((span) => span.service === 'gateway' && span.name === 'GET /openapi.json'), JSON.stringify(receiver.spans.map((s) => s.name))).toBe(true);
-      await held;
     } finally {
       gateway.child.kill('SIGKILL');
       await upstream.close();
       await receiver.close();
     }
   });
+
   it('exits 1 once the grace period ran out, though the stop then finishes while the spans are exported', async () => {
     // the held request ends 300 ms past the grace; the span export (to a collector that never
     // answers) is still running then
@@ -97,15 +107,9 @@ describe('gateway process', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '600000',
     }, TRACING_IMPORT);
     try {
-      const url = await gateway.listening();
-      expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
-      const held = fetch(`${url}/api/v1/tasks`, { headers: { authorization: `Bearer ${mintToken()}` } }).catch(() => undefined);
-      await eventually(async () => upstream.seen.arrived === 1, 10_000);
-      gateway.child.kill('SIGTERM');
-      const { code, output } = await gateway.exited;
+      const { code, output } = await stopPastGrace(gateway, upstream);
       expect(output).toContain('shutdown grace period exceeded');
       expect(code, output).toBe(1);
-      await held;
     } finally {
       gateway.child.kill('SIGKILL');
       await upstream.close();
