@@ -6,6 +6,8 @@ import { GenericContainer, getContainerRuntimeClient, Wait, type StartedTestCont
 const START_ATTEMPTS = 3;
 
 export const mongoImage = (): string => process.env.MONGO_IMAGE ?? 'mongo:7';
+/** Which store the image is: tests that branch on what the store can do assert the branch is this one's. */
+export const storeEngineOf = (image: string): 'mongodb' | 'ferretdb' => (/ferretdb/i.test(image) ? 'ferretdb' : 'mongodb');
 export const natsImage = (): string => process.env.NATS_IMAGE ?? 'nats:2.11';
 
 /**

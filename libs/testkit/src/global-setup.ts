@@ -1,12 +1,13 @@
 import type { StartedTestContainer } from 'testcontainers';
 import type { TestProject } from 'vitest/node';
-import { mongoContainer, natsContainer, startWithRetry } from './containers.ts';
+import { mongoContainer, mongoImage, natsContainer, startWithRetry, storeEngineOf } from './containers.ts';
 import { keepContainers } from './debug.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     mongoUrl: string;
     natsUrl: string;
+    storeEngine: 'mongodb' | 'ferretdb';
   }
 }
 
@@ -33,6 +34,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     started.push(nats);
     project.provide('mongoUrl', `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}`);
     project.provide('natsUrl', `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`);
+    project.provide('storeEngine', storeEngineOf(mongoImage()));
   } catch (error) {
     await stopAll();
     throw error;

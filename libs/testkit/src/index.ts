@@ -21,6 +21,15 @@ export function infra(): Infra {
   return { mongoUrl: inject('mongoUrl'), natsUrl: inject('natsUrl') };
 }
 
+/**
+ * The store of this run, from its image: a test whose assertions differ by what the store
+ * can do asserts that the branch it takes is this store's, so a store answering the other
+ * way (or a branch never taken in a CI) cannot pass unseen.
+ */
+export function storeEngine(): 'mongodb' | 'ferretdb' {
+  return inject('storeEngine');
+}
+
 /** A fresh token so each test file gets its own database and NATS subjects. */
 export function uniqueSuffix(): string {
   return randomUUID().replaceAll('-', '').slice(0, 12);

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
-import { isMongoPlan, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
+import { mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
 
 /*
  * The query shapes the friendship service issues, pinned by the store's own query plan:
@@ -59,7 +59,7 @@ describe('store query plans of the friendship reads', () => {
     const found = await edges.find(filter, { projection }).toArray();
     expect(found).toHaveLength(friends.length * 20);
     const explain = (await edges.find(filter, { projection }).explain('executionStats')) as Explain;
-    if (isMongoPlan(explain)) {
+    if (mongoPlanOfThisStore(explain)) {
       const scans = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan).filter((s) => s.stage === 'IXSCAN');
       expect(scans.map((s) => s.indexName)).toEqual([OUTGOING]);
       // one seek per listed gamer, then its entries: never the application's other relations
@@ -86,7 +86,7 @@ describe('store query plans of the friendship reads', () => {
     const page = await edges.find(filter).sort({ _id: 1 }).limit(limit).toArray();
     expect(page.map((e) => e._id)).toEqual(Array.from({ length: limit }, (_, i) => edgeId(i)));
     const explain = (await edges.find(filter).sort({ _id: 1 }).limit(limit).explain('executionStats')) as Explain;
-    if (isMongoPlan(explain)) {
+    if (mongoPlanOfThisStore(explain)) {
       const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
       expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual([OUTGOING]);
       expect(stages.some((s) => s.stage === 'SORT')).toBe(false);
@@ -109,7 +109,7 @@ describe('store query plans of the friendship reads', () => {
     const page = await edges.find(filter).sort({ _id: 1 }).limit(limit).toArray();
     expect(page.map((e) => e._id)).toEqual(Array.from({ length: 4 }, (_, i) => edgeId(30 + friends.length * 20 + 1 + i)));
     const explain = (await edges.find(filter).sort({ _id: 1 }).limit(limit).explain('executionStats')) as Explain;
-    if (isMongoPlan(explain)) {
+    if (mongoPlanOfThisStore(explain)) {
       const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
       expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual([INCOMING]);
       expect(stages.some((s) => s.stage === 'SORT')).toBe(false);
@@ -136,7 +136,7 @@ describe('store query plans of the friendship reads', () => {
     const found = await lists.find(filter, { projection }).toArray();
     expect(found.map((l) => l.gamerId).sort()).toEqual([...friends].sort());
     const explain = (await lists.find(filter, { projection }).explain('executionStats')) as Explain;
-    if (isMongoPlan(explain)) {
+    if (mongoPlanOfThisStore(explain)) {
       const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
       expect(stages.some((s) => s.stage === 'COLLSCAN')).toBe(false);
       expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual(['_id_']);

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
-import { isMongoPlan, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
+import { mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
 
 /*
  * Reads that cover every key of a unique index must seek that index, on documents that
@@ -46,7 +46,7 @@ describe('store query plans of reads by a whole unique key', () => {
     const found = await gamers.find(filter).toArray();
     expect(found.map((g) => g.gamerId).sort()).toEqual([...wanted].sort());
     const explain = (await gamers.find(filter).explain('executionStats')) as Explain;
-    if (isMongoPlan(explain)) {
+    if (mongoPlanOfThisStore(explain)) {
       const scans = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan).filter((s) => s.stage === 'IXSCAN');
       expect(scans.map((s) => s.indexName)).toEqual(['applicationId_1_gamerId_1']);
       expect((explain.executionStats as { totalKeysExamined: number }).totalKeysExamined).toBeLessThanOrEqual(2 * wanted.length + 1);

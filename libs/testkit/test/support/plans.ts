@@ -3,6 +3,9 @@
  * local FerretDB build's SQLite plan lines (`queryPlanner.Plan`, a list of strings). A store
  * answering neither fails the plan tests.
  */
+import { expect } from 'vitest';
+import { storeEngine } from '../../src/index.ts';
+
 export type Explain = Record<string, unknown>;
 export type Stage = { stage?: string; indexName?: string; inputStage?: Stage; inputStages?: Stage[] };
 
@@ -20,3 +23,10 @@ export function sqlitePlan(explain: Explain): string[] | null {
 }
 
 export const isMongoPlan = (explain: Explain) => 'winningPlan' in ((explain.queryPlanner as object | undefined) ?? {});
+
+/** Whether `explain` is MongoDB's, asserting it is the plan of this run's store (storeEngine). */
+export function mongoPlanOfThisStore(explain: Explain): boolean {
+  const mongo = isMongoPlan(explain);
+  expect(mongo ? 'mongodb' : 'ferretdb', 'the plan is not of the store this run configured').toBe(storeEngine());
+  return mongo;
+}

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { storeEngineOf } from '../../src/containers.ts';
 import { keepContainers, testLogLevel } from '../../src/debug.ts';
 
 describe('the debugging switches of the integration tests', () => {
@@ -25,5 +26,14 @@ describe('the debugging switches of the integration tests', () => {
     expect(keepContainers()).toBe(false);
     vi.stubEnv('GFTS_KEEP_CONTAINERS', '1');
     expect(keepContainers()).toBe(true);
+  });
+});
+
+describe('the store of a run', () => {
+  it('is FerretDB for an image with ferretdb in its name, MongoDB otherwise', () => {
+    expect(storeEngineOf('localhost/gfts/ferretdb:1.24.2-3695862062')).toBe('ferretdb');
+    expect(storeEngineOf('ghcr.io/ferretdb/ferretdb:1.24')).toBe('ferretdb');
+    expect(storeEngineOf('mongo:7')).toBe('mongodb');
+    expect(storeEngineOf('registry.example/mongo:8.0')).toBe('mongodb');
   });
 });
