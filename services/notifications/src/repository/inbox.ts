@@ -18,16 +18,27 @@ export interface AddOutcome {
 }
 
 /**
+ * Whether a bulk write's error also carries a write concern error. The driver keeps those in
+ * the error's result (`MongoBulkWriteError.result.getWriteConcernError()`), not on the error:
+ * until 2026-11-28 this read `error.writeConcernErrors`, which is never set, so a refusal
+ * that came with one (a step-down while waiting for the majority) was taken as stored.
+ */
+function hasWriteConcernError(error: unknown): boolean {
+  const result = (error as { result?: { getWriteConcernError?: () => unknown } }).result;
+  return typeof result?.getWriteConcernError === 'function' && result.getWriteConcernError() !== undefined;
+}
+
+/**
  * The ids of a bulk insert's documents a unique key refused (every other document was
  * inserted), or undefined when it failed otherwise. An error without per-document errors
  * names none: then any of them may have been refused, and the look-up that follows tells.
  */
-function refusedByUniqueKeys(error: unknown, ids: string[]): string[] | undefined {
+export function refusedByUniqueKeys(error: unknown, ids: string[]): string[] | undefined {
   const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
   if (writeErrors === undefined) return isDuplicateKey(error) ? ids : undefined;
   const all = [writeErrors].flat() as { index?: number }[];
   // a write concern error or a network error says nothing of what was inserted
-  if (all.length === 0 || !all.every(isDuplicateKey) || (error as { writeConcernErrors?: unknown[] }).writeConcernErrors?.length) return undefined;
+  if (all.length === 0 || !all.every(isDuplicateKey) || hasWriteConcernError(error)) return undefined;
   const named = all.map((e) => (e.index === undefined ? undefined : ids[e.index]));
   return named.includes(undefined) ? ids : (named as string[]);
 }
