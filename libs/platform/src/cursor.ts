@@ -12,7 +12,10 @@ export function encodeCursor(lastId: string): string {
   return Buffer.from(lastId.replaceAll('-', ''), 'hex').toString('base64url');
 }
 
-/** The id a cursor stands for; anything that is not a cursor we made is a 400. */
+/**
+ * The id a cursor stands for; anything that is not a cursor's shape is a 400. A well-formed
+ * one we did not make is read as the position it encodes (only ever in the caller's own list).
+ */
 export function decodeCursor(cursor: string): string {
   const bytes = Buffer.from(cursor, 'base64url');
   // Node decodes leniently; re-encoding rejects padding, stray characters and wrong lengths.
