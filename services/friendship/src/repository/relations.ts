@@ -213,21 +213,22 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
   }
 
   /**
-   * Withdraws a refused new request, only while pending and not kept. Answers whether it
-   * stands: accepted by its addressee meanwhile, or kept by a repeat whose own checks passed
-   * (the addressee registering at this instant, or a slot freed), it did happen; already gone
-   * (a block's clearing, an erasure), it did not. Found pending and not kept, it was accepted
-   * when the delete ran and put back by that accept's friend-limit undo: it is still refused,
-   * so it is withdrawn again, once. Missing it again takes a second refused accept in those
-   * milliseconds; it then stands, and is answered as stored (docs/friendship.md, Limits).
+   * Withdraws a refused new request, only while pending and not kept. Answers the relation
+   * when it stands: accepted by its addressee meanwhile, or kept by a repeat whose own checks
+   * passed (the addressee registering at this instant, or a slot freed), it did happen;
+   * already gone (a block's clearing, an erasure), it did not (undefined). Found pending and
+   * not kept, it was accepted when the delete ran and put back by that accept's friend-limit
+   * undo: it is still refused, so it is withdrawn again, once. Missing it again takes a
+   * second refused accept in those milliseconds; it then stands, and is answered as stored
+   * (docs/friendship.md, Limits).
    */
-  async function withdrawUnlessItHappened(applicationId: string, id: string): Promise<boolean> {
+  async function withdrawUnlessItHappened(applicationId: string, id: string): Promise<RelationDoc | undefined> {
     for (let attempt = 1; ; attempt++) {
       const withdrawn = await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
-      if (withdrawn.deletedCount === 1) return false;
-      const found = await relationsCollection.findOne({ _id: id, applicationId }, { projection: { status: 1, kept: 1 } });
-      if (!found) return false;
-      if (found.status === FriendshipStatus.ACCEPTED || found.kept === true || attempt === 2) return true;
+      if (withdrawn.deletedCount === 1) return undefined;
+      const found = await relationsCollection.findOne({ _id: id, applicationId });
+      if (!found) return undefined;
+      if (found.status === FriendshipStatus.ACCEPTED || found.kept === true || attempt === 2) return found;
     }
   }
 
@@ -286,7 +287,15 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       const block = checks.blocks.standing.find((b) => b.blocker === addressee) ?? checks.blocks.standing[0]!;
       return { ...refusal, ended: { block, removed } };
     }
-    if (refusal && !(await withdrawUnlessItHappened(applicationId, id))) return refusal;
+    if (refusal) {
+      const stands = await withdrawUnlessItHappened(applicationId, id);
+      if (!stands) return refusal;
+      // Accepted by its addressee in these milliseconds, and announced by that accept: the
+      // pair is friends, answered as the relation it is (409 ALREADY_FRIENDS), with no
+      // `requested` after the `accepted`. Until 2026-11-28 this answered `pending` and
+      // announced a request already accepted.
+      if (stands.status === FriendshipStatus.ACCEPTED) return { kind: 'exists', relation: toRelation(stands) };
+    }
     return { kind: 'requested', request };
   }
 

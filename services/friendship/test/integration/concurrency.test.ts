@@ -241,13 +241,16 @@ describe('concurrent changes leave one consistent outcome', () => {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
     const directory = gamerDirectory(models.gamers, profileCache(100, 0));
-    const duringCheck: { next: (() => Promise<unknown>) | undefined } = { next: undefined };
+    /** `next`: run during the next check; `unknown`: that check answers the target unknown (a refusal) */
+    const duringCheck: { next: (() => Promise<unknown>) | undefined; unknown?: boolean } = { next: undefined };
     const late: GamerLookup = {
       async exists(applicationId, gamerId) {
         const run = duringCheck.next;
+        const unknown = duringCheck.unknown === true;
         duringCheck.next = undefined;
+        duringCheck.unknown = undefined;
         await run?.();
-        return directory.exists(applicationId, gamerId);
+        return unknown ? false : directory.exists(applicationId, gamerId);
       },
     };
     return { relations: relationRepository(models.relations, models.blocks, lists, late), duringCheck };
@@ -306,6 +309,32 @@ describe('concurrent changes leave one consistent outcome', () => {
         event: { applicationId: a!.app, friendshipId: blockId, actorId: b!.id, targetId: a!.id, removedRelation: { friendshipId: requestId, status: 'accepted', requesterId: a!.id } },
       },
     ]);
+  });
+
+  it('a refused request its addressee accepts while it checks itself answers the friendship (409 ALREADY_FRIENDS), and announces no request after the accept', async () => {
+    const { relations, duringCheck } = await checkedLate();
+    const published: Array<{ type: FriendshipEventType; event: FriendshipEventInput }> = [];
+    const service = friendshipService({
+      repositories: { ...(await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(100, 0))), relations },
+      publish: (type, event) => void published.push({ type, event }),
+      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200 },
+      registrations: registrationCache(),
+      presence: { lastSeen: () => undefined },
+      onlineWindowMs: 60_000,
+    });
+    const [a, b] = await w.gamers(2);
+    // A's request is refused by its checks (here: its target read as unknown, as a refusal
+    // over the pending limit would be), and B, seeing it meanwhile, accepts it
+    let accepted: Awaited<ReturnType<typeof w.accept>> | undefined;
+    duringCheck.unknown = true;
+    duringCheck.next = async () => (accepted = await w.accept(b!, await w.incomingId(b!, a!)));
+    const sent = await service.sendRequest({ applicationId: a!.app, gamerId: a!.id, displayName: a!.name, avatar: '' }, b!.id).catch((error: unknown) => error);
+    expectOk(accepted!);
+    expect(sent).toBeInstanceOf(AppError);
+    expect(sent).toMatchObject({ status: 409, code: 'ALREADY_FRIENDS' });
+    // the friendship stands, and nothing announced a request (the accept announced itself, on B's service)
+    expect((await relationsOf(a!, b!)).map((r) => r.status)).toEqual(['accepted']);
+    expect(published.map((p) => p.type)).toEqual([]);
   });
 
   it('a block racing a friend request always leaves the pair without a relation (10 rounds)', async () => {
