@@ -28,7 +28,7 @@ type Options = { config: GatewayConfig };
  * address.
  */
 export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config }) => {
-  const local = new LocalCounter();
+  const local = new LocalCounter(config.RATE_LIMIT_LOCAL_KEYS_MAX);
   let store: LocalCounter | SharedStore = local;
   if (config.RATE_LIMIT_STORE === 'nats' && config.NATS_URL) {
     const fallbacks = new Counter({

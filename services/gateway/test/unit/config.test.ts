@@ -27,6 +27,13 @@ describe('gateway configuration', () => {
     expect(config).toMatchObject({ PORT: 8080, RATE_LIMIT_MAX: 600, BODY_LIMIT_BYTES: 16384, LOG_LEVEL: 'info' });
   });
 
+  it('counts 10,000 gamers per window locally by default (RATE_LIMIT_LOCAL_KEYS_MAX), more when set, never under 100', () => {
+    const secret = { ...base, JWT_SECRET: 's'.repeat(32) };
+    expect(readGatewayConfig(secret).RATE_LIMIT_LOCAL_KEYS_MAX).toBe(10_000);
+    expect(readGatewayConfig({ ...secret, RATE_LIMIT_LOCAL_KEYS_MAX: '50000' }).RATE_LIMIT_LOCAL_KEYS_MAX).toBe(50_000);
+    expect(() => readGatewayConfig({ ...secret, RATE_LIMIT_LOCAL_KEYS_MAX: '10' })).toThrow(/RATE_LIMIT_LOCAL_KEYS_MAX/);
+  });
+
   it('queues 4,096 connections by default (LISTEN_BACKLOG), and refuses a queue of none', () => {
     expect(readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32) }).LISTEN_BACKLOG).toBe(4096);
     expect(readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32), LISTEN_BACKLOG: '1024' }).LISTEN_BACKLOG).toBe(1024);
