@@ -237,6 +237,20 @@ describe('concurrent changes leave one consistent outcome', () => {
    * Relations whose new request runs `duringCheck.next` (once) while it checks itself, before
    * its directory read answers: the milliseconds in which a request a block refuses is stored.
    */
+  /** The friendship service in this process over `relations`, keeping what it publishes. */
+  async function serviceOver(relations: Awaited<ReturnType<typeof checkedLate>>['relations']) {
+    const published: Array<{ type: FriendshipEventType; event: FriendshipEventInput }> = [];
+    const service = friendshipService({
+      repositories: { ...(await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(100, 0))), relations },
+      publish: (type, event) => void published.push({ type, event }),
+      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200 },
+      registrations: registrationCache(),
+      presence: { lastSeen: () => undefined },
+      onlineWindowMs: 60_000,
+    });
+    return { service, published };
+  }
+
   async function checkedLate() {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
@@ -275,15 +289,7 @@ describe('concurrent changes leave one consistent outcome', () => {
 
   it('a request across a standing block that its addressee accepts while it checks itself ends that friendship as a block does, and announces it', async () => {
     const { relations, duringCheck } = await checkedLate();
-    const published: Array<{ type: FriendshipEventType; event: FriendshipEventInput }> = [];
-    const service = friendshipService({
-      repositories: { ...(await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(100, 0))), relations },
-      publish: (type, event) => void published.push({ type, event }),
-      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200 },
-      registrations: registrationCache(),
-      presence: { lastSeen: () => undefined },
-      onlineWindowMs: 60_000,
-    });
+    const { service, published } = await serviceOver(relations);
     const [a, b] = await w.gamers(2);
     expectOk(await w.block(b!, a!.id));
     const blockId = (await w.blocked(b!)).body[0]!.id;
@@ -313,15 +319,7 @@ describe('concurrent changes leave one consistent outcome', () => {
 
   it('a refused request its addressee accepts while it checks itself answers the friendship (409 ALREADY_FRIENDS), and announces no request after the accept', async () => {
     const { relations, duringCheck } = await checkedLate();
-    const published: Array<{ type: FriendshipEventType; event: FriendshipEventInput }> = [];
-    const service = friendshipService({
-      repositories: { ...(await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(100, 0))), relations },
-      publish: (type, event) => void published.push({ type, event }),
-      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200 },
-      registrations: registrationCache(),
-      presence: { lastSeen: () => undefined },
-      onlineWindowMs: 60_000,
-    });
+    const { service, published } = await serviceOver(relations);
     const [a, b] = await w.gamers(2);
     // A's request is refused by its checks (here: its target read as unknown, as a refusal
     // over the pending limit would be), and B, seeing it meanwhile, accepts it
