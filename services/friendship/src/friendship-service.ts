@@ -5,10 +5,10 @@ import {
 import { badRequest, conflict, decodeCursor, encodeCursor, notFound, uuidv7 } from '@gfts/platform';
 
 import { displayNameKey } from './domain/display-name.ts';
-import { limitReached, pageSize, Quota, searchSize } from './domain/limits.ts';
+import { limitReached, pageSize, Quota, SEARCH_READS, searchSize } from './domain/limits.ts';
 import type { FriendNotes, GamerProfile } from './domain/model.ts';
 import { presenceOf } from './domain/presence.ts';
-import { commonFriends, friendsToRead, rankSuggestions } from './domain/suggestions.ts';
+import { candidateChunks, commonFriends, friendsToRead, rankSuggestions } from './domain/suggestions.ts';
 import { assertNotBlocked, assertNotSelf, decideOnExistingRelation, otherMember, pendingRequest } from './domain/relation-rules.ts';
 import type { PublishEvent } from './events.ts';
 import { registrationKey, type RegistrationCache } from './registration-cache.ts';
@@ -293,22 +293,35 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     /**
      * Friends of friends, ranked by mutual friends, minus everyone the rules exclude. The
      * friends come from the friend-id lists (the caller's, then their friends' in one read);
-     * the exclusions from the relations and blocks themselves.
+     * the exclusions from the blocks the caller made (at most MAX_BLOCKS), then, for the
+     * best-ranked candidates only, from their relations and blocks with the caller: the
+     * pending requests and the blockers of a gamer are not bounded.
      */
     async suggestions(caller: Caller, limit: number | undefined): Promise<Suggestion[]> {
       const { applicationId, gamerId } = caller;
-      const [mine, pending, blocked, blockers] = await Promise.all([
+      const [mine, blocked] = await Promise.all([
         repo.friendLists.friendsOf(applicationId, [gamerId]),
-        repo.relations.pendingPartners(applicationId, gamerId),
         repo.blocks.blockedBy(applicationId, gamerId),
-        repo.blocks.blockersOf(applicationId, gamerId),
       ]);
       const friends = mine.get(gamerId) ?? [];
       const friendListsOf = await repo.friendLists.friendsOf(applicationId, [...friendsToRead(friends, limits.suggestionFriendsRead)]);
-      const ranked = rankSuggestions({ caller: gamerId, friends, friendListsOf, excluded: [...pending, ...blocked, ...blockers], limit: limit ?? SUGGESTIONS_DEFAULT });
-      const profiles = await repo.gamers.profiles(applicationId, ranked.map((c) => c.gamerId));
-      // a list that drifted (a crash, a race) may name a gamer erased since: not suggested
-      return ranked.filter((c) => profiles.has(c.gamerId)).map((c) => ({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends }));
+      const ranked = rankSuggestions({ caller: gamerId, friends, friendListsOf, excluded: blocked });
+      const wanted = limit ?? SUGGESTIONS_DEFAULT;
+      const chosen: Suggestion[] = [];
+      for (const chunk of candidateChunks(ranked, wanted)) {
+        const ids = chunk.map((c) => c.gamerId);
+        const [pending, blockers, profiles] = await Promise.all([
+          repo.relations.pendingAmong(applicationId, gamerId, ids),
+          repo.blocks.blockersAmong(applicationId, gamerId, ids),
+          repo.gamers.profiles(applicationId, ids),
+        ]);
+        // a list that drifted (a crash, a race) may name a gamer erased since: not suggested
+        for (const c of chunk) {
+          if (!pending.has(c.gamerId) && !blockers.has(c.gamerId) && profiles.has(c.gamerId)) chosen.push({ user: summary(c.gamerId, profiles), mutualFriends: c.mutualFriends });
+        }
+        if (chosen.length >= wanted) break;
+      }
+      return chosen.slice(0, wanted);
     },
 
     /** GET /mutual/{gamerId}: friends in common (from both friend-id lists); 404 across a block, as for an unknown gamer. */
@@ -345,14 +358,24 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     /**
      * Case-insensitive, literal prefix search over the folded display name, excluding the
      * caller and everyone who blocks the caller (a blocker stays invisible to the blocked).
+     * The blockers are looked up among the matches, not read whole (a gamer may be blocked by
+     * any number of gamers): a read that found some is made again without them, at most
+     * SEARCH_READS reads.
      */
     async search(caller: Caller, displayName: string, limit: number | undefined): Promise<UserSummary[]> {
       const { applicationId, gamerId } = caller;
       const key = displayNameKey(displayName);
       if (key === '') throw badRequest('displayName must contain a visible character');
-      const blockers = await repo.blocks.blockersOf(applicationId, gamerId);
-      const found = await repo.gamers.searchByPrefix(applicationId, key, [gamerId, ...blockers], searchSize(limit));
-      return found.map((g) => ({ id: g.gamerId, displayName: g.displayName, avatar: g.avatar }));
+      const size = searchSize(limit);
+      const excluded = [gamerId];
+      for (let read = 1; ; read++) {
+        const found = await repo.gamers.searchByPrefix(applicationId, key, excluded, size);
+        const blockers = await repo.blocks.blockersAmong(applicationId, gamerId, found.map((g) => g.gamerId));
+        if (blockers.size === 0 || found.length < size || read === SEARCH_READS) {
+          return found.filter((g) => !blockers.has(g.gamerId)).map((g) => ({ id: g.gamerId, displayName: g.displayName, avatar: g.avatar }));
+        }
+        excluded.push(...blockers);
+      }
     },
   };
 }

@@ -4,6 +4,12 @@ import { badRequest, conflict } from '@gfts/platform';
 export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_SEARCH_SIZE = 20;
 export const MAX_SEARCH_SIZE = 50;
+/**
+ * Reads of one search: each next one leaves out the blockers of the caller the previous one
+ * found. A search answers short only when more than (SEARCH_READS − 1) × its size of its
+ * first matches block the caller.
+ */
+export const SEARCH_READS = 4;
 
 /** The page size of a list: the default when absent; schemas already bound it, this guards other callers. */
 export function pageSize(limit: number | undefined): number {

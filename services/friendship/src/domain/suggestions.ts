@@ -10,9 +10,10 @@ export interface SuggestionInput {
   friends: readonly string[];
   /** each of the caller's friends' own friends (their friend-id lists); a friend missing here has none */
   friendListsOf: ReadonlyMap<string, readonly string[]>;
-  /** never suggested: pending requests either way, blocks either way */
+  /** never suggested (the gamers the caller blocks; the rest is checked per candidate, candidateChunks) */
   excluded: Iterable<string>;
-  limit: number;
+  /** the first this many; all of them when absent */
+  limit?: number;
 }
 
 /**
@@ -37,6 +38,22 @@ export function rankSuggestions(input: SuggestionInput): RankedCandidate[] {
     .map(([gamerId, mutualFriends]) => ({ gamerId, mutualFriends }))
     .sort((x, y) => y.mutualFriends - x.mutualFriends || (x.gamerId < y.gamerId ? -1 : x.gamerId > y.gamerId ? 1 : 0))
     .slice(0, input.limit);
+}
+
+/** The largest chunk of candidates checked at once (one `$in` of this many ids per check). */
+export const CANDIDATE_CHUNK_MAX = 1000;
+
+/**
+ * Ranked candidates in chunks for the checks that may still exclude some (pending requests,
+ * blocks of the caller, erasure), read for the candidates only and not for everything that
+ * could exclude one: the first chunk twice what is wanted, each next one twice as large, up
+ * to CANDIDATE_CHUNK_MAX. Usually one chunk holds enough survivors.
+ */
+export function* candidateChunks<T>(ranked: readonly T[], wanted: number): Generator<T[]> {
+  let size = Math.min(Math.max(wanted * 2, 1), CANDIDATE_CHUNK_MAX);
+  for (let start = 0; start < ranked.length; start += size, size = Math.min(size * 2, CANDIDATE_CHUNK_MAX)) {
+    yield ranked.slice(start, start + size);
+  }
 }
 
 /**

@@ -14,8 +14,9 @@ export function presenceAudience(repositories: Pick<FriendshipRepositories, 'rel
     const isOnline = (friend: string) => board.isOnline(applicationId, friend, Date.now());
     const friends = (await repositories.relations.friendIds(applicationId, gamerId)).filter((friend) => friend !== gamerId && isOnline(friend));
     if (friends.length === 0) return [];
+    // the blockers among those friends only: any number of gamers may block one
     const [blockers, blocked] = await Promise.all([
-      repositories.blocks.blockersOf(applicationId, gamerId),
+      repositories.blocks.blockersAmong(applicationId, gamerId, friends),
       repositories.blocks.blockedBy(applicationId, gamerId),
     ]);
     return presenceRecipients(gamerId, friends, new Set([...blockers, ...blocked]), isOnline);

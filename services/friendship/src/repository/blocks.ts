@@ -92,11 +92,20 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       return (await blocks.exists({ applicationId, blocker, blocked })) !== null;
     },
 
-    /** Gamers who block `gamerId` (search hides them from `gamerId`); the first `limit` when given. */
-    async blockersOf(applicationId: string, gamerId: string, limit?: number): Promise<string[]> {
-      const query = blocks.find({ applicationId, blocked: gamerId }, { _id: 0, blocker: 1 });
-      const docs = await (limit === undefined ? query : query.sort({ _id: 1 }).limit(limit)).lean();
+    /** The first `limit` gamers who block `gamerId` (the admin view). */
+    async blockersOf(applicationId: string, gamerId: string, limit: number): Promise<string[]> {
+      const docs = await blocks.find({ applicationId, blocked: gamerId }, { _id: 0, blocker: 1 }).sort({ _id: 1 }).limit(limit).lean();
       return docs.map((doc) => doc.blocker);
+    },
+
+    /**
+     * Those of `candidates` who block `gamerId`: a read bounded by the candidates, not by how
+     * many gamers block `gamerId` (any number may).
+     */
+    async blockersAmong(applicationId: string, gamerId: string, candidates: readonly string[]): Promise<Set<string>> {
+      if (candidates.length === 0) return new Set();
+      const docs = await blocks.find({ applicationId, blocker: { $in: [...candidates] }, blocked: gamerId }, { _id: 0, blocker: 1 }).lean();
+      return new Set(docs.map((doc) => doc.blocker));
     },
 
     /** Gamers `blocker` blocks (at most MAX_BLOCKS). */

@@ -2,7 +2,7 @@ import { FriendshipStatus } from '@gfts/contracts';
 import type { Model, mongo } from 'mongoose';
 import { friendLimitHolder, withinLimit, type Whose } from '../domain/limits.ts';
 import type { FriendNotes, Relation } from '../domain/model.ts';
-import { blockRefusal, refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
+import { blockRefusal, pairKeyOf, refusalOf, type RequestChecks, type RequestRefusal } from '../domain/relation-rules.ts';
 import { blockStateBetween, type PairBlocks, type StandingBlock } from './blocked-pair.ts';
 import type { RemovedRelation } from './blocks.ts';
 import type { FriendListRepository } from './friend-lists.ts';
@@ -428,13 +428,16 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
     /** The friendships of many gamers at once, as edges, by the relations (friendEdgesIn). */
     friendEdgesOf: (applicationId: string, gamerIds: string[]) => friendEdgesIn(relations, applicationId, gamerIds),
 
-    /** Gamers with a pending request from or to `gamerId`. */
-    async pendingPartners(applicationId: string, gamerId: string): Promise<string[]> {
-      const [outgoing, incoming] = await Promise.all([
-        relations.find({ applicationId, requester: gamerId, status: FriendshipStatus.PENDING }, EDGE_FIELDS).lean<Edge[]>(),
-        relations.find({ applicationId, addressee: gamerId, status: FriendshipStatus.PENDING }, EDGE_FIELDS).lean<Edge[]>(),
-      ]);
-      return partnersOf([...outgoing, ...incoming], gamerId);
+    /**
+     * Those of `candidates` with a pending request from or to `gamerId`: a read bounded by the
+     * candidates (incoming requests are not bounded).
+     */
+    async pendingAmong(applicationId: string, gamerId: string, candidates: readonly string[]): Promise<Set<string>> {
+      if (candidates.length === 0) return new Set();
+      const docs = await relations
+        .find({ applicationId, pairKey: { $in: candidates.map((c) => pairKeyOf(gamerId, c)) }, status: FriendshipStatus.PENDING }, EDGE_FIELDS)
+        .lean<Edge[]>();
+      return new Set(partnersOf(docs, gamerId));
     },
 
     /**

@@ -1,6 +1,7 @@
 import { gamer, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_READS } from '../../src/domain/limits.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { BASE, expectProblem, world } from '../support/world.ts';
 
@@ -88,6 +89,25 @@ describe('GET /search', () => {
     const stranger = gamer(app, 'Dragonet');
     expectProblem(await w.api('POST', BASE, { headers: stranger.auth, body: { target: 'not-a-uuid' } }), 400, 'VALIDATION_FAILED');
     expect(idsOf(await w.search(me, 'dragonet'))).toEqual([]);
+  });
+
+  it('looks past the blockers among the first matches: each next read leaves out those found, up to SEARCH_READS reads', async () => {
+    const app = randomUUID();
+    const seeker = await w.join(app, 'Seeker');
+    // pals 1–5 in name order; the first three block the seeker
+    const pals: Gamer[] = [];
+    for (let i = 1; i <= 5; i++) pals.push(await w.join(app, `Pal ${i}`));
+    for (const blocker of pals.slice(0, 3)) expect((await w.block(blocker, seeker.id)).status).toBe(200);
+    // limit 2: [1, 2] all blockers, then [3, 4] one, then [4, 5]
+    expect(idsOf(await w.search(seeker, 'pal', '&limit=2'))).toEqual([pals[3]!.id, pals[4]!.id]);
+    expect(idsOf(await w.search(seeker, 'pal'))).toEqual([pals[3]!.id, pals[4]!.id]);
+    // limit 1 and four blockers first: four reads find only blockers, and the answer is short
+    expect((await w.block(pals[3]!, seeker.id)).status).toBe(200);
+    expect(SEARCH_READS).toBe(4);
+    expect(idsOf(await w.search(seeker, 'pal', '&limit=1'))).toEqual([]);
+    expect(idsOf(await w.search(seeker, 'pal', '&limit=2'))).toEqual([pals[4]!.id]);
+    // nobody else is hidden: the blockers see the seeker
+    expect(idsOf(await w.search(pals[0]!, 'seek'))).toEqual([seeker.id]);
   });
 
   it('finds only gamers of the caller\'s application', async () => {

@@ -54,6 +54,21 @@ describe('friend suggestions and mutual friends', () => {
     expect((await w.suggestions(n.bl)).body.map((s) => s.user.id)).not.toContain(n.me.id);
   });
 
+  it('goes on past the best-ranked candidates the checks leave out (a pending request, a blocker of the caller)', async () => {
+    const app = randomUUID();
+    const [me, f1, f2, f3, asker, blocker, c, d] = await Promise.all(['Me', 'F1', 'F2', 'F3', 'Asker', 'Blocker', 'Cleo', 'Dan'].map((name) => w.join(app, name)));
+    // asker and blocker have three friends in common with me, Cleo two, Dan one
+    const pairs: Array<[Gamer, Gamer]> = [[me!, f1!], [me!, f2!], [me!, f3!], [f1!, asker!], [f2!, asker!], [f3!, asker!], [f1!, blocker!], [f2!, blocker!], [f3!, blocker!], [f1!, c!], [f2!, c!], [f3!, d!]];
+    for (const [a, b] of pairs) await w.befriend(a, b);
+    expectRequested(await w.request(asker!, me!.id), 'pending');
+    expectOk(await w.block(blocker!, me!.id));
+    const ranked = (query: string) => w.suggestions(me!, query).then((r) => r.body.map((s) => [s.user.displayName, s.mutualFriends]));
+    // limit 1 checks the first two candidates (both left out), then the next four
+    expect(await ranked('?limit=1')).toEqual([['Cleo', 2]]);
+    expect(await ranked('?limit=2')).toEqual([['Cleo', 2], ['Dan', 1]]);
+    expect(await ranked('')).toEqual([['Cleo', 2], ['Dan', 1]]);
+  });
+
   it('leaves out a gamer the friend-id lists still name but the directory no longer holds (a drifted list)', async () => {
     const n = await neighbourhood();
     const db = await mongoose.createConnection(stack.databaseUrl).asPromise();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commonFriends, friendsToRead, rankSuggestions } from '../../src/domain/suggestions.ts';
+import { CANDIDATE_CHUNK_MAX, candidateChunks, commonFriends, friendsToRead, rankSuggestions } from '../../src/domain/suggestions.ts';
 
 describe('rankSuggestions', () => {
   const base = { caller: 'me', friends: ['f1', 'f2', 'f3'], excluded: [] as string[], limit: 20 };
@@ -51,5 +51,21 @@ describe('commonFriends', () => {
   it('keeps the ids both lists hold, once', () => {
     expect(commonFriends(['a', 'b', 'c', 'a'], ['c', 'a', 'z'])).toEqual(['a', 'c']);
     expect(commonFriends([], ['a'])).toEqual([]);
+  });
+});
+
+describe('candidateChunks', () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it('starts at twice what is wanted and doubles, covering every candidate once in order', () => {
+    expect([...candidateChunks(ids(20), 1)].map((c) => c.length)).toEqual([2, 4, 8, 6]);
+    expect([...candidateChunks(ids(20), 1)].flat()).toEqual(ids(20));
+    expect([...candidateChunks(ids(3), 20)]).toEqual([[0, 1, 2]]);
+    expect([...candidateChunks([], 20)]).toEqual([]);
+  });
+
+  it('never checks more than CANDIDATE_CHUNK_MAX at once', () => {
+    const sizes = [...candidateChunks(ids(5000), 400)].map((c) => c.length);
+    expect(sizes).toEqual([800, CANDIDATE_CHUNK_MAX, CANDIDATE_CHUNK_MAX, CANDIDATE_CHUNK_MAX, CANDIDATE_CHUNK_MAX, 200]);
   });
 });
