@@ -37,7 +37,8 @@ export const DEFAULT_BACKOFF: BackoffOptions = {
 export function backoffOptions(partial: Partial<BackoffOptions> = {}): BackoffOptions {
   const options = { ...DEFAULT_BACKOFF, ...partial };
   const { initialDelayMs, multiplier, maxDelayMs, jitter, maxAttempts, resetAfterMs } = options;
-  if (!(initialDelayMs >= 0 && Number.isFinite(initialDelayMs))) throw new RangeError('backoff.initialDelayMs must be a finite number >= 0');
+  // 0 would make every delay 0: a reconnect loop as fast as the network refuses
+  if (!(initialDelayMs > 0 && Number.isFinite(initialDelayMs))) throw new RangeError('backoff.initialDelayMs must be a finite number > 0');
   if (!(multiplier >= 1 && Number.isFinite(multiplier))) throw new RangeError('backoff.multiplier must be a finite number >= 1');
   if (!(maxDelayMs >= initialDelayMs && Number.isFinite(maxDelayMs))) throw new RangeError('backoff.maxDelayMs must be finite and >= initialDelayMs');
   if (!(jitter >= 0 && jitter <= 1)) throw new RangeError('backoff.jitter must be between 0 and 1');
@@ -48,8 +49,7 @@ export function backoffOptions(partial: Partial<BackoffOptions> = {}): BackoffOp
 
 /** The upper bound of the delay before retry number `attempt` (0 for the first retry). */
 export function backoffCeiling(attempt: number, options: BackoffOptions): number {
-  // multiplier ** attempt may overflow to Infinity: min() bounds it, and 0 × Infinity is avoided
-  if (options.initialDelayMs === 0) return 0;
+  // multiplier ** attempt may overflow to Infinity: min() bounds it
   return Math.min(options.maxDelayMs, options.initialDelayMs * options.multiplier ** attempt);
 }
 

@@ -49,9 +49,15 @@ export interface NotificationsClientOptions {
   /**
    * How long a connect may take to open, ms (default 10000): past it the attempt is given up
    * as failed (disconnect code 1006) and the next one scheduled. A handshake sent into a dead
-   * path (a kept-alive connection whose NAT entry is gone) otherwise never ends.
+   * path (a kept-alive connection whose NAT entry is gone) otherwise never ends. Each HTTP
+   * call before a connect (its starting point, a ticket, the credentials probe) has as long.
    */
   openTimeoutMs?: number;
+  /**
+   * The longest a `Retry-After` is waited, ms (default 300000): a 429 or 503 that asks for
+   * longer (a maintenance page's day) is tried again after this.
+   */
+  retryAfterMaxMs?: number;
   /** close codes after which the client stops instead of reconnecting (default: 4029, 4410) */
   stopOnCloseCodes?: readonly number[];
   /**
@@ -152,6 +158,7 @@ export const BEFORE_EVERY_ID = '00000000-0000-7000-8000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_RESUME_OVERLAP_MS = 5_000;
 const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRY_AFTER_MAX_MS = 300_000;
 
 /** The creation time (ms) of a UUIDv7 id; undefined for another kind of id. */
 function idTime(id: string): number | undefined {
@@ -202,6 +209,9 @@ export class NotificationsClient {
   readonly #openTimeoutMs: number;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
   #heartbeat: ConnectionHeartbeat | undefined;
+  readonly #retryAfterMaxMs: number;
+  /** ends the HTTP calls of the connect under way when the client closes */
+  #calls = new AbortController();
 
   constructor(options: NotificationsClientOptions) {
     this.#options = options;
@@ -216,6 +226,8 @@ export class NotificationsClient {
     this.#heartbeatOptions = options.heartbeat === false ? undefined : heartbeatOptions(options.heartbeat);
     this.#openTimeoutMs = options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
     if (!(Number.isFinite(this.#openTimeoutMs) && this.#openTimeoutMs > 0)) throw new RangeError('openTimeoutMs must be a finite number > 0');
+    this.#retryAfterMaxMs = options.retryAfterMaxMs ?? DEFAULT_RETRY_AFTER_MAX_MS;
+    if (!(Number.isFinite(this.#retryAfterMaxMs) && this.#retryAfterMaxMs >= 0)) throw new RangeError('retryAfterMaxMs must be a finite number >= 0');
     this.#overlapMs = options.resumeOverlapMs ?? DEFAULT_RESUME_OVERLAP_MS;
     if (!(this.#overlapMs >= 0 && Number.isFinite(this.#overlapMs))) throw new RangeError('resumeOverlapMs must be a finite number >= 0');
     this.#api = createApiClient({ baseUrl: httpBase(options.baseUrl), token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
@@ -259,7 +271,11 @@ export class NotificationsClient {
     this.#heartbeat?.stop();
     const socket = this.#socket;
     this.#socket = undefined;
-    socket?.close(CloseCode.NORMAL, 'client closed');
+    try {
+      socket?.close(CloseCode.NORMAL, 'client closed');
+    } catch {
+      // a socket that refuses the close (a custom WebSocketLike, one still connecting) is dropped all the same
+    }
     this.#stop({ reason: 'closed' });
   }
 
@@ -289,6 +305,8 @@ export class NotificationsClient {
         init = { headers: { authorization: `Bearer ${token}` } };
       }
     } catch (error) {
+      // closed meanwhile: the call was ended by close(), nothing to report
+      if ((this.#state as ConnectionState) === 'stopped') return;
       this.#emit('error', asError(error));
       if (error instanceof NotificationsCallError && REFUSED_STATUSES.includes(error.status)) {
         this.#stop({ reason: 'refused' });
@@ -389,7 +407,7 @@ export class NotificationsClient {
    * BEFORE_EVERY_ID when there is none. `undefined` when the token was refused (stopped).
    */
   async #startingPoint(): Promise<string | undefined> {
-    const { data, error, response } = await this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
+    const { data, error, response } = await this.#timed((signal) => this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } }, signal }));
     if (response.status === 401 || response.status === 403) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
@@ -400,7 +418,7 @@ export class NotificationsClient {
 
   /** A ticket for the next connect; `undefined` when the client stopped or will retry. */
   async #ticket(): Promise<string | undefined> {
-    const { data, error, response } = await this.#api.POST('/api/v1/notifications/ticket');
+    const { data, error, response } = await this.#timed((signal) => this.#api.POST('/api/v1/notifications/ticket', { signal }));
     if (response.status === 401 || response.status === 403) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
@@ -409,19 +427,51 @@ export class NotificationsClient {
     return data.ticket;
   }
 
+  /**
+   * After an upgrade that failed before opening (header mode): the same token on a plain call
+   * tells why. 401/403 stop the client (`unauthorized`), an answer no retry changes (404: no
+   * notifications service) stops it (`refused`), a 429 or 503 sets the wait; anything else,
+   * or no answer within openTimeoutMs, is a plain retry.
+   */
   async #probeThenRetry(code: number, reason: string): Promise<void> {
+    let atLeastMs: number | undefined;
     try {
-      const { response } = await this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } } });
+      const { error, response } = await this.#timed((signal) => this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } }, signal }));
       if (this.#state === 'stopped') return;
       if (response.status === 401 || response.status === 403) {
         this.#emit('disconnect', { code, reason, retryInMs: undefined });
         this.#stop({ reason: 'unauthorized' });
         return;
       }
+      if (!response.ok) {
+        const refusal = callError('GET /api/v1/notifications', response, error);
+        this.#emit('error', refusal);
+        if (REFUSED_STATUSES.includes(response.status)) {
+          this.#emit('disconnect', { code, reason, retryInMs: undefined });
+          this.#stop({ reason: 'refused' });
+          return;
+        }
+        atLeastMs = refusal.retryAfterMs;
+      }
     } catch {
       // unreachable as well: a plain retry
+      if (this.#state === 'stopped') return;
     }
-    this.#retry(code, reason);
+    this.#retry(code, reason, true, atLeastMs);
+  }
+
+  /**
+   * A call before a connect, ended by close() or after openTimeoutMs: one sent on a kept-alive
+   * connection of a dead path otherwise waits minutes (undici's 300 s, a browser's TCP).
+   */
+  async #timed<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException(`no answer within openTimeoutMs (${this.#openTimeoutMs} ms)`, 'TimeoutError')), this.#openTimeoutMs);
+    try {
+      return await call(AbortSignal.any([this.#calls.signal, timeout.signal]));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #receive(data: unknown): void {
@@ -441,7 +491,9 @@ export class NotificationsClient {
     // a replay of the resume overlap brings back what was delivered already
     if (this.#delivered.has(id)) return;
     this.#remember(id);
-    if (this.#lastId === undefined || id > this.#lastId) this.#lastId = id;
+    // only a notification id may become the resume point: another (a newer service's frame of
+    // a new kind) would be refused as `since` on every connect, for ever
+    if (UUID.test(id) && (this.#lastId === undefined || id.toLowerCase() > this.#lastId)) this.#lastId = id.toLowerCase();
     if (frame.kind === 'notification') this.#emit('notification', frame.notification);
     else this.#emit('unknown', frame.notification);
   }
@@ -470,7 +522,7 @@ export class NotificationsClient {
   #retry(code: number, reason: string, failed = true, atLeastMs = 0): void {
     if (this.#state === 'stopped') return;
     const drawn = backoffDelay(this.#failures, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
-    const delay = drawn === undefined ? undefined : Math.max(drawn, atLeastMs);
+    const delay = drawn === undefined ? undefined : Math.max(drawn, retryAfterDelay(atLeastMs, this.#retryAfterMaxMs, this.#backoff.jitter, this.#options.random));
     this.#emit('disconnect', { code, reason, retryInMs: delay });
     // a listener may have closed the client
     if ((this.#state as ConnectionState) === 'stopped') return;
@@ -486,6 +538,7 @@ export class NotificationsClient {
   #stop(info: { reason: StopReason; code?: number }): void {
     if (this.#state === 'stopped') return;
     this.#state = 'stopped';
+    this.#calls.abort();
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#stableTimer);
     clearTimeout(this.#openTimer);
@@ -503,6 +556,15 @@ export class NotificationsClient {
       }
     }
   }
+}
+
+/**
+ * The wait a `Retry-After` asks for, at most `maxMs`, spread by up to half of `jitter` above
+ * it: a fleet refused at one moment (a drain's 503) does not come back in lockstep.
+ */
+export function retryAfterDelay(retryAfterMs: number, maxMs: number, jitter: number, random: () => number = Math.random): number {
+  if (retryAfterMs <= 0) return 0;
+  return Math.min(maxMs, Math.round(retryAfterMs * (1 + (jitter / 2) * random())));
 }
 
 /** Starts a client: `connectNotifications({ baseUrl, token }).on('notification', …)`. */

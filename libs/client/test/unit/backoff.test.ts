@@ -47,6 +47,8 @@ describe('reconnect backoff', () => {
 
   it('refuses settings that make no schedule', () => {
     expect(() => backoffOptions({ initialDelayMs: -1 })).toThrow(/initialDelayMs/);
+    // 0 would retry as fast as the network refuses
+    expect(() => backoffOptions({ initialDelayMs: 0 })).toThrow(/initialDelayMs/);
     expect(() => backoffOptions({ multiplier: 0.5 })).toThrow(/multiplier/);
     expect(() => backoffOptions({ initialDelayMs: 1_000, maxDelayMs: 10 })).toThrow(/maxDelayMs/);
     expect(() => backoffOptions({ maxDelayMs: Infinity })).toThrow(/maxDelayMs/);

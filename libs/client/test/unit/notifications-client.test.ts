@@ -1,7 +1,7 @@
 // The reconnect-and-resume loop, with a scripted socket standing in for the network; the
 // real service is exercised by test/integration.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BEFORE_EVERY_ID, NotificationsCallError, NotificationsClient, resumePoint, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
+import { BEFORE_EVERY_ID, NotificationsCallError, NotificationsClient, resumePoint, retryAfterDelay, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
 import type { Notification } from '../../src/notifications/messages.ts';
 
 class ScriptedSocket implements WebSocketLike {
@@ -79,24 +79,24 @@ describe('notifications client', () => {
   afterEach(() => vi.useRealTimers());
 
   it('connects with the bearer header, delivers frames and resumes after the last id', async () => {
-    const { live, seen } = client();
+    const { live, seen } = client({ resumeOverlapMs: 0 });
     live.start();
     await settle();
     // an empty inbox: the first connect resumes before every id
     expect(latest().url).toBe(`ws://gw.test/api/v1/notifications/live?since=${BEFORE_EVERY_ID}`);
     expect(latest().init).toEqual({ headers: { authorization: 'Bearer tok' } });
     latest().open();
-    latest().deliver(completed('a1'));
-    latest().deliver(completed('a2'));
+    latest().deliver(completed(id(1)));
+    latest().deliver(completed(id(2)));
     latest().drop(1001, 'going away');
     expect(seen.retries).toEqual([100]);
     await vi.advanceTimersByTimeAsync(100);
     expect(ScriptedSocket.made).toHaveLength(2);
-    expect(query(latest())).toEqual({ since: 'a2' });
+    expect(query(latest())).toEqual({ since: id(2) });
     latest().open();
-    latest().deliver(completed('a3'));
-    expect(seen.notifications.map((n) => n.id)).toEqual(['a1', 'a2', 'a3']);
-    expect(live.lastId).toBe('a3');
+    latest().deliver(completed(id(3)));
+    expect(seen.notifications.map((n) => n.id)).toEqual([id(1), id(2), id(3)]);
+    expect(live.lastId).toBe(id(3));
     live.close();
   });
 
@@ -195,16 +195,16 @@ describe('notifications client', () => {
       expect([request.method, request.url, request.headers.get('authorization')]).toEqual(['POST', 'http://gw.test/api/v1/notifications/ticket', 'Bearer tok']);
       return new Response(JSON.stringify({ ticket: `t${++n}`, expiresAt: at }), { status: 200, headers: { 'content-type': 'application/json' } });
     });
-    const { live } = client({ auth: 'ticket', fetch: fetch as unknown as typeof globalThis.fetch });
+    const { live } = client({ auth: 'ticket', fetch: fetch as unknown as typeof globalThis.fetch, resumeOverlapMs: 0 });
     live.start();
     await settle();
     expect(query(latest())).toEqual({ since: BEFORE_EVERY_ID, ticket: 't1' });
     expect(latest().init).toBeUndefined();
     latest().open();
-    latest().deliver(completed('b1'));
+    latest().deliver(completed(id(4)));
     latest().drop(1001);
     await vi.advanceTimersByTimeAsync(100);
-    expect(query(latest())).toEqual({ since: 'b1', ticket: 't2' });
+    expect(query(latest())).toEqual({ since: id(4), ticket: 't2' });
     live.close();
   });
 
@@ -384,12 +384,12 @@ describe('notifications client', () => {
     live.start();
     await settle();
     latest().open();
-    latest().deliver(completed('c1'));
+    latest().deliver(completed(id(5)));
     latest().deliver('{"oops"');
-    latest().deliver({ id: 'c2', type: 'presence.changed', at, data: {} });
+    latest().deliver({ id: id(6), type: 'presence.changed', at, data: {} });
     expect(seen.errors).toEqual(['an invalid notification frame: not JSON']);
     // an unknown type is still a notification the service counted: resume after it
-    expect(live.lastId).toBe('c2');
+    expect(live.lastId).toBe(id(6));
     live.close();
   });
 
@@ -537,6 +537,102 @@ describe('notifications client', () => {
     live.close();
   });
 
+  /** A fetch that answers nothing until its request is aborted (a dead path); counts its calls. */
+  function unanswered() {
+    const calls: Request[] = [];
+    const fetch = vi.fn((request: Request) => {
+      calls.push(request);
+      return new Promise<Response>((_resolve, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason)));
+    });
+    return { calls, fetch: fetch as unknown as typeof globalThis.fetch };
+  }
+
+  it('gives up a call before the connect that gets no answer within openTimeoutMs, and tries again', async () => {
+    const dead = unanswered();
+    const { live, seen } = client({ auth: 'ticket', since: id(1), fetch: dead.fetch, openTimeoutMs: 2_000 });
+    live.start();
+    await settle();
+    expect(dead.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(seen.retries).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(seen.errors).toEqual(['no answer within openTimeoutMs (2000 ms)']);
+    expect(seen.retries).toEqual([100]);
+    expect(live.state).toBe('waiting');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(dead.calls).toHaveLength(2);
+    live.close();
+  });
+
+  it('ends the call under way when closed, quietly', async () => {
+    const dead = unanswered();
+    const { live, seen } = client({ auth: 'ticket', fetch: dead.fetch });
+    live.start();
+    await settle();
+    live.close();
+    await settle();
+    expect(dead.calls[0]!.signal.aborted).toBe(true);
+    expect(seen).toMatchObject({ errors: [], retries: [], stops: [{ reason: 'closed' }] });
+    expect(live.state).toBe('stopped');
+  });
+
+  it('stops on the probe\'s 404 after a failed upgrade, and waits a 429\'s Retry-After', async () => {
+    const problem = (status: number, code: string) => ({ type: 'about:blank', title: code, status, code });
+    const missing = client({ since: id(1), fetch: answering(404, problem(404, 'NOT_FOUND')) as unknown as typeof fetch });
+    missing.live.start();
+    await settle();
+    latest().drop(1006);
+    await settle();
+    expect(missing.seen.stops).toEqual([{ reason: 'refused' }]);
+    expect(missing.seen.errors).toEqual(['GET /api/v1/notifications answered 404: NOT_FOUND NOT_FOUND']);
+
+    const limited = vi.fn(async (_request: Request) => new Response(JSON.stringify(problem(429, 'RATE_LIMITED')), { status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '7' } }));
+    const busy = client({ since: id(1), fetch: limited as unknown as typeof fetch });
+    busy.live.start();
+    await settle();
+    latest().drop(1006);
+    await settle();
+    expect(busy.seen.retries).toEqual([7_000]);
+    busy.live.close();
+  });
+
+  it('waits a Retry-After at most retryAfterMaxMs', async () => {
+    const day = vi.fn(async (_request: Request) => new Response('maintenance', { status: 503, headers: { 'retry-after': '86400' } }));
+    const { live, seen } = client({ fetch: day as unknown as typeof fetch, retryAfterMaxMs: 60_000 });
+    live.start();
+    await settle();
+    expect(seen.retries).toEqual([60_000]);
+    live.close();
+  });
+
+  it('stops when closed although the socket throws on close', async () => {
+    class Stubborn extends ScriptedSocket {
+      override close(): void {
+        throw new Error('not now');
+      }
+    }
+    const { live, seen } = client({ WebSocket: Stubborn });
+    live.start();
+    await settle();
+    expect(() => live.close()).not.toThrow();
+    expect(live.state).toBe('stopped');
+    expect(seen.stops).toEqual([{ reason: 'closed' }]);
+  });
+
+  it('never takes an id that is not a notification id (a UUID) for its resume point', async () => {
+    const { live } = client({ resumeOverlapMs: 0 });
+    live.start();
+    await settle();
+    latest().open();
+    latest().deliver(completed(id(3)));
+    latest().deliver({ id: 'zzz-not-a-uuid', type: 'x.new', at, data: {} });
+    expect(live.lastId).toBe(id(3));
+    latest().drop(1001);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(query(latest())).toEqual({ since: id(3) });
+    live.close();
+  });
+
   it('resumes a few seconds before the greatest id: one made earlier but published later is replayed, none delivered twice', async () => {
     // UUIDv7 ids of known moments (ms)
     const at = (ms: number, n: number) => { const hex = ms.toString(16).padStart(12, '0'); return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-${String(n).padStart(12, '0')}`; };
@@ -556,6 +652,16 @@ describe('notifications client', () => {
     expect(seen.notifications.map((n) => n.id)).toEqual([at(t - 3_000, 1), at(t, 2), at(t - 1_000, 3)]);
     expect(live.lastId).toBe(at(t, 2));
     live.close();
+  });
+});
+
+describe('retryAfterDelay', () => {
+  it('waits the Retry-After, spread up to half the jitter above it, never more than the bound', () => {
+    expect(retryAfterDelay(10_000, 300_000, 0, () => 1)).toBe(10_000);
+    expect(retryAfterDelay(10_000, 300_000, 0.5, () => 0)).toBe(10_000);
+    expect(retryAfterDelay(10_000, 300_000, 0.5, () => 1)).toBe(12_500);
+    expect(retryAfterDelay(86_400_000, 300_000, 0.5, () => 0)).toBe(300_000);
+    expect(retryAfterDelay(0, 300_000, 0.5, () => 1)).toBe(0);
   });
 });
 
