@@ -31,6 +31,17 @@ export function presenceLedger() {
   const failedKeys = new Set<string>();
   let generation = 0;
 
+  /**
+   * The answer to a write that left before a rewrite: a put may have landed after the purge
+   * (answered or not), so the key may be in the bucket again; the key is decided anew. Until
+   * 2026-11-28 such an answer was ignored: a gamer released meanwhile kept a key nobody
+   * deleted, online for their friends while this replica lived.
+   */
+  function staleAnswer(write: PresenceWrite): void {
+    if (write.op === 'put' && !stored.has(write.key)) stored.set(write.key, 'unsure');
+    dirty.add(write.key);
+  }
+
   return {
     hold(key: string): void {
       wanted.add(key);
@@ -65,14 +76,15 @@ export function presenceLedger() {
 
     written(write: PresenceWrite): void {
       busy.delete(write.key);
-      if (write.generation !== generation) return;
+      if (write.generation !== generation) return staleAnswer(write);
       if (write.op === 'put') stored.set(write.key, 'present');
       else stored.delete(write.key);
     },
 
     failed(write: PresenceWrite): void {
       busy.delete(write.key);
-      if (write.generation === generation) failedKeys.add(write.key);
+      if (write.generation !== generation) return staleAnswer(write);
+      failedKeys.add(write.key);
     },
 
     /** Failed keys are written again (called at each heartbeat). */

@@ -74,4 +74,18 @@ describe('presenceLedger (what a notifications replica writes, and when)', () =>
     expect(ops(drain(ledger)).sort()).toEqual(['put a', 'put b']);
     expect(ledger.held).toBe(2);
   });
+
+  it('deletes the key of a gamer released while a put that left before the purge was in flight (it may have landed after)', () => {
+    for (const answer of ['written', 'failed'] as const) {
+      const ledger = presenceLedger();
+      ledger.hold('b');
+      const [put] = drain(ledger);
+      ledger.rewriteAll();
+      ledger.release('b');
+      expect(drain(ledger)).toEqual([]);
+      ledger[answer](put!);
+      expect({ answer, ops: ops(drain(ledger)) }).toEqual({ answer, ops: ['delete b'] });
+      expect(ledger.held).toBe(0);
+    }
+  });
 });
