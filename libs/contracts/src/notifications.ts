@@ -129,6 +129,12 @@ export const NotificationCloseCode = {
   MESSAGE_TOO_BIG: 1009,
   /** the replica failed on its side (for example the inbox could not be read for a replay) */
   INTERNAL_ERROR: 1011,
+  /**
+   * while the replica caught up with the inbox (a resume's replay, or a catch-up after its NATS
+   * connection was back, the store slow), more than NOTIFY_SEND_BUFFER_BYTES of live
+   * notifications waited behind it. Reconnect with since
+   */
+  TRY_AGAIN_LATER: 1013,
   /** the client read too slowly: more than NOTIFY_SEND_BUFFER_BYTES waited to be sent. Reconnect with since */
   SLOW_CONSUMER: 4008,
   /** the gamer opened more than NOTIFY_MAX_SOCKETS_PER_GAMER sockets on one replica: the oldest is closed */

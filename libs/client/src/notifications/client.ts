@@ -138,6 +138,8 @@ export const CloseCode = {
   GOING_AWAY: 1001,
   /** no close frame: the connection died (also what `disconnect` says when a heartbeat ping got no answer) */
   ABNORMAL: 1006,
+  /** the replica held too much behind a slow inbox read: reconnect, resume */
+  TRY_AGAIN_LATER: 1013,
   /** the client read too slowly: reconnect, resume */
   SLOW_CONSUMER: 4008,
   /**

@@ -13,6 +13,19 @@ import type { LiveMetrics } from './metrics.ts';
  * worst). Older replayed ids are not kept for the live check.
  */
 const LIVE_AFTER_REPLAY_MS = 60_000;
+/**
+ * How long a replay waits for its client to read what it was sent before sending more, and
+ * how often it looks: a client that reads nothing for this long is cut as slow (4008).
+ */
+const REPLAY_DRAIN_WAIT_MS = 10_000;
+const REPLAY_DRAIN_POLL_MS = 20;
+
+/** Ids a replay sent, for the live check after it: a live copy of one is not sent again. */
+interface Replayed {
+  ids: Set<string>;
+  /** the greatest */
+  last: string;
+}
 
 /** A notification as it travels: parsed, and the JSON text every socket sends as is. */
 export interface Outgoing {
@@ -39,8 +52,12 @@ export class Session {
   /** false from a heartbeat's ping until its pong */
   alive = true;
   private held: Outgoing[] | undefined;
+  /** bytes of `held`: bounded by NOTIFY_SEND_BUFFER_BYTES, as what waits in the socket is */
+  private heldBytes = 0;
   /** after a replay: its ids, until a live notification newer than the last of them arrives */
-  private replayed: { ids: Set<string>; last: string } | undefined;
+  private replayed: Replayed | undefined;
+  /** the ids of a replay that ended with a gap open: they join the live check of the gap's catch-up */
+  private carried: Replayed | undefined;
   private closed = false;
   /** the greatest id of a stored notification this socket was sent */
   private lastStored: string | undefined;
@@ -123,6 +140,7 @@ export class Session {
     for (;;) {
       const page = await inbox.after(this.gamer, after, this.limits.replayPage);
       for (const notification of page) {
+        if (this.socket.bufferedAmount > this.limits.sendBufferBytes / 2) await this.drained();
         if (this.closed) return;
         this.forgetCompleted(notification);
         if (!alreadySent.has(notification.id)) this.sendStored(notification.id, JSON.stringify(notification));
@@ -133,18 +151,53 @@ export class Session {
       if (!last || page.length < this.limits.replayPage) break;
       after = last.id;
     }
-    const held = this.held ?? [];
-    this.held = undefined;
     // A notification stored before the inbox read but published after the replay ended
     // arrives live once more: the replayed ids stay until a newer one arrives (bench, storm).
     // (pages come oldest first: the last id replayed is the greatest)
-    this.replayed = replayed.size > 0 && greatest !== undefined ? { ids: replayed, last: greatest } : undefined;
+    const sent = joinReplayed(this.carried, replayed.size > 0 && greatest !== undefined ? { ids: replayed, last: greatest } : undefined);
+    if (this.gap) {
+      // NATS left during this read: what arrives live stays held until the gap's catch-up has
+      // sent what the inbox got (until 2026-11-28 a resume's replay ending released it, and a
+      // newer notification could reach the client before those stored during the gap)
+      this.carried = sent;
+      return;
+    }
+    this.carried = undefined;
+    const held = this.held ?? [];
+    this.held = undefined;
+    this.heldBytes = 0;
+    this.replayed = sent;
     for (const outgoing of held) this.deliver(outgoing);
+  }
+
+  /**
+   * Until the client has read half of what may wait in its socket. A replay writes pages as
+   * fast as the store reads them, faster than a client on a real network reads: without this
+   * a resume after a long absence (2,000 notifications of 400 B) cut a healthy client as slow.
+   * One that reads nothing for REPLAY_DRAIN_WAIT_MS is cut as slow (4008).
+   */
+  private async drained(): Promise<void> {
+    const until = Date.now() + REPLAY_DRAIN_WAIT_MS;
+    while (!this.closed && this.socket.bufferedAmount > this.limits.sendBufferBytes / 2) {
+      if (Date.now() >= until) {
+        this.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, REPLAY_DRAIN_POLL_MS));
+    }
   }
 
   deliver(outgoing: Outgoing): void {
     if (this.closed) return;
     if (this.held) {
+      // what waits behind a slow inbox read is bounded as what waits in the socket is: past
+      // it the client comes back and resumes from the inbox (until 2026-11-28 unbounded: a
+      // catch-up's turn may come minutes after NATS was back, the store slow)
+      this.heldBytes += Buffer.byteLength(outgoing.text);
+      if (this.heldBytes > this.limits.sendBufferBytes) {
+        this.close(NotificationCloseCode.TRY_AGAIN_LATER, 'catching up');
+        return;
+      }
       this.held.push(outgoing);
       return;
     }
@@ -235,7 +288,15 @@ export class Session {
   private stop(): void {
     this.closed = true;
     this.held = undefined;
+    this.heldBytes = 0;
     this.replayed = undefined;
+    this.carried = undefined;
     this.throttle.stop();
   }
+}
+
+/** The ids of two replays, for one live check. */
+function joinReplayed(a: Replayed | undefined, b: Replayed | undefined): Replayed | undefined {
+  if (!a || !b) return a ?? b;
+  return { ids: new Set([...a.ids, ...b.ids]), last: a.last > b.last ? a.last : b.last };
 }

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 /** The part of a ws socket the hub and a Session use: what was sent, nothing buffered, closed on demand. */
 export class FakeSocket extends EventEmitter {
   readonly sent: string[] = [];
-  readonly bufferedAmount = 0;
+  readonly bufferedAmount: number = 0;
   readonly OPEN = 1;
   readonly CLOSED = 3;
   readyState = 1;

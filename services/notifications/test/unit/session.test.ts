@@ -1,6 +1,6 @@
 import { NotificationType, type Notification } from '@gfts/contracts';
 import type { WebSocket } from 'ws';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { uuidv7Floor } from '../../src/domain/ids.ts';
 import type { LiveMetrics } from '../../src/live/metrics.ts';
 import { Session } from '../../src/live/session.ts';
@@ -167,6 +167,87 @@ describe('Session catch-up after NATS was away', () => {
     await session.catchUp({ after: async () => { throw new Error('never read'); } });
     session.markGap();
     await expect(session.catchUp({ after: async () => { throw new Error('store away'); } })).rejects.toThrow('store away');
+    expect(socket.sent).toEqual([]);
+  });
+});
+
+describe('Session with a gap opened during a resume\'s replay', () => {
+  it('holds what arrives live until the gap\'s catch-up sent what the inbox got, and sends nothing twice', async () => {
+    const { socket, session } = resumingSession();
+    let reads = 0;
+    // NATS leaves while the resume reads its first page; 03 arrived live before it left
+    await session.replay(inboxOf([completed('01'), completed('02'), completed('03')], () => {
+      if (reads++ > 0) return;
+      session.deliver(outgoing(completed('03')));
+      session.markGap();
+    }), idOf('00'));
+    expect(ids(socket)).toEqual(['01', '02', '03']);
+    // NATS is back before this socket's catch-up turn: 05 arrives live, 04 was missed
+    session.deliver(outgoing(completed('05')));
+    expect(ids(socket)).toEqual(['01', '02', '03']);
+    await session.catchUp(inboxOf([completed('01'), completed('02'), completed('03'), completed('04'), completed('05')]));
+    session.deliver(outgoing(completed('03')));
+    session.deliver(outgoing(completed('06')));
+    expect(ids(socket)).toEqual(['01', '02', '03', '04', '05', '06']);
+  });
+});
+
+describe('Session bounds', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** A socket whose client reads `perTick` bytes every 20 ms. */
+  class ReadingSocket extends FakeSocket {
+    override bufferedAmount = 0;
+    closedWith: number | undefined;
+    constructor(perTick: number) {
+      super();
+      const timer = setInterval(() => {
+        this.bufferedAmount = Math.max(0, this.bufferedAmount - perTick);
+      }, 20);
+      this.on('close', () => clearInterval(timer));
+    }
+    override send(text: string): void {
+      super.send(text);
+      this.bufferedAmount += Buffer.byteLength(text);
+    }
+    override close(code?: number): void {
+      this.closedWith = code;
+      super.close();
+    }
+  }
+  const small = { ...limits, sendBufferBytes: 2_000, replayPage: 50 };
+  const many = Array.from({ length: 40 }, (_, i) => completed(String(10 + i).padStart(2, '0')));
+
+  it('paces a replay to what its client reads, instead of cutting a healthy client as slow', async () => {
+    vi.useFakeTimers();
+    const socket = new ReadingSocket(500);
+    const session = new Session(socket as unknown as WebSocket, gamer, small, metrics, true);
+    const replay = session.replay(inboxOf(many), idOf('00'));
+    await vi.advanceTimersByTimeAsync(5_000);
+    await replay;
+    expect(socket.closedWith).toBeUndefined();
+    expect(socket.sent).toHaveLength(40);
+    session.close(1000, 'done');
+  });
+
+  it('cuts a client that reads nothing of a replay for 10 s as slow (4008)', async () => {
+    vi.useFakeTimers();
+    const socket = new ReadingSocket(0);
+    const session = new Session(socket as unknown as WebSocket, gamer, small, metrics, true);
+    const replay = session.replay(inboxOf(many), idOf('00'));
+    await vi.advanceTimersByTimeAsync(9_000);
+    expect(socket.closedWith).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1_100);
+    await replay;
+    expect(socket.closedWith).toBe(4008);
+  });
+
+  it('closes with 1013 a socket whose held notifications outgrow the send buffer while it waits for its catch-up', async () => {
+    const socket = new ReadingSocket(0);
+    const session = new Session(socket as unknown as WebSocket, gamer, small, metrics, false);
+    session.markGap();
+    for (let i = 0; i < 40 && !session.isClosed; i++) session.deliver(outgoing(completed(String(10 + i))));
+    expect(socket.closedWith).toBe(1013);
     expect(socket.sent).toEqual([]);
   });
 });
