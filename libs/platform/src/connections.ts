@@ -49,6 +49,9 @@ export interface NatsCredentials {
   password?: string | undefined;
 }
 
+/** How often a connection pings its NATS server (two unanswered: taken for dead). */
+export const NATS_PING_INTERVAL_MS = 10_000;
+
 /**
  * How every process connects: to comma-separated servers, reconnecting for ever. With a
  * user, the server's permissions for it apply (libs/contracts nats-permissions.ts); replies
@@ -73,6 +76,12 @@ export function natsConnectionOptions(servers: string, name: string, credentials
     // stays unready until restarted (liveness does not look at NATS): a password rotated out of
     // order, or a secret store updating before the servers, would need every pod restarted.
     ignoreAuthErrorAbort: true,
+    // A server that dies without closing its connections (a crash of its node, a partition) is
+    // noticed by pings alone: nats.js's defaults (every 2 min, two unanswered) took 4–6 minutes,
+    // with the pod unready and its consumers stalled while the other servers had quorum. Now
+    // 20–30 s, then a reconnect to another server.
+    pingInterval: NATS_PING_INTERVAL_MS,
+    maxPingOut: 2,
     ...(user !== undefined && password !== undefined ? { user, pass: password } : {}),
   };
 }

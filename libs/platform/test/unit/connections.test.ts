@@ -20,4 +20,10 @@ describe('natsConnectionOptions', () => {
   it('keeps reconnecting through authorization errors (a password rotated out of order) instead of closing for good', () => {
     expect(natsConnectionOptions('nats://a:4222', 'tasks', { user: 'tasks', password: 'secret' }).ignoreAuthErrorAbort).toBe(true);
   });
+
+  it('takes a server that answers no ping for 20–30 s for dead (nats.js waits 4–6 minutes by default)', () => {
+    const { pingInterval, maxPingOut } = natsConnectionOptions('nats://a:4222', 'tasks');
+    expect(pingInterval! * (maxPingOut! + 1)).toBeLessThanOrEqual(30_000);
+    expect(pingInterval).toBeGreaterThanOrEqual(5_000);
+  });
 });
