@@ -31,7 +31,7 @@ const GatewaySettings = {
   // the NATS user `gateway` may use the rate-limit bucket and nothing else
   ...NatsCredentialsConfig,
   RATE_LIMIT_STORE_TIMEOUT_MS: Type.Integer({ minimum: 5, maximum: 1000, default: 100, description: 'bound on one shared-counter check; beyond it the replica limits locally' }),
-  RATE_LIMIT_LOCAL_KEYS_MAX: Type.Integer({ minimum: 100, maximum: 1_000_000, default: 10_000, description: 'gamers whose requests a replica counts itself in a window (its fallback when the shared store is away, and the start of any fallback); past it the gamer first seen is dropped and counts from 1 again. ~1 KB of heap each' }),
+  RATE_LIMIT_LOCAL_KEYS_MAX: Type.Integer({ minimum: 100, maximum: 1_000_000, default: 10_000, description: 'gamers whose requests a replica counts itself in a window (its fallback when the shared store is away, and the start of any fallback), and whose shared-budget leases it keeps; past it the gamer first seen is dropped and counts from 1 again, and the lease taken longest ago goes with its unused slots. ~1 KB of heap each' }),
   RATE_LIMIT_LEASE_MAX: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'most slots of a gamer\'s shared budget a replica takes ahead in one update (1: one round trip per request)' }),
   RATE_LIMIT_LEASE_FIRST: Type.Integer({ minimum: 1, maximum: 10_000, default: 4, description: 'slots a replica takes in a gamer\'s first update of a window (at most RATE_LIMIT_LEASE_MAX); each next update of the window takes twice as many' }),
   RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),

@@ -29,7 +29,8 @@ export class Leases {
   readonly #first: number;
   readonly #capacity: number;
 
-  constructor(cap: number, first = 1, capacity = 10_000) {
+  /** `capacity`: RATE_LIMIT_LOCAL_KEYS_MAX (until 2026-11-28 a fixed 10,000 whatever that setting said) */
+  constructor(cap: number, first: number, capacity: number) {
     this.#cap = cap;
     this.#first = Math.min(first, cap);
     this.#capacity = capacity;

@@ -57,6 +57,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
       pauseMs: PAUSE_AFTER_FAILURE_MS,
       leaseMax: config.RATE_LIMIT_LEASE_MAX,
       leaseFirst: config.RATE_LIMIT_LEASE_FIRST,
+      leaseKeysMax: config.RATE_LIMIT_LOCAL_KEYS_MAX,
       log: app.log,
       onFallback: (reason) => fallbacks.inc({ reason }),
     });

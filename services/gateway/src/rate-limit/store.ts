@@ -22,6 +22,12 @@ export interface SharedStoreOptions {
   leaseMax: number;
   /** slots a gamer's first lease in a window takes (at most leaseMax) */
   leaseFirst: number;
+  /**
+   * gamers whose leases a replica keeps (RATE_LIMIT_LOCAL_KEYS_MAX): an evicted lease's unused
+   * slots are lost to the shared budget, so past it a gamer pays slots per request and is
+   * refused before RATE_LIMIT_MAX
+   */
+  leaseKeysMax: number;
   log: Logger;
   onFallback: (reason: FallbackReason) => void;
 }
@@ -52,7 +58,7 @@ export class SharedStore {
   constructor(opts: SharedStoreOptions) {
     this.#opts = opts;
     this.#breaker = new Breaker(opts.pauseMs);
-    this.#leases = new Leases(opts.leaseMax, opts.leaseFirst);
+    this.#leases = new Leases(opts.leaseMax, opts.leaseFirst, opts.leaseKeysMax);
     this.#batcher = new Batcher(opts.kv, this.#leases);
   }
 

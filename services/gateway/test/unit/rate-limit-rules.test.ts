@@ -77,7 +77,7 @@ describe('leasing slots ahead of requests', () => {
   });
 
   it('hands out a lease\'s slots in order, then nothing', () => {
-    const leases = new Leases(64);
+    const leases = new Leases(64, 1, 10_000);
     leases.keep('a', 5, 4, 11, 13);
     expect(leases.take('a', 1_000, 5_100)).toEqual({ current: 11, ttl: 900 });
     expect(leases.take('a', 1_000, 5_200)).toEqual({ current: 12, ttl: 800 });
@@ -87,20 +87,20 @@ describe('leasing slots ahead of requests', () => {
   });
 
   it('drops a lease when its window ends', () => {
-    const leases = new Leases(64);
+    const leases = new Leases(64, 1, 10_000);
     leases.keep('a', 5, 4, 11, 13);
     expect(leases.take('a', 1_000, 6_000)).toBeUndefined();
   });
 
   it('keeps an empty lease when nothing beyond the requests was granted', () => {
-    const leases = new Leases(64);
+    const leases = new Leases(64, 1, 10_000);
     leases.keep('a', 5, 2, 11, 10);
     expect(leases.take('a', 1_000, 5_000)).toBeUndefined();
     expect(leases.size('a', 5)).toBe(4);
   });
 
   it('doubles a gamer\'s lease within a window up to the cap, and starts at the first size in the next', () => {
-    const leases = new Leases(32, 4);
+    const leases = new Leases(32, 4, 10_000);
     expect(leases.size('a', 5)).toBe(4);
     let size = 4;
     const sizes = [];
@@ -115,9 +115,9 @@ describe('leasing slots ahead of requests', () => {
   });
 
   it('starts no larger than the cap, and at one slot when asked to', () => {
-    expect(new Leases(1, 4).size('a', 5)).toBe(1);
-    expect(new Leases(2, 4).size('a', 5)).toBe(2);
-    const single = new Leases(8, 1);
+    expect(new Leases(1, 4, 10_000).size('a', 5)).toBe(1);
+    expect(new Leases(2, 4, 10_000).size('a', 5)).toBe(2);
+    const single = new Leases(8, 1, 10_000);
     expect(single.size('a', 5)).toBe(1);
     single.keep('a', 5, 1, 1, 0);
     expect(single.size('a', 5)).toBe(2);
