@@ -40,7 +40,7 @@ export const BaseConfig = {
     default: 4096,
     description: 'connections the kernel queues before the process accepts them (capped by net.core.somaxconn); when clients reconnect all at once, a full queue drops their SYNs and they wait 1, 3, 7 s for the kernel to retry',
   }),
-  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'time in-flight work gets after SIGTERM' }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000, description: 'time in-flight work gets after SIGTERM' }),
   INTERNAL_TOKEN_SECRET: Type.String({ minLength: 32, description: 'HMAC secret of the gateway-signed identity assertion' }),
 };
 

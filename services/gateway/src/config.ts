@@ -25,7 +25,7 @@ const GatewaySettings = {
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, default: 600, description: 'requests per gamer per window (a request without a valid token is refused 401 before it is counted: limit those per address at the ingress, docs/operations.md)' }),
   RATE_LIMIT_SERVER_MAX: Type.Integer({ minimum: 1, default: 60_000, description: 'requests per game-server identity (role server) per window: one identity often reports the stats of a whole fleet' }),
   RATE_LIMIT_IN_FLIGHT_MAX: Type.Integer({ minimum: 1, maximum: 10_000, default: 16, description: 'requests of one gamer a gateway replica serves at once; more answer 429 (game-server identities and live sockets are not counted)' }),
-  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'rate-limit window' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 60_000, description: 'rate-limit window' }),
   RATE_LIMIT_STORE: Type.Optional(Type.Enum(['local', 'nats'], { description: 'where the counters live: nats (shared by every replica; the default when NATS_URL is set) or local (per replica)' })),
   NATS_URL: Type.Optional(Type.String({ minLength: 1, description: 'comma-separated NATS server URLs, for the shared rate-limit counters' })),
   // the NATS user `gateway` may use the rate-limit bucket and nothing else
@@ -35,7 +35,7 @@ const GatewaySettings = {
   RATE_LIMIT_LEASE_MAX: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'most slots of a gamer\'s shared budget a replica takes ahead in one update (1: one round trip per request)' }),
   RATE_LIMIT_LEASE_FIRST: Type.Integer({ minimum: 1, maximum: 10_000, default: 4, description: 'slots a replica takes in a gamer\'s first update of a window (at most RATE_LIMIT_LEASE_MAX); each next update of the window takes twice as many' }),
   RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
-  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'time an upstream service has to answer' }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000, description: 'time an upstream service has to answer' }),
   UPSTREAM_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 4096, default: 128, description: 'keep-alive connections the gateway holds open to each upstream service, at most' }),
   UPSTREAM_CONNECTION_MAX_AGE_MS: Type.Integer({
     minimum: 1_000,

@@ -1,4 +1,4 @@
-import { BaseConfig, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import { BaseConfig, ConfigError, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
 const DAY_MS = 86_400_000;
@@ -20,11 +20,17 @@ const NotificationsSettings = {
   PRESENCE_WRITES_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'most presence writes (a gamer\'s first connect or last close on this replica) awaiting NATS at once; the rest wait as marked keys, coalesced' }),
   ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
-  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
+  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
   NOTIFY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: DAY_MS, default: 3_600_000, description: 'period of the expired-notification sweep, where the store has no TTL index' }),
 };
 export type NotificationsConfig = Static<TObject<typeof NotificationsSettings>>;
 
 export function readNotificationsConfig(env: Record<string, string | undefined> = process.env): NotificationsConfig {
-  return loadConfig(NotificationsSettings, env);
+  const config = loadConfig(NotificationsSettings, env);
+  // the drain runs inside the grace: past it the process exits before its presence is
+  // released, and the gamers of its sockets stay online until the presence window lapses
+  if (config.NOTIFY_DRAIN_MS >= config.SHUTDOWN_GRACE_MS) {
+    throw new ConfigError([`NOTIFY_DRAIN_MS (${config.NOTIFY_DRAIN_MS}) must be less than SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS}): the sockets' drain runs within the shutdown's grace`]);
+  }
+  return config;
 }

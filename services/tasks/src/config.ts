@@ -27,12 +27,12 @@ const TasksSettings = {
   }),
   STATS_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 2 * MINUTE, description: 'JetStream duplicate window of the stats stream (eventId as message id)' }),
   STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
-  STATS_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
+  STATS_RETRY_BASE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
   STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
   CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 500, description: 'most stat events applied in one batch (one bulk write)' }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 5, description: 'how long a batch waits for more events once its first arrived' }),
   CONSUMER_LANES: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'most stat batches of disjoint gamers written at once by one replica; a lane past the first takes events only while a full batch waits in the ones before it (a backlog), and a gamer keeps their lane until their events are written' }),
-  EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, default: 60_000, description: 'period of the expired-task sweep' }),
+  EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: DAY, default: 60_000, description: 'period of the expired-task sweep' }),
   EXPIRY_SWEEP_PAGE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1_000, description: 'expired gamer tasks the sweep removes per step, their progress entries with them' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed; at least STATS_STREAM_MAX_AGE_MS' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
@@ -41,7 +41,7 @@ const TasksSettings = {
   ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
   ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
-  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
+  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };
 export type TasksConfig = Static<TObject<typeof TasksSettings>>;
@@ -72,6 +72,10 @@ export function readTasksConfig(env: Record<string, string | undefined> = proces
     throw new ConfigError([
       `PROCESSED_EVENT_RETENTION_MS (${config.PROCESSED_EVENT_RETENTION_MS}) must be at least STATS_STREAM_MAX_AGE_MS (${config.STATS_STREAM_MAX_AGE_MS}): an event replayed from the stats stream or its dead letters after its processed record expired would count twice`,
     ]);
+  }
+  // JetStream refuses a stream whose duplicate window exceeds its max age: said here, by name
+  if (config.STATS_DUPLICATE_WINDOW_MS > config.STATS_STREAM_MAX_AGE_MS) {
+    throw new ConfigError([`STATS_DUPLICATE_WINDOW_MS (${config.STATS_DUPLICATE_WINDOW_MS}) must be at most STATS_STREAM_MAX_AGE_MS (${config.STATS_STREAM_MAX_AGE_MS}): JetStream refuses such a stream`]);
   }
   return config;
 }

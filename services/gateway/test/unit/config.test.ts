@@ -34,6 +34,13 @@ describe('gateway configuration', () => {
     expect(() => readGatewayConfig({ ...secret, RATE_LIMIT_LOCAL_KEYS_MAX: '10' })).toThrow(/RATE_LIMIT_LOCAL_KEYS_MAX/);
   });
 
+  it('refuses an upstream timeout or a rate-limit window past what a timer takes (Node fires those at once)', () => {
+    const secret = { ...base, JWT_SECRET: 's'.repeat(32) };
+    expect(problemsOf({ ...secret, UPSTREAM_TIMEOUT_MS: '2147483648' })).toEqual([expect.stringMatching(/UPSTREAM_TIMEOUT_MS/)]);
+    expect(problemsOf({ ...secret, RATE_LIMIT_WINDOW_MS: '2592000000' })).toEqual([expect.stringMatching(/RATE_LIMIT_WINDOW_MS/)]);
+    expect(readGatewayConfig({ ...secret, UPSTREAM_TIMEOUT_MS: '600000' }).UPSTREAM_TIMEOUT_MS).toBe(600_000);
+  });
+
   it('queues 4,096 connections by default (LISTEN_BACKLOG), and refuses a queue of none', () => {
     expect(readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32) }).LISTEN_BACKLOG).toBe(4096);
     expect(readGatewayConfig({ ...base, JWT_SECRET: 's'.repeat(32), LISTEN_BACKLOG: '1024' }).LISTEN_BACKLOG).toBe(1024);

@@ -40,3 +40,18 @@ describe('how long processed events are remembered', () => {
     expect(readTasksConfig(base).PROCESSED_EVENT_RETENTION_MS).toBe(7 * 86_400_000);
   });
 });
+
+describe('settings that would break the stream or the retries', () => {
+  const base = { MONGO_URL: 'mongodb://localhost/tasks', NATS_URL: 'nats://localhost', INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
+
+  it('refuses a duplicate window longer than the stream keeps events (JetStream refuses the stream)', () => {
+    expect(() => readTasksConfig({ ...base, STATS_DUPLICATE_WINDOW_MS: String(3 * 60_000), STATS_STREAM_MAX_AGE_MS: String(2 * 60_000) })).toThrow(/STATS_DUPLICATE_WINDOW_MS \(180000\) must be at most STATS_STREAM_MAX_AGE_MS \(120000\)/);
+    expect(readTasksConfig({ ...base, STATS_DUPLICATE_WINDOW_MS: String(2 * 60_000), STATS_STREAM_MAX_AGE_MS: String(2 * 60_000) }).STATS_DUPLICATE_WINDOW_MS).toBe(120_000);
+  });
+
+  it('refuses a retry base of 0 (every delivery of a failing event at once) and a sweep interval past what a timer takes', () => {
+    for (const env of [{ STATS_RETRY_BASE_MS: '0' }, { ERASURE_RETRY_BASE_MS: '0' }, { EXPIRY_SWEEP_INTERVAL_MS: '2592000000' }, { SHUTDOWN_GRACE_MS: '0' }]) {
+      expect(() => readTasksConfig({ ...base, ...env }), JSON.stringify(env)).toThrow(ConfigError);
+    }
+  });
+});
