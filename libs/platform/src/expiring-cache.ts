@@ -36,9 +36,14 @@ export class ExpiringCache<V> {
     return entry.value;
   }
 
-  set(key: string, value: V, expiresAtMs: number): void {
+  /**
+   * An entry already expired is not kept (a token verified within the clock tolerance after
+   * its `exp`): it would never be returned, and would push out a live one.
+   */
+  set(key: string, value: V, expiresAtMs: number, nowMs: number): void {
     if (this.maxEntries <= 0) return;
     this.entries.delete(key);
+    if (expiresAtMs <= nowMs) return;
     this.entries.set(key, { value, expiresAtMs });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }

@@ -173,6 +173,6 @@ export const authentication = fp<{ config: GatewayConfig; tickets: TicketSealer 
     if (!identity) throw unauthorized('token claims sub and app must be UUIDs');
     request.gamer = identity;
     // exp is required and checked by the verification above
-    if (header !== undefined) verified.set(header, identity, (payload as { exp: number }).exp * 1000);
+    if (header !== undefined) verified.set(header, identity, (payload as { exp: number }).exp * 1000, Date.now());
   });
 }, { name: 'authentication' });

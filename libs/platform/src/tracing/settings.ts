@@ -44,8 +44,9 @@ const set = (value: string | undefined) => (value !== undefined && value.trim() 
 function positiveInteger(env: Env, name: string, problems: string[]): number | undefined {
   const raw = set(env[name]);
   if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
+  // decimal digits only, as every other setting (loadConfig): Number() takes 0x10, 1e3 and 5000.0
+  const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value <= 0) {
     problems.push(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
     return undefined;
   }

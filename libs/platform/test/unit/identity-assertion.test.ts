@@ -8,9 +8,17 @@ import { createIdentitySigner, createIdentityVerifier } from '../../src/identity
 const SECRET = 'unit-test-internal-secret-0123456789abcdef';
 
 describe('ExpiringCache', () => {
+  it('keeps no entry already expired when set: it would never be returned, and would push out a live one', () => {
+    const cache = new ExpiringCache<number>(1);
+    cache.set('live', 1, 2_000, 0);
+    cache.set('dead', 2, 500, 1_000);
+    expect(cache.get('live', 1_000)).toBe(1);
+    expect(cache.size).toBe(1);
+  });
+
   it('returns an entry until its own expiry, never after', () => {
     const cache = new ExpiringCache<string>(10);
-    cache.set('a', 'A', 1_000);
+    cache.set('a', 'A', 1_000, 0);
     expect(cache.get('a', 999)).toBe('A');
     expect(cache.get('a', 1_000)).toBeUndefined();
     expect(cache.size).toBe(0);
@@ -18,10 +26,10 @@ describe('ExpiringCache', () => {
 
   it('drops the least recently used entry when full', () => {
     const cache = new ExpiringCache<number>(2);
-    cache.set('a', 1, 10_000);
-    cache.set('b', 2, 10_000);
+    cache.set('a', 1, 10_000, 0);
+    cache.set('b', 2, 10_000, 0);
     expect(cache.get('a', 0)).toBe(1); // a is now the most recently used
-    cache.set('c', 3, 10_000);
+    cache.set('c', 3, 10_000, 0);
     expect(cache.get('b', 0)).toBeUndefined();
     expect(cache.get('a', 0)).toBe(1);
     expect(cache.get('c', 0)).toBe(3);
@@ -29,26 +37,26 @@ describe('ExpiringCache', () => {
 
   it('moves a hot entry up at most once a second: used again within it, it keeps its place', () => {
     const cache = new ExpiringCache<number>(2);
-    cache.set('a', 1, 10_000);
-    cache.set('b', 2, 10_000);
+    cache.set('a', 1, 10_000, 0);
+    cache.set('b', 2, 10_000, 0);
     expect(cache.get('a', 0)).toBe(1); // a moves up: b is the oldest
     expect(cache.get('b', 500)).toBe(2); // b moves up: a is the oldest
     expect(cache.get('a', 900)).toBe(1); // within a second of its move: a stays the oldest
-    cache.set('c', 3, 10_000);
+    cache.set('c', 3, 10_000, 0);
     expect(cache.get('a', 900)).toBeUndefined();
     expect(cache.get('b', 1_400)).toBe(2); // within its second too: b stays, now the oldest
     expect(cache.get('c', 1_400)).toBe(3); // c moves up
-    cache.set('d', 4, 10_000);
+    cache.set('d', 4, 10_000, 0);
     expect(cache.get('b', 1_400)).toBeUndefined();
     expect(cache.get('c', 1_400)).toBe(3);
   });
 
   it('keeps nothing when its size is 0, and forgets everything on clear', () => {
     const off = new ExpiringCache<number>(0);
-    off.set('a', 1, 10_000);
+    off.set('a', 1, 10_000, 0);
     expect(off.get('a', 0)).toBeUndefined();
     const cache = new ExpiringCache<number>(5);
-    cache.set('a', 1, 10_000);
+    cache.set('a', 1, 10_000, 0);
     cache.clear();
     expect(cache.get('a', 0)).toBeUndefined();
   });

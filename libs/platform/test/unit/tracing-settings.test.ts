@@ -45,6 +45,13 @@ describe('tracing settings from the standard OTEL_* variables', () => {
     expect(() => readTracingSettings({ ...ENDPOINT, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
   });
 
+  it('takes a batch size or delay in decimal digits only, as every other setting', () => {
+    for (const raw of ['0x10', '1e3', '5000.0', ' 12abc']) {
+      expect(() => readTracingSettings({ ...ENDPOINT, OTEL_BSP_MAX_QUEUE_SIZE: raw }), raw).toThrow(/OTEL_BSP_MAX_QUEUE_SIZE must be a positive integer/);
+    }
+    expect(readTracingSettings({ ...ENDPOINT, OTEL_BSP_MAX_QUEUE_SIZE: '2048' })?.batch.maxQueueSize).toBe(2048);
+  });
+
   it('derives the service name from the entry script when OTEL_SERVICE_NAME is unset', () => {
     expect(serviceNameOf('/work/repo/services/friendship/src/server.ts')).toBe('friendship');
     expect(serviceNameOf('server.ts')).toBe('unknown_service:node');

@@ -262,7 +262,7 @@ export class GamerProgressRepository {
 
   /** A definition kept until its task expires (it is of no use after). */
   private remember(epoch: string, definition: TaskDefinition): void {
-    this.definitions.set(`${epoch}:${definition.id}`, definitionOf(definition), definition.expiredAt?.getTime() ?? Number.POSITIVE_INFINITY);
+    this.definitions.set(`${epoch}:${definition.id}`, definitionOf(definition), definition.expiredAt?.getTime() ?? Number.POSITIVE_INFINITY, Date.now());
   }
 
   /**

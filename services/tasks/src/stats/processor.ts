@@ -249,7 +249,7 @@ export class StatBatchProcessor {
         withMessageContext(delivered.trace, () => withRequestId(delivered.requestId, () => {
           for (const { task } of fresh) {
             // one that did not go out is announced again by a redelivery
-            if (this.announce(task, eventId)) this.announced.set(`${eventId}:${task.id}`, true, at + ANNOUNCED_FOR_MS);
+            if (this.announce(task, eventId)) this.announced.set(`${eventId}:${task.id}`, true, at + ANNOUNCED_FOR_MS, at);
           }
         }));
       }
