@@ -47,6 +47,13 @@ async function start(): Promise<void> {
       message = (error as Error).message;
     }
   }
+  // a stored token the console can no longer use (expired since) is dropped, and the sign-in says why
+  const stored = storedToken();
+  const storedRead = stored ? readClaims(stored) : null;
+  if (storedRead && !storedRead.ok) {
+    storeToken(null);
+    message ||= `Signed out: ${storedRead.reason}.`;
+  }
   render(<App initialToken={storedToken()} tokenSignIn={config.tokenSignIn} oidc={config.oidc} initialMessage={message} />, root);
 }
 

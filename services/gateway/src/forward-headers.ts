@@ -38,10 +38,15 @@ function without(incoming: Record<string, string | string[] | undefined>, droppe
 
 /**
  * The service's answer headers as the client gets them: without the service connection's
- * own (its `connection: keep-alive` or `close` would decide the client's connection).
+ * own (its `connection: keep-alive` or `close` would decide the client's connection), and
+ * not to be stored unless the service said otherwise: every answer is a gamer's or an
+ * admin's own data (friends, dead-letter payloads), which a browser would otherwise keep in
+ * its disk cache after sign-out.
  */
 export function answerHeaders(incoming: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  return without(incoming, HOP_BY_HOP_NAMES);
+  const headers = without(incoming, HOP_BY_HOP_NAMES);
+  headers['cache-control'] ??= 'no-store';
+  return headers;
 }
 
 /**

@@ -17,11 +17,20 @@ export class ApiProblem extends Error {
 }
 
 /**
- * The typed API client (openapi-fetch over the API types of @gfts/client, generated from
- * docs/openapi.json). Same origin as the page; every call carries the admin's bearer token.
+ * How long a call may wait for its answer. A request sent into a dead path (a laptop's
+ * network gone, a proxy holding it) otherwise waited minutes, and the Health page, which
+ * polls one call at a time, showed its last readings as current all that while.
  */
-export function createApi(token: () => string | null, onUnauthorized: () => void) {
-  const client = createClient<paths>({ baseUrl: location.origin });
+export const CALL_TIMEOUT_MS = 15_000;
+
+/**
+ * The typed API client (openapi-fetch over the API types of @gfts/client, generated from
+ * docs/openapi.json). Same origin as the page; every call carries the admin's bearer token
+ * and ends after `timeoutMs` (a TimeoutError, shown as the call's failure).
+ */
+export function createApi(token: () => string | null, onUnauthorized: () => void, { baseUrl = location.origin, fetch = globalThis.fetch, timeoutMs = CALL_TIMEOUT_MS }: { baseUrl?: string; fetch?: typeof globalThis.fetch; timeoutMs?: number } = {}) {
+  const timed = (request: Request) => fetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) });
+  const client = createClient<paths>({ baseUrl, fetch: timed });
   client.use({
     onRequest({ request }) {
       const bearer = token();

@@ -7,7 +7,7 @@ import { utcDateTime } from '../time.ts';
 import { seasonEndChange, seasonInput } from './season-form.ts';
 import { byFamily, createBody, emptyChild, emptyForm, formOf, patchBody, type TaskForm } from './task-form.ts';
 
-function TaskRow({ task, onEdit, onDelete }: { task: ApplicationTask; onEdit: (t: ApplicationTask) => void; onDelete: (t: ApplicationTask) => void }) {
+function TaskRow({ task, onEdit, onDelete, busy }: { task: ApplicationTask; onEdit: (t: ApplicationTask) => void; onDelete: (t: ApplicationTask) => void; busy: boolean }) {
   return (
     <li class="task">
       <div class="task-head">
@@ -20,7 +20,7 @@ function TaskRow({ task, onEdit, onDelete }: { task: ApplicationTask; onEdit: (t
         </span>
         <span class="actions">
           <button type="button" onClick={() => onEdit(task)} aria-label={`Edit ${task.name}`}>Edit</button>
-          <button type="button" class="danger" onClick={() => onDelete(task)} aria-label={`Delete ${task.name}`}>Delete</button>
+          <button type="button" class="danger" onClick={() => onDelete(task)} disabled={busy} aria-label={`Delete ${task.name}`}>Delete</button>
         </span>
       </div>
       {task.description && <p class="muted">{task.description}</p>}
@@ -41,26 +41,30 @@ function SeasonSettings({ session }: { session: Session }) {
   const [endsAt, setEndsAt] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState('');
+  // one save at a time: a double click sent two PUTs
+  const [saving, whileSaving] = useSingleFlight();
   useEffect(() => {
     ok(api.GET('/api/v1/{applicationId}/season', { params: { path: { applicationId: claims.app } } })).then((s) => {
       setSeason(s);
       setEndsAt(seasonInput(s.endsAt));
     }, setError);
   }, [claims.app]);
-  const save = async (event: Event) => {
+  const save = (event: Event) => {
     event.preventDefault();
-    setError(null);
-    setSaved('');
-    const change = seasonEndChange(season?.endsAt ?? null, endsAt);
-    if (change.kind === 'unchanged') return setSaved('Nothing changed.');
-    try {
-      const stored = await ok(api.PUT('/api/v1/{applicationId}/season', { params: { path: { applicationId: claims.app } }, body: { endsAt: change.endsAt } }));
-      setSeason(stored);
-      setEndsAt(seasonInput(stored.endsAt));
-      setSaved('Saved.');
-    } catch (e) {
-      setError(e);
-    }
+    return whileSaving(async () => {
+      setError(null);
+      setSaved('');
+      const change = seasonEndChange(season?.endsAt ?? null, endsAt);
+      if (change.kind === 'unchanged') return setSaved('Nothing changed.');
+      try {
+        const stored = await ok(api.PUT('/api/v1/{applicationId}/season', { params: { path: { applicationId: claims.app } }, body: { endsAt: change.endsAt } }));
+        setSeason(stored);
+        setEndsAt(seasonInput(stored.endsAt));
+        setSaved('Saved.');
+      } catch (e) {
+        setError(e);
+      }
+    });
   };
   return (
     <section aria-labelledby="season-heading">
@@ -68,7 +72,7 @@ function SeasonSettings({ session }: { session: Session }) {
       <p class="muted">Seasonal tasks assigned from now on expire at the season end{season ? ` (now ${utcDateTime(season.endsAt)}, ${season.source === 'admin' ? 'set by an admin' : 'end of the quarter until set'})` : ''}.</p>
       <form class="inline" onSubmit={save}>
         <label>Season ends (UTC) <input type="datetime-local" step={1} value={endsAt} onInput={(e) => setEndsAt(e.currentTarget.value)} /></label>
-        <button type="submit">Save season</button>
+        <button type="submit" disabled={saving}>Save season</button>
         {saved && <span role="status">{saved}</span>}
       </form>
       <ProblemView error={error} />
@@ -79,7 +83,8 @@ function SeasonSettings({ session }: { session: Session }) {
 /** Catalog: tasks and achievements by family; create, edit, delete through the catalog API. */
 export function CatalogPage({ session }: { session: Session }) {
   const { api, claims } = session;
-  const [tasks, setTasks] = useState<ApplicationTask[]>([]);
+  // null until the first load answered: "No tasks yet." only when known
+  const [tasks, setTasks] = useState<ApplicationTask[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [form, setForm] = useState<TaskForm>(emptyForm());
   const [editing, setEditing] = useState<ApplicationTask | null>(null);
@@ -131,7 +136,9 @@ export function CatalogPage({ session }: { session: Session }) {
     setFormError(null);
     setNotice('');
   };
-  const remove = async (task: ApplicationTask) => {
+  // one save or delete at a time: a second click on Delete before the list reloaded sent a
+  // second DELETE, whose 404 showed as an error for a delete that worked
+  const remove = (task: ApplicationTask) => whileSaving(async () => {
     if (!confirm(`Delete “${task.name}”${task.children.length ? ' and its children' : ''}? Gamers holding it keep it.`)) return;
     try {
       await ok(api.DELETE('/api/v1/{applicationId}/tasks/{taskId}', { params: { path: { applicationId: claims.app, taskId: task.id } } }));
@@ -140,9 +147,9 @@ export function CatalogPage({ session }: { session: Session }) {
     } catch (e) {
       setLoadError(e);
     }
-  };
+  });
 
-  const groups = byFamily(tasks);
+  const groups = byFamily(tasks ?? []);
   return (
     <div class="page">
       <h1>Catalog</h1>
@@ -151,11 +158,12 @@ export function CatalogPage({ session }: { session: Session }) {
       <div class="columns">
         <section aria-labelledby="list-heading">
           <h2 id="list-heading">Tasks and achievements</h2>
-          {groups.length === 0 && <p class="muted">No tasks yet.</p>}
+          {tasks === null && !loadError && <p class="muted">Loading…</p>}
+          {tasks !== null && groups.length === 0 && <p class="muted">No tasks yet.</p>}
           {groups.map(([family, list]) => (
             <section key={family} aria-label={`${family} tasks`}>
               <h3>{family}</h3>
-              <ul class="tasks">{list.map((t) => <TaskRow key={t.id} task={t} onEdit={edit} onDelete={remove} />)}</ul>
+              <ul class="tasks">{list.map((t) => <TaskRow key={t.id} task={t} onEdit={edit} onDelete={(task) => void remove(task)} busy={saving} />)}</ul>
             </section>
           ))}
         </section>

@@ -54,6 +54,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
       const next = await page(after);
       setLetters((shown) => [...(shown ?? []), ...next.letters]);
       setAfter(next.after);
+      setError(null);
     } catch (e) {
       setError(e);
     }
@@ -75,14 +76,17 @@ export function DeadLettersPage({ session }: { session: Session }) {
     const result = await ok(api.POST('/api/v1/admin/dead-letters/{sequence}/replay', { params: { path: { sequence: letter.sequence } } }));
     return `Replayed dead letter ${result.sequence}${result.eventId ? ` (event ${result.eventId})` : ''}.`;
   });
-  /** How many Replay all replays: those shown once all are, else the application's count (null: unknown). */
-  const letterCount = async (): Promise<number | null> =>
-    after === undefined ? (letters?.length ?? 0) : (await ok(api.GET('/api/v1/admin/health'))).deadLetters;
+  /**
+   * How many Replay all would replay: the application's count now (null: unknown), never the
+   * loaded list's length, which may be long out of date (until 2026-11-28 it was asked "1
+   * dead letter?" and then replayed the hundreds that came since).
+   */
+  const letterCount = async (): Promise<number | null> => (await ok(api.GET('/api/v1/admin/health'))).deadLetters;
   const replayAll = () => run(async () => {
     try {
       const count = await letterCount();
-      const what = count === null ? `all dead letters (more than the ${letters?.length ?? 0} loaded)` : `all ${count} dead letter${count === 1 ? '' : 's'}`;
-      if (!confirm(`Replay ${what}? Each event is published again, with its eventId.`)) return;
+      const what = count === null ? 'every dead letter of the application' : `the ${count} dead letter${count === 1 ? '' : 's'} the application holds now`;
+      if (!confirm(`Replay ${what}, oldest first? Each event is published again, with its eventId. One call replays up to its limit; if more remain you will be told.`)) return;
       setNotice('');
       const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
       // at most DEAD_LETTER_REPLAY_ALL_MAX per call: the rest waits for another click
@@ -92,8 +96,10 @@ export function DeadLettersPage({ session }: { session: Session }) {
       // the service replays one by one; past the gateway's upstream timeout the gateway
       // answers 504 while the replays go on: clicking again would only start another run
       if (e instanceof ApiProblem && e.status === 504) {
-        setNotice('The gateway stopped waiting (504): the replay may still be running; refresh in a moment.');
+        setNotice('The gateway stopped waiting (504): the replay may still be running. The list below is reloaded; refresh again in a moment.');
         setError(null);
+        // the letters shown may be being replayed: acting on them would answer 404
+        await firstPage();
       } else {
         setError(e);
       }

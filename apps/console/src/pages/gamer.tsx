@@ -151,7 +151,7 @@ function GamerView({ session, gamerId }: { session: Session; gamerId: string }) 
           <People title="Incoming requests" people={relations.incoming.map((f) => ({ key: f.id, user: f.user }))} limit={LIST_LIMIT} />
           <People title="Outgoing requests" people={relations.outgoing.map((f) => ({ key: f.id, user: f.user }))} limit={LIST_LIMIT} />
           <People title="Blocks" people={relations.blocked.map((b) => ({ key: b.id, user: b.toGamer }))} limit={LIST_LIMIT} />
-          <People title="Blocked by" people={relations.blockedBy.map((u) => ({ key: u.id, user: u }))} />
+          <People title="Blocked by" people={relations.blockedBy.map((u) => ({ key: u.id, user: u }))} limit={LIST_LIMIT} />
         </div>
       )}
       {progress && (

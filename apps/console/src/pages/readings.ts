@@ -15,12 +15,14 @@ export type GatewayState = 'checking' | 'ready' | 'unreachable';
 
 /**
  * The gateway's state from the Health page's readings: ready when it answered any of them,
- * a success or an HTTP error (a service that is down answers 502 through the gateway);
- * unreachable when none got an answer (network errors: the gateway, or the way to it, is
- * down); checking before the first reading.
+ * a success or one of its problems (a service that is down answers 502 problem+json through
+ * the gateway, with a `code`); unreachable when none got an answer from it: network errors,
+ * or an error without a code, which something in front of it answered (an ingress's 502
+ * page while the gateway is down: until 2026-11-28 that read as "ready"); checking before
+ * the first reading.
  */
 export function gatewayState(readings: readonly (Reading<unknown> | undefined)[]): GatewayState {
   const done = readings.filter((r) => r !== undefined);
   if (done.length === 0) return 'checking';
-  return done.some((r) => r.ok || r.error instanceof ApiProblem) ? 'ready' : 'unreachable';
+  return done.some((r) => r.ok || (r.error instanceof ApiProblem && typeof r.error.problem.code === 'string')) ? 'ready' : 'unreachable';
 }

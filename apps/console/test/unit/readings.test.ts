@@ -3,7 +3,9 @@ import { ApiProblem } from '../../src/api/client.ts';
 import { gatewayState, read } from '../../src/pages/readings.ts';
 
 const answer = read(Promise.resolve({ status: 'ok' }));
-const httpError = read(Promise.reject(new ApiProblem(502, { title: 'Bad Gateway' })));
+const httpError = read(Promise.reject(new ApiProblem(502, { title: 'Bad Gateway', code: 'UPSTREAM_UNAVAILABLE' })));
+// what an ingress answers while the gateway is down: a page, no problem of ours
+const ingressError = read(Promise.reject(new ApiProblem(502, { title: '<html>502 Bad Gateway</html>' })));
 const networkError = read(Promise.reject(new TypeError('Failed to fetch')));
 
 describe('the gateway\'s state on the Health page', () => {
@@ -17,7 +19,9 @@ describe('the gateway\'s state on the Health page', () => {
     expect(gatewayState([await networkError, await httpError])).toBe('ready');
   });
 
-  it('is unreachable when every call failed without an answer', async () => {
+  it('is unreachable when every call failed without an answer from it', async () => {
     expect(gatewayState([await networkError, await networkError])).toBe('unreachable');
+    expect(gatewayState([await ingressError, await networkError])).toBe('unreachable');
+    expect(gatewayState([await ingressError, await ingressError])).toBe('unreachable');
   });
 });

@@ -75,6 +75,8 @@ describe('gateway (HS256)', () => {
     expect(root.body).toMatchObject({ upstream: 'friendship', url: '/api/v1/friendship' });
     const nested = await api<Echo>('GET', '/api/v1/friendship/requests/incoming?limit=2', { headers: auth });
     expect(nested.body).toMatchObject({ upstream: 'friendship', url: '/api/v1/friendship/requests/incoming?limit=2' });
+    // a gamer's own data: not kept in a browser's cache
+    expect(nested.headers.get('cache-control')).toBe('no-store');
   });
 
   it('routes every other /api/v1 path to the tasks service', async () => {

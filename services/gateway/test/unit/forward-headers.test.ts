@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forwardHeaders } from '../../src/forward-headers.ts';
+import { answerHeaders, forwardHeaders } from '../../src/forward-headers.ts';
 
 describe('forwardHeaders', () => {
   const incoming = {
@@ -54,5 +54,12 @@ describe('forwardHeaders', () => {
     const out = forwardHeaders(incoming, 'a', 'r');
     expect(out['content-type']).toBe('application/json');
     expect(out['accept']).toBe('application/json');
+  });
+});
+
+describe('answerHeaders', () => {
+  it('marks an answer not to be stored unless the service said how to cache it, and drops the service connection\'s own headers', () => {
+    expect(answerHeaders({ 'content-type': 'application/json', connection: 'close', 'keep-alive': 'timeout=5' })).toEqual({ 'content-type': 'application/json', 'cache-control': 'no-store' });
+    expect(answerHeaders({ 'cache-control': 'public, max-age=60' })).toEqual({ 'cache-control': 'public, max-age=60' });
   });
 });
