@@ -251,3 +251,16 @@ describe('Session bounds', () => {
     expect(socket.sent).toEqual([]);
   });
 });
+
+describe('Session on a socket its client is closing', () => {
+  it('writes nothing more, and closes nothing as slow', () => {
+    const socket = new FakeSocket();
+    const closed: number[] = [];
+    const session = new Session(socket as unknown as WebSocket, gamer, { ...limits, sendBufferBytes: 1_024 }, { closed: (code) => closed.push(code), sent: () => {} }, false);
+    session.deliver(outgoing(completed('01')));
+    socket.readyState = 2; // CLOSING: the client's close frame arrived, the handshake runs
+    for (let i = 0; i < 20; i++) session.deliver(outgoing(completed(String(10 + i))));
+    expect(ids(socket)).toEqual(['01']);
+    expect(closed).toEqual([]);
+  });
+});
