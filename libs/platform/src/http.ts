@@ -82,6 +82,28 @@ function cutStalled(request: FastifyRequest, reply: FastifyReply, sendTimeoutMs:
   reply.raw.destroy();
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * JSON bodies as UTF-8, strictly: Fastify's parser reads a body as text, turning bytes that
+ * are no UTF-8 into U+FFFD, so a stat event with broken bytes was taken over HTTP (202) while
+ * the NATS path dead-letters it. Now a 400 here too. Then Fastify's own parser (prototype
+ * poisoning refused), on the decoded text.
+ */
+function strictUtf8Json(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = strictUtf8.decode(body as Buffer);
+    } catch {
+      return done(Object.assign(new Error('the body is not UTF-8'), { statusCode: 400 }), undefined);
+    }
+    parseJson(request, text, done);
+  });
+}
+
 /**
  * A Fastify instance with what every service shares: JSON logs carrying the request id,
  * problem+json errors, strict validation (unknown body fields are a 400, not dropped),
@@ -126,6 +148,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.decorate('declaredRoutes', routes.list);
   // Fastify also parses text/plain by default; every API body is JSON, anything else is a 415.
   app.removeContentTypeParser('text/plain');
+  strictUtf8Json(app);
   app.addHook('onRequest', emptyBodyIsNoBody);
   app.addHook('onRoute', foldBooleanQueryOf);
   // While closing, tell keep-alive clients not to reuse the connection.

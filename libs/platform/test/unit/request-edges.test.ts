@@ -122,6 +122,20 @@ describe('createHttpServer at the edge', () => {
     });
   });
 
+  it('takes a JSON body in UTF-8 only: bytes that are not are a 400, as the NATS path refuses them', async () => {
+    const broken = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const refused = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: broken });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', detail: 'the body is not UTF-8' });
+    const accepted = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json; charset=utf-8' }, payload: Buffer.from('{"name":"Zoë 😀"}') });
+    expect(accepted.statusCode).toBe(200);
+    // Fastify's own checks still run on the text
+    const poisoned = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{"name":"a","__proto__":{"x":1}}' });
+    expect(poisoned.statusCode).toBe(400);
+    const malformed = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
+    expect(malformed.json()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+  });
+
   describe('takes JSON only: other media types are a 415', () => {
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
       it(type, async () => {
