@@ -35,7 +35,7 @@ const GatewaySettings = {
   RATE_LIMIT_LEASE_MAX: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'most slots of a gamer\'s shared budget a replica takes ahead in one update (1: one round trip per request)' }),
   RATE_LIMIT_LEASE_FIRST: Type.Integer({ minimum: 1, maximum: 10_000, default: 4, description: 'slots a replica takes in a gamer\'s first update of a window (at most RATE_LIMIT_LEASE_MAX); each next update of the window takes twice as many' }),
   RATE_LIMIT_KV_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'NATS servers holding the counters\' bucket, when the gateway creates it' }),
-  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000, description: 'time an upstream service has to answer' }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000, description: 'time an upstream service has to answer' }),
   UPSTREAM_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 4096, default: 128, description: 'keep-alive connections the gateway holds open to each upstream service, at most' }),
   UPSTREAM_CONNECTION_MAX_AGE_MS: Type.Integer({
     minimum: 1_000,

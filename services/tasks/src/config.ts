@@ -27,7 +27,7 @@ const TasksSettings = {
   }),
   STATS_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 2 * MINUTE, description: 'JetStream duplicate window of the stats stream (eventId as message id)' }),
   STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
-  STATS_RETRY_BASE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
+  STATS_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
   STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
   CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 500, description: 'most stat events applied in one batch (one bulk write)' }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 5, description: 'how long a batch waits for more events once its first arrived' }),
@@ -41,7 +41,7 @@ const TasksSettings = {
   ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
   ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
-  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
+  ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };
 export type TasksConfig = Static<TObject<typeof TasksSettings>>;
