@@ -359,23 +359,25 @@ export function friendshipService(deps: FriendshipServiceDeps) {
      * Case-insensitive, literal prefix search over the folded display name, excluding the
      * caller and everyone who blocks the caller (a blocker stays invisible to the blocked).
      * The blockers are looked up among the matches, not read whole (a gamer may be blocked by
-     * any number of gamers): a read that found some is made again without them, at most
-     * SEARCH_READS reads.
+     * any number of gamers): while blockers leave the answer short, the next `size` matches
+     * are read (those seen left out), at most SEARCH_READS reads.
      */
     async search(caller: Caller, displayName: string, limit: number | undefined): Promise<UserSummary[]> {
       const { applicationId, gamerId } = caller;
       const key = displayNameKey(displayName);
       if (key === '') throw badRequest('displayName must contain a visible character');
       const size = searchSize(limit);
-      const excluded = [gamerId];
-      for (let read = 1; ; read++) {
-        const found = await repo.gamers.searchByPrefix(applicationId, key, excluded, size);
+      const seen = [gamerId];
+      const visible: GamerProfile[] = [];
+      for (let read = 1; read <= SEARCH_READS && visible.length < size; read++) {
+        // sorted by (key, gamerId): leaving out every match seen continues after the last
+        const found = await repo.gamers.searchByPrefix(applicationId, key, seen, size);
         const blockers = await repo.blocks.blockersAmong(applicationId, gamerId, found.map((g) => g.gamerId));
-        if (blockers.size === 0 || found.length < size || read === SEARCH_READS) {
-          return found.filter((g) => !blockers.has(g.gamerId)).map((g) => ({ id: g.gamerId, displayName: g.displayName, avatar: g.avatar }));
-        }
-        excluded.push(...blockers);
+        visible.push(...found.filter((g) => !blockers.has(g.gamerId)));
+        if (found.length < size) break;
+        seen.push(...found.map((g) => g.gamerId));
       }
+      return visible.slice(0, size).map((g) => ({ id: g.gamerId, displayName: g.displayName, avatar: g.avatar }));
     },
   };
 }

@@ -113,7 +113,10 @@ export class AssignService {
     const adopted = keyed === undefined ? [] : adoptedTrees(active, [keyed.mark, keyed.legacy], family, new Date(now.getTime() - this.keyRetentionMs));
     // their missing progress entries added, and their progress as it stands (games may have come since)
     const adoptedParents = adopted.length === 0 ? [] : (await this.progress.overlay(identity, adopted.flatMap((tree) => [tree.parent, ...tree.children]), now)).filter((r) => r.parentGamerTaskId === null);
-    const order = assignmentOrder(candidates, new Set(active.map((t) => t.taskId)));
+    // held in this family: a copy assigned while the task was of another family (an admin
+    // moved it since, lifetime to daily) would otherwise keep it from the gamer for as long as
+    // that copy lives, for ever for a lifetime one (until 2026-11-28)
+    const order = assignmentOrder(candidates, new Set(active.filter((t) => t.family === family).map((t) => t.taskId)));
     const wanted = adopted.length + (family === TaskFamily.SEASONAL ? order.length : Math.min(Math.max(0, numberOfTasks - adopted.length), order.length));
     const created: GamerTask[] = adoptedParents.map(gamerTaskView);
     let next = 0;

@@ -5,9 +5,9 @@ export const MAX_PAGE_SIZE = 200;
 export const DEFAULT_SEARCH_SIZE = 20;
 export const MAX_SEARCH_SIZE = 50;
 /**
- * Reads of one search: each next one leaves out the blockers of the caller the previous one
- * found. A search answers short only when more than (SEARCH_READS − 1) × its size of its
- * first matches block the caller.
+ * Reads of one search, each of the next `size` matches: a search answers short only when
+ * more than (SEARCH_READS − 1) × its size of its first SEARCH_READS × size matches block the
+ * caller.
  */
 export const SEARCH_READS = 4;
 

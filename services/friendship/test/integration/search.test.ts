@@ -110,6 +110,16 @@ describe('GET /search', () => {
     expect(idsOf(await w.search(pals[0]!, 'seek'))).toEqual([seeker.id]);
   });
 
+  it('reads on past matches it already showed: one blocker per read does not cut the answer short', async () => {
+    const app = randomUUID();
+    const seeker = await w.join(app, 'Seeker');
+    const pals: Gamer[] = [];
+    for (let i = 1; i <= 6; i++) pals.push(await w.join(app, `Pal ${i}`));
+    for (const i of [0, 2, 3, 4]) expect((await w.block(pals[i]!, seeker.id)).status).toBe(200);
+    // [1, 2] shows 2, [3, 4] nothing, [5, 6] shows 6
+    expect(idsOf(await w.search(seeker, 'pal', '&limit=2'))).toEqual([pals[1]!.id, pals[5]!.id]);
+  });
+
   it('finds only gamers of the caller\'s application', async () => {
     const other = await w.join(randomUUID(), 'DragonOfAnotherApp');
     expect(idsOf(await w.search(me, 'dragonof'))).toEqual([]);

@@ -243,6 +243,21 @@ describe('assign and the gamer task list', () => {
     expect((await world.assign(ann, 'lifetime')).body[0]!.expiredAt).toBeNull();
   });
 
+  it('assigns a task moved to another family to a gamer who holds a copy from its old family', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime' });
+    const ann = world.gamer();
+    expect((await world.assign(ann, 'lifetime')).body.map((t) => t.task.id)).toEqual([task.id]);
+    const moved = await stack.api('PATCH', `/api/v1/${world.app}/tasks/${task.id}`, { headers: world.admin.auth, body: { family: 'daily' } });
+    expect(moved.status).toBe(200);
+    // Ann's lifetime copy never expires: it no longer keeps the daily task from her
+    const daily = await world.assign(ann, 'daily');
+    expect(daily.status).toBe(200);
+    expect(daily.body.map((t) => [t.task.id, t.task.family, t.expiredAt === null])).toEqual([[task.id, 'daily', false]]);
+    // and once held in its family, not twice
+    expect((await world.assign(ann, 'daily')).status).toBe(409);
+  });
+
   it('assigns a composite as one entry; the list shows its children as childTasks', async () => {
     const world = new World(stack);
     const composite = await world.createTask({ family: 'weekly', children: [child(), child({ applicationStatsId: 'wins' })] });
