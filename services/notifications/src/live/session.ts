@@ -140,8 +140,8 @@ export class Session {
     for (;;) {
       const page = await inbox.after(this.gamer, after, this.limits.replayPage);
       for (const notification of page) {
-        if (this.socket.bufferedAmount > this.limits.sendBufferBytes / 2) await this.drained();
-        if (this.closed) return;
+        // a socket closed or closing (its client left) is read no further
+        if (!(await this.paced())) return;
         this.forgetCompleted(notification);
         if (!alreadySent.has(notification.id)) this.sendStored(notification.id, JSON.stringify(notification));
         if (notification.id >= recent) replayed.add(notification.id);
@@ -163,11 +163,33 @@ export class Session {
       return;
     }
     this.carried = undefined;
-    const held = this.held ?? [];
+    this.replayed = sent;
+    // The held ones in order, paced as the replay was (released at once, up to the whole send
+    // buffer's worth on top of what the replay left waiting, they cut healthy clients as slow);
+    // what arrives meanwhile joins the end of the queue.
+    const held = (this.held ??= []);
+    while (held.length > 0) {
+      if (!(await this.paced())) return;
+      if (this.gap) {
+        // NATS left meanwhile: the rest waits for the gap's catch-up, as above
+        this.carried = sent;
+        return;
+      }
+      const next = held.shift()!;
+      this.heldBytes -= Buffer.byteLength(next.text);
+      this.send(next);
+    }
     this.held = undefined;
     this.heldBytes = 0;
-    this.replayed = sent;
-    for (const outgoing of held) this.deliver(outgoing);
+  }
+
+  /**
+   * Before a replayed or released notification: waits while half the send buffer is taken.
+   * False when the socket is closed or its client is closing it: nothing more goes to it.
+   */
+  private async paced(): Promise<boolean> {
+    if (this.socket.bufferedAmount > this.limits.sendBufferBytes / 2) await this.drained();
+    return this.isOpen;
   }
 
   /**
@@ -178,7 +200,7 @@ export class Session {
    */
   private async drained(): Promise<void> {
     const until = Date.now() + REPLAY_DRAIN_WAIT_MS;
-    while (!this.closed && this.socket.bufferedAmount > this.limits.sendBufferBytes / 2) {
+    while (this.isOpen && this.socket.bufferedAmount > this.limits.sendBufferBytes / 2) {
       if (Date.now() >= until) {
         this.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
         return;
@@ -201,6 +223,11 @@ export class Session {
       this.held.push(outgoing);
       return;
     }
+    this.send(outgoing);
+  }
+
+  /** A notification live, past what is held: deduplicated against the last replay, progress throttled. */
+  private send(outgoing: Outgoing): void {
     const { notification, text } = outgoing;
     // before the replayed-id check: the live copy of a replayed completion still ends its task's progress
     this.forgetCompleted(notification);

@@ -242,6 +242,44 @@ describe('Session bounds', () => {
     expect(socket.closedWith).toBe(4008);
   });
 
+  it('paces the release of what was held during the replay as the replay itself', async () => {
+    vi.useFakeTimers();
+    const socket = new ReadingSocket(500);
+    const closed: number[] = [];
+    const session = new Session(socket as unknown as WebSocket, gamer, small, { closed: (code) => closed.push(code), sent: () => {} }, true);
+    const stored = many.slice(0, 20);
+    const live = many.slice(20, 28);
+    let reads = 0;
+    // while the replay reads, eight newer ones arrive live (about 1.4 KB held, under the 2 KB bound)
+    const replay = session.replay(inboxOf(stored, () => {
+      if (reads++ === 0) for (const n of live) session.deliver(outgoing(n));
+    }), idOf('00'));
+    await vi.advanceTimersByTimeAsync(5_000);
+    await replay;
+    expect(closed).toEqual([]);
+    expect(ids(socket)).toEqual([...stored, ...live].map((n) => labels.get(n.id)));
+    // live again once released
+    session.deliver(outgoing(completed('90')));
+    expect(ids(socket).at(-1)).toBe('90');
+    session.close(1000, 'done');
+  });
+
+  it('reads no further for a socket its client is closing, and cuts nothing as slow', async () => {
+    vi.useFakeTimers();
+    const socket = new ReadingSocket(0);
+    const closed: number[] = [];
+    const session = new Session(socket as unknown as WebSocket, gamer, { ...small, replayPage: 5 }, { closed: (code) => closed.push(code), sent: () => {} }, true);
+    let reads = 0;
+    const replay = session.replay(inboxOf(many, () => void reads++), idOf('00'));
+    await vi.advanceTimersByTimeAsync(100);
+    socket.readyState = 2; // CLOSING: the client's close frame arrived
+    const readsAtClose = reads;
+    await vi.advanceTimersByTimeAsync(20_000);
+    await replay;
+    expect(reads).toBe(readsAtClose);
+    expect(closed).toEqual([]);
+  });
+
   it('closes with 1013 a socket whose held notifications outgrow the send buffer while it waits for its catch-up', async () => {
     const socket = new ReadingSocket(0);
     const session = new Session(socket as unknown as WebSocket, gamer, small, metrics, false);
