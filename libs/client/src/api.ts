@@ -80,8 +80,9 @@ async function asProblemResponse(response: Response): Promise<Response | undefin
   }
   const detail = text.trim().slice(0, 200);
   const problem: Problem = { type: 'about:blank', title: response.statusText || `HTTP ${response.status}`, status: response.status, code: statusCode(response.status), ...(detail ? { detail } : {}) };
+  // the content type stays the one answered (text/html, none): `response` still tells a
+  // problem of the services (application/problem+json) from one made here
   const headers = new Headers(response.headers);
-  headers.set('content-type', 'application/problem+json');
   headers.delete('content-length');
   headers.delete('content-encoding');
   return new Response(JSON.stringify(problem), { status: response.status, statusText: response.statusText, headers });

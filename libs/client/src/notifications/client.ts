@@ -97,22 +97,33 @@ export class NotificationsCallError extends Error {
   readonly status: number;
   readonly problem: Problem | undefined;
   readonly retryAfterMs: number | undefined;
-  constructor(call: string, status: number, problem: Problem | undefined, retryAfterMs: number | undefined) {
+  /** the gateway answered it (problem+json), not a component in front of it */
+  readonly fromGateway: boolean;
+  constructor(call: string, status: number, problem: Problem | undefined, retryAfterMs: number | undefined, fromGateway = true) {
     super(`${call} answered ${status}${problem ? `: ${problem.code} ${problem.detail ?? problem.title}` : ''}`);
     this.name = 'NotificationsCallError';
     this.status = status;
     this.problem = problem;
     this.retryAfterMs = retryAfterMs;
+    this.fromGateway = fromGateway;
   }
 }
 
 /** Answers to a call before the connect that a retry would get again. */
 const REFUSED_STATUSES = [400, 404, 405];
 
+/**
+ * A refusal no retry changes: one of REFUSED_STATUSES, answered by the gateway itself (a
+ * problem+json). Another component's (an ingress's HTML 404 while the gateway's pods are
+ * replaced) may be gone at the next try.
+ */
+const isFinalRefusal = (error: NotificationsCallError): boolean => REFUSED_STATUSES.includes(error.status) && error.fromGateway;
+
 function callError(call: string, response: Response, error: unknown): NotificationsCallError {
   const seconds = Number(response.headers.get('retry-after'));
   const problem = typeof error === 'object' && error !== null && 'code' in error ? (error as Problem) : undefined;
-  return new NotificationsCallError(call, response.status, problem, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined);
+  const fromGateway = (response.headers.get('content-type') ?? '').includes('application/problem+json');
+  return new NotificationsCallError(call, response.status, problem, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined, fromGateway);
 }
 
 export interface NotificationsEvents {
@@ -310,7 +321,7 @@ export class NotificationsClient {
       // closed meanwhile: the call was ended by close(), nothing to report
       if ((this.#state as ConnectionState) === 'stopped') return;
       this.#emit('error', asError(error));
-      if (error instanceof NotificationsCallError && REFUSED_STATUSES.includes(error.status)) {
+      if (error instanceof NotificationsCallError && isFinalRefusal(error)) {
         this.#stop({ reason: 'refused' });
         return;
       }
@@ -448,7 +459,7 @@ export class NotificationsClient {
       if (!response.ok) {
         const refusal = callError('GET /api/v1/notifications', response, error);
         this.#emit('error', refusal);
-        if (REFUSED_STATUSES.includes(response.status)) {
+        if (isFinalRefusal(refusal)) {
           this.#emit('disconnect', { code, reason, retryInMs: undefined });
           this.#stop({ reason: 'refused' });
           return;
@@ -562,11 +573,12 @@ export class NotificationsClient {
 
 /**
  * The wait a `Retry-After` asks for, at most `maxMs`, spread by up to half of `jitter` above
- * it: a fleet refused at one moment (a drain's 503) does not come back in lockstep.
+ * that: a fleet refused at one moment (a drain's 503) does not come back in lockstep, also
+ * when the bound cut the wait.
  */
 export function retryAfterDelay(retryAfterMs: number, maxMs: number, jitter: number, random: () => number = Math.random): number {
   if (retryAfterMs <= 0) return 0;
-  return Math.min(maxMs, Math.round(retryAfterMs * (1 + (jitter / 2) * random())));
+  return Math.round(Math.min(maxMs, retryAfterMs) * (1 + (jitter / 2) * random()));
 }
 
 /** Starts a client: `connectNotifications({ baseUrl, token }).on('notification', …)`. */

@@ -45,9 +45,9 @@ const id = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')
 const latest = () => ScriptedSocket.made.at(-1)!;
 const query = (socket: ScriptedSocket) => Object.fromEntries(new URL(socket.url).searchParams);
 
-/** A fetch answering every request with `status`; openapi-fetch hands it a Request. */
+/** A fetch answering every request with `status`; openapi-fetch hands it a Request. An error is the gateway's problem+json. */
 function answering(status: number, body: unknown = {}) {
-  return vi.fn(async (_request: Request) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
+  return vi.fn(async (_request: Request) => new Response(JSON.stringify(body), { status, headers: { 'content-type': status < 400 ? 'application/json' : 'application/problem+json' } }));
 }
 
 function client(options: Partial<NotificationsClientOptions> = {}) {
@@ -586,6 +586,17 @@ describe('notifications client', () => {
     expect(missing.seen.stops).toEqual([{ reason: 'refused' }]);
     expect(missing.seen.errors).toEqual(['GET /api/v1/notifications answered 404: NOT_FOUND NOT_FOUND']);
 
+    // an ingress's own 404 page (the gateway's pods being replaced) may be gone at the next try
+    const page = vi.fn(async (_request: Request) => new Response('<html>404 Not Found</html>', { status: 404, headers: { 'content-type': 'text/html' } }));
+    const passing = client({ since: id(1), fetch: page as unknown as typeof fetch });
+    passing.live.start();
+    await settle();
+    latest().drop(1006);
+    await settle();
+    expect(passing.seen.stops).toEqual([]);
+    expect(passing.seen.retries).toEqual([100]);
+    passing.live.close();
+
     const limited = vi.fn(async (_request: Request) => new Response(JSON.stringify(problem(429, 'RATE_LIMITED')), { status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '7' } }));
     const busy = client({ since: id(1), fetch: limited as unknown as typeof fetch });
     busy.live.start();
@@ -661,6 +672,8 @@ describe('retryAfterDelay', () => {
     expect(retryAfterDelay(10_000, 300_000, 0.5, () => 0)).toBe(10_000);
     expect(retryAfterDelay(10_000, 300_000, 0.5, () => 1)).toBe(12_500);
     expect(retryAfterDelay(86_400_000, 300_000, 0.5, () => 0)).toBe(300_000);
+    // the bound cuts the wait, not its spread
+    expect(retryAfterDelay(86_400_000, 300_000, 0.5, () => 1)).toBe(375_000);
     expect(retryAfterDelay(0, 300_000, 0.5, () => 1)).toBe(0);
   });
 });
