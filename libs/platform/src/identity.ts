@@ -67,7 +67,7 @@ export function createIdentityVerifier(secret: string, options: { cacheSize?: nu
       roles: knownRoles(claims.roles),
       ...(typeof claims.tid === 'string' ? { ticketId: claims.tid } : {}),
     };
-    verified.set(token, identity, claims.exp * 1000, Date.now());
+    verified.set(token, identity, claims.exp * 1000, now);
     return identity;
   };
 }

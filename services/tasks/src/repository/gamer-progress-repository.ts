@@ -231,7 +231,7 @@ export class GamerProgressRepository {
       if (ours?.epoch !== doc.epoch) continue;
       for (const task of ours.tasks) {
         known.set(`${doc.epoch}:${task.id}`, definitionOf(task));
-        this.remember(doc.epoch, task);
+        this.remember(doc.epoch, task, nowMs);
       }
     }
     // definitions from memory; those of gamers with any missing, in one read of their
@@ -254,15 +254,15 @@ export class GamerProgressRepository {
         const doc = epochs.get(progressKey(task));
         if (!doc || doc.tasks?.[task.id] === undefined) continue;
         known.set(`${doc.epoch}:${task.id}`, definitionOf(task));
-        this.remember(doc.epoch, task);
+        this.remember(doc.epoch, task, nowMs);
       }
     }
     return new Map([...docs].map(([key, doc]) => [key, progressOf(doc, known)]));
   }
 
   /** A definition kept until its task expires (it is of no use after). */
-  private remember(epoch: string, definition: TaskDefinition): void {
-    this.definitions.set(`${epoch}:${definition.id}`, definitionOf(definition), definition.expiredAt?.getTime() ?? Number.POSITIVE_INFINITY, Date.now());
+  private remember(epoch: string, definition: TaskDefinition, nowMs: number): void {
+    this.definitions.set(`${epoch}:${definition.id}`, definitionOf(definition), definition.expiredAt?.getTime() ?? Number.POSITIVE_INFINITY, nowMs);
   }
 
   /**
@@ -274,7 +274,7 @@ export class GamerProgressRepository {
    * write then looked like this one's. A write whose token another write replaced before the
    * read is reported stale although it landed; planned again, its events are found applied.
    */
-  async write(writes: ProgressWrite[]): Promise<ProgressWriteResult> {
+  async write(writes: ProgressWrite[], now: Date): Promise<ProgressWriteResult> {
     const sent: { w: ProgressWrite; token: string; op: mongo.AnyBulkWriteOperation<GamerProgressDoc> }[] = [];
     for (const w of writes) {
       const token = randomUUID();
@@ -283,7 +283,7 @@ export class GamerProgressRepository {
     }
     if (sent.length === 0) return { landed: writes, stale: [] };
     const result = await this.store.gamerProgress.bulkWrite(sent.map((s) => s.op), { ordered: false });
-    if (result.matchedCount === sent.length) return this.rememberAdded({ landed: writes, stale: [] });
+    if (result.matchedCount === sent.length) return this.rememberAdded({ landed: writes, stale: [] }, now);
     const stored = new Map(
       (await this.store.gamerProgress.find({ _id: { $in: sent.map((s) => progressKey(s.w.owner)) } }, { projection: { lastWrite: 1, ...Object.fromEntries(sent.flatMap((s) => s.w.added.map((t) => [`tasks.${t.id}`, 1]))) } }).toArray())
         .map((d) => [d._id, d]),
@@ -298,7 +298,7 @@ export class GamerProgressRepository {
       // nothing to apply (only entries to add): it landed if the entries are there, whoever wrote them
       return eventIdsOf(w.changes).length === 0 && w.added.every((t) => doc?.tasks?.[t.id] !== undefined);
     };
-    return this.rememberAdded({ landed: writes.filter(landed), stale: writes.filter((w) => !landed(w)) });
+    return this.rememberAdded({ landed: writes.filter(landed), stale: writes.filter((w) => !landed(w)) }, now);
   }
 
   /**
@@ -308,9 +308,9 @@ export class GamerProgressRepository {
    * the definitions are never looked up. Not those of a write that replaced orphans (a new
    * epoch): the gamer's next batch reads them back.
    */
-  private rememberAdded(result: ProgressWriteResult): ProgressWriteResult {
+  private rememberAdded(result: ProgressWriteResult, now: Date): ProgressWriteResult {
     // a write that replaced orphans moved the document to an epoch of its own
-    for (const w of result.landed) if (w.replacing.length === 0) for (const task of w.added) this.remember(w.epoch, task);
+    for (const w of result.landed) if (w.replacing.length === 0) for (const task of w.added) this.remember(w.epoch, task, now.getTime());
     return result;
   }
 

@@ -220,7 +220,7 @@ export class StatBatchProcessor {
     if (tracked.length > 0) await this.deps.unlockStats.record(tracked, [], now);
     const staleWrite = this.deps.faults?.staleWrite;
     const forced = staleWrite ? plans.filter((p) => staleWrite(p.gamer.items.map((d) => d.event))) : [];
-    const { stale } = await progress.write((forced.length === 0 ? plans : plans.filter((p) => !forced.includes(p))).map((p) => p.write));
+    const { stale } = await progress.write((forced.length === 0 ? plans : plans.filter((p) => !forced.includes(p))).map((p) => p.write), now);
     const staleWrites = new Set([...stale, ...forced.map((p) => p.write)]);
     const landed = plans.filter((p) => !staleWrites.has(p.write));
     for (const { gamer } of plans.filter((p) => staleWrites.has(p.write))) for (const d of gamer.items) outcomes.set(d, { kind: 'stale' });
