@@ -53,6 +53,14 @@ export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response:
   throw new ApiProblem(response.status, problem);
 }
 
+/**
+ * A call whose answer did not come in time, which may still be running on the server: the
+ * gateway's 504, or this client's own timeout (CALL_TIMEOUT_MS, where the gateway waits longer).
+ */
+export function answerLost(error: unknown): boolean {
+  return (error instanceof ApiProblem && error.status === 504) || (error as Error | null)?.name === 'TimeoutError';
+}
+
 /** Any thrown value as problem details, for the Problem component. */
 export function asProblem(error: unknown): { status?: number; problem: Partial<Problem> } {
   if (error instanceof ApiProblem) return { status: error.status, problem: error.problem };

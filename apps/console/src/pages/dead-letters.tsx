@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiProblem, ok } from '../api/client.ts';
+import { answerLost, ApiProblem, ok } from '../api/client.ts';
 import { nextAfter } from '../api/next-page.ts';
 import { countPerBucket } from '../charts/series.ts';
 import { Chart } from '../components/chart.tsx';
@@ -95,8 +95,8 @@ export function DeadLettersPage({ session }: { session: Session }) {
     } catch (e) {
       // the service replays one by one; past the gateway's upstream timeout the gateway
       // answers 504 while the replays go on: clicking again would only start another run
-      if (e instanceof ApiProblem && e.status === 504) {
-        setNotice('The gateway stopped waiting (504): the replay may still be running. The list below is reloaded; refresh again in a moment.');
+      if (answerLost(e)) {
+        setNotice('The answer did not come in time: the replay may still be running. The list below is reloaded; refresh again in a moment.');
         setError(null);
         // the letters shown may be being replayed: acting on them would answer 404
         await firstPage();
