@@ -26,6 +26,8 @@ const pending = new WeakMap<IncomingMessage, PendingUpgrade>();
 
 /** Headers a refusal from upstream keeps when relayed; the rest describe the hop, not the answer. */
 const RELAYED_HEADERS = new Set(['content-type', 'x-request-id', 'retry-after', 'allow']);
+/** The largest refusal of an upgrade relayed (a problem is a few hundred bytes): larger is answered 502. */
+const REFUSAL_MAX_BYTES = 64 * 1024;
 
 /**
  * Upgrade requests go through Fastify like any request (request id, authentication, rate
@@ -189,13 +191,29 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     });
     upstream.on('response', (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        // the service's refusals are small problems: anything larger is not one of them
+        if (size > REFUSAL_MAX_BYTES) return void upstream.destroy(new Error(`a refusal of the upgrade over ${REFUSAL_MAX_BYTES} bytes`));
+        chunks.push(chunk);
+      });
       response.on('end', () => {
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
           const name = response.rawHeaders[i]!;
           if (RELAYED_HEADERS.has(name.toLowerCase())) reply.header(name, response.rawHeaders[i + 1]!);
         }
         void reply.code(response.statusCode ?? 502).send(Buffer.concat(chunks));
+      });
+      // A refusal cut before its end (the service's pod killed, the network, the cap above,
+      // the gateway closing) emits neither 'end' nor the request's 'error': only 'close'.
+      // Unanswered, the client waited for ever, and its socket held the gateway's shutdown.
+      response.on('close', () => {
+        if (reply.sent || response.complete) return;
+        if (hasLeft(client)) return gone(request, reply, client);
+        if (closing) return void reply.send(shuttingDown());
+        request.log.warn({ status: response.statusCode, bytes: size }, 'notifications upstream refusal cut short');
+        refuse(502, 'upstream service unavailable');
       });
     });
     upstream.on('upgrade', (response, socket, upstreamHead) => {

@@ -103,6 +103,19 @@ describe('the live channel through the gateway', () => {
     expect(await liveSamples(url)).toEqual({ 401: 1 });
   });
 
+  it('answers 502 to a refusal cut before its end, or one too large to be a refusal: the client is never left waiting', async () => {
+    for (const refusal of ['cut', 'huge'] as const) {
+      upstream = await liveUpstream({ refusal });
+      const url = await gatewayTo(upstream.url);
+      const { status, socket } = await askUpgrade(`${url}${LIVE}`, auth);
+      socket?.destroy();
+      expect({ refusal, status }).toEqual({ refusal, status: 502 });
+      await stopGateway();
+      await upstream.close();
+      upstream = undefined;
+    }
+  });
+
   it('counts a piped upgrade as a 101', async () => {
     upstream = await liveUpstream();
     const url = await gatewayTo(upstream.url);

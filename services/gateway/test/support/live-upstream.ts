@@ -33,7 +33,7 @@ export interface LiveUpstream {
  * status and a problem body, as the service refuses a used ticket. It counts the upgrades it
  * receives, so a test can tell whether the gateway sent one on.
  */
-export async function liveUpstream(opts: { delayMs?: number; refuse?: number } = {}): Promise<LiveUpstream> {
+export async function liveUpstream(opts: { delayMs?: number; refuse?: number; refusal?: 'cut' | 'huge' } = {}): Promise<LiveUpstream> {
   const sockets = new Set<Socket>();
   const upgradeSockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -54,6 +54,18 @@ export async function liveUpstream(opts: { delayMs?: number; refuse?: number } =
     socket.on('error', () => socket.destroy());
     // the gateway gone from the other end: closed, as the service closes a socket its peer left
     socket.on('end', () => socket.destroy());
+    if (opts.refusal === 'cut') {
+      // a refusal whose connection dies before its body is whole (the service's pod killed)
+      socket.write(`HTTP/1.1 401 Refused\r\ncontent-type: application/problem+json\r\ncontent-length: 200\r\n\r\n{"sta`);
+      setTimeout(() => socket.destroy(), 50);
+      return;
+    }
+    if (opts.refusal === 'huge') {
+      // not a refusal of the service's: a large page from whatever answers there
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
+      socket.write(Buffer.alloc(256 * 1024, 'x'));
+      return;
+    }
     if (opts.refuse !== undefined) {
       const body = JSON.stringify({ status: opts.refuse, code: 'UNAUTHORIZED', title: 'refused' });
       socket.end(`HTTP/1.1 ${opts.refuse} Refused\r\ncontent-type: application/problem+json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
