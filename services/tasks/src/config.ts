@@ -29,6 +29,7 @@ const TasksSettings = {
   STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
   STATS_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
   STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
+  CONSUMER_HELD_MAX_BYTES: Type.Integer({ minimum: 4_194_304, maximum: 1_073_741_824, default: 67_108_864, description: 'bytes of stat events a replica holds (pulled, not yet settled) past which it pulls no more (the pull it has open still brings up to CONSUMER_BATCH events). Events near the size limit (192 KiB) would otherwise fill the pod\'s memory long before the count bounds' }),
   CONSUMER_BATCH: Type.Integer({ minimum: 1, maximum: 5000, default: 500, description: 'most stat events applied in one batch (one bulk write)' }),
   CONSUMER_BATCH_WAIT_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 5, description: 'how long a batch waits for more events once its first arrived' }),
   CONSUMER_LANES: Type.Integer({ minimum: 1, maximum: 16, default: 2, description: 'most stat batches of disjoint gamers written at once by one replica; a lane past the first takes events only while a full batch waits in the ones before it (a backlog), and a gamer keeps their lane until their events are written' }),

@@ -5,6 +5,7 @@ import { headers as natsHeaders, type NatsConnection, type Subscription } from '
 import { inBatchSpan, pullUntilStopped, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
+import { ByteBudget } from './byte-budget.ts';
 import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
 import { publishDeadLetter } from './dead-letters.ts';
@@ -23,6 +24,8 @@ export interface ConsumerSettings {
   retryBaseMs: number;
   /** the consumer's ack_wait: events held longer are kept alive with in-progress acks */
   ackWaitMs: number;
+  /** bytes of events held (pulled, not yet settled) past which the pull waits (CONSUMER_HELD_MAX_BYTES) */
+  heldMaxBytes: number;
 }
 
 interface Deps {
@@ -98,9 +101,11 @@ export class StatsConsumer {
   private readonly lanes: Lane[];
   private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
+  private readonly held: ByteBudget;
 
   constructor(deps: Deps) {
     this.deps = deps;
+    this.held = new ByteBudget(deps.settings.heldMaxBytes);
     this.lanes = Array.from({ length: Math.max(1, deps.settings.lanes) }, () => {
       const lane: Lane = { settling: Promise.resolve(), queue: new BatchQueue(deps.settings.batch, deps.settings.batchWaitMs, (batch) => this.apply(lane, batch)) };
       return lane;
@@ -136,6 +141,8 @@ export class StatsConsumer {
         // unacknowledged. Pulled messages wait in the pull's queue until taken (one batch at
         // most, taken as soon as a batch leaves its lane), kept in progress by the pull; once
         // in a lane, by the batch being written there (apply).
+        // (one pull's bytes are not bounded: nats.js takes a count or bytes, not both, and bytes
+        // alone pull 100 messages at most; a pull of a batch of the largest events is ~100 MB)
         await pullUntilStopped(consumer, settings.batch, () => this.stopping, async (msg) => {
           const parsed = this.parse(msg);
           if (!parsed) {
@@ -144,6 +151,7 @@ export class StatsConsumer {
             while (this.letters.size >= LETTERS_IN_FLIGHT) await Promise.race(this.letters);
             return;
           }
+          this.hold(msg.data.length);
           const { applicationId, gamerId } = parsed.delivered.event;
           const waiting = (i: number) => this.lanes[i]!.queue.waiting.length;
           const lane = this.router.route(`${applicationId}:${gamerId}`, waiting);
@@ -152,6 +160,8 @@ export class StatsConsumer {
           const wait = this.router.mustWait(lane, waiting);
           if (wait === 'thisLane') await room;
           else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
+          // and while the bytes held are over CONSUMER_HELD_MAX_BYTES (the batches before settle)
+          await this.held.room();
         });
       } catch (error) {
         if (this.stopping) break;
@@ -247,7 +257,9 @@ export class StatsConsumer {
       .catch((error: unknown) => {
         clearInterval(keepAlive);
         log.error({ err: error, events: batch.length }, 'stat batch left unsettled; its events will be redelivered');
-      });
+      })
+      // settled or left to JetStream's redelivery: no longer held here
+      .finally(() => this.release(batch.reduce((bytes, { msg }) => bytes + msg.data.length, 0)));
     await before;
   }
 
@@ -273,6 +285,16 @@ export class StatsConsumer {
       log.warn({ err: outcome.error, eventId, deliveries }, 'stat event failed; will be redelivered');
       msg.nak(retryDelay(deliveries, settings.retryBaseMs));
     }
+  }
+
+  private hold(bytes: number): void {
+    this.held.take(bytes);
+    this.deps.metrics.heldBytes.set(this.held.held);
+  }
+
+  private release(bytes: number): void {
+    this.held.give(bytes);
+    this.deps.metrics.heldBytes.set(this.held.held);
   }
 
   private observeAge(msg: JsMsg, stage: EventStage): void {

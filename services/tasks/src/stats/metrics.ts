@@ -11,6 +11,8 @@ export interface StatsMetrics {
   batchSize: Histogram;
   /** an event's age (since JetStream stored it) at each stage of the consumer */
   eventAge: Histogram<'stage'>;
+  /** bytes of stat events pulled and not yet settled (bounded by CONSUMER_HELD_MAX_BYTES) */
+  heldBytes: Gauge;
 }
 
 /** The stages `gfts_stats_event_age_seconds` is observed at (docs/tasks.md, Metrics). */
@@ -50,6 +52,7 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
       buckets: [0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    heldBytes: new Gauge({ name: 'gfts_stats_held_bytes', help: 'bytes of stat events this replica pulled and has not settled yet; the pull waits past CONSUMER_HELD_MAX_BYTES', registers: [registry] }),
     redelivered: new Counter({ name: 'gfts_stats_consumer_redelivered_total', help: 'stat events delivered more than once', registers: [registry] }),
     deadLettered: new Counter({ name: 'gfts_stats_dead_letter_total', help: 'stat events moved to the dead-letter subject', registers: [registry] }),
     requeued: new Counter({ name: 'gfts_stats_requeued_total', help: 'stat events stale on their last delivery (another writer kept moving the gamer), put back on the stream instead of being dropped', registers: [registry] }),

@@ -694,3 +694,41 @@ describe('a flood of poison while the dead-letter stream does not answer', () =>
     for (const sub of silent) sub.unsubscribe();
   });
 });
+
+describe('memory', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ STATS_CONSUMER_ENABLED: 'false', LOG_LEVEL: testLogLevel() });
+  });
+  afterAll(async () => stack?.close());
+
+  it('holds at most CONSUMER_HELD_MAX_BYTES of events near the size limit while its writes wait, not a batch of them', async () => {
+    const { world, players } = await scoreWorld(stack, 5);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const HELD_MAX = 4 * 1024 * 1024;
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', CONSUMER_HELD_MAX_BYTES: String(HELD_MAX), STATS_ACK_WAIT_MS: '60000' }, {
+      faults: { processor: { afterWrite: async () => gate } },
+    });
+    // 60 events of ~150 KB each (whitespace after the JSON: valid, as a careless encoder sends)
+    const events = randomEvents(world, players, 60);
+    const js = jetstream(await stack.nats());
+    for (const event of events) await js.publish(stack.names.statsSubject(world.app), JSON.stringify(event) + ' '.repeat(150_000));
+    const jsm = await jetstreamManager(await stack.nats());
+    const held = async () => Number(/^gfts_stats_held_bytes(?:\{[^}]*\})? (\d+)/m.exec((await replica.inject({ method: 'GET', url: '/metrics' })).body)?.[1]);
+    // the pull comes to rest: what it holds is over the bound, the batches before it wait at the gate
+    await eventually(async () => ((await held()) > HELD_MAX ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 3 * PULL_EXPIRES_MS));
+    // the bound and one event over it
+    expect(await held()).toBeLessThanOrEqual(HELD_MAX + 160_000);
+    // the rest waits in the open pull (one pull: up to CONSUMER_BATCH events), not taken into
+    // the lanes, where every event pulled went before (the count bounds are 500 a batch)
+    const { num_ack_pending: delivered, num_pending: left } = await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer);
+    expect(delivered + left).toBe(60);
+    expect(await held()).toBeLessThan(delivered * 150_000);
+    open();
+    await untilAcknowledged(stack, events.length);
+    expect(await held()).toBe(0);
+    await replica.close();
+  });
+});
