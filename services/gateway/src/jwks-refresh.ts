@@ -32,7 +32,18 @@ async function fetchDocument(url: string, signal: AbortSignal): Promise<string> 
     await response.body?.cancel();
     throw new Error(`document of ${declared} bytes is over ${MAX_DOCUMENT_BYTES}`);
   }
-  return response.text();
+  // read up to the bound whatever it declares: a chunked answer says no length
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.length;
+    if (size > MAX_DOCUMENT_BYTES) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`document is over ${MAX_DOCUMENT_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function readDocument(options: JwksRefreshOptions, signal: AbortSignal): Promise<string> {

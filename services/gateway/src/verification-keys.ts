@@ -69,6 +69,8 @@ export function keyFromJwk(jwk: unknown, accepted: readonly string[]): Verificat
   if (fields.kty === 'oct') return { refused: 'symmetric (oct) keys are never accepted from a key set' };
   if ('d' in fields) return { refused: 'carries private key material' };
   if (fields.use !== undefined && fields.use !== 'sig') return { refused: `use is ${JSON.stringify(fields.use)}, not "sig"` };
+  // RFC 7517 4.3: a key whose operations are listed verifies only if "verify" is among them
+  if (fields.key_ops !== undefined && !(Array.isArray(fields.key_ops) && fields.key_ops.includes('verify'))) return { refused: `key_ops ${JSON.stringify(fields.key_ops)} does not include "verify"` };
   let key: KeyObject;
   try {
     key = createPublicKey({ key: fields as JsonWebKey, format: 'jwk' });

@@ -43,11 +43,27 @@ function tokenOf(key: SigningKey, opts: { kid?: string | null; payload?: Record<
 /** The identity provider's JWKS endpoint: what it serves can change, fail or hang. */
 class JwksEndpoint {
   document: unknown = { keys: [] };
-  mode: 'serve' | 'fail' | 'hang' = 'serve';
+  mode: 'serve' | 'fail' | 'hang' | 'endless' = 'serve';
   hits = 0;
+  /** bytes written by 'endless' answers */
+  streamed = 0;
   private readonly server: Server = createServer((request, response) => {
     this.hits += 1;
     if (this.mode === 'hang') return;
+    if (this.mode === 'endless') {
+      // chunked, no length: as much as the reader takes, until it hangs up
+      response.writeHead(200, { 'content-type': 'application/jwk-set+json' });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      const pump = () => {
+        while (!response.destroyed && this.mode === 'endless') {
+          this.streamed += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end();
+      };
+      pump();
+      return;
+    }
     if (this.mode === 'fail') {
       response.writeHead(503).end('down for maintenance');
       return;
@@ -215,6 +231,14 @@ describe('gateway key rotation (JWKS)', () => {
     endpoint.document = { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: 'h' }] };
     await endpoint.loads(2);
     expect(await statusOf(api, token)).toBe(200);
+
+    // An answer without an end is read up to the bound (1 MiB), not until the timeout.
+    endpoint.streamed = 0;
+    endpoint.mode = 'endless';
+    await endpoint.loads(2);
+    endpoint.mode = 'serve';
+    expect(await statusOf(api, token)).toBe(200);
+    expect(endpoint.streamed).toBeLessThan(32 * 1024 * 1024);
 
     // And a good set after the outage is taken.
     endpoint.document = jwks(newKey);

@@ -27,6 +27,10 @@ describe('JWK to verification key', () => {
     expect(refusal({ kty: 'oct', k: Buffer.from('secret').toString('base64url'), kid: 'h' })).toMatch(/symmetric/);
     expect(refusal({ ...rsa.privateKey.export({ format: 'jwk' }), kid: 'p' })).toMatch(/private key material/);
     expect(refusal(jwkOf(rsa, { use: 'enc' }))).toMatch(/use is "enc"/);
+    // operations listed without "verify" (RFC 7517 4.3); with it, or none listed, a key verifies
+    expect(refusal(jwkOf(rsa, { key_ops: ['encrypt'] }))).toMatch(/key_ops \["encrypt"\] does not include "verify"/);
+    expect(refusal(jwkOf(rsa, { key_ops: 'verify' }))).toMatch(/key_ops/);
+    expect(refusal(jwkOf(rsa, { key_ops: ['verify'] }))).toBe('accepted');
     expect(refusal(jwkOf(p384))).toMatch(/ec \(secp384r1\) verifies none/);
     expect(refusal(jwkOf(rsa, { alg: 'RS512' }))).toMatch(/alg "RS512" is not accepted/);
     expect(refusal(jwkOf(rsa, { alg: 'HS256' }))).toMatch(/alg "HS256" is not accepted/);
