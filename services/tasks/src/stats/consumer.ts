@@ -53,6 +53,10 @@ const STALE_REDELIVERY_MS = 100;
  * and a flood of poison must not hold them all (the others are bounded by the lanes).
  */
 export const LETTERS_IN_FLIGHT = 32;
+/** Tries of a dead letter for an event past its deliveries (1 + 2 + 4 + 8 + 16 s apart). */
+const OVERDUE_ATTEMPTS = 6;
+/** Events past their deliveries waiting for a copy slot (a few hundred bytes each). */
+const OVERDUE_QUEUED_MAX = 100_000;
 
 /** How many times a stat event was put back on the stream after going stale on its last delivery. */
 export const REQUEUED_HEADER = 'Gfts-Requeued';
@@ -102,6 +106,9 @@ export class StatsConsumer {
   private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
   private readonly held: ByteBudget;
+  /** events past their deliveries (MAX_DELIVERIES advisories) waiting to be dead-lettered */
+  private readonly overdue: { seq: number; deliveries: number }[] = [];
+  private overdueRunning = 0;
 
   constructor(deps: Deps) {
     this.deps = deps;
@@ -372,37 +379,73 @@ export class StatsConsumer {
   }
 
   /**
-   * An event whose last delivery timed out (its replica died holding it) is dropped by the
-   * server with a MAX_DELIVERIES advisory; one replica (queue group) copies it to the
-   * dead-letter stream.
+   * An event whose last delivery timed out (its replica died holding it), or whose dead
+   * letter could not be written on its last delivery, is dropped by the server with a
+   * MAX_DELIVERIES advisory; one replica (queue group) copies it to the dead-letter stream.
+   * The advisory comes once: the copy is tried OVERDUE_ATTEMPTS times over ~30 s (a
+   * dead-letter stream electing a leader), at most LETTERS_IN_FLIGHT at once (a peer that
+   * died holding thousands on their last delivery), and a stop waits for those under way.
+   * Until 2026-11-28 one failed try lost the event, with a log line.
    */
   private watchMaxDeliveries(): void {
-    const { nc, jsm, names, log } = this.deps;
+    const { nc, names, log } = this.deps;
     const subject = `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${names.statsStream}.${names.statsConsumer}`;
     this.advisories = nc.subscribe(subject, {
       queue: `${names.statsConsumer}-dlq`,
       callback: (error, msg) => {
         if (error) return;
-        void (async () => {
-          try {
-            const advisory = JSON.parse(text.decode(msg.data)) as { stream_seq: number; deliveries: number };
-            const stored = await jsm.streams.getMessage(names.statsStream, { seq: advisory.stream_seq });
-            if (!stored) return;
-            const letter: StatDeadLetter = {
-              reason: `not acknowledged after ${advisory.deliveries} deliveries`,
-              subject: stored.subject,
-              streamSequence: stored.seq,
-              deliveryCount: advisory.deliveries,
-              deadLetteredAt: new Date().toISOString(),
-              payload: text.decode(stored.data),
-            };
-            await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`);
-            this.deps.metrics.deadLettered.inc();
-          } catch (err) {
-            log.error({ err }, 'could not dead-letter an event past its deliveries');
-          }
-        })();
+        try {
+          const advisory = JSON.parse(text.decode(msg.data)) as { stream_seq: number; deliveries: number };
+          if (this.overdue.length >= OVERDUE_QUEUED_MAX) return void log.error({ seq: advisory.stream_seq }, 'too many events past their deliveries waiting to be dead-lettered; this one is not');
+          this.overdue.push({ seq: advisory.stream_seq, deliveries: advisory.deliveries });
+          this.copyOverdue();
+        } catch (err) {
+          log.error({ err }, 'an unreadable MAX_DELIVERIES advisory');
+        }
       },
     });
+  }
+
+  /** Starts copies of overdue events while fewer than LETTERS_IN_FLIGHT run. */
+  private copyOverdue(): void {
+    if (this.stopping && this.overdue.length > 0) {
+      // the advisory came once, to this replica: the events stay in the stream, not dead-lettered
+      this.deps.log.error({ events: this.overdue.length, seqs: this.overdue.slice(0, 20).map((o) => o.seq) }, 'stopping with events past their deliveries not dead-lettered');
+      this.overdue.length = 0;
+      return;
+    }
+    while (this.overdueRunning < LETTERS_IN_FLIGHT && this.overdue.length > 0) {
+      const next = this.overdue.shift()!;
+      this.overdueRunning++;
+      this.track(this.deadLetterOverdue(next).finally(() => {
+        this.overdueRunning--;
+        this.copyOverdue();
+      }));
+    }
+  }
+
+  private async deadLetterOverdue({ seq, deliveries }: { seq: number; deliveries: number }): Promise<void> {
+    const { jsm, names, log } = this.deps;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const stored = await jsm.streams.getMessage(names.statsStream, { seq });
+        if (!stored) return;
+        const letter: StatDeadLetter = {
+          reason: `not acknowledged after ${deliveries} deliveries`,
+          subject: stored.subject,
+          streamSequence: stored.seq,
+          deliveryCount: deliveries,
+          deadLetteredAt: new Date().toISOString(),
+          payload: text.decode(stored.data),
+        };
+        await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`);
+        this.deps.metrics.deadLettered.inc();
+        return;
+      } catch (err) {
+        if (attempt >= OVERDUE_ATTEMPTS || this.stopping) return void log.error({ err, seq, attempt }, 'could not dead-letter an event past its deliveries');
+        log.warn({ err, seq, attempt }, 'could not dead-letter an event past its deliveries yet; trying again');
+        await sleep(retryDelay(attempt, 1_000), undefined, { signal: this.stopped.signal }).catch(() => undefined);
+      }
+    }
   }
 }

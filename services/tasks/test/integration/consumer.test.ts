@@ -732,3 +732,35 @@ describe('memory', () => {
     await replica.close();
   });
 });
+
+describe('dead letters of events past their deliveries', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack({ STATS_CONSUMER_ENABLED: 'false', LOG_LEVEL: testLogLevel() });
+  });
+  afterAll(async () => stack?.close());
+
+  it('tries the copy again while the dead-letter stream is away: the one advisory is not lost to one failed try', async () => {
+    const { world } = await scoreWorld(stack, 1);
+    const jsm = await jetstreamManager(await stack.nats());
+    const dlq = stack.names.statsDeadLetterStream;
+    const { config } = await jsm.streams.info(dlq);
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', STATS_MAX_DELIVER: '1', STATS_RETRY_BASE_MS: '50' });
+    const nc = await stack.nats();
+    let advised = 0;
+    const advisories = nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stack.names.statsStream}.${stack.names.statsConsumer}`, { callback: () => void advised++ });
+    await nc.flush();
+    // the dead-letter stream away (a leader election, say) when a poison event comes on its last delivery
+    await jsm.streams.delete(dlq);
+    await jetstream(nc).publish(stack.names.statsSubject(world.app), 'not json');
+    // its own letter fails, it is given back, and the server drops it with the advisory, whose first copy fails too
+    await eventually(async () => (advised === 1 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    advisories.unsubscribe();
+    await jsm.streams.add(config);
+    await eventually(async () => ((await jsm.streams.info(dlq)).state.messages === 1 ? true : undefined), 20_000, 200);
+    const letter = JSON.parse(new TextDecoder().decode((await jsm.streams.getMessage(dlq, { seq: (await jsm.streams.info(dlq)).state.first_seq }))!.data)) as StatDeadLetter;
+    expect(letter).toMatchObject({ payload: 'not json', reason: 'not acknowledged after 1 deliveries' });
+    await replica.close();
+  });
+});
