@@ -53,6 +53,8 @@ const STALE_REDELIVERY_MS = 100;
  * and a flood of poison must not hold them all (the others are bounded by the lanes).
  */
 export const LETTERS_IN_FLIGHT = 32;
+/** How long an attempt at a batch may still take once the replica began to stop. */
+const STOP_ATTEMPT_WAIT_MS = 2_000;
 /** Tries of a dead letter for an event past its deliveries (1 + 2 + 4 + 8 + 16 s apart). */
 const OVERDUE_ATTEMPTS = 6;
 /** Events past their deliveries waiting for a copy slot (a few hundred bytes each). */
@@ -213,7 +215,7 @@ export class StatsConsumer {
     const retrying = async <T>(what: string, work: () => Promise<T>, giveUp: (error: unknown) => T): Promise<T> => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await inBatchSpan(what, spans, work);
+          return await this.boundedByStop(inBatchSpan(what, spans, work));
         } catch (error) {
           if (this.stopping) {
             log.warn({ err: error, events: batch.length }, 'stat batch failed while stopping; its events will be redelivered');
@@ -292,6 +294,28 @@ export class StatsConsumer {
       log.warn({ err: outcome.error, eventId, deliveries }, 'stat event failed; will be redelivered');
       msg.nak(retryDelay(deliveries, settings.retryBaseMs));
     }
+  }
+
+  /**
+   * `work` as it goes, given up on once the stop began STOP_ATTEMPT_WAIT_MS ago: an attempt
+   * waiting on a store that is away (10 s server selection, 30 s on a stalled socket) ran past
+   * the pod's grace, and its events came back only after ack_wait, each a delivery used (those
+   * on their last dead-lettered). What it was doing may still land: a redelivery finds it applied.
+   */
+  private boundedByStop<T>(work: Promise<T>): Promise<T> {
+    const { signal } = this.stopped;
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onStop = () => {
+        timer = setTimeout(() => reject(new Error('given up: the replica is stopping')), STOP_ATTEMPT_WAIT_MS);
+      };
+      if (signal.aborted) onStop();
+      else signal.addEventListener('abort', onStop, { once: true });
+      work.then(resolve, reject).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onStop);
+      });
+    });
   }
 
   private hold(bytes: number): void {

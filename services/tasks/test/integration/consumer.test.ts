@@ -638,6 +638,33 @@ describe('stopping', () => {
     }
   });
 
+  it('gives up an attempt still waiting on the store 2 s into its stop: the events are put back, not left to ack_wait', async () => {
+    const { world, players } = await scoreWorld(stack, 1);
+    const event = world.event(players[0]!, { score: 3 });
+    let entered!: () => void;
+    const waiting = new Promise<void>((resolve) => (entered = resolve));
+    // the store stalled under this event's batch (a socket that answers nothing, 30 s)
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true', STATS_ACK_WAIT_MS: '60000' }, {
+      faults: { processor: { afterWrite: async (events) => {
+        if (!events.some((e) => e.eventId === event.eventId)) return;
+        entered();
+        await new Promise((resolve) => setTimeout(resolve, 30_000));
+      } } },
+    });
+    await world.publish(event);
+    await waiting;
+    await replica.close();
+    // given back at once (interrupted: a short nak), not held until its 60 s ack_wait, and
+    // applied by the next replica (the stopping one did not wait its attempt out)
+    const other = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true' });
+    const processedBy = async (replicaApp: typeof other) => Number(/^gfts_stats_events_processed_total\{[^}]*outcome="processed"[^}]*\} (\d+)/m.exec((await replicaApp.inject({ method: 'GET', url: '/metrics' })).body)?.[1] ?? 0);
+    try {
+      await eventually(async () => ((await processedBy(other)) === 1 ? true : undefined), 10_000, 50);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('stops at once while a batch waits to try the store again, without waiting the delay out', async () => {
     const { world, players } = await scoreWorld(stack, 1);
     const event = world.event(players[0]!, { score: 3 });
