@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
@@ -111,10 +112,13 @@ export class StatsConsumer {
   /** events past their deliveries (MAX_DELIVERIES advisories) waiting to be dead-lettered */
   private readonly overdue: { seq: number; deliveries: number }[] = [];
   private overdueRunning = 0;
+  private readonly overdueCopies = new Set<Promise<void>>();
 
   constructor(deps: Deps) {
     this.deps = deps;
     this.held = new ByteBudget(deps.settings.heldMaxBytes);
+    // every attempt of a batch and every overdue copy's wait listen for the stop (not a leak)
+    setMaxListeners(0, this.stopped.signal);
     this.lanes = Array.from({ length: Math.max(1, deps.settings.lanes) }, () => {
       const lane: Lane = { settling: Promise.resolve(), queue: new BatchQueue(deps.settings.batch, deps.settings.batchWaitMs, (batch) => this.apply(lane, batch)) };
       return lane;
@@ -138,7 +142,7 @@ export class StatsConsumer {
     await this.loop;
     await Promise.all(this.lanes.map((lane) => lane.queue.drain()));
     await Promise.all(this.lanes.map((lane) => lane.settling));
-    await Promise.allSettled(this.letters);
+    await Promise.allSettled([...this.letters, ...this.overdueCopies]);
   }
 
   private async run(): Promise<void> {
@@ -255,7 +259,8 @@ export class StatsConsumer {
     const before = lane.settling;
     lane.settling = before
       .then(async () => {
-        const outcomes = await written.settle().catch(() => retrying('apply stat batch', () => processor.process(delivered).catch(async (error: unknown) => (await eachGamer(error)).settle()), interrupted));
+        // bounded by the stop as the write is: a store stalled after the write lands held it past the grace
+        const outcomes = await this.boundedByStop(written.settle()).catch(() => retrying('apply stat batch', () => processor.process(delivered).catch(async (error: unknown) => (await eachGamer(error)).settle()), interrupted));
         clearInterval(keepAlive);
         batch.forEach(({ msg, delivered: event, span }, i) => {
           const outcome = outcomes[i]!;
@@ -441,10 +446,13 @@ export class StatsConsumer {
     while (this.overdueRunning < LETTERS_IN_FLIGHT && this.overdue.length > 0) {
       const next = this.overdue.shift()!;
       this.overdueRunning++;
-      this.track(this.deadLetterOverdue(next).finally(() => {
+      // not among the poison letters, whose count holds the pull: a backlog of these must not stop it
+      const copy: Promise<void> = this.deadLetterOverdue(next).finally(() => {
+        this.overdueCopies.delete(copy);
         this.overdueRunning--;
         this.copyOverdue();
-      }));
+      });
+      this.overdueCopies.add(copy);
     }
   }
 
