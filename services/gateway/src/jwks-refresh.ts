@@ -43,7 +43,8 @@ async function fetchDocument(url: string, signal: AbortSignal): Promise<string> 
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // as response.text() decodes: a byte order mark is dropped
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function readDocument(options: JwksRefreshOptions, signal: AbortSignal): Promise<string> {

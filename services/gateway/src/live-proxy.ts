@@ -175,7 +175,13 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     });
     waiting.add(upstream);
     upstream.on('close', () => waiting.delete(upstream));
-    const refuse = (status: number, detail: string) => sendProblem(reply, problem(status, ErrorCode.UPSTREAM_UNAVAILABLE, detail));
+    // one answer, whichever event comes first: reply.sent turns true only once the send's hooks ran
+    let answered = false;
+    const refuse = (status: number, detail: string) => {
+      if (answered) return;
+      answered = true;
+      sendProblem(reply, problem(status, ErrorCode.UPSTREAM_UNAVAILABLE, detail));
+    };
     upstream.on('timeout', () => {
       upstream.destroy();
       refuse(504, 'upstream service timed out');
@@ -199,6 +205,8 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
         chunks.push(chunk);
       });
       response.on('end', () => {
+        if (answered || size > REFUSAL_MAX_BYTES) return;
+        answered = true;
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
           const name = response.rawHeaders[i]!;
           if (RELAYED_HEADERS.has(name.toLowerCase())) reply.header(name, response.rawHeaders[i + 1]!);

@@ -395,6 +395,14 @@ describe('the admin console in Chromium, against the real stack', () => {
     await expect.poll(() => caption.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('200 dead letter(s), oldest first; more with Show more');
     await expect.poll(() => replayAll.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(false);
     expect(replayAlls.count).toBe(1);
+
+    // the count cannot be read: a plain failure, nothing asked, nothing sent
+    await page.route('**/admin/health', (route) => route.abort('failed'));
+    await replayAll.click();
+    await expect.poll(() => page.locator('.problem').count(), { timeout: UI_TIMEOUT_MS }).toBe(1);
+    expect(await page.getByText('may still be running').count()).toBe(0);
+    await page.unroute('**/admin/health');
+    expect(replayAlls.count).toBe(1);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -54,8 +54,9 @@ export interface NotificationsClientOptions {
    */
   openTimeoutMs?: number;
   /**
-   * The longest a `Retry-After` is waited, ms (default 300000): a 429 or 503 that asks for
-   * longer (a maintenance page's day) is tried again after this.
+   * The longest `Retry-After` taken, ms (default 300000): a 429 or 503 that asks for longer
+   * (a maintenance page's day) is taken as this, then spread as any Retry-After is (up to
+   * half of `backoff.jitter` above it).
    */
   retryAfterMaxMs?: number;
   /** close codes after which the client stops instead of reconnecting (default: 4029, 4410) */

@@ -43,7 +43,7 @@ function tokenOf(key: SigningKey, opts: { kid?: string | null; payload?: Record<
 /** The identity provider's JWKS endpoint: what it serves can change, fail or hang. */
 class JwksEndpoint {
   document: unknown = { keys: [] };
-  mode: 'serve' | 'fail' | 'hang' | 'endless' = 'serve';
+  mode: 'serve' | 'fail' | 'hang' | 'endless' | 'bom' = 'serve';
   hits = 0;
   /** bytes written by 'endless' answers */
   streamed = 0;
@@ -68,7 +68,7 @@ class JwksEndpoint {
       response.writeHead(503).end('down for maintenance');
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify(this.document));
+    response.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end((this.mode === 'bom' ? '\uFEFF' : '') + JSON.stringify(this.document));
   });
 
   async start(): Promise<string> {
@@ -240,7 +240,8 @@ describe('gateway key rotation (JWKS)', () => {
     expect(await statusOf(api, token)).toBe(200);
     expect(endpoint.streamed).toBeLessThan(32 * 1024 * 1024);
 
-    // And a good set after the outage is taken.
+    // And a good set after the outage is taken, a byte order mark before it or not.
+    endpoint.mode = 'bom';
     endpoint.document = jwks(newKey);
     await eventually(async () => (await statusOf(api, tokenOf(newKey))) === 200);
     expect(await statusOf(api, token)).toBe(401);

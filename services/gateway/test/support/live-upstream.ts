@@ -33,7 +33,7 @@ export interface LiveUpstream {
  * status and a problem body, as the service refuses a used ticket. It counts the upgrades it
  * receives, so a test can tell whether the gateway sent one on.
  */
-export async function liveUpstream(opts: { delayMs?: number; refuse?: number; refusal?: 'cut' | 'huge' } = {}): Promise<LiveUpstream> {
+export async function liveUpstream(opts: { delayMs?: number; refuse?: number; refusal?: 'cut' | 'huge' | 'whole-huge' } = {}): Promise<LiveUpstream> {
   const sockets = new Set<Socket>();
   const upgradeSockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -64,6 +64,12 @@ export async function liveUpstream(opts: { delayMs?: number; refuse?: number; re
       // not a refusal of the service's: a large page from whatever answers there
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${4 * 1024 * 1024}\r\n\r\n`);
       socket.write(Buffer.alloc(256 * 1024, 'x'));
+      return;
+    }
+    if (opts.refusal === 'whole-huge') {
+      // a whole refusal over the cap, its last chunk the one that crosses it
+      const body = Buffer.alloc(70 * 1024, 'x');
+      socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/html\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]));
       return;
     }
     if (opts.refuse !== undefined) {
@@ -106,6 +112,8 @@ export interface UpgradeAnswer {
   status: number;
   /** the piped socket, after a 101 */
   socket?: Duplex;
+  /** a refusal's headers */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /** Asks `url` for a WebSocket upgrade and answers its status: 101 with the socket, or the refusal's. */
@@ -117,7 +125,7 @@ export function askUpgrade(url: string, headers: Record<string, string>): Promis
     outgoing.on('upgrade', (_response, socket) => resolve({ status: 101, socket }));
     outgoing.on('response', (response) => {
       response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
     });
     outgoing.on('error', reject);
     outgoing.end();

@@ -210,7 +210,8 @@ export class Session {
   }
 
   deliver(outgoing: Outgoing): void {
-    if (this.closed) return;
+    // a socket its client is closing takes nothing more, held or sent
+    if (!this.isOpen) return;
     if (this.held) {
       // what waits behind a slow inbox read is bounded as what waits in the socket is: past
       // it the client comes back and resumes from the inbox (until 2026-11-28 unbounded: a

@@ -291,6 +291,16 @@ describe('Session bounds', () => {
 });
 
 describe('Session on a socket its client is closing', () => {
+  it('holds nothing for it either: no false 1013 while its close handshake runs', async () => {
+    const socket = new FakeSocket();
+    const closed: number[] = [];
+    const session = new Session(socket as unknown as WebSocket, gamer, { ...limits, sendBufferBytes: 1_024 }, { closed: (code) => closed.push(code), sent: () => {} }, true);
+    socket.readyState = 2;
+    for (let i = 0; i < 20; i++) session.deliver(outgoing(completed(String(10 + i))));
+    await session.replay(inboxOf([completed('01')]), idOf('00'));
+    expect([socket.sent, closed]).toEqual([[], []]);
+  });
+
   it('writes nothing more, and closes nothing as slow', () => {
     const socket = new FakeSocket();
     const closed: number[] = [];
