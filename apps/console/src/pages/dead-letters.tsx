@@ -83,6 +83,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
    */
   const letterCount = async (): Promise<number | null> => (await ok(api.GET('/api/v1/admin/health'))).deadLetters;
   const replayAll = () => run(async () => {
+    setNotice('');
     let count: number | null;
     try {
       count = await letterCount();
@@ -94,7 +95,6 @@ export function DeadLettersPage({ session }: { session: Session }) {
     const what = count === null ? 'every dead letter of the application' : `the ${count} dead letter${count === 1 ? '' : 's'} the application holds now`;
     if (!confirm(`Replay ${what}, oldest first? Each event is published again, with its eventId. One call replays up to its limit; if more remain you will be told.`)) return;
     try {
-      setNotice('');
       const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
       // at most DEAD_LETTER_REPLAY_ALL_MAX per call: the rest waits for another click
       setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.${result.more ? ' More remain: Replay all again.' : ''}`);
