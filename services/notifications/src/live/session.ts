@@ -306,7 +306,7 @@ export class Session {
   private write(text: string, notification = true): void {
     // a socket its client is closing takes nothing more: ws would count the text as buffered,
     // and the send-buffer check would record a slow consumer that is only leaving
-    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    if (!this.isOpen) return;
     if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.limits.sendBufferBytes) {
       this.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
       return;
