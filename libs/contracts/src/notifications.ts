@@ -127,7 +127,7 @@ export const NotificationCloseCode = {
   GOING_AWAY: 1001,
   /** the client sent a frame over 4 KiB (a client sends only heartbeat pings; anything else is ignored) */
   MESSAGE_TOO_BIG: 1009,
-  /** the replica failed on its side (for example the inbox could not be read for a replay) */
+  /** the replica failed on its side (for example the inbox could not be read for a replay, or NATS ended the gamer's subscription) */
   INTERNAL_ERROR: 1011,
   /**
    * while the replica caught up with the inbox (a resume's replay, or a catch-up after its NATS

@@ -150,7 +150,7 @@ export class Hub {
   }
 
   private receive(key: string, gamer: GamerSockets, error: Error | null, msg: Msg): void {
-    if (error) return this.opts.log.warn({ err: error }, 'gamer subscription error');
+    if (error) return this.lost(key, gamer, error);
     const control = Number(msg.headers?.get(CLOSE_HEADER));
     if (control) {
       gamer.ended = true;
@@ -168,6 +168,23 @@ export class Hub {
       return;
     }
     for (const s of gamer.sessions) s.deliver({ notification, text });
+  }
+
+  /**
+   * NATS ended the gamer's subscription (it refused it: a permissions violation, after a
+   * permissions reload, say); nats.js has closed it, so nothing more would reach their sockets
+   * here. They are closed 1011, their clients resume with `since` (a replay from the inbox)
+   * and subscribe again; the entry goes with its presence hold. Until 2026-11-28 the sockets
+   * stayed open and silent, with one warning in the log.
+   */
+  private lost(key: string, gamer: GamerSockets, error: Error): void {
+    this.opts.log.warn({ err: error, sockets: gamer.sessions.size }, 'NATS ended a gamer subscription: their sockets here are closed for their clients to resume');
+    if (this.gamers.get(key) === gamer) {
+      clearTimeout(gamer.lingering);
+      this.gamers.delete(key);
+      this.release(key);
+    }
+    for (const s of [...gamer.sessions]) s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
   }
 
   /**

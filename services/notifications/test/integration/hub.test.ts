@@ -1,5 +1,8 @@
 import { natsNames, NotificationCloseCode } from '@gfts/contracts';
-import { infra, natsPrefix } from '@gfts/testkit';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { infra, natsPrefix, startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
 import { startNats } from '@gfts/testkit/containers';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { WebSocket } from 'ws';
@@ -15,9 +18,9 @@ const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPag
 const gamer = { applicationId: '0193a000-0000-7000-8000-000000000001', gamerId: '0193a000-0000-7000-8000-000000000002' };
 const log = { warn: () => {}, info: () => {} };
 const inbox = { after: async () => [] };
-const session = () => {
+const session = (of = gamer) => {
   const socket = new FakeSocket();
-  return { socket, session: new Session(socket as unknown as WebSocket, gamer, limits, metrics, false) };
+  return { socket, session: new Session(socket as unknown as WebSocket, of, limits, metrics, false) };
 };
 
 /**
@@ -114,4 +117,60 @@ describe('the sockets gauge', () => {
     sockets[1]!.closed();
     expect(await gauge()).toBe(0);
   });
+});
+
+/**
+ * NATS refusing a gamer's subscription (a permissions violation: nats.js closes the
+ * subscription) ends that gamer's sockets on the replica, for their clients to resume, instead
+ * of leaving them open and silent; the replica's other gamers are not touched. Its own NATS,
+ * whose user may not subscribe to one gamer's subject.
+ */
+describe('the hub when NATS ends a gamer subscription', () => {
+  const prefix = 'hubperm';
+  const refused = { applicationId: gamer.applicationId, gamerId: '0193a000-0000-7000-8000-0000000000ff' };
+  let nats: ConfiguredNats;
+  let nc: NatsConnection;
+  let hub: Hub;
+  const warnings: string[] = [];
+  const released: string[] = [];
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-nats-'));
+    const denied = natsNames(prefix).notifyGamer(refused.applicationId, refused.gamerId);
+    writeFileSync(join(dir, 'nats.conf'), `authorization {\n  users = [ { user: hub, password: hubpw, permissions: { publish: ">", subscribe: { allow: ">", deny: "${denied}" } } } ]\n}\n`);
+    nats = await startConfiguredNats([{ source: join(dir, 'nats.conf'), name: 'nats.conf' }], {});
+    nc = await connect({ servers: nats.url, user: 'hub', pass: 'hubpw' });
+    const log = { warn: (o: unknown, message?: string) => void warnings.push(`${message} ${JSON.stringify(o)}`), info: () => {} };
+    const presence = { held: () => {}, released: (g: { gamerId: string }) => void released.push(g.gamerId) };
+    hub = new Hub({ nc, prefix, heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 60_000, inbox, log, presence });
+  }, 120_000);
+  afterAll(async () => {
+    await hub?.drain(0);
+    await nc?.close().catch(() => undefined);
+    await nats?.stop();
+  });
+
+  it('closes the refused gamer\'s sockets 1011 and lets go of them, while another gamer keeps receiving', async () => {
+    const kept = session();
+    await hub.attach(kept.session);
+    const lost = session(refused);
+    await hub.attach(lost.session).catch(() => undefined);
+    await expect.poll(() => lost.socket.closeCode, { timeout: 10_000 }).toBe(NotificationCloseCode.INTERNAL_ERROR);
+    expect(warnings.some((w) => w.startsWith('NATS ended a gamer subscription'))).toBe(true);
+    expect(released).toEqual([refused.gamerId]);
+    expect(hub.socketCount).toBe(1);
+    expect(hub.lingeringCount).toBe(0);
+
+    // the other gamer's subscription works on
+    const notification = { id: '0193a000-0000-7000-8000-0000000000bb', type: 'task.completed', at: new Date().toISOString(), data: { gamerTaskId: 'g', taskId: 't' } };
+    nc.publish(natsNames(prefix).notifyGamer(gamer.applicationId, gamer.gamerId), JSON.stringify(notification));
+    await expect.poll(() => kept.socket.sent.length).toBe(1);
+    expect(kept.socket.closeCode).toBeUndefined();
+
+    // the refused gamer's next socket subscribes anew (and is refused anew), not left on the dead subscription
+    const again = session(refused);
+    await hub.attach(again.session).catch(() => undefined);
+    await expect.poll(() => again.socket.closeCode, { timeout: 10_000 }).toBe(NotificationCloseCode.INTERNAL_ERROR);
+    expect(released).toEqual([refused.gamerId, refused.gamerId]);
+  }, 60_000);
 });

@@ -10,7 +10,10 @@ export class FakeSocket extends EventEmitter {
   send(text: string): void {
     this.sent.push(text);
   }
-  close(): void {
+  /** the code of the first close asked for */
+  closeCode: number | undefined;
+  close(code?: number): void {
+    this.closeCode ??= code;
     this.readyState = this.CLOSED;
     this.emit('close');
   }
