@@ -373,6 +373,8 @@ export const StatDeadLetter = Type.Object({
   deliveryCount: Type.Integer(),
   deadLetteredAt: DateTime,
   payload: Type.String({ description: 'the original message body (UTF-8)' }),
+  /** the request id the event came with (REQUEST_ID_HEADER, as the consumer took it); absent when it had none, and in letters of before 2026-11-28 */
+  requestId: Type.Optional(Type.String()),
 });
 export type StatDeadLetter = Static<typeof StatDeadLetter>;
 

@@ -160,6 +160,7 @@ export function DeadLettersPage({ session }: { session: Session }) {
                 <td>
                   {l.eventId ? <code>{l.eventId}</code> : <span class="muted">no eventId</span>}
                   {l.gamerId && isGamerId(l.gamerId) && <div><a href={`#/gamer/${l.gamerId}`}>gamer</a></div>}
+                  {l.requestId && <div class="muted">request <code>{l.requestId}</code></div>}
                 </td>
                 <td>{l.deliveryCount}</td>
                 <td class="actions">

@@ -259,7 +259,7 @@ describe('the admin console in Chromium, against the real stack', () => {
     const event = { eventId: crypto.randomUUID(), applicationId: app, gamerId: player.id, gameId: 'g2', occurredAt: new Date().toISOString(), stats: [{ applicationStatsId: 'wins', value: 1 }] };
     const letter: StatDeadLetter = {
       reason: 'processing failed 5 times: database unavailable', subject: `${stack.natsPrefix}.stats.${app}`,
-      streamSequence: 7, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(event),
+      streamSequence: 7, deliveryCount: 5, deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(event), requestId: 'server-req-42',
     };
     await jetstream(nc).publish(`${stack.natsPrefix}.dlq.stats`, JSON.stringify(letter));
 
@@ -267,6 +267,8 @@ describe('the admin console in Chromium, against the real stack', () => {
     const listed = page.locator('tr', { hasText: event.eventId });
     await listed.waitFor();
     expect(await listed.textContent()).toContain('database unavailable');
+    // the request id the event came with: the key to the game server's and the consumer's log lines
+    expect(await listed.textContent()).toContain('request server-req-42');
     expect(await listed.locator('td').first().textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(await page.locator('figure.chart text.tick').last().textContent()).toMatch(/^\d\d:\d\d:\d\d UTC$/);
     await listed.getByText('Payload').click();

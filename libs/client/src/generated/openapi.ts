@@ -4152,6 +4152,8 @@ export interface operations {
                         /** @description the original message body (UTF-8) */
                         payload: string;
                         reason: string;
+                        /** @description the request id the event came with (the game server's POST /stats, or the x-request-id header of its own publish): the key to its log lines; null when it had none. A replay publishes the event with it again (one without: with the replay call's own) */
+                        requestId: string | null;
                         /** @description the dead letter's sequence in the dead-letter stream (its id) */
                         sequence: number;
                         /** @description the event's sequence in the stats stream */

@@ -9,7 +9,7 @@ import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
 import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
-import { publishDeadLetter } from './dead-letters.ts';
+import { publishDeadLetter, requestIdField } from './dead-letters.ts';
 import { isStoreOutage } from '../repository/store.ts';
 import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -393,6 +393,7 @@ export class StatsConsumer {
       deliveryCount: msg.info.deliveryCount,
       deadLetteredAt: new Date().toISOString(),
       payload: text.decode(msg.data),
+      ...requestIdField(requestIdOf(msg)),
     };
     try {
       await publishDeadLetter(this.deps.js, this.deps.names, letter, `dlq-${msg.info.stream}-${msg.seq}`);
@@ -469,6 +470,7 @@ export class StatsConsumer {
           deliveryCount: deliveries,
           deadLetteredAt: new Date().toISOString(),
           payload: text.decode(stored.data),
+          ...requestIdField(requestIdOf({ headers: stored.header })),
         };
         await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`);
         this.deps.metrics.deadLettered.inc();

@@ -1,5 +1,6 @@
 import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import { requestHeaders, validRequestId } from '@gfts/platform';
 import { subjectApplication } from './parse.ts';
 
 const text = new TextDecoder();
@@ -7,6 +8,11 @@ const text = new TextDecoder();
 /** Where a stat event that came on `statsSubject` is dead-lettered: its application's subject. */
 export function deadLetterSubject(names: NatsNames, statsSubject: string): string {
   return names.statsDeadLetterOf(subjectApplication(statsSubject));
+}
+
+/** A letter's `requestId` when the event came with one: the key to its log lines. */
+export function requestIdField(requestId: string | undefined): { requestId?: string } {
+  return requestId === undefined ? {} : { requestId };
 }
 
 /** Room a letter leaves in the stream's max_msg_size for its headers (the message id). */
@@ -84,6 +90,8 @@ export function toDeadLetter(sequence: number, data: Uint8Array): DeadLetter | u
     eventId: payloadField(letter.payload, 'eventId'),
     gamerId: payloadField(letter.payload, 'gamerId'),
     payload: letter.payload,
+    // stored by the consumer from a checked header; checked again, as anything read back is
+    requestId: validRequestId(letter.requestId) ?? null,
   };
 }
 
@@ -220,7 +228,10 @@ export class DeadLetterStore {
     if (!letter) return { kind: 'notFound' };
     // within the route's 2 s bound (until 2026-11-28 5 s: an ack that came between 2 and 5 s
     // replayed and deleted the letter of a call answered 503 "try again")
-    const ack = await this.js.publish(letter.subject, letter.payload, { msgID: `replay-${this.names.statsDeadLetterStream}-${sequence}`, timeout: REPLAY_PUBLISH_TIMEOUT_MS });
+    // with the request id it first came with, so its log lines before and after share one key
+    // (a letter without one: the replay call's own, the default of requestHeaders)
+    const headers = requestHeaders(letter.requestId ?? undefined);
+    const ack = await this.js.publish(letter.subject, letter.payload, { msgID: `replay-${this.names.statsDeadLetterStream}-${sequence}`, timeout: REPLAY_PUBLISH_TIMEOUT_MS, ...(headers ? { headers } : {}) });
     await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, sequence, false).catch(() => false);
     return { kind: 'replayed', letter, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   }

@@ -83,9 +83,10 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     await world.assign(player, 'lifetime', 1);
 
     // genuinely dead-lettered: its processing fails on every delivery (after its task write)
+    // (reported as a game server does, with its request id: the letter keeps it)
     const failed = world.event(player, { score: 7 });
     failing.add(failed.eventId);
-    await world.publish(failed);
+    expect((await stack.api('POST', '/api/v1/stats', { headers: { ...world.server.auth, 'x-request-id': 'dlq-req-1' }, body: failed })).status).toBe(202);
     await world.publish('{"not": json');
     // and one that never reached the tasks before it was dead-lettered
     const missed = world.event(player, { score: 5 });
@@ -98,9 +99,11 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     }, 20_000);
     expect(listed.map((l) => l.eventId)).toEqual(expect.arrayContaining([failed.eventId, missed.eventId, null]));
     const poison = listed.find((l) => l.eventId === null)!;
-    expect(poison).toMatchObject({ reason: 'payload is not UTF-8 JSON', payload: '{"not": json', errors: [] });
+    expect(poison).toMatchObject({ reason: 'payload is not UTF-8 JSON', payload: '{"not": json', errors: [], requestId: null });
     const failedLetter = listed.find((l) => l.eventId === failed.eventId)!;
-    expect(failedLetter).toMatchObject({ gamerId: player.id, deliveryCount: 2, reason: expect.stringMatching(/^processing failed 2 times/) });
+    expect(failedLetter).toMatchObject({ gamerId: player.id, deliveryCount: 2, reason: expect.stringMatching(/^processing failed 2 times/), requestId: 'dlq-req-1' });
+    // a letter of before 2026-11-28 has none
+    expect(listed.find((l) => l.eventId === missed.eventId)!.requestId).toBeNull();
     expect((await letters(other)).map((l) => l.subject)).toEqual([stack.names.statsSubject(other.app)]);
     // the consumer wrote its two on the application's own subject; the third is of before
     expect(await lettersOnSubjectOf(world)).toBe(2);
@@ -128,6 +131,9 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     const replayed = await stack.api<DeadLetterReplayed>('POST', `${ADMIN}/dead-letters/${failedLetter.sequence}/replay`, { headers: world.admin.auth });
     expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
     expect(replayed.body).toMatchObject({ sequence: failedLetter.sequence, eventId: failed.eventId, stream: expect.stringMatching(/_STATS$/), duplicate: false });
+    // published again with the request id it first came with
+    const republished = await (await jetstreamManager(await stack.nats())).streams.getMessage(replayed.body.stream, { seq: replayed.body.seq });
+    expect(republished?.header.get('x-request-id')).toBe('dlq-req-1');
     // replay all: the missed event counts now
     const all = await stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay`, { headers: world.admin.auth });
     expect(all.status).toBe(200);

@@ -779,7 +779,10 @@ describe('dead letters of events past their deliveries', () => {
     await nc.flush();
     // the dead-letter stream away (a leader election, say) when a poison event comes on its last delivery
     await jsm.streams.delete(dlq);
-    await jetstream(nc).publish(stack.names.statsSubject(world.app), 'not json');
+    // (published with a request id, which the copy keeps)
+    const h = natsHeaders();
+    h.set('x-request-id', 'overdue-req-1');
+    await jetstream(nc).publish(stack.names.statsSubject(world.app), 'not json', { headers: h });
     // its own letter fails, it is given back, and the server drops it with the advisory, whose first copy fails too
     await eventually(async () => (advised === 1 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -787,7 +790,7 @@ describe('dead letters of events past their deliveries', () => {
     await jsm.streams.add(config);
     await eventually(async () => ((await jsm.streams.info(dlq)).state.messages === 1 ? true : undefined), 20_000, 200);
     const letter = JSON.parse(new TextDecoder().decode((await jsm.streams.getMessage(dlq, { seq: (await jsm.streams.info(dlq)).state.first_seq }))!.data)) as StatDeadLetter;
-    expect(letter).toMatchObject({ payload: 'not json', reason: 'not acknowledged after 1 deliveries' });
+    expect(letter).toMatchObject({ payload: 'not json', reason: 'not acknowledged after 1 deliveries', requestId: 'overdue-req-1' });
     await replica.close();
   });
 });
