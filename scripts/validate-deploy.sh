@@ -44,6 +44,10 @@
 #      references, NetworkPolicy reachability, env vars against the services' config.ts,
 #      Dockerfile consistency, compose's memory limits, capabilities and JetStream limits
 #      (see that file)
+#   9. the settings each rendering gives each service, through the service's own config
+#      reader (deploy/tools/settings-check.ts: bounds, patterns, rules between settings;
+#      placeholders for what production's Secrets hold); Node and the workspace's
+#      packages as scripts/provision.sh installs them
 #
 # Exit status 0 only when every step passed; the last line is a one-line summary.
 # Environment: GFTS_CACHE, GFTS_NATS_VERSION (scripts/provision.sh's), K8S_VERSIONS
@@ -474,10 +478,25 @@ else
   record_failure "policy"
 fi
 
+# The values of the settings, through the services' own config readers (Node and the
+# workspace's packages, as scripts/provision.sh installs them): every rendering that renders.
+step "settings through the services' config readers (deploy/tools/settings-check.ts)"
+if _gfts_node && _gfts_pnpm && _gfts_packages; then
+  if node "$ROOT/deploy/tools/settings-check.ts" ${rendered[@]+"${rendered[@]}"}; then
+    ok "every service takes the settings of every rendering"
+  else
+    bad "a service refuses the settings a rendering gives it"
+    record_failure "settings"
+  fi
+else
+  bad "Node or the workspace packages could not be installed for the settings check"
+  record_failure "settings (setup)"
+fi
+
 # ----------------------------------------------------------------------------- summary
 elapsed=$((SECONDS - started))
 if [ ${#failed_steps[@]} -eq 0 ]; then
-  printf 'validate-deploy: OK: chart linted, %d renderings schema-valid for Kubernetes %s, monitoring files, compose, NATS config and policy checks passed in %ss\n' \
+  printf 'validate-deploy: OK: chart linted, %d renderings schema-valid for Kubernetes %s, monitoring files, compose, NATS config, settings and policy checks passed in %ss\n' \
     "${#rendered[@]}" "${K8S_VERSIONS// /, }" "$elapsed"
   exit 0
 fi
