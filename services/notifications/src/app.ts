@@ -58,10 +58,11 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
     preClose: async () => hub.drain(config.NOTIFY_DRAIN_MS),
   });
   // app.metrics exists once the plugins before are loaded (the register above)
+  const liveDropped = new Counter({ name: 'gfts_notifications_live_dropped_total', help: 'live-only notifications (task.progress, presence.changed) dropped: more than NOTIFY_INGEST_BACKLOG_MAX of them waited behind a slow or failing inbox write', registers: [app.metrics] });
   const unstored = new Counter({ name: 'gfts_notifications_unstored_total', help: 'notifications meant for the inbox published live only: the inbox was unavailable longer than the backlog holds (NOTIFY_INGEST_BACKLOG_MAX), or the replica stopped meanwhile', registers: [app.metrics] });
   const duplicates = new Counter({ name: 'gfts_notifications_duplicates_total', help: 'notifications neither stored nor published: another copy of a completion or grant the inbox holds (the tasks service announces them at least once)', registers: [app.metrics] });
   const ingest = startIngest({
-    nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log, backlogMax: config.NOTIFY_INGEST_BACKLOG_MAX, unstored: (n) => unstored.inc(n), duplicates: (n) => duplicates.inc(n),
+    nc: nats, prefix: config.NATS_PREFIX, inbox, nextId: monotonicUuidv7(), log: app.log, backlogMax: config.NOTIFY_INGEST_BACKLOG_MAX, unstored: (n) => unstored.inc(n), duplicates: (n) => duplicates.inc(n), liveDropped: (n) => liveDropped.inc(n),
   });
   const channel = liveChannel({
     hub, inbox, tickets, log: app.log, metrics: liveMetrics(app.metrics, () => hub.socketCount, () => hub.lingeringCount),

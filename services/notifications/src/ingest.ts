@@ -52,13 +52,27 @@ interface Deps {
   log: Logger;
   /** the wait before the `attempt`th retry of a failed inbox write (from 1) */
   retryDelayMs?: (attempt: number) => number;
-  /** notifications held while the inbox cannot be written, at most (NOTIFY_INGEST_BACKLOG_MAX) */
+  /**
+   * notifications for the inbox held while it cannot be written, at most
+   * (NOTIFY_INGEST_BACKLOG_MAX); live-only ones waiting behind them have a bound of the same
+   * size of their own
+   */
   backlogMax: number;
   /** notifications published live without being stored */
   unstored?: (count: number) => void;
   /** notifications neither stored nor published: another copy of a completion the inbox holds */
   duplicates?: (count: number) => void;
+  /** live-only notifications dropped: more than `backlogMax` of them waited behind an inbox write */
+  liveDropped?: (count: number) => void;
 }
+
+/**
+ * The most notifications one inbox write takes: a backlog of up to NOTIFY_INGEST_BACKLOG_MAX
+ * (1,000,000 at most) is written in such batches, in order. As one write, a retry after a
+ * partial failure looked up every refused id in one `$in`, past the 16 MB command limit from
+ * ~330,000 ids, and failed for ever (until 2026-11-28).
+ */
+export const INBOX_WRITE_MAX = 5_000;
 
 /** 100 ms doubling to 5 s: a store blip costs a fraction of a second, an outage a write every 5 s. */
 const storeRetryDelay = (attempt: number): number => Math.min(5_000, 100 * 2 ** (attempt - 1));
@@ -74,9 +88,13 @@ const storeRetryDelay = (attempt: number): number => Math.min(5_000, 100 * 2 ** 
  * an earlier.
  */
 export function startIngest(deps: Deps): Ingest {
-  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay, backlogMax, unstored = () => {}, duplicates = () => {} } = deps;
+  const { nc, prefix, inbox, nextId, log, retryDelayMs = storeRetryDelay, backlogMax, unstored = () => {}, duplicates = () => {}, liveDropped = () => {} } = deps;
   const names = natsNames(prefix);
   const queue: Draft[] = [];
+  /** the queue's drafts for the inbox; the rest are live-only */
+  let queuedStored = 0;
+  /** live-only drafts are being dropped: said once per backlog, not per event */
+  let droppingLive = false;
   let running: Promise<void> | undefined;
   let stopping = false;
   /** cuts a retry's wait short when stop() begins */
@@ -98,6 +116,7 @@ export function startIngest(deps: Deps): Ingest {
       try {
         const outcome = await inbox.add(batch);
         overflowing = false;
+        droppingLive = false;
         return outcome.duplicates;
       } catch (error) {
         if (stopping) {
@@ -132,7 +151,9 @@ export function startIngest(deps: Deps): Ingest {
 
   async function drainQueue(): Promise<void> {
     while (queue.length > 0) {
-      const made = withIds(queue.splice(0, queue.length));
+      const taken = queue.splice(0, INBOX_WRITE_MAX);
+      queuedStored -= taken.filter((d) => isStoredNotificationType(d.type)).length;
+      const made = withIds(taken);
       // Published only once stored (a resume's no-gap rule: docs, "Resume"); meanwhile later
       // events wait in the queue, so one replica still publishes in id order. A copy of a
       // completion the inbox holds is not published: its socket had the first (a resume
@@ -147,7 +168,11 @@ export function startIngest(deps: Deps): Ingest {
   }
 
   const take = (drafts: Draft[]) => {
-    if (queue.length + drafts.length > backlogMax) {
+    const stored = drafts.filter((d) => isStoredNotificationType(d.type)).length;
+    // Only notifications for the inbox count against its backlog: live-only ones (a presence
+    // change fans out to every online friend) waiting behind a slow write sent those out
+    // unstored while the inbox was up (until 2026-11-28)
+    if (queuedStored + stored > backlogMax) {
       // The store has been away long enough to fill the backlog: the replica's memory is
       // bounded, so what comes next goes out live only, as before the retry. Their ids are
       // made now, before the queued ones'; the batch being stored has lower ids, so it goes
@@ -165,7 +190,18 @@ export function startIngest(deps: Deps): Ingest {
       publish(made);
       return;
     }
-    queue.push(...drafts);
+    let admitted = drafts;
+    if (stored < drafts.length && queue.length - queuedStored + (drafts.length - stored) > backlogMax) {
+      // Live-only notifications beyond their own bound are dropped: sent now they would pass
+      // the batch being stored (a client resuming after their ids would never get it), and
+      // nothing replays them anyway (docs/notifications.md, "Live only")
+      if (!droppingLive) log.error({ waiting: queue.length - queuedStored }, 'inbox write slow or away and live-only notifications pile up behind it: new ones are dropped until it is written');
+      droppingLive = true;
+      liveDropped(drafts.length - stored);
+      admitted = drafts.filter((d) => isStoredNotificationType(d.type));
+    }
+    queuedStored += stored;
+    queue.push(...admitted);
     running ??= drainQueue().finally(() => {
       running = undefined;
     });

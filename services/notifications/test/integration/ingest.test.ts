@@ -5,7 +5,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { monotonicUuidv7 } from '../../src/domain/ids.ts';
-import { startIngest } from '../../src/ingest.ts';
+import { INBOX_WRITE_MAX, startIngest } from '../../src/ingest.ts';
 import { inboxRepository, type GamerRef } from '../../src/repository/inbox.ts';
 import { ensureIndexes, openStore, type Store } from '../../src/repository/store.ts';
 
@@ -147,6 +147,108 @@ describe('the ingest when the inbox write fails', () => {
     }
     expect(live).toHaveLength(1);
   });
+
+  it('counts only notifications for the inbox against its backlog: live-only ones behind a slow write hold no others out of it, and beyond their own bound are dropped, counted', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const friends = [randomUUID(), randomUUID(), randomUUID()];
+    const inbox = inboxRepository(store, 60_000);
+    // the first write is slow (held until the test releases it), not failing
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let writing!: () => void;
+    const firstWrite = new Promise<void>((resolve) => (writing = resolve));
+    let writes = 0;
+    const slow = {
+      add: async (batch: (Notification & GamerRef)[]) => {
+        if (writes++ === 0) {
+          writing();
+          await held;
+        }
+        return inbox.add(batch);
+      },
+    };
+    let unstored = 0;
+    let dropped = 0;
+    const ingest = startIngest({
+      nc, prefix, inbox: slow, nextId: monotonicUuidv7(), log: { warn: () => {}, error: () => {} }, backlogMax: 2,
+      unstored: (n) => (unstored += n), liveDropped: (n) => (dropped += n),
+    });
+    const watcher = await connect({ servers: infra().natsUrl });
+    const live: Notification[] = [];
+    watcher.subscribe(`${prefix}.notify.>`, { callback: (_error, msg) => void live.push(msg.json<Notification>()) });
+    await watcher.flush();
+    const complete = (gamerTaskId: string) => nc.publish(names.taskCompleted, JSON.stringify({
+      ...gamer, gamerTaskId, taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID(),
+    }));
+    // a gamer coming online, announced to their online friends: one live-only notification each
+    const online = (recipients: string[]) => nc.publish(names.presenceChanged, JSON.stringify({
+      applicationId: gamer.applicationId, gamerId: randomUUID(), status: 'online', lastSeenAt: null, occurredAt: new Date().toISOString(), recipients,
+    }));
+    const [a, b] = [randomUUID(), randomUUID()];
+    try {
+      complete(a);
+      await firstWrite;
+      // two live-only ones fill their bound; b is the inbox's first of two; a third live-only one is beyond its bound
+      online(friends.slice(0, 2));
+      complete(b);
+      online([friends[2]!]);
+      await nc.flush();
+      await eventually(async () => (dropped === 1 ? true : undefined));
+      expect(unstored).toBe(0);
+      // nothing passes the write being made
+      expect(live).toEqual([]);
+
+      release();
+      await eventually(async () => (live.length === 4 ? true : undefined));
+      expect(live.map((n) => n.type)).toEqual([NotificationType.TASK_COMPLETED, NotificationType.PRESENCE_CHANGED, NotificationType.PRESENCE_CHANGED, NotificationType.TASK_COMPLETED]);
+      expect(live.map((n) => n.id)).toEqual(live.map((n) => n.id).sort());
+      const stored = await store.notifications.find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId }).toArray();
+      expect(stored.map((n) => (n.data as { gamerTaskId: string }).gamerTaskId).sort()).toEqual([a, b].sort());
+      expect(unstored).toBe(0);
+    } finally {
+      release();
+      await ingest.stop();
+      await watcher.close();
+    }
+  });
+
+  it('writes a backlog in batches of at most INBOX_WRITE_MAX, in order', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const inbox = inboxRepository(store, 60_000);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const batches: string[][] = [];
+    const gated = {
+      add: async (batch: (Notification & GamerRef)[]) => {
+        batches.push(batch.map((n) => n.id));
+        if (batches.length === 1) await held;
+        return inbox.add(batch);
+      },
+    };
+    const ingest = startIngest({ nc, prefix, inbox: gated, nextId: monotonicUuidv7(), log: { warn: () => {}, error: () => {} }, backlogMax: 20_000 });
+    const total = 1 + INBOX_WRITE_MAX + 10;
+    try {
+      for (let i = 0; i < total; i++) {
+        nc.publish(names.taskCompleted, JSON.stringify({
+          ...gamer, gamerTaskId: randomUUID(), taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID(),
+        }));
+        if (i === 0) await eventually(async () => (batches.length === 1 ? true : undefined));
+      }
+      await nc.flush();
+      release();
+      await eventually(async () => (batches.flat().length === total ? true : undefined), 30_000);
+      expect(batches.map((b) => b.length)).toEqual([1, INBOX_WRITE_MAX, 10]);
+      expect(batches.flat()).toEqual(batches.flat().sort());
+      expect(await store.notifications.countDocuments({ applicationId: gamer.applicationId, gamerId: gamer.gamerId })).toBe(total);
+    } finally {
+      release();
+      await ingest.stop();
+    }
+  }, 60_000);
 
   it('holds at most NOTIFY_INGEST_BACKLOG_MAX while the inbox is away: what comes beyond goes out live only, counted', async () => {
     const prefix = natsPrefix();
