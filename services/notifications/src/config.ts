@@ -9,7 +9,7 @@ const NotificationsSettings = {
   ...StoreConfig,
   NOTIFY_RETENTION_MS: Type.Integer({ minimum: 60_000, maximum: 365 * DAY_MS, default: 30 * DAY_MS, description: 'how long the inbox keeps a notification' }),
   NOTIFY_HEARTBEAT_MS: Type.Integer({ minimum: 1_000, maximum: 600_000, default: 30_000, description: 'ping interval; a socket that did not answer the previous ping is closed' }),
-  NOTIFY_SEND_BUFFER_BYTES: Type.Integer({ minimum: 1_024, maximum: 16_777_216, default: 262_144, description: 'bytes that may wait to be sent on one socket; above, the client is too slow and is closed (4008)' }),
+  NOTIFY_SEND_BUFFER_BYTES: Type.Integer({ minimum: 1_024, maximum: 16_777_216, default: 262_144, description: 'bytes that may wait to be sent on one socket; above, the client is too slow and is closed (4008); a frame on an empty buffer goes whatever its size' }),
   NOTIFY_PROGRESS_INTERVAL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000, description: 'least time between two task.progress messages of one task on one socket' }),
   NOTIFY_MAX_SOCKETS_PER_GAMER: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'sockets one gamer may hold on one replica; one more closes the oldest (4029)' }),
   NOTIFY_INGEST_BACKLOG_MAX: Type.Integer({ minimum: 100, maximum: 1_000_000, default: 10_000, description: 'notifications for the inbox a replica holds while the inbox cannot be written (each retried until stored, then published); beyond, new ones go out live only, unstored, and are counted (gfts_notifications_unstored_total); as many live-only ones may wait behind them, beyond which those are dropped (gfts_notifications_live_dropped_total)' }),

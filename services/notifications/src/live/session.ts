@@ -216,8 +216,9 @@ export class Session {
       // what waits behind a slow inbox read is bounded as what waits in the socket is: past
       // it the client comes back and resumes from the inbox (until 2026-11-28 unbounded: a
       // catch-up's turn may come minutes after NATS was back, the store slow)
+      // at least one held whatever its size, as an empty send buffer takes one (write)
       this.heldBytes += Buffer.byteLength(outgoing.text);
-      if (this.heldBytes > this.limits.sendBufferBytes) {
+      if (this.held.length > 0 && this.heldBytes > this.limits.sendBufferBytes) {
         this.close(NotificationCloseCode.TRY_AGAIN_LATER, 'catching up');
         return;
       }
@@ -307,7 +308,11 @@ export class Session {
     // a socket its client is closing takes nothing more: ws would count the text as buffered,
     // and the send-buffer check would record a slow consumer that is only leaving
     if (!this.isOpen) return;
-    if (this.socket.bufferedAmount + Buffer.byteLength(text) > this.limits.sendBufferBytes) {
+    // what must not pile up is what waits: a frame on an empty buffer goes whatever its size
+    // (until 2026-11-28 one larger than a small NOTIFY_SEND_BUFFER_BYTES closed the socket 4008
+    // on every resume, its replay sending the same frame again)
+    const waiting = this.socket.bufferedAmount;
+    if (waiting > 0 && waiting + Buffer.byteLength(text) > this.limits.sendBufferBytes) {
       this.close(NotificationCloseCode.SLOW_CONSUMER, 'slow consumer');
       return;
     }

@@ -280,6 +280,35 @@ describe('Session bounds', () => {
     expect(closed).toEqual([]);
   });
 
+  // one frame larger than a small send buffer (NOTIFY_SEND_BUFFER_BYTES may be 1,024; a grant of
+  // 20 items or a request with a long avatar is more)
+  const large = (label: string): Notification => ({ ...completed(label), data: { gamerTaskId: `t-${label}`, taskId: 'x'.repeat(1_500) } });
+  const tiny = { ...limits, sendBufferBytes: 1_024 };
+
+  it('sends a frame larger than the send buffer when nothing waits, live and replayed; cuts as slow what piles up behind it', async () => {
+    const socket = new ReadingSocket(0);
+    const session = new Session(socket as unknown as WebSocket, gamer, tiny, metrics, true);
+    await session.replay(inboxOf([large('01')]), idOf('00'));
+    expect([ids(socket), socket.closedWith]).toEqual([['01'], undefined]);
+    // the client read it: the next large one goes too
+    socket.bufferedAmount = 0;
+    session.deliver(outgoing(large('02')));
+    expect([ids(socket), socket.closedWith]).toEqual([['01', '02'], undefined]);
+    // unread, anything more is over the bound
+    session.deliver(outgoing(completed('03')));
+    expect(socket.closedWith).toBe(4008);
+  });
+
+  it('holds one frame larger than the send buffer during a catch-up, and closes 1013 only for more', () => {
+    const socket = new ReadingSocket(0);
+    const session = new Session(socket as unknown as WebSocket, gamer, tiny, metrics, false);
+    session.markGap();
+    session.deliver(outgoing(large('01')));
+    expect(socket.closedWith).toBeUndefined();
+    session.deliver(outgoing(completed('02')));
+    expect(socket.closedWith).toBe(1013);
+  });
+
   it('closes with 1013 a socket whose held notifications outgrow the send buffer while it waits for its catch-up', async () => {
     const socket = new ReadingSocket(0);
     const session = new Session(socket as unknown as WebSocket, gamer, small, metrics, false);
