@@ -282,7 +282,7 @@ describe('Session bounds', () => {
 
   // one frame larger than a small send buffer (NOTIFY_SEND_BUFFER_BYTES may be 1,024; a grant of
   // 20 items or a request with a long avatar is more)
-  const large = (label: string): Notification => ({ ...completed(label), data: { gamerTaskId: `t-${label}`, taskId: 'x'.repeat(1_500) } });
+  const large = (label: string): Notification => ({ ...completed(label), data: { gamerTaskId: `t-${label}`, taskId: 'x'.repeat(1_500) } }) as Notification;
   const tiny = { ...limits, sendBufferBytes: 1_024 };
 
   it('sends a frame larger than the send buffer when nothing waits, live and replayed; cuts as slow what piles up behind it', async () => {
