@@ -12,11 +12,13 @@
  * give placeholders of the right form for the variables it carries (EXTERNAL_PLACEHOLDERS);
  * one without a placeholder fails, naming it. Components without a reader here (NATS, the
  * trial databases, a service added by values alone) are skipped.
- * Exit status 0 when every service of every rendering was taken; one line per check.
+ * Then the rules between two services' settings (presenceHeartbeatProblems).
+ * Exit status 0 when every check passed; one line per check.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { presenceHeartbeatProblems } from '../../libs/platform/src/config.ts';
 import { readFriendshipConfig } from '../../services/friendship/src/config.ts';
 import { readGatewayConfig } from '../../services/gateway/src/config.ts';
 import { readNotificationsConfig } from '../../services/notifications/src/config.ts';
@@ -31,7 +33,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h') || process.ar
   process.exit(process.argv.length < 3 && !process.argv.includes('--help') && !process.argv.includes('-h') ? 2 : 0);
 }
 
-const readers: Record<string, (env: Record<string, string>) => unknown> = {
+const readers: Record<string, (env: Record<string, string>) => Record<string, unknown>> = {
   gateway: readGatewayConfig,
   friendship: readFriendshipConfig,
   tasks: readTasksConfig,
@@ -105,6 +107,7 @@ for (const argument of process.argv.slice(2)) {
     process.exit(2);
   }
   const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as K8sObject | null).filter((d): d is K8sObject => d !== null);
+  const taken = new Map<string, Record<string, unknown>>();
   for (const workload of docs.filter((d) => d.kind === 'Deployment')) {
     const service = workload.metadata.labels?.['app.kubernetes.io/name'] ?? workload.metadata.name;
     const read = readers[service];
@@ -114,13 +117,22 @@ for (const argument of process.argv.slice(2)) {
     const { env, problems } = environmentOf(docs, service, container);
     try {
       if (problems.length > 0) throw new Error(problems.join('; '));
-      read(env);
+      taken.set(service, read(env));
       say(`  ok   ${name}: ${service} takes its ${Object.keys(env).length} settings`);
     } catch (error) {
       failures++;
       say(`  FAIL ${name}: ${service} refuses its settings: ${(error as Error).message}`);
     }
   }
+  // rules between two services' settings
+  const friendship = taken.get('friendship');
+  const notifications = taken.get('notifications');
+  if (friendship && notifications) {
+    checks++;
+    const problems = presenceHeartbeatProblems(notifications.PRESENCE_RECORD_INTERVAL_MS as number, friendship.PRESENCE_ONLINE_WINDOW_MS as number);
+    if (problems.length > 0) failures++;
+    say(problems.length === 0 ? `  ok   ${name}: the presence heartbeat fits friendship's online window` : `  FAIL ${name}: ${problems.join('; ')}`);
+  }
 }
-say(`  ${checks - failures} services took their settings, ${failures} refused them`);
+say(`  ${checks - failures} checks passed, ${failures} failed`);
 process.exit(failures > 0 || checks === 0 ? 1 : 0);

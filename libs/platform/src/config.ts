@@ -50,6 +50,18 @@ export const NatsCredentialsConfig = {
   NATS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'password of NATS_USER (a Secret)' })),
 };
 
+/**
+ * The problem, if any, with the presence heartbeat of the notifications replicas
+ * (PRESENCE_RECORD_INTERVAL_MS) against how long friendship counts a replica alive after its
+ * last one (PRESENCE_ONLINE_WINDOW_MS): two services' settings, checked where both are known
+ * (deploy/tools/settings-check.ts for each Helm rendering, the Compose test). With fewer than
+ * two heartbeats per window one late beat, or an interval past the window, has friendship
+ * declare a live replica dead and its gamers offline, until its next beat writes them again.
+ */
+export function presenceHeartbeatProblems(recordIntervalMs: number, onlineWindowMs: number): string[] {
+  return recordIntervalMs * 2 <= onlineWindowMs ? [] : [`PRESENCE_RECORD_INTERVAL_MS of notifications (${recordIntervalMs}) must be at most half of PRESENCE_ONLINE_WINDOW_MS of friendship (${onlineWindowMs}): fewer beats per window show its gamers offline now and then`];
+}
+
 /** The problem with a NATS_USER set without NATS_PASSWORD or the reverse, if any. */
 export function natsCredentialProblems(config: { NATS_USER?: string | undefined; NATS_PASSWORD?: string | undefined }): string[] {
   return (config.NATS_USER === undefined) === (config.NATS_PASSWORD === undefined) ? [] : ['NATS_USER and NATS_PASSWORD must be set together'];

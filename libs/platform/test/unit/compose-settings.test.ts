@@ -6,6 +6,7 @@ import { readFriendshipConfig } from '../../../../services/friendship/src/config
 import { readGatewayConfig } from '../../../../services/gateway/src/config.ts';
 import { readNotificationsConfig } from '../../../../services/notifications/src/config.ts';
 import { readTasksConfig } from '../../../../services/tasks/src/config.ts';
+import { presenceHeartbeatProblems } from '../../src/config.ts';
 
 const compose = parseYaml(readFileSync(fileURLToPath(new URL('../../../../docker-compose.yml', import.meta.url)), 'utf8'), { merge: true }) as {
   services: Record<string, { environment?: Record<string, string | number | boolean | null> }>;
@@ -27,4 +28,12 @@ describe('docker-compose.yml sets only settings the services take', () => {
       expect(() => read(env)).not.toThrow();
     });
   }
+});
+
+describe('docker-compose.yml keeps the rules between two services\' settings', () => {
+  it('the notifications replicas beat at least twice per friendship\'s online window', () => {
+    const notifications = readNotificationsConfig(environmentOf('notifications'));
+    const friendship = readFriendshipConfig(environmentOf('friendship'));
+    expect(presenceHeartbeatProblems(notifications.PRESENCE_RECORD_INTERVAL_MS, friendship.PRESENCE_ONLINE_WINDOW_MS)).toEqual([]);
+  });
 });

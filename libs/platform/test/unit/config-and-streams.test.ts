@@ -1,6 +1,6 @@
 import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
-import { BaseConfig, ConfigError, loadConfig } from '../../src/config.ts';
+import { BaseConfig, ConfigError, loadConfig, presenceHeartbeatProblems } from '../../src/config.ts';
 import { ensureStream } from '../../src/jetstream-streams.ts';
 
 const secret = { INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
@@ -62,5 +62,15 @@ describe('ensureStream', () => {
     const { jsm, calls } = manager(apiError(10058, 'stream name already in use with a different configuration'));
     await expect(ensureStream(jsm, 'S', { subjects: ['s.>'] })).rejects.toThrow('stream not found');
     expect(calls).toEqual(['add', 'update']);
+  });
+});
+
+describe('presenceHeartbeatProblems', () => {
+  it('takes two beats or more per online window, and names both settings otherwise', () => {
+    expect(presenceHeartbeatProblems(15_000, 60_000)).toEqual([]);
+    expect(presenceHeartbeatProblems(30_000, 60_000)).toEqual([]);
+    const [problem] = presenceHeartbeatProblems(30_001, 60_000);
+    expect(problem).toMatch(/PRESENCE_RECORD_INTERVAL_MS.*30001.*PRESENCE_ONLINE_WINDOW_MS.*60000/);
+    expect(presenceHeartbeatProblems(120_000, 60_000)).toHaveLength(1);
   });
 });
