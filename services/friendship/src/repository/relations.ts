@@ -250,6 +250,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       // passing, marked kept, which that call's withdrawal does not match.
       if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
         const refusal = refusalOf(await checksOf(request, maxPending));
+        if (refusal?.kind === 'blocked') {
+          // nothing may stay between a blocked pair: a request whose own call failed after its
+          // write and could not withdraw it (below) is withdrawn here, as that call would have
+          await relations.deleteOne({ _id: existing._id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
+        }
         if (refusal) return refusal;
         const kept = await relations.updateOne({ _id: existing._id, applicationId, status: FriendshipStatus.PENDING }, { $set: { kept: true } });
         // Gone or no longer pending before the mark: withdrawn by its call (over the limit, or
@@ -270,7 +275,18 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       return { kind: 'exists', relation: toRelation(existing) };
     }
 
-    const checks = await checksOf(request, maxPending);
+    let checks: Awaited<ReturnType<typeof checksOf>>;
+    try {
+      checks = await checksOf(request, maxPending);
+    } catch (error) {
+      // A check that could not be read (a timeout, a failover) fails the call: its request,
+      // written but neither checked nor announced, is withdrawn, so a retry makes and
+      // announces it anew. Until 2026-11-28 it stayed: unchecked (across a block, over the
+      // limit), and a retry took it for its own repeat and answered without announcing it.
+      // Not one a repeat marked kept (it was checked and answered), nor one accepted meanwhile.
+      await relations.deleteOne({ _id: id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } }).catch(() => undefined);
+      throw error;
+    }
     const refusal = refusalOf(checks);
     if (refusal?.kind === 'blocked') {
       // Whatever it became meanwhile, nothing may stay between a blocked pair. Its addressee
