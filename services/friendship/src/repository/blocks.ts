@@ -29,6 +29,34 @@ export type UnblockOutcome = { kind: 'unblocked'; block: Block } | { kind: 'notF
 export function blockRepository(blocks: Model<BlockDoc>, relations: Model<RelationDoc>, friendLists: FriendListRepository, directory: GamerLookup) {
   const countOf = (applicationId: string, blocker: string, cap: number) => blocks.countDocuments({ applicationId, blocker }, { limit: cap });
 
+  /**
+   * The checks of `block` once its record is written (created by this call when `existing` is
+   * null): the refusal, with the record withdrawn, or undefined when the block stands.
+   */
+  async function refusalAfterWrite(existing: BlockDoc | null, record: BlockDoc, applicationId: string, blocker: string, blocked: string, maxBlocks: number): Promise<BlockOutcome | undefined> {
+    // The target is looked up after the write, as a request's is: an erasure deletes the
+    // directory entry before the gamer's blocks, so either it deletes this record or this
+    // read finds the entry gone (and the record is withdrawn). A record a repeat kept was
+    // checked by that repeat.
+    if (!existing?.kept && !(await directory.exists(applicationId, blocked))) {
+      if (!existing) await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
+      return { kind: 'unknownTarget' };
+    }
+    const overLimit = async () => !withinLimit(await countOf(applicationId, blocker, maxBlocks + 1), maxBlocks, 'after');
+    if (existing && !existing.kept) {
+      if (await overLimit()) return { kind: 'blockLimit' };
+      const kept = await blocks.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
+      // withdrawn by its creator before the mark: there is no block
+      if (kept.matchedCount === 0) return { kind: 'blockLimit' };
+    }
+    if (!existing && (await overLimit())) {
+      const withdrawn = await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
+      if (withdrawn.deletedCount === 1) return { kind: 'blockLimit' };
+      // a repeat counted it within the limit and marked it kept first: it stands
+    }
+    return undefined;
+  }
+
   return {
     /**
      * Blocks `blocked`, idempotently, within the blocker's quota, and clears whatever
@@ -54,26 +82,17 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       const existing = await blocks
         .findOneAndUpdate(direction, { $setOnInsert: { _id: record._id, createdAt: now } }, { upsert: true, returnDocument: 'before' })
         .lean();
-      // The target is looked up after the write, as a request's is: an erasure deletes the
-      // directory entry before the gamer's blocks, so either it deletes this record or this
-      // read finds the entry gone (and the record is withdrawn). A record a repeat kept was
-      // checked by that repeat.
-      if (!existing?.kept && !(await directory.exists(applicationId, blocked))) {
-        if (!existing) await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
-        return { kind: 'unknownTarget' };
+      let refusal: BlockOutcome | undefined;
+      try {
+        refusal = await refusalAfterWrite(existing, record, applicationId, blocker, blocked, maxBlocks);
+      } catch (error) {
+        // A check could not be read: the call fails, and a record it created goes first, so a
+        // retry blocks, clears the pair and announces it. Until 2026-11-28 it stood beside the
+        // friendship it had not cleared, unannounced, and a retry answered 200 for it.
+        if (!existing) await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } }).catch(() => undefined);
+        throw error;
       }
-      const overLimit = async () => !withinLimit(await countOf(applicationId, blocker, maxBlocks + 1), maxBlocks, 'after');
-      if (existing && !existing.kept) {
-        if (await overLimit()) return { kind: 'blockLimit' };
-        const kept = await blocks.updateOne({ _id: existing._id, applicationId }, { $set: { kept: true } });
-        // withdrawn by its creator before the mark: there is no block
-        if (kept.matchedCount === 0) return { kind: 'blockLimit' };
-      }
-      if (!existing && (await overLimit())) {
-        const withdrawn = await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
-        if (withdrawn.deletedCount === 1) return { kind: 'blockLimit' };
-        // a repeat counted it within the limit and marked it kept first: it stands
-      }
+      if (refusal) return refusal;
       const removed = await clearPair(relations, applicationId, blocker, blocked);
       // a friendship the block ended leaves both friend-id lists (relation first, list after)
       if (removed?.status === FriendshipStatus.ACCEPTED) await friendLists.unlinked(applicationId, blocker, blocked);

@@ -376,9 +376,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       if (!request) return { kind: 'notFound' };
       const friendship: RelationDoc = { ...request, status: FriendshipStatus.ACCEPTED, updatedAt: now };
       const { requester } = friendship;
-      await friendLists.linked(applicationId, requester, addressee);
-      const over = await friendQuotaAfter(friendship, maxFriends);
-      if (over) {
+      const undo = async () => {
         // only this call accepted it, so an accepted document with this id is ours to undo
         await relations.updateOne(
           { _id: id, applicationId, status: FriendshipStatus.ACCEPTED },
@@ -388,12 +386,29 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
         // an accept retried between the undo and that unlink linked the pair first (and may
         // itself be refused and unlink while we link again): the lists follow the relation
         await listsFollowRelation(applicationId, id, requester, addressee, false);
+      };
+      let over: Whose | undefined;
+      let stands = false;
+      try {
+        await friendLists.linked(applicationId, requester, addressee);
+        over = await friendQuotaAfter(friendship, maxFriends);
+        // Read again last, after the list update and the counts: a block or unfriend that ended
+        // the friendship meanwhile (and announced it) is seen here, so this accept is not
+        // announced after that end; it may also have unlinked the pair before we linked it.
+        if (!over) stands = await isAccepted(applicationId, id);
+      } catch (error) {
+        // The lists, the friend count or the last read failed: the call fails, and the request
+        // goes back to pending first (if it still is this accept's), so the addressee's retry
+        // accepts and announces it. Until 2026-11-28 the friendship stood unannounced (over the
+        // limit, maybe), and the retry answered 404.
+        await undo().catch(() => undefined);
+        throw error;
+      }
+      if (over) {
+        await undo();
         return { kind: 'friendLimit', whose: over };
       }
-      // Read again last, after the list update and the counts: a block or unfriend that ended
-      // the friendship meanwhile (and announced it) is seen here, so this accept is not
-      // announced after that end; it may also have unlinked the pair before we linked it.
-      if (!(await isAccepted(applicationId, id))) {
+      if (!stands) {
         await friendLists.unlinked(applicationId, requester, addressee);
         // ended meanwhile, and announced so by what ended it: an accepted after that would
         // show a friend who is not one to a client that applies events in order

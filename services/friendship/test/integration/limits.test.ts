@@ -5,6 +5,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pendingRequest } from '../../src/domain/relation-rules.ts';
 import { profileCache } from '../../src/profile-cache.ts';
+import { blockRepository } from '../../src/repository/blocks.ts';
 import { friendListRepository } from '../../src/repository/friend-lists.ts';
 import { gamerDirectory } from '../../src/repository/gamers.ts';
 import { createModels } from '../../src/repository/models.ts';
@@ -180,6 +181,63 @@ describe('per-gamer limits (all set to 2 here)', () => {
       // nothing stays between a blocked pair: B's incoming list shows no request from A
       expect(await pairCount(a!, b!)).toBe(0);
       expect((await w.incoming(b!)).body).toEqual([]);
+    });
+  });
+
+  describe('an accept or a block whose later reads fail', () => {
+    const listOf = async (app: string, gamer: string) => ((await db.collection('friendlists').findOne({ _id: `${app}:${gamer}` as never })) as { friends?: string[] } | null)?.friends ?? [];
+
+    it('an accept puts the request back to pending before it fails, so the retry accepts it', async () => {
+      const models = await createModels(db);
+      const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+      const directory = gamerDirectory(models.gamers, profileCache(100, 0));
+      // the friend count (an aggregation) fails once, as a read timing out does
+      let failures = 1;
+      const collection = new Proxy(models.relations.collection, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== 'function') return value;
+          if (prop !== 'aggregate' || failures === 0) return (value as (...a: unknown[]) => unknown).bind(target);
+          failures--;
+          return () => ({ toArray: async () => { throw new Error('read timed out'); } });
+        },
+      });
+      const relations = relationRepository(
+        new Proxy(models.relations, { get: (target, prop, receiver) => (prop === 'collection' ? collection : (Reflect.get(target, prop, receiver) as unknown)) }),
+        models.blocks, lists, directory,
+      );
+      const [a, b] = await w.gamers(2);
+      expectRequested(await w.request(a!, b!.id));
+      const id = await w.incomingId(b!, a!);
+      await expect(relations.accept(a!.app, id, b!.id, new Date(), 2)).rejects.toThrow('read timed out');
+      // before the fix: accepted, unannounced, and the retry below answered notFound (404)
+      expect((await db.collection('relations').findOne({ _id: id as never }))?.status).toBe('pending');
+      expect([await listOf(a!.app, a!.id), await listOf(a!.app, b!.id)]).toEqual([[], []]);
+      expect((await relations.accept(a!.app, id, b!.id, new Date(), 2)).kind).toBe('accepted');
+    });
+
+    it('a block withdraws its record before it fails, so the retry blocks and clears the pair', async () => {
+      const models = await createModels(db);
+      const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+      const real = gamerDirectory(models.gamers, profileCache(100, 0));
+      let failures = 1;
+      const directory = { ...real, exists: async (...args: Parameters<typeof real.exists>) => {
+        if (failures > 0) {
+          failures--;
+          throw new Error('read timed out');
+        }
+        return real.exists(...args);
+      } };
+      const blocks = blockRepository(models.blocks, models.relations, lists, directory);
+      const [a, b] = await w.gamers(2);
+      await w.befriend(a!, b!);
+      await expect(blocks.block(a!.app, a!.id, b!.id, new Date(), 2)).rejects.toThrow('read timed out');
+      // before the fix: the block stood beside the friendship, and the retry answered alreadyBlocked, clearing it unannounced
+      expect(await db.collection('blocks').countDocuments({ applicationId: a!.app, blocker: a!.id })).toBe(0);
+      expect((await w.friends(a!)).body.map((f) => f.user.id)).toEqual([b!.id]);
+      const retried = await blocks.block(a!.app, a!.id, b!.id, new Date(), 2);
+      expect(retried.kind).toBe('blocked');
+      expect((await w.friends(a!)).body).toEqual([]);
     });
   });
 
