@@ -306,7 +306,7 @@ async function addFriendWrites(client: MongoClient): Promise<() => Promise<numbe
     // the request: its upsert, then the target, blocks and the pending count in one round
     await relations.findOneAndUpdate({ applicationId: APP, pairKey: `${x}:${y}` }, { $setOnInsert: { _id: id, members: [x, y], requester: a, addressee: b, status: pending, createdAt: at, updatedAt: at } }, { upsert: true, returnDocument: 'before' });
     await Promise.all([
-      gamers.findOne({ applicationId: APP, gamerId: b }, { projection: { _id: 1 } }),
+      gamers.find({ applicationId: APP, gamerId: { $in: [a, b] } }, { projection: { _id: 1 }, limit: 2 }).toArray(),
       blocks.find({ applicationId: APP, blocker: { $in: [a, b] }, blocked: { $in: [a, b] } }, { projection: { _id: 0, blocker: 1 } }).toArray(),
       relations.countDocuments({ applicationId: APP, requester: a, status: pending }, { limit: 101 }),
     ]);

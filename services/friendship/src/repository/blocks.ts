@@ -38,7 +38,8 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
     // directory entry before the gamer's blocks, so either it deletes this record or this
     // read finds the entry gone (and the record is withdrawn). A record a repeat kept was
     // checked by that repeat.
-    if (!existing?.kept && !(await directory.exists(applicationId, blocked))) {
+    // the blocker too: one whose erasure ran while this call was under way withdraws the record
+    if (!existing?.kept && !(await directory.bothExist(applicationId, blocker, blocked))) {
       if (!existing) await blocks.deleteOne({ _id: record._id, applicationId, kept: { $ne: true } });
       return { kind: 'unknownTarget' };
     }

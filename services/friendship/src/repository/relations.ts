@@ -8,9 +8,11 @@ import type { RemovedRelation } from './blocks.ts';
 import type { FriendListRepository } from './friend-lists.ts';
 import type { BlockDoc, RelationDoc } from './models.ts';
 
-/** Whether a gamer is in the application's directory (gamers.ts), read where a request is made. */
+/** Whether gamers are in the application's directory (gamers.ts), read where a request or block is made. */
 export interface GamerLookup {
   exists(applicationId: string, gamerId: string): Promise<boolean>;
+  /** both of them, in one read */
+  bothExist(applicationId: string, one: string, other: string): Promise<boolean>;
 }
 
 function toRelation(doc: RelationDoc): Relation {
@@ -205,7 +207,9 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
   /** What a new request is checked for after its write, read in one round. */
   async function checksOf({ applicationId, requester, addressee }: Relation, maxPending: number): Promise<RequestChecks & { blocks: PairBlocks }> {
     const [targetKnown, blocks, pending] = await Promise.all([
-      directory.exists(applicationId, addressee),
+      // the requester too: one whose erasure ran while this call was under way (its entry
+      // gone) withdraws the request, which the erasure's deletes may have run before
+      directory.bothExist(applicationId, requester, addressee),
       blockStateBetween(blocksModel, applicationId, requester, addressee),
       countPendingOutgoing(applicationId, requester, maxPending + 1),
     ]);

@@ -257,15 +257,17 @@ describe('concurrent changes leave one consistent outcome', () => {
     const directory = gamerDirectory(models.gamers, profileCache(100, 0));
     /** `next`: run during the next check; `unknown`: that check answers the target unknown (a refusal) */
     const duringCheck: { next: (() => Promise<unknown>) | undefined; unknown?: boolean } = { next: undefined };
+    const check = async (read: () => Promise<boolean>) => {
+      const run = duringCheck.next;
+      const unknown = duringCheck.unknown === true;
+      duringCheck.next = undefined;
+      duringCheck.unknown = undefined;
+      await run?.();
+      return unknown ? false : read();
+    };
     const late: GamerLookup = {
-      async exists(applicationId, gamerId) {
-        const run = duringCheck.next;
-        const unknown = duringCheck.unknown === true;
-        duringCheck.next = undefined;
-        duringCheck.unknown = undefined;
-        await run?.();
-        return unknown ? false : directory.exists(applicationId, gamerId);
-      },
+      exists: (applicationId, gamerId) => check(() => directory.exists(applicationId, gamerId)),
+      bothExist: (applicationId, one, other) => check(() => directory.bothExist(applicationId, one, other)),
     };
     return { relations: relationRepository(models.relations, models.blocks, lists, late), duringCheck };
   }

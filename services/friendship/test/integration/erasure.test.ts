@@ -6,6 +6,15 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uuidv7 } from '@gfts/platform';
+import { pendingRequest } from '../../src/domain/relation-rules.ts';
+import { profileCache } from '../../src/profile-cache.ts';
+import { blockRepository } from '../../src/repository/blocks.ts';
+import { friendListRepository } from '../../src/repository/friend-lists.ts';
+import { gamerErasure } from '../../src/repository/gamer-erasure.ts';
+import { gamerDirectory } from '../../src/repository/gamers.ts';
+import { createModels } from '../../src/repository/models.ts';
+import { relationRepository } from '../../src/repository/relations.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { world } from '../support/world.ts';
 
@@ -78,5 +87,35 @@ describe('gamer erasure in the friendship service', () => {
       expect((await w.friends(ann!)).status).toBe(200);
       return (await w.search(bob!, ann!.name)).body.some((g) => g.id === ann!.id);
     }, 5_000);
+  });
+
+  it('leaves no request or block the erased gamer was making while the erasure ran', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const profiles = profileCache(100, 0);
+    const real = gamerDirectory(models.gamers, profiles);
+    const erasure = gamerErasure(models, lists, profiles);
+    // X's call has written its request (or block) when X's erasure runs, before the call's check
+    let duringCheck: (() => Promise<unknown>) | undefined;
+    const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
+      const run = duringCheck;
+      duringCheck = undefined;
+      await run?.();
+      return real.bothExist(...args);
+    } };
+    const relations = relationRepository(models.relations, models.blocks, lists, directory);
+    const blocks = blockRepository(models.blocks, models.relations, lists, directory);
+    for (const kind of ['request', 'block'] as const) {
+      const [x, y] = await w.gamers(2);
+      duringCheck = () => erasure.erase(x!.app, x!.id);
+      const outcome = kind === 'request'
+        ? await relations.request(pendingRequest(x!.app, x!.id, y!.id, uuidv7(), new Date()), 100)
+        : await blocks.block(x!.app, x!.id, y!.id, new Date(), 100);
+      expect({ kind, outcome: outcome.kind }).toEqual({ kind, outcome: 'unknownTarget' });
+      // before the fix the request (or block) stood, naming the erased gamer, and was announced
+      expect(await db.collection('relations').countDocuments({ applicationId: x!.app, members: x!.id })).toBe(0);
+      expect(await db.collection('blocks').countDocuments({ applicationId: x!.app, blocker: x!.id })).toBe(0);
+      expect((await w.incoming(y!)).body).toEqual([]);
+    }
   });
 });

@@ -134,18 +134,18 @@ describe('per-gamer limits (all set to 2 here)', () => {
   });
 
   describe('a request whose checks could not be read', () => {
-    /** The relations repository with a directory whose next `exists` fails, as a read timing out does. */
+    /** The relations repository with a directory whose next read fails, as a read timing out does. */
     async function withFailingCheck(failDeletes = 0) {
       const models = await createModels(db);
       const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
       const real = gamerDirectory(models.gamers, profileCache(100, 0));
       const failing = { count: 1 };
-      const directory = { ...real, exists: async (...args: Parameters<typeof real.exists>) => {
+      const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
         if (failing.count > 0) {
           failing.count--;
           throw new Error('read timed out');
         }
-        return real.exists(...args);
+        return real.bothExist(...args);
       } };
       let deletes = failDeletes;
       const relationsModel = new Proxy(models.relations, {
@@ -221,12 +221,12 @@ describe('per-gamer limits (all set to 2 here)', () => {
       const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
       const real = gamerDirectory(models.gamers, profileCache(100, 0));
       let failures = 1;
-      const directory = { ...real, exists: async (...args: Parameters<typeof real.exists>) => {
+      const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
         if (failures > 0) {
           failures--;
           throw new Error('read timed out');
         }
-        return real.exists(...args);
+        return real.bothExist(...args);
       } };
       const blocks = blockRepository(models.blocks, models.relations, lists, directory);
       const [a, b] = await w.gamers(2);
