@@ -288,7 +288,7 @@ async function addFriendWrites(client: MongoClient): Promise<() => Promise<numbe
   await gamers.createIndex({ applicationId: 1, displayNameKey: 1, gamerId: 1 });
   await blocks.createIndex({ applicationId: 1, blocker: 1, blocked: 1 }, { unique: true });
   await blocks.createIndex({ applicationId: 1, blocker: 1, _id: 1 });
-  await blocks.createIndex({ applicationId: 1, blocked: 1 });
+  await blocks.createIndex({ applicationId: 1, blocked: 1, _id: 1 });
   const now = new Date();
   const known = Array.from({ length: 5000 }, () => randomUUID());
   await gamers.insertMany(known.map((gamerId, i) => ({ applicationId: APP, gamerId, displayName: `Player ${i}`, updatedAt: now })), { ordered: false });

@@ -152,3 +152,51 @@ describe('store query plans of the friendship reads', () => {
     expect(plan).toEqual([expect.stringMatching(/^SEARCH \S+ USING INDEX \S+__id_ \((<expr>|_ferretdb_id)=\?\)$/)]);
   });
 });
+
+describe('store query plans of the friendship block reads', () => {
+  // mirrors `blocks` (services/friendship/src/repository/models.ts)
+  const BLOCKED = 'app_1_blocked_1__id_1';
+  let conn: mongoose.Connection;
+  type Block = { _id: string; app: string; blocker: string; blocked: string };
+  let blocks: mongoose.mongo.Collection<Block>;
+  const app = 'app-1';
+  const target = 'g-target';
+  const blockId = (n: number) => `b-${String(n).padStart(6, '0')}`;
+
+  beforeAll(async () => {
+    conn = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'block-plans')).asPromise();
+    blocks = conn.db!.collection<Block>('blocks');
+    await blocks.createIndex({ app: 1, blocker: 1, blocked: 1 }, { unique: true });
+    await blocks.createIndex({ app: 1, blocker: 1, _id: 1 });
+    await blocks.createIndex({ app: 1, blocked: 1, _id: 1 }, { name: BLOCKED });
+    // 300 gamers block the target, and as many block others
+    await blocks.insertMany([
+      ...Array.from({ length: 300 }, (_, i) => ({ _id: blockId(i), app, blocker: `g-${i}`, blocked: target })),
+      ...Array.from({ length: 300 }, (_, i) => ({ _id: blockId(1000 + i), app, blocker: `g-${i}`, blocked: `g-other-${i}` })),
+    ]);
+  });
+
+  afterAll(async () => {
+    await conn.dropDatabase();
+    await conn.close();
+  });
+
+  it('reads the first blockers of a gamer, oldest first, as an ordered range of limit entries (the admin look-up)', async () => {
+    const limit = 10;
+    const filter = { app, blocked: target };
+    const page = await blocks.find(filter, { projection: { _id: 0, blocker: 1 } }).sort({ _id: 1 }).limit(limit).toArray();
+    expect(page.map((b) => b.blocker)).toEqual(Array.from({ length: limit }, (_, i) => `g-${i}`));
+    const explain = (await blocks.find(filter, { projection: { _id: 0, blocker: 1 } }).sort({ _id: 1 }).limit(limit).explain('executionStats')) as Explain;
+    if (mongoPlanOfThisStore(explain)) {
+      const stages = stagesOf((explain.queryPlanner as { winningPlan: Stage }).winningPlan);
+      expect(stages.filter((s) => s.stage === 'IXSCAN').map((s) => s.indexName)).toEqual([BLOCKED]);
+      expect(stages.some((s) => s.stage === 'SORT')).toBe(false);
+      expect((explain.executionStats as { totalKeysExamined: number }).totalKeysExamined).toBeLessThanOrEqual(limit + 1);
+      return;
+    }
+    const plan = sqlitePlan(explain);
+    expect(plan, 'explain answered neither a MongoDB nor a SQLite plan').not.toBeNull();
+    expect(plan).toEqual([expect.stringMatching(new RegExp(`^SEARCH .* USING INDEX \\S*${BLOCKED} \\(<expr>=\\? AND <expr>=\\?`))]);
+    expect(explain.sortPushdown).toBe(true);
+  });
+});

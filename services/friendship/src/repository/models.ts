@@ -141,8 +141,12 @@ const blockSchema = new Schema<BlockDoc>(
 // one record per direction; also the paging index of GET /blocked
 blockSchema.index({ applicationId: 1, blocker: 1, blocked: 1 }, { unique: true });
 blockSchema.index({ applicationId: 1, blocker: 1, _id: 1 });
-// "who blocks me": search exclusion and the can-message check
-blockSchema.index({ applicationId: 1, blocked: 1 });
+// "who blocks me": an erasure's delete, and the admin's look-up of a gamer's blockers, oldest
+// first, which reads only its page through the trailing _id (with (applicationId, blocked)
+// alone, until 2026-11-28, it read and sorted every block of the gamer)
+blockSchema.index({ applicationId: 1, blocked: 1, _id: 1 });
+/** Indexes a later one replaced: dropped at start, so writes no longer keep them up. */
+const REPLACED_INDEXES: { model: keyof FriendshipModels; name: string }[] = [{ model: 'blocks', name: 'applicationId_1_blocked_1' }];
 
 const friendListSchema = new Schema<FriendListDoc>(
   {
@@ -176,5 +180,7 @@ export async function createModels(connection: Connection): Promise<FriendshipMo
     friendLists: connection.model<FriendListDoc>('FriendList', friendListSchema),
   };
   await Promise.all(Object.values(models).map((model: Model<unknown>) => model.init()));
+  // gone already (dropped by another replica, or never made) is fine
+  await Promise.all(REPLACED_INDEXES.map(({ model, name }) => models[model].collection.dropIndex(name).catch(() => undefined)));
   return models;
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { databaseUrl, infra, uniqueSuffix } from '@gfts/testkit';
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createModels } from '../../src/repository/models.ts';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
 
@@ -133,5 +136,23 @@ describe('blocking', () => {
     expectOk(await w.unblock(a!, (await w.blocked(a!)).body[0]!.id));
     expectProblem(await w.request(a!, b!.id), 403, 'BLOCKED');
     expectProblem(await w.request(b!, a!.id), 403, 'BLOCKED');
+  });
+});
+
+describe('the block indexes of a database made before 2026-11-28', () => {
+  it('lose the (applicationId, blocked) index the look-up index replaced, at the service\'s start', async () => {
+    const conn = await mongoose.createConnection(databaseUrl(infra().mongoUrl, `old-blocks-${uniqueSuffix()}`)).asPromise();
+    try {
+      await conn.db!.collection('blocks').createIndex({ applicationId: 1, blocked: 1 });
+      await createModels(conn);
+      const names = (await conn.db!.collection('blocks').indexes()).map((i) => i.name);
+      expect(names).toContain('applicationId_1_blocked_1__id_1');
+      expect(names).not.toContain('applicationId_1_blocked_1');
+      // a second start (another replica) finds it gone and is fine
+      await createModels(conn);
+    } finally {
+      await conn.dropDatabase();
+      await conn.close();
+    }
   });
 });
