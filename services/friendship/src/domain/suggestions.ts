@@ -44,15 +44,25 @@ export function rankSuggestions(input: SuggestionInput): RankedCandidate[] {
 export const CANDIDATE_CHUNK_MAX = 1000;
 
 /**
+ * The most ranked candidates one call checks: past them it answers with the survivors it
+ * has. Pending requests and the blockers of a gamer have no quota, so without a bound a gamer
+ * whom thousands of friends-of-friends had sent requests made each call walk up to every
+ * candidate (200 friends' lists of 1,000: ~200 rounds of three reads; until 2026-11-28).
+ */
+export const CANDIDATES_CHECKED_MAX = 5 * CANDIDATE_CHUNK_MAX;
+
+/**
  * Ranked candidates in chunks for the checks that may still exclude some (pending requests,
  * blocks of the caller, erasure), read for the candidates only and not for everything that
  * could exclude one: the first chunk twice what is wanted, each next one twice as large, up
- * to CANDIDATE_CHUNK_MAX. Usually one chunk holds enough survivors.
+ * to CANDIDATE_CHUNK_MAX, and no more than CANDIDATES_CHECKED_MAX in all. Usually one chunk
+ * holds enough survivors.
  */
 export function* candidateChunks<T>(ranked: readonly T[], wanted: number): Generator<T[]> {
+  const end = Math.min(ranked.length, CANDIDATES_CHECKED_MAX);
   let size = Math.min(Math.max(wanted * 2, 1), CANDIDATE_CHUNK_MAX);
-  for (let start = 0; start < ranked.length; start += size, size = Math.min(size * 2, CANDIDATE_CHUNK_MAX)) {
-    yield ranked.slice(start, start + size);
+  for (let start = 0; start < end; start += size, size = Math.min(size * 2, CANDIDATE_CHUNK_MAX)) {
+    yield ranked.slice(start, Math.min(start + size, end));
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANDIDATE_CHUNK_MAX, candidateChunks, commonFriends, friendsToRead, rankSuggestions } from '../../src/domain/suggestions.ts';
+import { CANDIDATE_CHUNK_MAX, CANDIDATES_CHECKED_MAX, candidateChunks, commonFriends, friendsToRead, rankSuggestions } from '../../src/domain/suggestions.ts';
 
 describe('rankSuggestions', () => {
   const base = { caller: 'me', friends: ['f1', 'f2', 'f3'], excluded: [] as string[], limit: 20 };
@@ -67,5 +67,11 @@ describe('candidateChunks', () => {
   it('never checks more than CANDIDATE_CHUNK_MAX at once', () => {
     const sizes = [...candidateChunks(ids(5000), 400)].map((c) => c.length);
     expect(sizes).toEqual([800, CANDIDATE_CHUNK_MAX, CANDIDATE_CHUNK_MAX, CANDIDATE_CHUNK_MAX, CANDIDATE_CHUNK_MAX, 200]);
+  });
+
+  it('checks no more than CANDIDATES_CHECKED_MAX candidates in all, the best-ranked', () => {
+    const chunks = [...candidateChunks(ids(200_000), 20)];
+    expect(chunks.flat()).toEqual(ids(CANDIDATES_CHECKED_MAX));
+    expect(chunks.length).toBeLessThanOrEqual(12);
   });
 });
