@@ -96,7 +96,7 @@ export class GamerTaskService {
       const entry = await this.catalog.findByTaskId(applicationId, parent.taskId);
       if (!entry) continue;
       const children = childRecordsOf(parent, entry, parent.createdAt).filter((c) => !ids.has(c.id));
-      await this.gamerTasks.ensure(children);
+      await this.gamerTasks.ensureChildren(parent, children);
       added.push(...(await this.gamerTasks.findByIds(children.map((c) => c.id))));
     }
     return [...records, ...added];

@@ -95,8 +95,33 @@ export class GamerTaskRepository {
       if (isDuplicateKey(error)) return false;
       throw error;
     }
-    await this.ensure(children);
+    await this.ensureChildren(parent, children);
     return true;
+  }
+
+  /**
+   * The children of a written parent, made unless they exist (ensure). A child of a parent
+   * that is gone (a reset that removed the parent before an assign wrote its children, or
+   * one that failed between its two deletes) holds the child task's place for the period in
+   * the unique index: the new parent's child was refused, and the composite could never
+   * complete (until 2026-11-28). Such a leftover is removed, unless a claim has started on
+   * it, and the child written, once: what refuses it then is no leftover.
+   */
+  async ensureChildren(parent: GamerTaskRecord, children: GamerTaskRecord[]): Promise<void> {
+    // a new tree's children have new ids: all of them are written, but for leftovers in the way
+    if ((await this.ensure(children)).length === children.length) return;
+    const present = new Set((await this.store.gamerTasks.find({ _id: { $in: children.map((c) => c.id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    const refused = children.filter((c) => !present.has(c.id));
+    if (refused.length === 0) return;
+    const { applicationId, gamerId } = parent;
+    const holders = await this.store.gamerTasks
+      .find({ applicationId, gamerId, $or: refused.map((c) => ({ taskId: c.taskId, expiredAt: c.expiredAt })), parentGamerTaskId: { $nin: [null, parent.id] } }, { projection: { _id: 1, parentGamerTaskId: 1 } })
+      .toArray();
+    const parents = new Set((await this.store.gamerTasks.find({ _id: { $in: holders.map((h) => h.parentGamerTaskId!) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    const leftovers = holders.filter((h) => !parents.has(h.parentGamerTaskId!)).map((h) => h._id);
+    if (leftovers.length === 0) return;
+    await this.store.gamerTasks.deleteMany({ _id: { $in: leftovers }, applicationId, gamerId, claimState: 'none' });
+    await this.ensure(refused);
   }
 
   /**
@@ -171,7 +196,10 @@ export class GamerTaskRepository {
       if (siblings) siblings.push(r);
       else childrenOf.set(r.parentGamerTaskId, [r]);
     }
-    const tops = records.filter((t) => t.parentGamerTaskId === null && select(t) && isRemovableTree(t, childrenOf.get(t.id) ?? [], claimStates));
+    // a child whose parent is gone (a removal that failed between its two deletes, or one that
+    // ran between an assign's parent and children) is removed as a tree of its own
+    const ids = new Set(records.map((r) => r.id));
+    const tops = records.filter((t) => (t.parentGamerTaskId === null || !ids.has(t.parentGamerTaskId)) && select(t) && isRemovableTree(t, childrenOf.get(t.id) ?? [], claimStates));
     const deleted = await Promise.all(tops.map((t) => this.store.gamerTasks.findOneAndDelete({ _id: t.id, applicationId, gamerId, claimState: { $in: claimStates } })));
     const removed = deleted.filter((d): d is GamerTaskDoc => d !== null).map(toRecord);
     const parentIds = removed.map((r) => r.id);

@@ -108,6 +108,46 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await w.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 4 }]);
   });
 
+  it('a composite\'s children left without their parent (a reset between an assign\'s two writes) neither hold back the composite assigned again nor outlive the next reset', async () => {
+    const w = world();
+    const item = randomUUID();
+    const composite = await w.createTask({
+      name: 'Composite', rewards: [{ inventoryItemId: item, quantity: 2 }],
+      children: [
+        { name: 'c1', targetValue: 1, numberOfGames: 0, applicationStatsId: 'kills' },
+        { name: 'c2', targetValue: 1, numberOfGames: 0, applicationStatsId: 'wins' },
+      ],
+    });
+    const db = await stack.tasksDb();
+    const gamerTasks = db.collection<{ _id: string; parentGamerTaskId: string | null }>('gamer_tasks');
+    const orphanTree = async (who: Gamer) => {
+      const [parent] = (await w.assign(who, 'daily', 1)).body;
+      // the state a reset leaves when it deletes the parent before the assign wrote the children
+      await gamerTasks.deleteOne({ _id: parent!.id });
+      expect(await gamerTasks.countDocuments({ parentGamerTaskId: parent!.id })).toBe(2);
+      return parent!.id;
+    };
+
+    // assigned again: its children are written (the leftovers, refused by the one-per-period index
+    // until 2026-11-28, left the new parent without children: it could never complete)
+    const ann = w.gamer('Ann');
+    const orphaned = await orphanTree(ann);
+    const [again] = (await w.assign(ann, 'daily', 1)).body;
+    expect(again!.id).not.toBe(orphaned);
+    expect(find(await w.tasks(ann), composite.id)?.childTasks).toHaveLength(2);
+    expect(await gamerTasks.countDocuments({ parentGamerTaskId: orphaned })).toBe(0);
+    await w.play(ann, { kills: 1, wins: 1 });
+    await w.waitFor(ann, byTask(composite.id), (t) => t.completed);
+    expect((await claim(ann, again!.id)).status).toBe(200);
+    expect(await w.inventory(ann)).toEqual([{ inventoryItemId: item, quantity: 2 }]);
+
+    // the next reset removes leftovers (a reset that failed between its two deletes left them too)
+    const bob = w.gamer('Bob');
+    const left = await orphanTree(bob);
+    expect((await reset(w, bob.id, { scope: 'tasks' })).body).toMatchObject({ tasksRemoved: 2 });
+    expect(await gamerTasks.countDocuments({ parentGamerTaskId: left })).toBe(0);
+  });
+
   it('scope all clears claimed tasks and achievements and the inventory too', async () => {
     const w = world();
     const g = await playedGamer(w);
