@@ -90,15 +90,14 @@ HELP
       ;;
   esac
 done
-# a mistyped option fails now, not after the stack has started
-if [ "$entry" = "$root/bench/src/tasks-only.ts" ] || [ "$entry" = "$root/bench/src/notifications.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
+# a mistyped option fails now, not after the stack has started (every entry checks its options)
+BENCH_ARGS_ONLY=1 node "$entry" "$@" || exit $?
 if [ "$entry" = "$root/bench/src/notifications.ts" ]; then
   # 10k sockets: the load client holds one descriptor per socket, the service one, and the
   # gateway two per piped socket; everything started from here inherits the raised limit.
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
   echo "==> bench: open-file limit $(ulimit -n) (hard $(ulimit -Hn))" >&2
 fi
-if [ "$entry" = "$root/bench/src/peer.ts" ]; then BENCH_ARGS_ONLY=1 node "$entry" "$@"; fi
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"

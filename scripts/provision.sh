@@ -44,6 +44,8 @@ _gfts_node() {
   case "$(uname -m)" in x86_64 | amd64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; *) arch="$(uname -m)" ;; esac
   local bin="$dir/node_modules/node-$os-$arch/bin"
   if [ ! -x "$bin/node" ]; then
+    command -v npm >/dev/null 2>&1 ||
+      _gfts_die "Node $GFTS_NODE_MAJOR is installed with npm from the npm registry, and there is no npm here: install any Node.js with npm first (e.g. apt-get install nodejs npm)" || return 1
     _gfts_say "installing Node $GFTS_NODE_MAJOR (system node is v$major) from the npm registry"
     npm install --silent --no-audit --no-fund --prefix "$dir" "node-$os-$arch@$GFTS_NODE_MAJOR" >&2 ||
       _gfts_die "could not install node-$os-$arch@$GFTS_NODE_MAJOR" || return 1

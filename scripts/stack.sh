@@ -89,6 +89,9 @@ trap cleanup EXIT
 trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 
+# its readiness wait asks the gateway with curl: without it, it would wait its 60 s and blame the stack
+command -v curl >/dev/null 2>&1 || { echo "stack: curl is needed (the readiness wait and the printed examples use it); install it, e.g. apt-get install curl" >&2; exit 1; }
+
 # shellcheck source=provision.sh
 . scripts/provision.sh
 gfts_provision

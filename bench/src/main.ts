@@ -36,6 +36,16 @@ function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
+// a mistyped option fails before the stack starts (bench/run.sh runs this with BENCH_ARGS_ONLY=1
+// first), not as a ~22-minute full run without it
+const known = new Set(['--quick', '--state', '--out', '--skip-profile', '--skip-tasks', '--profile-only']);
+for (const a of process.argv.slice(2)) {
+  if (a.startsWith('-') && !known.has(a)) {
+    console.error(`unknown option ${a}; see bench/run.sh --help`);
+    process.exit(2);
+  }
+}
+if (process.env.BENCH_ARGS_ONLY === '1') process.exit(0);
 const mode: Mode = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1' ? 'quick' : 'full';
 const skipProfile = process.argv.includes('--skip-profile') || process.env.BENCH_SKIP_PROFILE === '1';
 const skipTasks = process.argv.includes('--skip-tasks') || process.env.BENCH_SKIP_TASKS === '1';

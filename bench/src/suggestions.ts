@@ -34,6 +34,14 @@ const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const known = new Set(['--suggestions', '--state', '--out', '--app', '--samples', '--concurrency', '--warmup', '--scenarios', '--measure-only']);
+for (const a of process.argv.slice(2)) {
+  if (a.startsWith('-') && !known.has(a)) {
+    console.error(`unknown option ${a}; see --help`);
+    process.exit(2);
+  }
+}
+if (process.env.BENCH_ARGS_ONLY === '1') process.exit(0);
 const state = readStackState(arg('--state') ?? join(root, '.stack/state.json'));
 const outDir = arg('--out') ?? join(root, 'bench/results');
 const app = arg('--app') ?? benchConfig('full').main.app;
