@@ -6,6 +6,9 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh services/tasks  # only tests under a path (checks still run)
 # Results: test-results/vitest.json (machine-readable) and the console.
+# Ctrl-C removes the run's test containers (labelled gfts.test-run; vitest's own teardown does
+# not run on an interrupt, and where testcontainers' reaper is off nothing else would);
+# GFTS_KEEP_CONTAINERS=1 keeps them.
 # --help prints this header.
 case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 set -uo pipefail
@@ -14,6 +17,23 @@ cd "$root"
 # shellcheck source=provision.sh
 . scripts/provision.sh
 gfts_provision || exit 1
+
+# every container this run's tests start carries this label (libs/testkit/src/containers.ts)
+export GFTS_TEST_RUN="${GFTS_TEST_RUN:-$(date +%s)-$$}"
+remove_test_containers() {
+  local ids
+  [ "${GFTS_KEEP_CONTAINERS:-}" = 1 ] && return 0
+  ids="$("$GFTS_ENGINE" ps -aq --filter "label=gfts.test-run=$GFTS_TEST_RUN" 2>/dev/null)"
+  [ -n "$ids" ] || return 0
+  echo "removing this run's test containers" >&2
+  # shellcheck disable=SC2086
+  "$GFTS_ENGINE" rm -f $ids >/dev/null 2>&1 || true
+}
+# On any exit: vitest handles Ctrl-C itself and exits 1, so the shell never sees the interrupt,
+# and its teardown does not run; a normal run has stopped them already
+trap remove_test_containers EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 failed=0

@@ -18,7 +18,9 @@ export async function startWithRetry(build: () => GenericContainer, what: string
   for (let attempt = 1; ; attempt++) {
     const attemptId = randomUUID();
     try {
-      return await build().withLabels({ 'gfts.test-attempt': attemptId }).start();
+      // gfts.test-run: scripts/test.sh removes the run's containers on Ctrl-C, when no teardown runs
+      const run = process.env.GFTS_TEST_RUN;
+      return await build().withLabels({ 'gfts.test-attempt': attemptId, ...(run ? { 'gfts.test-run': run } : {}) }).start();
     } catch (error) {
       await removeAttempt(attemptId);
       if (attempt >= START_ATTEMPTS || !/ports to be bound/.test(String(error))) throw error;
