@@ -19,7 +19,8 @@ cd "$root"
 gfts_provision || exit 1
 
 # every container this run's tests start carries this label (libs/testkit/src/containers.ts)
-export GFTS_TEST_RUN="${GFTS_TEST_RUN:-$(date +%s)-$$}"
+# (made here, never inherited: two runs sharing one would remove each other's containers)
+export GFTS_TEST_RUN="$(date +%s)-$$-$RANDOM"
 remove_test_containers() {
   local ids
   [ "${GFTS_KEEP_CONTAINERS:-}" = 1 ] && return 0
