@@ -254,11 +254,6 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       // passing, marked kept, which that call's withdrawal does not match.
       if (existing.requester === requester && existing.status === FriendshipStatus.PENDING && !existing.kept) {
         const refusal = refusalOf(await checksOf(request, maxPending));
-        if (refusal?.kind === 'blocked') {
-          // nothing may stay between a blocked pair: a request whose own call failed after its
-          // write and could not withdraw it (below) is withdrawn here, as that call would have
-          await relations.deleteOne({ _id: existing._id, applicationId, status: FriendshipStatus.PENDING, kept: { $ne: true } });
-        }
         if (refusal) return refusal;
         const kept = await relations.updateOne({ _id: existing._id, applicationId, status: FriendshipStatus.PENDING }, { $set: { kept: true } });
         // Gone or no longer pending before the mark: withdrawn by its call (over the limit, or

@@ -135,29 +135,19 @@ describe('per-gamer limits (all set to 2 here)', () => {
 
   describe('a request whose checks could not be read', () => {
     /** The relations repository with a directory whose next read fails, as a read timing out does. */
-    async function withFailingCheck(failDeletes = 0) {
+    async function withFailingCheck() {
       const models = await createModels(db);
       const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
       const real = gamerDirectory(models.gamers, profileCache(100, 0));
-      const failing = { count: 1 };
+      let failures = 1;
       const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
-        if (failing.count > 0) {
-          failing.count--;
+        if (failures > 0) {
+          failures--;
           throw new Error('read timed out');
         }
         return real.bothExist(...args);
       } };
-      let deletes = failDeletes;
-      const relationsModel = new Proxy(models.relations, {
-        get(target, prop, receiver) {
-          if (prop !== 'deleteOne' || deletes === 0) return Reflect.get(target, prop, receiver) as unknown;
-          return async () => {
-            deletes--;
-            throw new Error('store away');
-          };
-        },
-      });
-      return { relations: relationRepository(relationsModel, models.blocks, lists, directory), failing };
+      return { relations: relationRepository(models.relations, models.blocks, lists, directory) };
     }
     const pairCount = (a: Gamer, b: Gamer) => db.collection('relations').countDocuments({ applicationId: a.app, members: { $all: [a.id, b.id] } });
 
@@ -169,18 +159,6 @@ describe('per-gamer limits (all set to 2 here)', () => {
       expect(await pairCount(a!, b!)).toBe(0);
       expect((await relations.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 2)).kind).toBe('requested');
       expect(await pairCount(a!, b!)).toBe(1);
-    });
-
-    it('left behind (its withdrawal failed too) across a block, is withdrawn by the retry the block refuses', async () => {
-      const { relations } = await withFailingCheck(1);
-      const [a, b] = await w.gamers(2);
-      expectOk(await w.block(b!, a!.id));
-      await expect(relations.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 2)).rejects.toThrow('read timed out');
-      expect(await pairCount(a!, b!)).toBe(1);
-      expect((await relations.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 2)).kind).toBe('blocked');
-      // nothing stays between a blocked pair: B's incoming list shows no request from A
-      expect(await pairCount(a!, b!)).toBe(0);
-      expect((await w.incoming(b!)).body).toEqual([]);
     });
   });
 
