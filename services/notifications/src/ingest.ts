@@ -101,6 +101,8 @@ export function startIngest(deps: Deps): Ingest {
   let wake: (() => void) | undefined;
   /** the backlog is full: said once per outage, not per event */
   let overflowing = false;
+  /** a write failed while the replica stopped: what is still queued goes out live, unstored, at once */
+  let gaveUp = false;
   /** the batch being stored (its ids made), and whether an overflow already sent it out live */
   let inFlight: { made: (Notification & GamerRef)[]; published: boolean } | undefined;
 
@@ -122,6 +124,7 @@ export function startIngest(deps: Deps): Ingest {
         if (stopping) {
           log.error({ err: error, count: batch.length }, 'notifications not stored in the inbox: the replica is stopping, they go out live only');
           unstored(batch.length);
+          gaveUp = true;
           return new Set();
         }
         log.error({ err: error, count: batch.length, attempt }, 'notifications not stored in the inbox yet: retrying, published once stored');
@@ -151,6 +154,15 @@ export function startIngest(deps: Deps): Ingest {
 
   async function drainQueue(): Promise<void> {
     while (queue.length > 0) {
+      if (gaveUp) {
+        // Stopping, the inbox away: no more writes, each of which may wait the driver's server
+        // selection, past the pod's grace (with the backlog written INBOX_WRITE_MAX at a time)
+        const rest = withIds(queue.splice(0, queue.length));
+        queuedStored = 0;
+        unstored(rest.filter((m) => isStoredNotificationType(m.type)).length);
+        publish(rest);
+        return;
+      }
       const taken = queue.splice(0, INBOX_WRITE_MAX);
       queuedStored -= taken.filter((d) => isStoredNotificationType(d.type)).length;
       const made = withIds(taken);

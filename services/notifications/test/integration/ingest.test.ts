@@ -250,6 +250,46 @@ describe('the ingest when the inbox write fails', () => {
     }
   }, 60_000);
 
+  it('stopping while the inbox is away, tries one write more and sends the rest of the backlog out live at once', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    let writes = 0;
+    let writesAfterStop: number | undefined;
+    const away = {
+      add: async () => {
+        writes++;
+        throw new Error('store away');
+      },
+    };
+    let unstored = 0;
+    const ingest = startIngest({ nc, prefix, inbox: away, nextId: monotonicUuidv7(), log: { warn: () => {}, error: () => {} }, retryDelayMs: () => 50, backlogMax: 20_000, unstored: (n) => (unstored += n) });
+    const watcher = await connect({ servers: infra().natsUrl });
+    let live = 0;
+    watcher.subscribe(names.notifyGamer(gamer.applicationId, gamer.gamerId), { callback: () => void live++ });
+    await watcher.flush();
+    const total = 1 + 2 * INBOX_WRITE_MAX;
+    try {
+      for (let i = 0; i < total; i++) {
+        nc.publish(names.taskCompleted, JSON.stringify({
+          ...gamer, gamerTaskId: randomUUID(), taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID(),
+        }));
+      }
+      await nc.flush();
+      await eventually(async () => (writes >= 2 ? true : undefined));
+      const before = writes;
+      await ingest.stop();
+      writesAfterStop = writes - before;
+      // the batch being written is tried once more; the two batches queued behind it are not
+      // (until 2026-11-28 each was, one write attempt per INBOX_WRITE_MAX past the pod's grace)
+      expect(writesAfterStop).toBeLessThanOrEqual(1);
+      expect(unstored).toBe(total);
+      await eventually(async () => (live === total ? true : undefined));
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('holds at most NOTIFY_INGEST_BACKLOG_MAX while the inbox is away: what comes beyond goes out live only, counted', async () => {
     const prefix = natsPrefix();
     const names = natsNames(prefix);
