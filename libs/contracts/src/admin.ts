@@ -115,7 +115,7 @@ export const DeadLetter = Type.Object(
     gamerId: Type.Union([Type.String(), Type.Null()], { description: 'the event\'s gamerId, null when the payload has none' }),
     payload: Type.String({ description: 'the original message body (UTF-8)' }),
     requestId: Type.Union([Type.String(), Type.Null()], {
-      description: 'the request id the event came with (the game server\'s POST /stats, or the x-request-id header of its own publish): the key to its log lines; null when it had none. A replay publishes the event with it again (one without: with the replay call\'s own)',
+      description: 'the request id the event came with (the game server\'s POST /stats, or the x-request-id header of its own publish): the key to its log lines; null when it had none (its log lines then go by its eventId). A replay publishes the event with it again',
     }),
   },
   { additionalProperties: false },

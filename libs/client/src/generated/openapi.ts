@@ -4152,7 +4152,7 @@ export interface operations {
                         /** @description the original message body (UTF-8) */
                         payload: string;
                         reason: string;
-                        /** @description the request id the event came with (the game server's POST /stats, or the x-request-id header of its own publish): the key to its log lines; null when it had none. A replay publishes the event with it again (one without: with the replay call's own) */
+                        /** @description the request id the event came with (the game server's POST /stats, or the x-request-id header of its own publish): the key to its log lines; null when it had none (its log lines then go by its eventId). A replay publishes the event with it again */
                         requestId: string | null;
                         /** @description the dead letter's sequence in the dead-letter stream (its id) */
                         sequence: number;

@@ -228,9 +228,9 @@ export class DeadLetterStore {
     if (!letter) return { kind: 'notFound' };
     // within the route's 2 s bound (until 2026-11-28 5 s: an ack that came between 2 and 5 s
     // replayed and deleted the letter of a call answered 503 "try again")
-    // with the request id it first came with, so its log lines before and after share one key
-    // (a letter without one: the replay call's own, the default of requestHeaders)
-    const headers = requestHeaders(letter.requestId ?? undefined);
+    // with the request id it first came with, so its log lines before and after share one key;
+    // a letter without one goes without, and the consumer names it by its eventId as it did
+    const headers = letter.requestId === null ? undefined : requestHeaders(letter.requestId);
     const ack = await this.js.publish(letter.subject, letter.payload, { msgID: `replay-${this.names.statsDeadLetterStream}-${sequence}`, timeout: REPLAY_PUBLISH_TIMEOUT_MS, ...(headers ? { headers } : {}) });
     await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, sequence, false).catch(() => false);
     return { kind: 'replayed', letter, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };

@@ -138,6 +138,10 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     const all = await stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay`, { headers: world.admin.auth });
     expect(all.status).toBe(200);
     expect(all.body.replayed.map((r) => r.eventId)).toEqual(expect.arrayContaining([missed.eventId, null]));
+    // a letter without a request id goes without one (its lines go by its eventId), not with the replay call's
+    const missedCopy = all.body.replayed.find((r) => r.eventId === missed.eventId)!;
+    const missedMessage = await (await jetstreamManager(await stack.nats())).streams.getMessage(missedCopy.stream, { seq: missedCopy.seq });
+    expect(missedMessage?.header?.get('x-request-id') ?? '').toBe('');
     expect(all.body.failed).toEqual([]);
     await world.waitFor(player, byTask(task.id), (t) => t.progress === 7 + 5 && t.gamesPlayed === 2);
     // the replayed poison is dead-lettered again, as a new letter; delete it
