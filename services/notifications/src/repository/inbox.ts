@@ -62,15 +62,14 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
      */
     async add(entries: (Notification & GamerRef)[]): Promise<AddOutcome> {
       if (entries.length === 0) return { duplicates: new Set() };
-      const expiresAt = new Date(clock().getTime() + retentionMs);
+      const now = clock();
+      const expiresAt = new Date(now.getTime() + retentionMs);
+      const docOf = (n: Notification & GamerRef): NotificationDoc => ({
+        _id: n.id, applicationId: n.applicationId, gamerId: n.gamerId, type: n.type, at: n.at, data: n.data, expiresAt, dedupeKey: completionKey(n) ?? n.id,
+      }) as NotificationDoc;
       let refused: string[];
       try {
-        await notifications.insertMany(
-          entries.map((n) => ({
-            _id: n.id, applicationId: n.applicationId, gamerId: n.gamerId, type: n.type, at: n.at, data: n.data, expiresAt, dedupeKey: completionKey(n) ?? n.id,
-          })),
-          { ordered: false },
-        );
+        await notifications.insertMany(entries.map(docOf), { ordered: false });
         return { duplicates: new Set() };
       } catch (error) {
         const ids = refusedByUniqueKeys(error, entries.map((n) => n.id));
@@ -81,6 +80,7 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
       const byId = new Map(entries.map((n) => [n.id, n]));
       const unstored = refused.filter((id) => !stored.has(id)).map((id) => byId.get(id)!);
       const duplicates = new Set<string>();
+      let renewedCount = 0;
       // one read per gamer among them (a batch's copies are usually one gamer's), by the dedupe index
       for (const group of Map.groupBy(unstored, (n) => `${n.applicationId}:${n.gamerId}`).values()) {
         const keyed = group.flatMap((n) => {
@@ -88,12 +88,33 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
           return key === undefined ? [] : [[n.id, key] as const];
         });
         const { applicationId, gamerId } = group[0]!;
-        const held = new Set(
-          keyed.length === 0 ? [] : (await notifications.find({ applicationId, gamerId, dedupeKey: { $in: keyed.map(([, key]) => key) } }, { projection: { dedupeKey: 1 } }).toArray()).map((d) => d.dedupeKey),
-        );
+        const holders = keyed.length === 0 ? [] : await notifications.find({ applicationId, gamerId, dedupeKey: { $in: keyed.map(([, key]) => key) } }, { projection: { dedupeKey: 1, expiresAt: 1 } }).toArray();
+        const held = new Set(holders.filter((d) => d.expiresAt > now).map((d) => d.dedupeKey));
+        // A first copy past its retention no longer counts (docs, "Only while the first copy is
+        // kept"), but the store removes it only later (MongoDB's TTL monitor, ~60 s; the sweep
+        // on the local store): it goes now, and the repeat is stored in its place. Until
+        // 2026-11-28 the repeat was taken for a copy, neither stored nor sent.
+        const expired = holders.filter((d) => d.expiresAt <= now);
+        const renewed = keyed.filter(([, key]) => !held.has(key) && expired.some((d) => d.dedupeKey === key)).map(([id]) => id);
+        if (renewed.length > 0) {
+          await notifications.deleteMany({ _id: { $in: expired.map((d) => d._id) }, expiresAt: { $lte: now } });
+          const byIdOf = new Map(group.map((n) => [n.id, n]));
+          try {
+            await notifications.insertMany(renewed.map((id) => docOf(byIdOf.get(id)!)), { ordered: false });
+          } catch (error) {
+            // a unique key refused some: another copy in this batch, or a concurrent write's,
+            // holds the key now (told below); anything else fails the call
+            if (!refusedByUniqueKeys(error, renewed)) throw error;
+          }
+          const inNow = new Set((await notifications.find({ _id: { $in: renewed } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+          for (const id of renewed) {
+            if (inNow.has(id)) renewedCount++;
+            else duplicates.add(id);
+          }
+        }
         for (const [id, key] of keyed) if (held.has(key)) duplicates.add(id);
       }
-      if (duplicates.size < unstored.length) throw new Error(`the store refused ${unstored.length - duplicates.size} notification(s) that are neither stored nor copies`);
+      if (duplicates.size + renewedCount < unstored.length) throw new Error(`the store refused ${unstored.length - duplicates.size - renewedCount} notification(s) that are neither stored nor copies`);
       return { duplicates };
     },
 

@@ -126,4 +126,28 @@ describe('the inbox refusing copies of completions, on the store', () => {
     expect((await inbox.after(gamer, '0', 10)).map((n) => n.id)).toEqual([...old, again].map((n) => n.id));
     await db.dropDatabase();
   });
+
+  it('stores a copy whose first is past its retention but not yet removed by the store, in its place; two such copies in a batch store one', async () => {
+    const store = openStore(connection);
+    await (await ensureIndexes(store)).dedupe;
+    let now = new Date();
+    const inbox = inboxRepository(store, 60_000, () => now);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const next = monotonicUuidv7();
+    const [x, y] = [randomUUID(), randomUUID()];
+    const first = [completion(gamer, next(), x), completion(gamer, next(), y)];
+    expect((await inbox.add(first)).duplicates).toEqual(new Set());
+    // a minute and more later: both past their retention, still in the store (its TTL monitor
+    // or the sweep removes them later)
+    now = new Date(now.getTime() + 61_000);
+    expect(await store.notifications.countDocuments({ _id: { $in: first.map((n) => n.id) } })).toBe(2);
+    const again = [completion(gamer, next(), x), completion(gamer, next(), y), completion(gamer, next(), y)];
+    // before the fix: all three answered copies, none stored or sent
+    expect((await inbox.add(again)).duplicates).toEqual(new Set([again[2]!.id]));
+    expect((await inbox.after(gamer, '0', 10)).map((n) => n.id)).toEqual([again[0]!.id, again[1]!.id]);
+    expect(await store.notifications.countDocuments({ _id: { $in: first.map((n) => n.id) } })).toBe(0);
+    // and while these are kept, a copy is a copy again
+    const third = completion(gamer, next(), x);
+    expect((await inbox.add([third])).duplicates).toEqual(new Set([third.id]));
+  });
 });
