@@ -9,6 +9,7 @@ import { requestContextPlugin } from './request-context.ts';
 import { recordAnswered } from './response-records.ts';
 import { tracingPlugin } from './tracing/spans.ts';
 import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
+import { JSON_NESTING_MAX, nestsDeeperThan } from './json-nesting.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,7 +88,8 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * JSON bodies as UTF-8, strictly: Fastify's parser reads a body as text, turning bytes that
  * are no UTF-8 into U+FFFD, so a stat event with broken bytes was taken over HTTP (202) while
- * the NATS path dead-letters it. Now a 400 here too. Then Fastify's own parser (prototype
+ * the NATS path dead-letters it. Now a 400 here too. A body nested deeper than
+ * JSON_NESTING_MAX is a 400 as well (json-nesting.ts). Then Fastify's own parser (prototype
  * poisoning refused), on the decoded text.
  */
 function strictUtf8Json(app: FastifyInstance): void {
@@ -100,6 +102,7 @@ function strictUtf8Json(app: FastifyInstance): void {
     } catch {
       return done(Object.assign(new Error('the body is not UTF-8'), { statusCode: 400 }), undefined);
     }
+    if (nestsDeeperThan(text)) return done(Object.assign(new Error(`the body nests objects and arrays deeper than ${JSON_NESTING_MAX} levels`), { statusCode: 400 }), undefined);
     parseJson(request, text, done);
   });
 }

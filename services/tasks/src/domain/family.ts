@@ -14,11 +14,13 @@ export function isTaskFamily(value: unknown): value is TaskFamily {
 /**
  * Lower-cases `family` in a request body and in each of its `children`, in place, so the
  * schema's lower-case enum accepts any casing. Anything that is not an object is left for
- * the schema to refuse.
+ * the schema to refuse; so are children's children (a child has none), whatever their depth:
+ * until 2026-11-28 this went down every level, before the schema looked, and a body nested
+ * some thousands deep overflowed the stack (500 instead of 400).
  */
-export function normaliseFamilies(body: unknown): void {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+export function normaliseFamilies(body: unknown, levels = 2): void {
+  if (levels === 0 || !body || typeof body !== 'object' || Array.isArray(body)) return;
   const record = body as Record<string, unknown>;
   if ('family' in record) record.family = normaliseFamily(record.family);
-  if (Array.isArray(record.children)) for (const child of record.children) normaliseFamilies(child);
+  if (Array.isArray(record.children)) for (const child of record.children) normaliseFamilies(child, levels - 1);
 }
