@@ -318,7 +318,12 @@ export const StatEvent = Type.Object(
     occurredAt: Type.String({ format: 'date-time', maxLength: TaskLimits.OCCURRED_AT_MAX, description: 'ISO 8601 date-time, UTC' }),
     stats: Type.Array(
       Type.Object(
-        { applicationStatsId: StatId, value: Type.Integer({ minimum: 0, maximum: TaskLimits.STAT_VALUE_MAX, description: 'the game\'s amount of the stat' }) },
+        {
+          // no lone surrogate (in the u-mode pattern a pair is one code point): the catalog
+          // refuses such ids, so an event carrying one could match no task
+          applicationStatsId: Type.String({ ...StatId, pattern: '^[^\\uD800-\\uDFFF]*$' }),
+          value: Type.Integer({ minimum: 0, maximum: TaskLimits.STAT_VALUE_MAX, description: 'the game\'s amount of the stat' }),
+        },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: TaskLimits.STATS_PER_EVENT_MAX },

@@ -45,6 +45,9 @@ function taskProblems(task: CatalogTask, where: string): string[] {
   if (!isIntegerIn(task.numberOfGames, 0, TaskLimits.GAMES_MAX)) problems.push(`${where}numberOfGames must be an integer from 0 (no limit) to ${TaskLimits.GAMES_MAX}`);
   if (typeof task.applicationStatsId !== 'string' || task.applicationStatsId.trim().length === 0) {
     problems.push(`${where}applicationStatsId must name exactly one stat`);
+  } else if (!task.applicationStatsId.isWellFormed()) {
+    // a lone surrogate (a JSON escape like \ud83d alone) is stored as U+FFFD: no event would match it
+    problems.push(`${where}applicationStatsId must be well-formed Unicode (it holds a lone surrogate)`);
   }
   if (task.isAchievement && task.family !== TaskFamily.LIFETIME) problems.push(`${where}an achievement belongs to the lifetime family`);
   if (task.rewards.length > TaskLimits.REWARDS_MAX) problems.push(`${where}rewards has at most ${TaskLimits.REWARDS_MAX} entries`);

@@ -56,12 +56,16 @@ describe('stat events', () => {
       { ...event, stats: [{ applicationStatsId: 'wins', value: -1 }] },
       { ...event, stats: [{ applicationStatsId: 'wins', value: 1.5 }] },
       { ...event, stats: [{ applicationStatsId: '', value: 1 }] },
+      // a lone surrogate: no catalog id holds one, so it could move nothing (202 until 2026-11-28)
+      { ...event, stats: [{ applicationStatsId: '\ud83dwins', value: 1 }] },
       { ...event, extra: 1 },
     ];
     for (const body of invalid) {
       const response = await world.report(body as never);
       expect(response.status, JSON.stringify(body)).toBe(400);
     }
+    // a stat id with a pair (an emoji) is one, and taken
+    expect((await world.report({ ...event, eventId: randomUUID(), stats: [{ applicationStatsId: '😀wins', value: 1 }] })).status).toBe(202);
   });
 
   it('carries the game server\'s request id from POST /stats to the task.completed event', async () => {
