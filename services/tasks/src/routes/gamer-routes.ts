@@ -1,11 +1,21 @@
-import { IDEMPOTENCY_KEY_HEADER, tasksRoutes } from '@gfts/contracts';
+import { IDEMPOTENCY_KEY_HEADER, Role, tasksRoutes } from '@gfts/contracts';
+import { forbidden } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AssignService } from '../assign-service.ts';
 import type { ClaimService } from '../claim-service.ts';
 import { normaliseFamilies } from '../domain/family.ts';
 import { completedFilter } from '../domain/gamer-task.ts';
 import type { GamerTaskService } from '../gamer-task-service.ts';
+
+/**
+ * A game server's token (role server) is no gamer (docs/tasks.md): it may read as a new gamer
+ * would, but not assign or claim. Until 2026-11-28 it could, and wrote gamer tasks, a progress
+ * document and inventory grants for its `sub`, under the servers' larger rate limit.
+ */
+async function gamersOnly(request: FastifyRequest): Promise<void> {
+  if (request.identity.roles.includes(Role.SERVER)) throw forbidden('a game server token cannot assign or claim tasks: it is no gamer');
+}
 
 /** Spec 4.2 endpoints 2, 4, 5, 6 and the inventory: the caller is the token's gamer. */
 export async function gamerRoutes(
@@ -16,6 +26,7 @@ export async function gamerRoutes(
 
   app.route({
     ...tasksRoutes.assign,
+    onRequest: gamersOnly,
     preValidation: async (request) => normaliseFamilies(request.body),
     handler: async (request) => deps.assign.assign(request.identity, request.body, request.headers[IDEMPOTENCY_KEY_HEADER]),
   });
@@ -27,6 +38,7 @@ export async function gamerRoutes(
 
   app.route({
     ...tasksRoutes.claim,
+    onRequest: gamersOnly,
     handler: async (request) => deps.claims.claim(request.identity, request.params.taskId),
   });
 

@@ -73,6 +73,18 @@ describe('claims', () => {
     expect(granted.find((g) => g.gamerTaskId === gamerTaskId)).toMatchObject({ gamerId: ann.id, items: rewards });
   });
 
+  it('refuses a game server\'s token to assign or claim (403): it is no gamer, and nothing is written for it', async () => {
+    const world = new World(stack);
+    const { gamerTaskId } = await completedTask(world);
+    const assigned = await stack.api('POST', '/api/v1/tasks/assign', { headers: world.server.auth, body: { family: 'daily', numberOfTasks: 1 } });
+    expect(assigned.status).toBe(403);
+    expect(assigned.body).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await claim(gamerTaskId, world.server)).status).toBe(403);
+    const db = await stack.db();
+    expect(await db.collection('gamer_tasks').countDocuments({ applicationId: world.app, gamerId: world.server.id })).toBe(0);
+    expect(await db.collection('gamer_progress').countDocuments({ _id: `${world.app}:${world.server.id}` as never })).toBe(0);
+  });
+
   it('refuses an incomplete task (409 TASK_NOT_COMPLETED), unknown or foreign ids (404), malformed ids (400)', async () => {
     const world = new World(stack);
     await world.createTask({ targetValue: 5 });
