@@ -3,7 +3,7 @@ import { ErrorCode, notificationsRoutes, tasksRoutes } from '@gfts/contracts';
 import { createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
-import { adminOnlyBeyond } from './admin-body-limit.ts';
+import { LargeBodies, onlyRoleBeyond } from './role-body-limit.ts';
 import { forwardedBody } from './forwarded-body.ts';
 import { answerHeaders, forwardHeaders } from './forward-headers.ts';
 import { proxyRetryDelay, retriesReusedConnection } from './retry-delay.ts';
@@ -21,20 +21,22 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
   const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
   /**
    * `routes`: only these paths below the prefix (the prefix itself is '/'), default every one;
-   * `methods`: only these methods, default every one; `adminBody`: the bodyLimit is an
-   * admin's, others keep BODY_LIMIT_BYTES
+   * `methods`: only these methods, default every one; `largeBodies`: whose the bodyLimit is,
+   * others keep BODY_LIMIT_BYTES
    */
-  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; routes?: string[]; methods?: string[]; adminBody?: boolean }[] = [
+  const upstreams: { prefix: string; upstream: string; bodyLimit?: number; routes?: string[]; methods?: string[]; largeBodies?: LargeBodies }[] = [
     { prefix: '/api/v1/friendship', upstream: config.FRIENDSHIP_URL },
     ...(config.NOTIFICATIONS_URL ? [{ prefix: '/api/v1/notifications', upstream: config.NOTIFICATIONS_URL }] : []),
     // a stat event may be larger than BODY_LIMIT_BYTES: the route's own limit, as in the tasks
-    // service, so HTTP takes every event NATS takes (docs/stats-reporting.md)
-    { prefix: reportStats.url, upstream: config.TASKS_URL, bodyLimit: reportStats.bodyLimit, routes: ['/'] },
+    // service, so HTTP takes every event NATS takes (docs/stats-reporting.md); a game server's
+    // POST only (until 2026-11-28 any method of any caller: a gamer's 192 KiB PUT was read
+    // and parsed before the service answered 405); its other methods are the next proxy's
+    { prefix: reportStats.url, upstream: config.TASKS_URL, bodyLimit: reportStats.bodyLimit, routes: ['/'], methods: [reportStats.method], largeBodies: LargeBodies.statsReport },
     // the catalog's writes take a whole composite (CATALOG_TASK_MAX_BYTES), an admin's only:
     // their paths and methods, below the plain /api/v1 prefix, so the path goes upstream as
     // it came (no parameter rewriting); their other methods are the next proxy's
     ...[createCatalogTask, updateCatalogTask].map(({ url, method, bodyLimit }) => ({
-      prefix: '/api/v1', upstream: config.TASKS_URL, bodyLimit, routes: [url.slice('/api/v1'.length)], methods: [method], adminBody: true,
+      prefix: '/api/v1', upstream: config.TASKS_URL, bodyLimit, routes: [url.slice('/api/v1'.length)], methods: [method], largeBodies: LargeBodies.catalogWrite,
     })),
     { prefix: '/api/v1', upstream: config.TASKS_URL },
   ];
@@ -52,11 +54,11 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
       },
     });
   }
-  for (const { prefix, upstream, bodyLimit, routes, methods, adminBody } of upstreams) {
+  for (const { prefix, upstream, bodyLimit, routes, methods, largeBodies } of upstreams) {
     // each proxy in a scope of its own, where its routes get its body limit
     await app.register(async (scope) => {
       if (bodyLimit !== undefined) scope.addHook('onRoute', (route) => void (route.bodyLimit = bodyLimit));
-      if (adminBody) scope.addHook('preParsing', adminOnlyBeyond(config.BODY_LIMIT_BYTES));
+      if (largeBodies) scope.addHook('preParsing', onlyRoleBeyond(config.BODY_LIMIT_BYTES, largeBodies));
       await scope.register(proxy, {
         upstream,
         prefix,

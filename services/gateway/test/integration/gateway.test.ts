@@ -289,6 +289,24 @@ describe('gateway (HS256)', () => {
     expect(chunked).toBe(413);
   });
 
+  it('takes a stat event over BODY_LIMIT_BYTES from a game server\'s POST only; another caller or method keeps the plain limit', async () => {
+    const event = { gameId: 'g', stats: [{ applicationStatsId: 'x'.repeat(5_000), value: 1 }] };
+    const server = { authorization: `Bearer ${mintToken({ sub: randomUUID(), app, roles: ['server'] })}` };
+    const taken = await api('POST', '/api/v1/stats', { headers: server, body: event });
+    expect(taken.status).toBe(200);
+    expect(taken.body).toMatchObject({ upstream: 'tasks', method: 'POST', url: '/api/v1/stats' });
+    // until 2026-11-28 every caller and method had the 192 KiB limit, read and parsed before the service refused it
+    const player = { authorization: `Bearer ${mintToken({ sub: randomUUID(), app, name: 'Bob' })}` };
+    const refused = await api('POST', '/api/v1/stats', { headers: player, body: event });
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', detail: expect.stringContaining("only a game server's stats report") });
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      expect((await api(method, '/api/v1/stats', { headers: server, body: event })).status, method).toBe(413);
+    }
+    // an admin is no game server either
+    expect((await api('POST', '/api/v1/stats', { headers: auth, body: event })).status).toBe(413);
+  });
+
   it('answers 400 for malformed JSON and 415 for other media types', async () => {
     const malformed = await api('POST', '/api/v1/friendship', { headers: { ...auth, 'content-type': 'application/json' }, rawBody: '{"target":' });
     expect(malformed.status).toBe(400);
