@@ -4,7 +4,8 @@
  * dependency of the service away): a short, growing, random wait, about a second over the
  * ten tries; the next try often goes out on another connection, to another replica. The
  * service's `Retry-After` (seconds, meant for clients) is not used: reply-from would take
- * "1" as 1 ms and be done in 10 ms. Never 0: reply-from takes 0 as "do not retry".
+ * "1" as 1 ms and be done in 10 ms. Never 0: reply-from takes 0 as "do not retry". Only
+ * within RETRY_503_WINDOW_MS of the first 503 (retryWindow).
  */
 /**
  * Whether a request that failed before any answer is tried again at once: a GET or HEAD
@@ -20,4 +21,25 @@ export function retriesReusedConnection(method: string, err: unknown, attempt: n
 
 export function proxyRetryDelay(attempt: number, random: () => number = Math.random): number {
   return Math.max(1, Math.round(42 * random() * (attempt + 1)));
+}
+
+/**
+ * How long after its first 503 a GET is still tried again: the tries meant for a replica
+ * shutting down (a fast 503 each) take about a second. A service that answers 503 only after
+ * waiting on a dependency itself (its NATS read's 2 s) was asked ten more times, the client
+ * waiting eleven of those answers (until 2026-11-28).
+ */
+export const RETRY_503_WINDOW_MS = 1_500;
+
+/** Whether a request's 503 may be tried again, by the time since its first one (`request`: the object reply-from hands each try). */
+export function retryWindow(windowMs: number = RETRY_503_WINDOW_MS): (request: object, nowMs?: number) => boolean {
+  const firsts = new WeakMap<object, number>();
+  return (request, nowMs = performance.now()) => {
+    const first = firsts.get(request);
+    if (first === undefined) {
+      firsts.set(request, nowMs);
+      return true;
+    }
+    return nowMs - first <= windowMs;
+  };
 }

@@ -6,7 +6,7 @@ import type { GatewayConfig } from './config.ts';
 import { LargeBodies, onlyRoleBeyond } from './role-body-limit.ts';
 import { forwardedBody } from './forwarded-body.ts';
 import { answerHeaders, forwardHeaders } from './forward-headers.ts';
-import { proxyRetryDelay, retriesReusedConnection } from './retry-delay.ts';
+import { proxyRetryDelay, retriesReusedConnection, retryWindow } from './retry-delay.ts';
 import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
 
@@ -18,6 +18,7 @@ import type { TicketSealer } from './tickets.ts';
  */
 export async function registerRoutes(app: FastifyInstance, config: GatewayConfig, tickets: TicketSealer): Promise<void> {
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
+  const within503Window = retryWindow();
   const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
   /**
    * `routes`: only these paths below the prefix (the prefix itself is '/'), default every one;
@@ -95,7 +96,7 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
           // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After;
           // a GET whose kept-alive connection the service had just closed, once at once
           retryDelay: ({ req, res, err, attempt, getDefaultDelay }) =>
-            retriesReusedConnection(req.method, err, attempt) ? 1 : getDefaultDelay(req, res, err, attempt) === null ? null : proxyRetryDelay(attempt),
+            retriesReusedConnection(req.method, err, attempt) ? 1 : getDefaultDelay(req, res, err, attempt) === null || !within503Window(req) ? null : proxyRetryDelay(attempt),
           rewriteHeaders: (headers) => answerHeaders(headers),
           rewriteRequestHeaders: (request, headers) =>
             forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),

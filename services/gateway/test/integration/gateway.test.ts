@@ -399,6 +399,31 @@ describe('gateway limits and failures', () => {
     }
   });
 
+  it('tries a GET a service answered 503 only after a wait of its own no more than a moment: not ten times', async () => {
+    let calls = 0;
+    const waiting = Fastify();
+    waiting.get('/readyz', async () => ({ status: 'ok' }));
+    // a service that waits on a dependency before its 503 (the tasks admin reads wait 2 s on NATS)
+    waiting.get('/*', async (_request, reply) => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      return reply.code(503).send({ status: 503 });
+    });
+    const url = await listen(waiting);
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, url, url);
+    try {
+      const started = performance.now();
+      const response = await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${mintToken({ app: randomUUID() })}` } });
+      expect(response.status).toBe(503);
+      // until 2026-11-28 eleven tries, the client waiting ~8 s
+      expect(calls).toBeLessThanOrEqual(4);
+      expect(performance.now() - started).toBeLessThan(4_000);
+    } finally {
+      await gateway.close();
+      await waiting.close();
+    }
+  });
+
   it('rate-limits per gamer, not per address', async () => {
     const upstream = await echoUpstream('any');
     // Windows are aligned to the clock; a day-long one keeps the test clear of a window change.

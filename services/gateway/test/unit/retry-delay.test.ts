@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxyRetryDelay } from '../../src/retry-delay.ts';
+import { proxyRetryDelay, RETRY_503_WINDOW_MS, retryWindow } from '../../src/retry-delay.ts';
 
 describe('proxyRetryDelay (a 503 GET tried again)', () => {
   it('grows with each attempt, at random below 42 ms × the attempt count', () => {
@@ -13,5 +13,16 @@ describe('proxyRetryDelay (a 503 GET tried again)', () => {
     const total = Array.from({ length: 10 }, (_, attempt) => proxyRetryDelay(attempt, () => 0.5)).reduce((a, b) => a + b, 0);
     expect(total).toBeGreaterThan(1_000);
     expect(total).toBeLessThan(1_300);
+  });
+});
+
+describe('retryWindow (how long a 503 GET is tried again)', () => {
+  it('tries a request again within the window from its first 503, and not after; each request has its own', () => {
+    const within = retryWindow();
+    const [a, b] = [{}, {}];
+    expect(within(a, 1_000)).toBe(true);
+    expect(within(a, 1_000 + RETRY_503_WINDOW_MS)).toBe(true);
+    expect(within(b, 1_000 + RETRY_503_WINDOW_MS + 1)).toBe(true);
+    expect(within(a, 1_000 + RETRY_503_WINDOW_MS + 1)).toBe(false);
   });
 });
