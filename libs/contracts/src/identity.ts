@@ -65,7 +65,11 @@ export const IDENTITY_HEADER = 'x-gfts-identity';
 export const IDENTITY_AUDIENCE = 'gfts-internal';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-/** Headers a caller might use to smuggle identity; the gateway drops them all. */
+/**
+ * Headers a caller might use to smuggle identity; the gateway drops them all, and every
+ * header of the project's own `x-gfts-` prefix (IDENTITY_HEADER_PREFIX) as well: the next
+ * one a service reads must not be a caller's to set.
+ */
 export const FORGEABLE_IDENTITY_HEADERS = [
   IDENTITY_HEADER,
   'x-user-id',
@@ -74,6 +78,14 @@ export const FORGEABLE_IDENTITY_HEADERS = [
   'x-app-id',
   'x-roles',
   'x-forwarded-user',
+  'x-forwarded-email',
+  'x-forwarded-preferred-username',
   'x-auth-request-user',
+  'x-auth-request-email',
+  'x-auth-request-preferred-username',
+  'x-authenticated-user',
   'x-remote-user',
+  'remote-user',
 ] as const;
+/** The prefix of the project's own headers between the gateway and the services: a caller's never reach them. */
+export const IDENTITY_HEADER_PREFIX = 'x-gfts-';

@@ -1,4 +1,4 @@
-import { FORGEABLE_IDENTITY_HEADERS, IDENTITY_HEADER, REQUEST_ID_HEADER } from '@gfts/contracts';
+import { FORGEABLE_IDENTITY_HEADERS, IDENTITY_HEADER, IDENTITY_HEADER_PREFIX, REQUEST_ID_HEADER } from '@gfts/contracts';
 import type { IncomingHttpHeaders } from 'node:http';
 
 // transfer-encoding: the gateway frames what it forwards with a content-length of its own;
@@ -25,13 +25,13 @@ export function connectionOptions(value: string | string[] | undefined): string[
  * every request and answer: the usual `keep-alive` or `close` lists nothing beyond
  * `dropped`, so no set of listed names is built for it.
  */
-function without(incoming: Record<string, string | string[] | undefined>, dropped: ReadonlySet<string>): Record<string, string | string[] | undefined> {
+function without(incoming: Record<string, string | string[] | undefined>, dropped: ReadonlySet<string>, droppedPrefix?: string): Record<string, string | string[] | undefined> {
   const listed = connectionOptions(incoming.connection).filter((name) => !dropped.has(name));
   const alsoDropped = listed.length > 0 ? new Set(listed) : undefined;
   const headers: Record<string, string | string[] | undefined> = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    if (!dropped.has(lower) && !alsoDropped?.has(lower)) headers[name] = value;
+    if (!dropped.has(lower) && !alsoDropped?.has(lower) && !(droppedPrefix !== undefined && lower.startsWith(droppedPrefix))) headers[name] = value;
   }
   return headers;
 }
@@ -55,7 +55,8 @@ export function answerHeaders(incoming: Record<string, string | string[] | undef
  * assertion, with the request id that ties the logs of both hops together.
  */
 export function forwardHeaders(incoming: IncomingHttpHeaders, identityAssertion: string | undefined, requestId: string): IncomingHttpHeaders {
-  const headers: IncomingHttpHeaders = without(incoming, DROPPED);
+  // every x-gfts- header too, not only the assertion's (until 2026-11-28 the listed names only)
+  const headers: IncomingHttpHeaders = without(incoming, DROPPED, IDENTITY_HEADER_PREFIX);
   if (identityAssertion) headers[IDENTITY_HEADER] = identityAssertion;
   headers[REQUEST_ID_HEADER] = requestId;
   return headers;
