@@ -1,6 +1,6 @@
 import proxy from '@fastify/http-proxy';
 import { ErrorCode, notificationsRoutes, tasksRoutes } from '@gfts/contracts';
-import { createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/platform';
+import { badRequest, createIdentitySigner, problem, sendProblem, unauthorized } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { LargeBodies, onlyRoleBeyond } from './role-body-limit.ts';
@@ -11,6 +11,17 @@ import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
 
 /**
+ * Whether a request path holds a `.` or `..` segment, as sent or percent-encoded. The router
+ * matches the path as sent, and the proxy's URL parsing removes such segments on the way
+ * out: `/api/v1/./friendship/search` matched the tasks service's catch-all and went there as
+ * `/api/v1/friendship/search` (until 2026-11-28). No API path has one; refused with 400.
+ */
+export function hasDotSegment(url: string): boolean {
+  const path = url.split('?', 1)[0]!;
+  return path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+}
+
+/**
  * Path routing: /api/v1/friendship/* to the friendship service, /api/v1/notifications/* to
  * the notifications service (when NOTIFICATIONS_URL is set), every other /api/v1 path to
  * the tasks service. Paths are forwarded unchanged, so each service owns its full URLs. The
@@ -19,6 +30,9 @@ import type { TicketSealer } from './tickets.ts';
 export async function registerRoutes(app: FastifyInstance, config: GatewayConfig, tickets: TicketSealer): Promise<void> {
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
   const within503Window = retryWindow();
+  app.addHook('onRequest', async (request) => {
+    if (hasDotSegment(request.url)) throw badRequest('the path has a "." or ".." segment');
+  });
   const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
   /**
    * `routes`: only these paths below the prefix (the prefix itself is '/'), default every one;

@@ -260,6 +260,23 @@ describe('gateway (HS256)', () => {
     expect(odd.body).toMatchObject({ upstream: 'tasks', url: '/api/v1/a%20b/tasks' });
     const climbing = await api('POST', '/api/v1/%2e%2e%2fmetrics/tasks', { headers: auth, body: composite });
     expect(climbing.status).toBe(400);
+    // a "." segment, which the proxy's URL parsing would remove on the way out: the path matched
+    // the tasks catch-all and reached tasks as a friendship path (until 2026-11-28)
+    // (sent as is with node:http: fetch's URL parsing removes such segments itself)
+    const rawGet = (path: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const outgoing = request(new URL(gatewayUrl), { method: 'GET', path, headers: auth }, (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      outgoing.on('error', reject).end();
+    });
+    for (const path of ['/api/v1/./friendship/search', '/api/v1/%2e/friendship/search', '/api/v1/%2E%2E/friendship', '/api/v1/friendship/./search?x=./']) {
+      const dotted = await rawGet(path);
+      expect(dotted.status, path).toBe(400);
+      expect(JSON.parse(dotted.body), path).toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    // a dot inside a segment is no dot segment
+    expect((await rawGet('/api/v1/friendship/search?displayName=a.b')).status).not.toBe(400);
     // other routes keep BODY_LIMIT_BYTES
     const other = await api('POST', '/api/v1/tasks/assign', { headers: auth, body: { family: 'x'.repeat(2_000) } });
     expect(other.status).toBe(413);
