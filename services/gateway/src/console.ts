@@ -107,7 +107,11 @@ export async function consolePlugin(parent: FastifyInstance, { config }: { confi
   app.route({
     ...consoleRoutes.config,
     logLevel: 'warn',
-    handler: async (_request, reply) => reply.header('cache-control', 'no-store').send(settings),
+    handler: async (_request, reply) => {
+      // with the page: a console that is off answers 404 for all of it (until 2026-11-28 its settings still 200)
+      if (!config.CONSOLE_ENABLED) throw new AppError(404, ErrorCode.NOT_FOUND, 'the console is off on this gateway (CONSOLE_ENABLED)');
+      return reply.header('cache-control', 'no-store').send(settings);
+    },
   });
   app.route({
     ...consoleRoutes.asset,

@@ -62,9 +62,11 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
     app.route({
       ...notificationsRoutes.ticket,
       schema: { response: { 200: schema.response[200] } },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         if (!request.gamer) throw unauthorized('missing bearer token');
         const { ticket, expiresAt } = tickets.issue(request.gamer);
+        // a credential: never stored (the proxied answers get no-store from answerHeaders; this one is the gateway's own)
+        void reply.header('cache-control', 'no-store');
         return { ticket, expiresAt: expiresAt.toISOString() };
       },
     });

@@ -85,9 +85,12 @@ describe('the gateway serves the console at /console', () => {
     }
     const off = await buildGateway(readGatewayConfig({ ...base, CONSOLE_DIR: dir, CONSOLE_ENABLED: 'false' }));
     try {
-      const page = await fetch(`${await listen(off)}/console`);
+      const offUrl = await listen(off);
+      const page = await fetch(`${offUrl}/console`);
       expect(page.status).toBe(404);
       expect(((await page.json()) as { detail: string }).detail).toMatch(/CONSOLE_ENABLED/);
+      // its settings too (200 until 2026-11-28)
+      expect((await fetch(`${offUrl}/console/config.json`)).status).toBe(404);
     } finally {
       await off.close();
     }

@@ -69,6 +69,8 @@ describe('who may open the live channel', () => {
   it('takes a ticket once: a second use, a forged or altered ticket, or none at all is a 401', async () => {
     const ann = gamer(randomUUID(), 'Ann');
     const issued = await stack.api<{ ticket: string; expiresAt: string }>('POST', '/api/v1/notifications/ticket', { headers: ann.auth });
+    // a credential: not to be stored (the gateway's own answer had no cache-control until 2026-11-28)
+    expect(issued.headers.get('cache-control')).toBe('no-store');
     expect(issued.status).toBe(200);
     const { ticket, expiresAt } = issued.body;
     expect(ticket).toMatch(/^[A-Za-z0-9_-]+$/);
