@@ -26,7 +26,9 @@ export const GamerErasedEvent = Type.Object(
     gamerId: Uuid,
     requestedAt: DateTime,
   },
-  { additionalProperties: false },
+  // a field a newer producer adds is ignored, not a reason to drop an erasure: during a
+  // rollout the older consumers terminated such events and never erased (until 2026-11-28)
+  { additionalProperties: true },
 );
 export type GamerErasedEvent = Static<typeof GamerErasedEvent>;
 
@@ -39,7 +41,8 @@ export const GamerErasureCompletedEvent = Type.Object(
     service: ServiceName,
     completedAt: DateTime,
   },
-  { additionalProperties: false },
+  // as GamerErasedEvent: a newer reporter's field is ignored
+  { additionalProperties: true },
 );
 export type GamerErasureCompletedEvent = Static<typeof GamerErasureCompletedEvent>;
 
