@@ -198,9 +198,13 @@ export class DeadLetterStore {
     let removed = 0;
     for (const subject of subjects) {
       for await (const letter of this.lettersOn(applicationId, subject, 1)) {
-        if (letter.gamerId?.toLowerCase() !== gamerId) continue;
-        // gone already (a replay or delete in between) counts as gone
-        if (await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, letter.sequence, false).catch(() => false)) removed++;
+        // a payload no gamerId can be read from (not JSON, cut short) is hers when it names her
+        const hers = letter.gamerId === null ? letter.payload.toLowerCase().includes(gamerId) : letter.gamerId.toLowerCase() === gamerId;
+        if (!hers) continue;
+        // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
+        // they stayed in its files until compaction or the max age); gone already (a replay or
+        // delete in between) counts as gone
+        if (await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, letter.sequence, true).catch(() => false)) removed++;
       }
     }
     return removed;
