@@ -133,20 +133,25 @@ describe('per-gamer limits (all set to 2 here)', () => {
     });
   });
 
+  /** The service's models and friend-id lists, and a directory whose next check read fails, as a read timing out does. */
+  async function withFailingDirectoryRead() {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const real = gamerDirectory(models.gamers, profileCache(100, 0));
+    let failures = 1;
+    const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
+      if (failures > 0) {
+        failures--;
+        throw new Error('read timed out');
+      }
+      return real.bothExist(...args);
+    } };
+    return { models, lists, directory };
+  }
+
   describe('a request whose checks could not be read', () => {
-    /** The relations repository with a directory whose next read fails, as a read timing out does. */
     async function withFailingCheck() {
-      const models = await createModels(db);
-      const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
-      const real = gamerDirectory(models.gamers, profileCache(100, 0));
-      let failures = 1;
-      const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
-        if (failures > 0) {
-          failures--;
-          throw new Error('read timed out');
-        }
-        return real.bothExist(...args);
-      } };
+      const { models, lists, directory } = await withFailingDirectoryRead();
       return { relations: relationRepository(models.relations, models.blocks, lists, directory) };
     }
     const pairCount = (a: Gamer, b: Gamer) => db.collection('relations').countDocuments({ applicationId: a.app, members: { $all: [a.id, b.id] } });
@@ -195,17 +200,7 @@ describe('per-gamer limits (all set to 2 here)', () => {
     });
 
     it('a block withdraws its record before it fails, so the retry blocks and clears the pair', async () => {
-      const models = await createModels(db);
-      const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
-      const real = gamerDirectory(models.gamers, profileCache(100, 0));
-      let failures = 1;
-      const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
-        if (failures > 0) {
-          failures--;
-          throw new Error('read timed out');
-        }
-        return real.bothExist(...args);
-      } };
+      const { models, lists, directory } = await withFailingDirectoryRead();
       const blocks = blockRepository(models.blocks, models.relations, lists, directory);
       const [a, b] = await w.gamers(2);
       await w.befriend(a!, b!);
