@@ -11,14 +11,16 @@ import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
 
 /**
- * Whether a request path holds a `.` or `..` segment, as sent or percent-encoded. The router
+ * Whether a request path holds a `.` or `..` segment, as sent or percent-encoded, between
+ * slashes or backslashes (the proxy's URL parsing takes either for a separator). The router
  * matches the path as sent, and the proxy's URL parsing removes such segments on the way
  * out: `/api/v1/./friendship/search` matched the tasks service's catch-all and went there as
  * `/api/v1/friendship/search` (until 2026-11-28). No API path has one; refused with 400.
  */
 export function hasDotSegment(url: string): boolean {
   const path = url.split('?', 1)[0]!;
-  return path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+  // a backslash is a separator to the URL parser as well (`/api/v1/.\friendship`)
+  return path.split(/[/\\]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
 }
 
 /**

@@ -270,13 +270,15 @@ describe('gateway (HS256)', () => {
       });
       outgoing.on('error', reject).end();
     });
-    for (const path of ['/api/v1/./friendship/search', '/api/v1/%2e/friendship/search', '/api/v1/%2E%2E/friendship', '/api/v1/friendship/./search?x=./']) {
+    for (const path of ['/api/v1/./friendship/search', '/api/v1/%2e/friendship/search', '/api/v1/%2E%2E/friendship', '/api/v1/friendship/./search?x=./', '/api/v1/.\\friendship/search', '/api/v1/tasks\\..\\friendship/search']) {
       const dotted = await rawGet(path);
       expect(dotted.status, path).toBe(400);
       expect(JSON.parse(dotted.body), path).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
-    // a dot inside a segment is no dot segment
-    expect((await rawGet('/api/v1/friendship/search?displayName=a.b')).status).not.toBe(400);
+    // a dot inside a segment, or in the query, is no dot segment
+    for (const path of ['/api/v1/friendship/search?displayName=a.b', '/api/v1/friendship/a.b', '/api/v1/x..y', '/console/assets/index-abc.js']) {
+      expect((await rawGet(path)).body, path).not.toContain('".." segment');
+    }
     // other routes keep BODY_LIMIT_BYTES
     const other = await api('POST', '/api/v1/tasks/assign', { headers: auth, body: { family: 'x'.repeat(2_000) } });
     expect(other.status).toBe(413);
