@@ -32,6 +32,9 @@ export interface GamerStreamSettings {
  * retries (the erasure request answers 503; a service's completion report is redelivered)
  * rather than an unhandled erasure vanishing.
  */
+/** How long `GFTS_GAMERS` keeps an event, handled or not: a service down longer misses it. */
+export const GAMERS_STREAM_MAX_AGE_MS = 30 * DAY_MS;
+
 export async function ensureGamersStream(jsm: JetStreamManager, names: NatsNames, settings: GamerStreamSettings): Promise<void> {
   await ensureStream(jsm, names.gamersStream, {
     subjects: [names.gamerErased, names.gamerErasureCompleted],
@@ -39,7 +42,7 @@ export async function ensureGamersStream(jsm: JetStreamManager, names: NatsNames
     storage: StorageType.File,
     discard: DiscardPolicy.New,
     num_replicas: settings.replicas,
-    max_age: nanos(30 * DAY_MS),
+    max_age: nanos(GAMERS_STREAM_MAX_AGE_MS),
     max_bytes: settings.maxBytes,
     duplicate_window: nanos(120_000),
   });

@@ -134,6 +134,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
       claimRecoveryAfterMs: config.CLAIM_RECOVERY_AFTER_MS,
       processedEventRetentionMs: config.PROCESSED_EVENT_RETENTION_MS,
       idempotencyKeyRetentionMs: config.IDEMPOTENCY_KEY_RETENTION_MS,
+      erasureRepublishAfterMs: config.ERASURE_REPUBLISH_AFTER_MS,
     },
   });
 

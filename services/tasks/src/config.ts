@@ -1,5 +1,5 @@
 import { TaskLimits } from '@gfts/contracts';
-import { BaseConfig, ConfigError, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
+import { BaseConfig, ConfigError, GAMERS_STREAM_MAX_AGE_MS, GamersStreamConfig, loadConfig, StoreConfig } from '@gfts/platform';
 import Type, { type Static, type TObject } from 'typebox';
 
 const MINUTE = 60_000;
@@ -43,6 +43,8 @@ const TasksSettings = {
   ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
+  // below the stream's 30 days (GAMERS_STREAM_MAX_AGE_MS), with a day to spare: the next copy is in before the last one goes
+  ERASURE_REPUBLISH_AFTER_MS: Type.Integer({ minimum: 60 * MINUTE, maximum: GAMERS_STREAM_MAX_AGE_MS - DAY, default: 7 * DAY, description: 'an erasure job some service has not reported is published again this long after its last publication, so a service down longer than the gamers stream keeps events still erases' }),
   CLAIM_RECOVERY_AFTER_MS: Type.Integer({ minimum: 0, default: 10_000, description: 'age after which the periodic sweep finishes a claim left half-done' }),
 };
 export type TasksConfig = Static<TObject<typeof TasksSettings>>;

@@ -12,6 +12,8 @@ export interface SweepSettings {
   idempotencyKeyRetentionMs: number;
   /** expired gamer tasks removed per step, their progress entries with them */
   expiryPage: number;
+  /** ERASURE_REPUBLISH_AFTER_MS: an unfinished erasure job's event is published again this long after its last publication */
+  erasureRepublishAfterMs: number;
 }
 
 /**
@@ -52,7 +54,9 @@ export class Sweeper {
       const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
       // erasures whose event is not known to be in JetStream (a crash after storing the job, a publish not acknowledged)
       const erasures = await this.deps.erasures.publishLeftOver(new Date(now.getTime() - settings.claimRecoveryAfterMs));
-      if (recovered + expired + events + prunedKeys + erasures > 0) log.info({ recovered, expired, events, keys: prunedKeys, erasures }, 'sweep');
+      // unfinished erasures before their event leaves the stream (a service down for weeks)
+      const republished = await this.deps.erasures.republishUnfinished(new Date(now.getTime() - settings.erasureRepublishAfterMs));
+      if (recovered + expired + events + prunedKeys + erasures + republished > 0) log.info({ recovered, expired, events, keys: prunedKeys, erasures, republished }, 'sweep');
     } catch (error) {
       log.warn({ err: error }, 'sweep failed; next period retries');
     }

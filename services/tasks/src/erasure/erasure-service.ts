@@ -54,9 +54,30 @@ export class ErasureService {
     return jobs.length;
   }
 
+  /**
+   * Publishes again the events of jobs a service has not reported for `since` their last
+   * publication: `GFTS_GAMERS` keeps an event GAMERS_STREAM_MAX_AGE_MS (30 days), handled
+   * or not, so a service down longer would never erase, and its job would stay pending (until
+   * 2026-11-28). A service that had erased finds nothing more and reports again (its first
+   * report's time stays). Jobs every expected service reported are marked complete instead.
+   */
+  async republishUnfinished(before: Date): Promise<number> {
+    let published = 0;
+    for (const job of await this.deps.jobs.unfinished(before)) {
+      if (erasureJobView(job).status === 'completed') {
+        await this.deps.jobs.markComplete(job.id);
+        continue;
+      }
+      await this.publish(job);
+      published++;
+    }
+    return published;
+  }
+
   /** A service's report (gamer.erasure.completed). */
   async reported(event: { jobId: string; applicationId: string; service: string; completedAt: string }): Promise<void> {
-    await this.deps.jobs.markDone(event.jobId, event.applicationId, event.service, new Date(event.completedAt));
+    const job = await this.deps.jobs.markDone(event.jobId, event.applicationId, event.service, new Date(event.completedAt));
+    if (job && erasureJobView(job).status === 'completed') await this.deps.jobs.markComplete(job.id);
   }
 
   private async publish(job: ErasureJobRecord): Promise<void> {

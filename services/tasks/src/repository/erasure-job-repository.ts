@@ -23,8 +23,13 @@ export class ErasureJobRepository {
     await this.store.erasureJobs.insertOne({ _id: id, ...fields, published: false });
   }
 
-  async markPublished(id: string): Promise<void> {
-    await this.store.erasureJobs.updateOne({ _id: id }, { $set: { published: true } });
+  async markPublished(id: string, at: Date = new Date()): Promise<void> {
+    await this.store.erasureJobs.updateOne({ _id: id }, { $set: { published: true, publishedAt: at } });
+  }
+
+  /** A job every expected service reported: the sweep no longer publishes it again. */
+  async markComplete(id: string): Promise<void> {
+    await this.store.erasureJobs.updateOne({ _id: id }, { $set: { complete: true } });
   }
 
   /** The job, only within its application (another application's job is not found). */
@@ -37,8 +42,25 @@ export class ErasureJobRepository {
    * Records a service's report. `service` is a name the contract's pattern allowed (lower
    * case letters, digits, '-'), so it is safe as a field path; the first report's time stays.
    */
-  async markDone(id: string, applicationId: string, service: string, at: Date): Promise<void> {
-    await this.store.erasureJobs.updateOne({ _id: id, applicationId, [`done.${service}`]: { $exists: false } }, { $set: { [`done.${service}`]: at } });
+  async markDone(id: string, applicationId: string, service: string, at: Date): Promise<ErasureJobRecord | null> {
+    const doc = await this.store.erasureJobs.findOneAndUpdate(
+      { _id: id, applicationId, [`done.${service}`]: { $exists: false } },
+      { $set: { [`done.${service}`]: at } },
+      { returnDocument: 'after' },
+    );
+    return doc ? toRecord(doc) : null;
+  }
+
+  /**
+   * Published jobs not every expected service has reported, published last at or before
+   * `before` (jobs of before 2026-11-28: requested then), oldest first.
+   */
+  async unfinished(before: Date, limit = 100): Promise<ErasureJobRecord[]> {
+    const docs = await this.store.erasureJobs
+      .find({ published: true, complete: { $ne: true }, $or: [{ publishedAt: { $lte: before } }, { publishedAt: { $exists: false }, requestedAt: { $lte: before } }] })
+      .limit(limit)
+      .toArray();
+    return docs.map(toRecord);
   }
 
   /** Jobs whose event is not known to be in JetStream (a crash after the insert, a publish not acknowledged), requested at or before `before`. */

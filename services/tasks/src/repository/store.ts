@@ -89,6 +89,10 @@ export interface ErasureJobDoc {
   done: Record<string, Date>;
   /** the gamer.erased event is in JetStream (else the sweep publishes it again) */
   published: boolean;
+  /** when it last was (absent on jobs of before 2026-11-28): an unfinished job is published again ERASURE_REPUBLISH_AFTER_MS later */
+  publishedAt?: Date;
+  /** every expected service reported (absent: not yet, or a job of before 2026-11-28) */
+  complete?: boolean;
 }
 export interface GrantDoc {
   /** `<gamerTaskId>:<reward index>`: one grant per reward of a gamer task, ever */
@@ -168,6 +172,8 @@ export async function ensureIndexes(store: Store): Promise<void> {
     store.unlocks.createIndex({ applicationId: 1, gamerId: 1 }),
     // the sweep's unpublished jobs
     store.erasureJobs.createIndex({ published: 1, requestedAt: 1 }),
+    // the unfinished published jobs the sweep publishes again
+    store.erasureJobs.createIndex({ complete: 1, publishedAt: 1 }),
   ]);
 }
 

@@ -318,6 +318,38 @@ describe('gamer admin: progress reset and erasure', () => {
     await completed(pendingId);
   });
 
+  it('publishes again a job some service has not reported for days, before the stream lets its event go; a completed one is only marked so', async () => {
+    const w = world();
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const jobs = new ErasureJobRepository(store);
+    const quiet = { warn: () => {}, info: () => {} } as never;
+    // a job that also waits for a service that is down (never reports)
+    const service = new ErasureService({ jobs, js: jetstream(await stack.asTasksStack().nats()), names: stack.names, expected: ['tasks', 'friendship', 'notifications', 'down-for-weeks'], log: quiet });
+    const pending = await service.request(w.app, randomUUID());
+    const done = await erase(w, randomUUID());
+    await eventually(async () => ((await job(w, done.body.jobId)).body.status === 'completed' ? true : undefined), 20_000);
+    await eventually(async () => ((await job(w, pending.jobId)).body.services.filter((s) => s.status === 'completed').length === 3 ? true : undefined), 20_000);
+    const tasksDb = await stack.tasksDb();
+    expect(await tasksDb.collection('erasure_jobs').findOne({ _id: done.body.jobId as never })).toMatchObject({ complete: true });
+    // eight days on: the pending job's event would be gone from the stream in 22 more
+    const weekAgo = new Date(Date.now() - 8 * 24 * 3600_000);
+    await tasksDb.collection('erasure_jobs').updateMany({ _id: { $in: [pending.jobId, done.body.jobId] as never[] } }, { $set: { publishedAt: weekAgo } });
+    const nc = await stack.asTasksStack().nats();
+    const seen: string[] = [];
+    const sub = nc.subscribe(stack.names.gamerErased, { callback: (_error, msg) => void seen.push(msg.json<{ jobId: string }>().jobId) });
+    await nc.flush();
+    expect(await service.republishUnfinished(new Date(Date.now() - 7 * 24 * 3600_000))).toBe(1);
+    await eventually(async () => (seen.includes(pending.jobId) ? true : undefined));
+    sub.unsubscribe();
+    // published again, and due again in another week; the completed one not
+    expect(seen).not.toContain(done.body.jobId);
+    const republished = await tasksDb.collection('erasure_jobs').findOne({ _id: pending.jobId as never });
+    expect((republished?.publishedAt as Date).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect(await service.republishUnfinished(new Date(Date.now() - 7 * 24 * 3600_000))).toBe(0);
+    // the services that had erased find nothing more and report again: the job stays as it was
+    expect((await job(w, pending.jobId)).body.services.map((s) => s.status)).toEqual(['completed', 'completed', 'completed', 'pending']);
+  });
+
   it('a job is only its application\'s admins\' to read: 403 for others on its path, 404 from another application, 400 for a malformed id', async () => {
     const w = world();
     const unknownGamer = randomUUID();

@@ -189,11 +189,11 @@ describe('gamer progress documents', () => {
       const gamerTasks = new GamerTaskRepository(store);
       const progress = new GamerProgressRepository(store, gamerTasks, 100);
       const quiet = { info: () => {}, warn: () => {} } as unknown as ConstructorParameters<typeof Sweeper>[0]['log'];
-      const noop = { recover: async () => 0, publishLeftOver: async () => 0, prune: async () => 0 };
+      const noop = { recover: async () => 0, publishLeftOver: async () => 0, republishUnfinished: async () => 0, prune: async () => 0 };
       const sweeper = new Sweeper({
         gamerTasks, progress, claims: noop as never, erasures: noop as never, processed: noop as never, keys: noop as never, log: quiet,
         // a page of one: the sweep steps until nothing expired is left
-        settings: { intervalMs: 60_000, claimRecoveryAfterMs: 60_000, processedEventRetentionMs: 0, idempotencyKeyRetentionMs: 0, expiryPage: 1 },
+        settings: { intervalMs: 60_000, claimRecoveryAfterMs: 60_000, processedEventRetentionMs: 0, idempotencyKeyRetentionMs: 0, expiryPage: 1, erasureRepublishAfterMs: 60 * 60_000 },
       });
       await sweeper.runOnce();
     } finally {
