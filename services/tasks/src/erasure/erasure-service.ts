@@ -55,8 +55,8 @@ export class ErasureService {
   }
 
   /**
-   * Publishes again the events of jobs a service has not reported for `since` their last
-   * publication: `GFTS_GAMERS` keeps an event GAMERS_STREAM_MAX_AGE_MS (30 days), handled
+   * Publishes again the events of jobs some service has not reported, last published at or
+   * before `before`: `GFTS_GAMERS` keeps an event GAMERS_STREAM_MAX_AGE_MS (30 days), handled
    * or not, so a service down longer would never erase, and its job would stay pending (until
    * 2026-11-28). A service that had erased finds nothing more and reports again (its first
    * report's time stays). Jobs every expected service reported are marked complete instead.

@@ -53,7 +53,8 @@ export class ErasureJobRepository {
 
   /**
    * Published jobs not every expected service has reported, published last at or before
-   * `before` (jobs of before 2026-11-28: requested then), oldest first.
+   * `before` (jobs of before 2026-11-28: requested then), at most `limit`; the rest wait for
+   * the next sweep.
    */
   async unfinished(before: Date, limit = 100): Promise<ErasureJobRecord[]> {
     const docs = await this.store.erasureJobs
