@@ -206,6 +206,12 @@ report_exited() {
   esac
   echo "the ${services[$i]} service exited $when ($how); last lines of $LOG_DIR/${services[$i]}.log:" >&2
   tail -n 30 "$LOG_DIR/${services[$i]}.log" >&2
+  # JetStream reserves each stream's max bytes on disk when it is made: with less free space
+  # than the streams ask (about 3 GiB together, docs/operations.md "Sizing the streams") it
+  # refuses them, and its error does not say the disk is the cause
+  if grep -Eq 'insufficient (storage )?resources' "$LOG_DIR/${services[$i]}.log"; then
+    echo "NATS refused a stream for want of disk: free some space where $engine keeps its containers' data (df -h), or lower STATS_STREAM_MAX_BYTES (2 GiB), PRESENCE_ANNOUNCED_BUCKET_MAX_BYTES (512 MiB), STATS_DEAD_LETTER_STREAM_MAX_BYTES and GAMERS_STREAM_MAX_BYTES (256 MiB each) for this stack" >&2
+  fi
 }
 
 run_service friendship PORT="$FRIENDSHIP_PORT" HOST=127.0.0.1 \
