@@ -99,6 +99,7 @@ export function loadConfig<P extends TProperties>(properties: P, env: Record<str
   const validate = ajv.compile(schema);
   const input: Record<string, unknown> = {};
   const notWhole: string[] = [];
+  const unsafe: string[] = [];
   for (const key of Object.keys(properties)) {
     const raw = env[key];
     // blank is unset (a default applies, or a required setting is named missing)
@@ -106,15 +107,22 @@ export function loadConfig<P extends TProperties>(properties: P, env: Record<str
     // ajv's coercion takes what Number() takes ("0x1F90", "1e3", " 2 "): a whole number
     // setting takes decimal digits only, or a typo becomes a working value
     if ((properties[key] as { type?: unknown }).type === 'integer' && !/^-?\d+$/.test(raw)) notWhole.push(key);
+    // past 2^53 a number is no longer exact ("9007199254740993" became …992) and one far past
+    // it reached NATS or a timer as nonsense: refused here, named, like any other bound
+    else if ((properties[key] as { type?: unknown }).type === 'integer' && !Number.isSafeInteger(Number(raw))) unsafe.push(key);
     else input[key] = raw;
   }
-  if (!validate(input) || notWhole.length > 0) {
-    const problems = [...notWhole.map((key) => `${key} must be a whole number in decimal digits (got ${JSON.stringify(env[key])})`), ...(validate.errors ?? []).map((e) => {
-      if (e.keyword === 'required') return `${String(e.params.missingProperty)} is required`;
-      const key = e.instancePath.replace(/^\//, '');
-      const described = (properties[key] as { description?: string } | undefined)?.description;
-      return `${key} ${e.message ?? 'is invalid'}${described ? ` (${described})` : ''}`;
-    })];
+  if (!validate(input) || notWhole.length > 0 || unsafe.length > 0) {
+    const problems = [
+      ...notWhole.map((key) => `${key} must be a whole number in decimal digits (got ${JSON.stringify(env[key])})`),
+      ...unsafe.map((key) => `${key} must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (got ${JSON.stringify(env[key])})`),
+      ...(validate.errors ?? []).map((e) => {
+        if (e.keyword === 'required') return `${String(e.params.missingProperty)} is required`;
+        const key = e.instancePath.replace(/^\//, '');
+        const described = (properties[key] as { description?: string } | undefined)?.description;
+        return `${key} ${e.message ?? 'is invalid'}${described ? ` (${described})` : ''}`;
+      }),
+    ];
     throw new ConfigError(problems);
   }
   return input as Static<TObject<P>>;

@@ -13,7 +13,7 @@ const FriendshipSettings = {
   PROFILE_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 5_000, description: 'how long a replica shows gamers\' names, avatars and stored last-seen times it read without reading them again: the longest a rename handled by another replica takes to show in lists; 0 reads them on every call' }),
   PROFILE_CACHE_MAX: Type.Integer({ minimum: 1, default: 20_000, description: 'most profiles a replica caches (about 500 bytes of heap each with a 25-character name and a 70-character avatar URL: ~10 MB at the default)' }),
   ...GamersStreamConfig,
-  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
+  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
   PRESENCE_ONLINE_WINDOW_MS: Type.Integer({ minimum: 5_000, maximum: 3_600_000, default: 60_000, description: 'how long a notifications replica counts as alive after its last presence heartbeat: a crashed replica\'s gamers turn offline after it (the holds themselves are never refreshed and have no max age)' }),
   PRESENCE_MAX_TRACKED: Type.Integer({ minimum: 1_000, default: 300_000, description: 'most online gamers a replica holds in memory (about 280 bytes of heap each: ~84 MiB at the default, beside the service\'s ~40 MB within the 192 MB old space of a 384 Mi pod)' }),

@@ -19,7 +19,7 @@ const NotificationsSettings = {
   PRESENCE_RECORD_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: 600_000, default: 15_000, description: 'how often this replica writes its presence heartbeat (one key per replica; gamer keys are written on connect and close only); keep it well below the online window (PRESENCE_ONLINE_WINDOW_MS of friendship)' }),
   PRESENCE_WRITES_IN_FLIGHT: Type.Integer({ minimum: 1, maximum: 10_000, default: 64, description: 'most presence writes (a gamer\'s first connect or last close on this replica) awaiting NATS at once; the rest wait as marked keys, coalesced' }),
   ...GamersStreamConfig,
-  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
+  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
   NOTIFY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: DAY_MS, default: 3_600_000, description: 'period of the expired-notification sweep, where the store has no TTL index' }),
 };

@@ -26,7 +26,7 @@ const TasksSettings = {
     description: 'most bytes the stats dead-letter stream holds per server (256 MiB); past it the oldest letters go',
   }),
   STATS_DUPLICATE_WINDOW_MS: Type.Integer({ minimum: 1000, default: 2 * MINUTE, description: 'JetStream duplicate window of the stats stream (eventId as message id)' }),
-  STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
+  STATS_ACK_WAIT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 30_000, description: 'time a delivered stat event has before it is redelivered' }),
   STATS_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed stat event; doubles per attempt, at most 30 s' }),
   STATS_CONSUMER_ENABLED: Type.Boolean({ default: true, description: 'run the stat-event consumer in this replica' }),
   CONSUMER_HELD_MAX_BYTES: Type.Integer({ minimum: 4_194_304, maximum: 1_073_741_824, default: 67_108_864, description: 'bytes of stat events a replica holds (pulled, not yet settled) past which it pulls no more (the pull it has open still brings up to CONSUMER_BATCH events). Events near the size limit (192 KiB) would otherwise fill the pod\'s memory long before the count bounds' }),
@@ -41,7 +41,7 @@ const TasksSettings = {
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),
   ERASURE_SERVICES: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}(,[a-z][a-z0-9-]{0,31})*$', default: 'tasks,friendship,notifications', description: 'comma-separated services an erasure job waits for' }),
   ...GamersStreamConfig,
-  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
+  ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer event; doubles per attempt, at most 30 s' }),
   // below the stream's 30 days (GAMERS_STREAM_MAX_AGE_MS), with a day to spare: the next copy is in before the last one goes
   ERASURE_REPUBLISH_AFTER_MS: Type.Integer({ minimum: 60 * MINUTE, maximum: GAMERS_STREAM_MAX_AGE_MS - DAY, default: 7 * DAY, description: 'an erasure job some service has not reported is published again this long after its last publication, so a service down longer than the gamers stream keeps events still erases' }),

@@ -1,6 +1,6 @@
 import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
-import { BaseConfig, ConfigError, loadConfig, presenceHeartbeatProblems } from '../../src/config.ts';
+import { BaseConfig, ConfigError, GamersStreamConfig, loadConfig, presenceHeartbeatProblems } from '../../src/config.ts';
 import { ensureStream } from '../../src/jetstream-streams.ts';
 
 const secret = { INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
@@ -20,6 +20,15 @@ describe('loadConfig', () => {
     for (const typo of ['0x1F90', '1e3', ' 2 ', '2.5']) {
       expect(problemsOf({ SHUTDOWN_GRACE_MS: typo })).toEqual([`SHUTDOWN_GRACE_MS must be a whole number in decimal digits (got ${JSON.stringify(typo)})`]);
     }
+  });
+
+  it('refuses a whole number past 2^53, where it is no longer exact, naming the setting', () => {
+    for (const huge of ['9007199254740993', '99999999999999999999', '-9007199254740993']) {
+      expect(problemsOf({ SHUTDOWN_GRACE_MS: huge })).toEqual([`SHUTDOWN_GRACE_MS must be between -9007199254740991 and 9007199254740991 (got ${JSON.stringify(huge)})`]);
+    }
+    const { GAMERS_STREAM_MAX_BYTES } = loadConfig(GamersStreamConfig, { GAMERS_STREAM_MAX_BYTES: '9007199254740991' });
+    expect(GAMERS_STREAM_MAX_BYTES).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => loadConfig(GamersStreamConfig, { GAMERS_STREAM_MAX_BYTES: '99999999999999999999' })).toThrow(ConfigError);
   });
 
   it('takes a blank setting as unset: its default applies, or it is named missing', () => {

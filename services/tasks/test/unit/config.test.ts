@@ -55,3 +55,14 @@ describe('settings that would break the stream or the retries', () => {
     }
   });
 });
+
+describe('ack waits', () => {
+  const base = { MONGO_URL: 'mongodb://localhost/tasks', NATS_URL: 'nats://localhost', INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
+
+  it('are at most an hour: a third of one paces the keep-alives, and past ~74 days that timer fired every millisecond', () => {
+    for (const key of ['STATS_ACK_WAIT_MS', 'ERASURE_ACK_WAIT_MS']) {
+      expect(readTasksConfig({ ...base, [key]: '3600000' })[key as 'STATS_ACK_WAIT_MS']).toBe(3_600_000);
+      expect(() => readTasksConfig({ ...base, [key]: '3600001' })).toThrow(new RegExp(`${key} must be <= 3600000`));
+    }
+  });
+});
