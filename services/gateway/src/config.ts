@@ -64,6 +64,11 @@ export function readGatewayConfig(env: Record<string, string | undefined> = proc
   if (config.JWT_SECRET !== undefined && config.JWT_SECRET === config.INTERNAL_TOKEN_SECRET) problems.push('JWT_SECRET and INTERNAL_TOKEN_SECRET must differ');
   const oidc = [config.CONSOLE_OIDC_AUTHORIZATION_URL, config.CONSOLE_OIDC_TOKEN_URL, config.CONSOLE_OIDC_CLIENT_ID].filter(Boolean).length;
   if (oidc > 0 && oidc < 3) problems.push('console OIDC needs all of CONSOLE_OIDC_AUTHORIZATION_URL, CONSOLE_OIDC_TOKEN_URL and CONSOLE_OIDC_CLIENT_ID');
+  // the pattern takes `https://` or a port of 80443; the console's security policy parses the
+  // token URL at start (a TypeError that named no setting), the browser the other at sign-in
+  for (const key of ['CONSOLE_OIDC_AUTHORIZATION_URL', 'CONSOLE_OIDC_TOKEN_URL'] as const) {
+    if (config[key] !== undefined && !URL.canParse(config[key])) problems.push(`${key} is not a URL (got ${JSON.stringify(config[key])})`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   // Shared when the gateway can reach NATS: per-replica limits multiply with the replica count.
   return { ...config, RATE_LIMIT_STORE: config.RATE_LIMIT_STORE ?? (config.NATS_URL ? 'nats' : 'local') };

@@ -86,6 +86,15 @@ describe('gateway configuration', () => {
     expect(problemsOf({ ...base, JWT_SECRET: 'short' }).join()).toMatch(/JWT_SECRET/);
   });
 
+  it('names a console OIDC endpoint that is not a URL, instead of failing at start without naming it', () => {
+    const oidc = { CONSOLE_OIDC_AUTHORIZATION_URL: 'https://idp.example.com/authorize', CONSOLE_OIDC_TOKEN_URL: 'https://idp.example.com/token', CONSOLE_OIDC_CLIENT_ID: 'console' };
+    expect(problemsOf({ ...base, JWT_SECRET: 'y'.repeat(32), ...oidc })).toEqual([]);
+    expect(problemsOf({ ...base, JWT_SECRET: 'y'.repeat(32), ...oidc, CONSOLE_OIDC_TOKEN_URL: 'https://idp.example.com:80443/token', CONSOLE_OIDC_AUTHORIZATION_URL: 'https://' })).toEqual([
+      'CONSOLE_OIDC_AUTHORIZATION_URL is not a URL (got "https://")',
+      'CONSOLE_OIDC_TOKEN_URL is not a URL (got "https://idp.example.com:80443/token")',
+    ]);
+  });
+
   it('refuses the players\' token secret as the internal assertion secret', () => {
     expect(problemsOf({ ...base, JWT_SECRET: base.INTERNAL_TOKEN_SECRET })).toEqual(['JWT_SECRET and INTERNAL_TOKEN_SECRET must differ']);
   });
