@@ -116,7 +116,16 @@ export function CatalogPage({ session }: { session: Session }) {
       setNotice('');
       try {
         if (editing) {
-          const saved = await ok(api.PATCH('/api/v1/{applicationId}/tasks/{taskId}', { params: { path: { applicationId: claims.app, taskId: editing.id } }, body: patchBody(editing, form) }));
+          const body = patchBody(editing, form);
+          // the contract's patch names at least one field: an empty one was a 400 that kept
+          // the form open on a save that had nothing to do
+          if (Object.keys(body).length === 0) {
+            setNotice(`Nothing changed in “${editing.name}”.`);
+            setForm(emptyForm());
+            setEditing(null);
+            return;
+          }
+          const saved = await ok(api.PATCH('/api/v1/{applicationId}/tasks/{taskId}', { params: { path: { applicationId: claims.app, taskId: editing.id } }, body }));
           setNotice(`Saved “${saved.name}”.`);
         } else {
           const created = await ok(api.POST('/api/v1/{applicationId}/tasks', { ...path, body: createBody(form) as never /* openapi-fetch narrows parentTaskId: null to undefined; the body is the contract's */ }));

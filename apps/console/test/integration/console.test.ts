@@ -196,6 +196,28 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(tasks.body.filter((t) => t.name === 'Weekly once')).toHaveLength(1);
   });
 
+  it('sends no change of a task that was not changed, and one that was', async () => {
+    const patches: string[] = [];
+    await page.route(`**/api/v1/${app}/tasks/*`, (route) => {
+      if (route.request().method() === 'PATCH') patches.push(route.request().postData() ?? '');
+      return route.fallback();
+    });
+    const status = () => page.getByRole('status').first().textContent();
+    await page.getByRole('button', { name: 'Edit Weekly once' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(status, { timeout: UI_TIMEOUT_MS }).toBe('Nothing changed in “Weekly once”.');
+    await expect.poll(() => page.getByRole('button', { name: 'Create task' }).isVisible(), { timeout: UI_TIMEOUT_MS }).toBe(true);
+    expect(await page.locator('.task-form [role=alert]').count()).toBe(0);
+    expect(patches).toEqual([]);
+
+    await page.getByRole('button', { name: 'Edit Weekly once' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Weekly twice');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(status, { timeout: UI_TIMEOUT_MS }).toBe('Saved “Weekly twice”.');
+    expect(patches.map((body) => JSON.parse(body) as unknown)).toEqual([{ name: 'Weekly twice' }]);
+    await page.unroute(`**/api/v1/${app}/tasks/*`);
+  });
+
   it('keeps the season end\'s seconds, and sends nothing when it did not change', async () => {
     const seasonOf = async () => (await api<{ endsAt: string; source: string }>('GET', `/api/v1/${app}/season`, { headers: admin.auth })).body;
     const before = await seasonOf();
