@@ -103,22 +103,60 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
     if (inFlight === 0 && (ledger.pending === 0 || !writing)) drained?.();
   }
 
+  /**
+   * The value of a heartbeat write that failed without an answer (a timeout, a dropped
+   * connection): it may have landed, and then the next compare-and-set fails on our own
+   * newer revision, not on a purge.
+   */
+  let unansweredBeat: string | undefined;
+  /**
+   * After a failed compare-and-set: whether the heartbeat in the bucket is the one whose
+   * answer was lost ('ours': its revision is taken and nothing was purged), gone or another
+   * ('purged'), or unknown for now (the read failed: decided at the next heartbeat).
+   */
+  async function afterConflict(bucket: KV): Promise<'ours' | 'purged' | 'unknown'> {
+    if (unansweredBeat === undefined) return 'purged';
+    try {
+      const entry = await bucket.get(beatKey);
+      if (entry?.operation !== 'PUT' || entry.string() !== unansweredBeat) return 'purged';
+      beatRevision = entry.revision;
+      unansweredBeat = undefined;
+      return 'ours';
+    } catch (error) {
+      failed(error);
+      return 'unknown';
+    }
+  }
+
   let beating = false;
   async function beat(): Promise<void> {
     // one at a time: two updates at one revision would look like a purge
     if (!kv || beating) return;
     beating = true;
     let purged = false;
+    let lostAnswer = false;
     try {
       const now = String(Date.now());
-      beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
-      wrote();
-    } catch (error) {
-      failed(error);
-      purged = conflict(error);
+      try {
+        beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
+        unansweredBeat = undefined;
+        wrote();
+      } catch (error) {
+        failed(error);
+        if (!conflict(error)) unansweredBeat = now;
+        else {
+          // until 2026-11-28 every conflict was taken for a purge: after a lost answer the
+          // ledger forgot the keys of gamers whose delete had failed, online for good
+          const found = await afterConflict(kv);
+          purged = found === 'purged';
+          lostAnswer = found === 'ours';
+        }
+      }
     } finally {
       beating = false;
     }
+    // the heartbeat that landed is a beat old: written again now, at its real revision
+    if (lostAnswer) return beat();
     if (purged) {
       // our keys are gone: the heartbeat is written afresh at once, then every gamer held here
       opts.log.warn({ bucket: names.presenceBucket, holder: opts.holderId }, 'presence of this replica was purged; writing it again');

@@ -93,12 +93,23 @@ export function presenceLedger() {
       failedKeys.clear();
     },
 
-    /** The bucket lost this replica's keys (purged, or NATS lost it): every held gamer is written again. */
+    /**
+     * The bucket lost this replica's keys (purged, or NATS lost it): every held gamer is
+     * written again. A key of a gamer let go whose delete had not been answered yet (or had
+     * failed) is deleted again: were the keys not all gone after all, it would otherwise be
+     * forgotten in the bucket, that gamer online for as long as this replica lives.
+     */
     rewriteAll(): void {
       generation++;
+      const known = new Set([...stored.keys(), ...failedKeys]);
       stored.clear();
       failedKeys.clear();
       dirty.clear();
+      for (const key of known) {
+        if (wanted.has(key)) continue;
+        stored.set(key, 'unsure');
+        dirty.add(key);
+      }
       for (const key of wanted) dirty.add(key);
     },
 

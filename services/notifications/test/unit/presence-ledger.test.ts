@@ -88,4 +88,15 @@ describe('presenceLedger (what a notifications replica writes, and when)', () =>
       expect(ledger.held).toBe(0);
     }
   });
+
+  it('deletes again, after a rewrite, the key of a gamer let go whose delete failed or is still waiting', () => {
+    const ledger = presenceLedger();
+    for (const key of ['failed', 'waiting', 'kept']) ledger.hold(key);
+    for (const put of drain(ledger)) ledger.written(put);
+    ledger.release('failed');
+    ledger.failed(ledger.next()!);
+    ledger.release('waiting');
+    ledger.rewriteAll();
+    expect(ops(drain(ledger)).sort()).toEqual(['delete failed', 'delete waiting', 'put kept']);
+  });
 });
