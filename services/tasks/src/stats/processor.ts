@@ -10,7 +10,7 @@ import type { CachedCatalog, CatalogCache } from '../catalog-cache.ts';
 import type { TaskEvents } from '../events.ts';
 import type { AchievementStatsRepository } from '../repository/achievement-stats-repository.ts';
 import type { ProcessedEventRepository } from '../repository/event-log-repository.ts';
-import { eventIdsOf, progressKey, type GamerProgressRepository, type ProgressWrite } from '../repository/gamer-progress-repository.ts';
+import { eventIdsOf, progressKey, type GamerProgress, type GamerProgressRepository, type ProgressWrite } from '../repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from '../repository/gamer-task-repository.ts';
 import { isStoreOutage, isStoreUnavailable } from '../repository/store.ts';
 
@@ -189,17 +189,34 @@ export class StatBatchProcessor {
         catalogs.set(app, { unreadable: error });
       }
     }));
-    const created: GamerTaskRecord[] = [];
-    const plans: GamerPlan[] = [];
+    const untracked: { gamer: GamerWork; held: GamerProgress; active: TaskProgress[]; fresh: GamerTaskRecord[] }[] = [];
     for (const [key, gamer] of work) {
       try {
-        const events = gamer.items.map((d) => d.event);
-        const { tasks, applied, orphans, epoch, pruned } = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '', pruned: null };
-        const active = tasks.filter((t) => isActive(t.expiredAt, now));
+        const progressHeld = held.get(key) ?? { tasks: [], applied: [], orphans: [], epoch: '', pruned: null };
+        const active = progressHeld.tasks.filter((t) => isActive(t.expiredAt, now));
         const catalog = catalogs.get(gamer.applicationId)!;
         if ('unreadable' in catalog) throw catalog.unreadable;
-        const fresh = this.untrackedAchievements(gamer, catalog, active, events, now).map((r) => ({ ...r, appliedEventIds: applied }));
-        created.push(...fresh);
+        const fresh = this.untrackedAchievements(gamer, catalog, active, gamer.items.map((d) => d.event), now);
+        untracked.push({ gamer, held: progressHeld, active, fresh });
+      } catch (error) {
+        for (const d of gamer.items) outcomes.set(d, { kind: 'failed', error });
+      }
+    }
+
+    // the gamer tasks of newly tracked achievements exist before their progress does, and
+    // are counted as tracked at once: a retry of the batch finds them inserted and would not
+    // count them (until 2026-11-28 they were counted at the settling, so any failure of the
+    // progress write or after it left the counter one short for each)
+    const created = untracked.flatMap((u) => u.fresh);
+    const tracked = await gamerTasks.ensure(created);
+    if (tracked.length > 0) await this.deps.unlockStats.record(tracked, [], now);
+    const stored = await this.storedInstead(created, tracked);
+
+    const plans: GamerPlan[] = [];
+    for (const { gamer, held: { tasks, applied, orphans, epoch, pruned }, active, fresh: made } of untracked) {
+      try {
+        const events = gamer.items.map((d) => d.event);
+        const fresh = made.map((r) => ({ ...(stored.get(r.id) ?? r), appliedEventIds: applied }));
         const plan = planGamerBatch<TaskProgress>([...active, ...fresh], events, now);
         // an orphan achievement entry tracked again in this batch is replaced, not dropped
         const replaced = new Set(fresh.map((r) => r.id));
@@ -212,12 +229,6 @@ export class StatBatchProcessor {
       }
     }
 
-    // the gamer tasks of newly tracked achievements exist before their progress does, and
-    // are counted as tracked at once: a retry of the batch finds them inserted and would not
-    // count them (until 2026-11-28 they were counted at the settling, so any failure of the
-    // progress write or after it left the counter one short for each)
-    const tracked = await gamerTasks.ensure(created);
-    if (tracked.length > 0) await this.deps.unlockStats.record(tracked, [], now);
     const staleWrite = this.deps.faults?.staleWrite;
     const forced = staleWrite ? plans.filter((p) => staleWrite(p.gamer.items.map((d) => d.event))) : [];
     const { stale } = await progress.write((forced.length === 0 ? plans : plans.filter((p) => !forced.includes(p))).map((p) => p.write), now);
@@ -296,6 +307,20 @@ export class StatBatchProcessor {
     const recorded = await this.deps.processed.findProcessed([...new Set(long.flatMap((p) => p.applied))]);
     const prunes = new Map(long.map((p) => [progressKey(p.gamer), prunableEventIds(p.applied, recorded)] as const).filter(([, ids]) => ids.length > 0));
     await this.deps.progress.forgetApplied(prunes);
+  }
+
+  /**
+   * The stored records of achievements that were tracked already (their gamer task was there,
+   * its progress entry was not: a replica stopped between the two writes, or the entry's write
+   * went stale), by id. Progress is planned against what the gamer task holds, not against the
+   * catalog now: an edited target or stat would otherwise decide the completion while the
+   * task kept the old one (until 2026-11-28). One read, only when some record was there.
+   */
+  private async storedInstead(created: GamerTaskRecord[], inserted: GamerTaskRecord[]): Promise<Map<string, GamerTaskRecord>> {
+    const insertedIds = new Set(inserted.map((r) => r.id));
+    const existing = created.filter((r) => !insertedIds.has(r.id)).map((r) => r.id);
+    if (existing.length === 0) return new Map();
+    return new Map((await this.deps.gamerTasks.findByIds(existing)).map((r) => [r.id, r] as const));
   }
 
   /** Records of the achievements tied to these events' stats that the gamer has none of yet. */

@@ -304,6 +304,24 @@ describe('gamer progress documents', () => {
     await world.waitFor(ann, (list) => list.find((t) => t.id === tracked.id), (t) => t.progress === 3, 'achievements');
   });
 
+  it('an achievement whose gamer task is there without its entry moves by the task\'s target, not by the catalog edited since', async () => {
+    const world = new World(stack);
+    const achievement = await world.createTask({ name: 'Scorer', family: 'lifetime', isAchievement: true, targetValue: 10, applicationStatsId: 'score' });
+    const ann = world.gamer();
+    // a read tracks it; its entry is then lost, as when a replica stops between the gamer
+    // task's insert and the progress write
+    const tracked = (await world.achievements(ann)).find((t) => t.task.id === achievement.id)!;
+    await (await stack.db()).collection<{ _id: string }>('gamer_progress').updateOne({ _id: `${world.app}:${ann.id.toLowerCase()}` }, { $unset: { [`tasks.${tracked.id}`]: '' } });
+    const edit = await stack.api('PATCH', `/api/v1/${world.app}/tasks/${achievement.id}`, { headers: world.admin.auth, body: { targetValue: 3 } });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    await world.play(ann, { score: 3 });
+    await eventually(async () => (await progressOf(world, ann))?.tasks[tracked.id]?.p === 3, 10_000);
+    expect((await progressOf(world, ann))?.tasks[tracked.id]?.c).toBe(false);
+    const listed = (await world.achievements(ann)).find((t) => t.id === tracked.id);
+    expect(listed).toMatchObject({ progress: 3, completed: false, task: { targetValue: 10 } });
+    expect(completions.filter((c) => c.gamerTaskId === tracked.id)).toEqual([]);
+  });
+
   it('a composite achievement that lacks one child\'s entry gets it on that child\'s stat, its other progress kept', async () => {
     const world = new World(stack);
     const composite = await world.createTask({
