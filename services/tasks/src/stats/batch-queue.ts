@@ -47,6 +47,10 @@ export class BatchQueue<T> {
     this.draining ??= this.applyAll().finally(() => {
       this.draining = undefined;
       this.roomMade();
+      // an item pushed after the last look at the queue, before this ran, found the drain
+      // still going: with a batch of one it armed no timer, and stayed queued (until 2026-11-28)
+      if (this.items.length >= this.size) void this.drain();
+      else if (this.items.length > 0) this.timer ??= setTimeout(() => void this.drain(), this.waitMs);
     });
     return this.draining;
   }

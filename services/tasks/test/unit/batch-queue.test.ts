@@ -69,6 +69,27 @@ describe('BatchQueue', () => {
     await finishAll();
   });
 
+  it('applies an item that arrives as a drain ends, after its last batch, with a batch of one (it stayed queued)', async () => {
+    for (let hops = 0; hops <= 4; hops++) {
+      const applied: string[] = [];
+      const queue: BatchQueue<string> = new BatchQueue<string>(1, 5, (batch) => {
+        applied.push(...batch);
+        const done = Promise.resolve();
+        // B arrives a few microtask hops after A's apply ended: after the drain's last look at
+        // the queue, before it has ended
+        if (batch[0] === 'A') {
+          let chained: Promise<void> = done;
+          for (let i = 0; i < hops; i++) chained = chained.then(() => undefined);
+          void chained.then(() => queue.push('B'));
+        }
+        return done;
+      });
+      void queue.push('A');
+      await tick(20);
+      expect({ hops, applied, waiting: [...queue.waiting] }).toEqual({ hops, applied: ['A', 'B'], waiting: [] });
+    }
+  });
+
   it('applies one batch at a time, in arrival order, what arrived while the previous one was applied', async () => {
     const { queue, applied, finishAll, overlapped } = recordingQueue(2, 10);
     await queue.push(1);
