@@ -9,7 +9,7 @@ import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
 import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
-import { publishDeadLetter, requestIdField } from './dead-letters.ts';
+import { publishDeadLetter, requestIdField, type DeadLetterStored } from './dead-letters.ts';
 import { isStoreOutage } from '../repository/store.ts';
 import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -395,15 +395,16 @@ export class StatsConsumer {
       payload: text.decode(msg.data),
       ...requestIdField(requestIdOf(msg)),
     };
+    let stored: DeadLetterStored;
     try {
-      await publishDeadLetter(this.deps.js, this.deps.names, letter, `dlq-${msg.info.stream}-${msg.seq}`);
+      stored = await publishDeadLetter(this.deps.js, this.deps.names, letter, `dlq-${msg.info.stream}-${msg.seq}`);
     } catch (error) {
       // the dead-letter stream is unreachable: keep the event, try again later
       this.deps.log.error({ err: error, seq: msg.seq }, 'could not dead-letter a stat event');
       msg.nak(retryDelay(msg.info.deliveryCount, this.deps.settings.retryBaseMs));
       return;
     }
-    this.deps.metrics.deadLettered.inc();
+    if (stored === 'stored') this.deps.metrics.deadLettered.inc();
     this.deps.log.warn({ seq: msg.seq, reason }, 'stat event dead-lettered');
     msg.term(reason.slice(0, 200));
   }
@@ -472,8 +473,7 @@ export class StatsConsumer {
           payload: text.decode(stored.data),
           ...requestIdField(requestIdOf({ headers: stored.header })),
         };
-        await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`);
-        this.deps.metrics.deadLettered.inc();
+        if ((await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`)) === 'stored') this.deps.metrics.deadLettered.inc();
         return;
       } catch (err) {
         if (attempt >= OVERDUE_ATTEMPTS || this.stopping) return void log.error({ err, seq, attempt }, 'could not dead-letter an event past its deliveries');

@@ -1,5 +1,5 @@
 import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
-import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager, PubAck, StoredMsg } from '@nats-io/jetstream';
 import { requestHeaders, validRequestId } from '@gfts/platform';
 import { subjectApplication } from './parse.ts';
 
@@ -48,17 +48,26 @@ export function fitLetter(letter: StatDeadLetter, maxBytes = STAT_DEAD_LETTER_MA
  * 2026-11-27 may set the stream back to the one shared subject: a letter then goes there,
  * where it is read too (the publish is refused as having no stream, so nothing is stored twice).
  */
-export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, whole: StatDeadLetter, msgID: string): Promise<void> {
+export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, whole: StatDeadLetter, msgID: string): Promise<DeadLetterStored> {
   const letter = fitLetter(whole);
+  let ack: PubAck;
   try {
-    await js.publish(deadLetterSubject(names, letter.subject), JSON.stringify(letter), { msgID });
+    ack = await js.publish(deadLetterSubject(names, letter.subject), JSON.stringify(letter), { msgID });
   } catch (error) {
     // no stream takes the subject: nats.js reports the no-responders answer as JetStream not
     // enabled (a class its package does not export)
     if ((error as Error).name !== 'JetStreamNotEnabled') throw error;
-    await js.publish(names.statsDeadLetter, JSON.stringify(letter), { msgID });
+    ack = await js.publish(names.statsDeadLetter, JSON.stringify(letter), { msgID });
   }
+  return ack.duplicate ? 'repeat' : 'stored';
 }
+
+/**
+ * `repeat`: a letter of the same event was stored within the duplicate window (its event's
+ * termination was lost, or the advisory's copy followed a letter that was written), so
+ * nothing more is counted as dead-lettered.
+ */
+export type DeadLetterStored = 'stored' | 'repeat';
 
 /** A field of a JSON payload when it is a string; the payload of a poison event may be anything. */
 function payloadField(payload: string, field: 'eventId' | 'gamerId'): string | null {

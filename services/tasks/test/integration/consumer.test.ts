@@ -793,4 +793,23 @@ describe('dead letters of events past their deliveries', () => {
     expect(letter).toMatchObject({ payload: 'not json', reason: 'not acknowledged after 1 deliveries', requestId: 'overdue-req-1' });
     await replica.close();
   });
+
+  it('counts a letter once when a second copy of it is a repeat the stream drops', async () => {
+    const { world } = await scoreWorld(stack, 1);
+    const jsm = await jetstreamManager(await stack.nats());
+    const replica = await stack.startReplica({ STATS_CONSUMER_ENABLED: 'true' });
+    const deadLettered = async () => Number(/gfts_stats_dead_letter_total(?:\{[^}]*\})? (\d+)/.exec((await replica.inject({ url: '/metrics' })).body)?.[1] ?? 0);
+    const letters = async () => (await jsm.streams.info(stack.names.statsDeadLetterStream)).state.messages;
+    const before = await letters();
+    const ack = await jetstream(await stack.nats()).publish(stack.names.statsSubject(world.app), 'poison, once');
+    await eventually(async () => ((await deadLettered()) === 1 ? true : undefined));
+    // an advisory for the same event, as after a lost termination: its copy is the same letter
+    const nc = await stack.nats();
+    nc.publish(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stack.names.statsStream}.${stack.names.statsConsumer}`, JSON.stringify({ stream_seq: ack.seq, deliveries: 5 }));
+    await nc.flush();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await letters()).toBe(before + 1);
+    expect(await deadLettered()).toBe(1);
+    await replica.close();
+  });
 });
