@@ -254,7 +254,6 @@ export class StatsConsumer {
       gaveUp = true;
       return { settle: async () => interrupted() };
     });
-    this.router.written(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
     if (!gaveUp) for (const { msg } of batch) this.observeAge(msg, 'written');
     const before = lane.settling;
     lane.settling = before
@@ -273,7 +272,14 @@ export class StatsConsumer {
         log.error({ err: error, events: batch.length }, 'stat batch left unsettled; its events will be redelivered');
       })
       // settled or left to JetStream's redelivery: no longer held here
-      .finally(() => this.release(batch.reduce((bytes, { msg }) => bytes + msg.data.length, 0)));
+      .finally(() => {
+        this.release(batch.reduce((bytes, { msg }) => bytes + msg.data.length, 0));
+        // The gamers' next events may take another lane only now: a settling prunes their
+        // applied lists, and a write allows one prune since its read, which a lane's own
+        // order keeps; a gamer moved to another lane at the write could be read there
+        // before two prunes and written after them, stale (until 2026-11-28).
+        this.router.settled(delivered.map(({ event }) => `${event.applicationId}:${event.gamerId}`));
+      });
     await before;
   }
 

@@ -3,14 +3,14 @@
  * gamer while less than a batch waits in it: at moderate load one lane writes batches as
  * large as the load makes them (two lanes would halve them and double the store commands
  * per event). When a full batch waits there, a gamer goes to the first lane with room: the
- * backlog spills over and the lanes' batches overlap. A gamer with events queued or being
- * written in a lane keeps that lane until they are written, so their events still apply
- * in stream order. Pure bookkeeping: no I/O, no timers.
+ * backlog spills over and the lanes' batches overlap. A gamer with events queued, being
+ * written or settling in a lane keeps that lane until they are settled, so their events
+ * still apply in stream order. Pure bookkeeping: no I/O, no timers.
  */
 export class SpillRouter {
   private readonly lanes: number;
   private readonly batch: number;
-  /** gamers with events not yet written: their lane and how many */
+  /** gamers with events not yet settled: their lane and how many */
   private readonly pending = new Map<string, { lane: number; events: number }>();
 
   constructor(lanes: number, batch: number) {
@@ -43,15 +43,15 @@ export class SpillRouter {
     return 'anyLane';
   }
 
-  /** The events of these gamers (one key per event) were written: their next ones may take any lane. */
-  written(gamerKeys: Iterable<string>): void {
+  /** The events of these gamers (one key per event) were settled: their next ones may take any lane. */
+  settled(gamerKeys: Iterable<string>): void {
     for (const key of gamerKeys) {
       const held = this.pending.get(key);
       if (held && --held.events === 0) this.pending.delete(key);
     }
   }
 
-  /** Gamers with events not yet written (tests, metrics). */
+  /** Gamers with events not yet settled (tests, metrics). */
   get gamersInFlight(): number {
     return this.pending.size;
   }

@@ -21,6 +21,8 @@ export interface ProcessorFaults {
   afterWrite?: (events: StatEvent[]) => void | Promise<void>;
   /** called per gamer of a batch before its progress write; true: the write is not sent, as if another writer had moved the gamer (tests: stale) */
   staleWrite?: (events: StatEvent[]) => boolean;
+  /** called with the batch's events after its reads, before its progress write (tests: a write held while other batches settle) */
+  beforeWrite?: (events: StatEvent[]) => void | Promise<void>;
 }
 
 /** A stat event as delivered: its payload, whether it came before, and its request id. */
@@ -229,6 +231,7 @@ export class StatBatchProcessor {
       }
     }
 
+    await this.deps.faults?.beforeWrite?.(batch.map((d) => d.event));
     const staleWrite = this.deps.faults?.staleWrite;
     const forced = staleWrite ? plans.filter((p) => staleWrite(p.gamer.items.map((d) => d.event))) : [];
     const { stale } = await progress.write((forced.length === 0 ? plans : plans.filter((p) => !forced.includes(p))).map((p) => p.write), now);

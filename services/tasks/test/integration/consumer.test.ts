@@ -499,6 +499,71 @@ describe('lanes', () => {
   });
 });
 
+describe('a gamer between lanes', () => {
+  // two lanes of batches of two: X's first batch settles only when the test says, and the
+  // batch that brings X's third event is held between its reads and its write
+  const LANES = { CONSUMER_LANES: '2', CONSUMER_BATCH: '2', CONSUMER_BATCH_WAIT_MS: '20', LOG_LEVEL: testLogLevel() };
+  let stack: TasksStack;
+  let openSettle: () => void = () => undefined;
+  const settleOpen = new Promise<void>((resolve) => (openSettle = resolve));
+  let openWrite: () => void = () => undefined;
+  const writeOpen = new Promise<void>((resolve) => (openWrite = resolve));
+  const heldSettle = new Set<string>();
+  const heldWrite = new Set<string>();
+  const faults = {
+    processor: {
+      afterApply: async (event: StatEvent) => { if (heldSettle.has(event.eventId)) await settleOpen; },
+      beforeWrite: async (events: StatEvent[]) => { if (events.some((e) => heldWrite.has(e.eventId))) await writeOpen; },
+    },
+  };
+  beforeAll(async () => {
+    stack = await startTasksStack(LANES, { faults });
+  });
+  afterAll(async () => {
+    openSettle();
+    openWrite();
+    await stack?.close();
+  });
+
+  it('keeps a gamer on their lane until their batches settled: their prunes never make a write of theirs in another lane stale', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const x = world.gamer('X');
+    const others = Array.from({ length: 4 }, (_, i) => world.gamer(`F${i}`));
+    for (const player of [x, ...others]) expect((await world.assign(player, 'lifetime', 1)).status).toBe(200);
+    await world.play(x, { score: 1 });
+    await world.waitFor(x, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 1);
+    // sixteen more events applied to X and recorded: each of X's next landed writes prunes at its settling
+    const db = await stack.db();
+    const recorded = Array.from({ length: 16 }, () => randomUUID());
+    await db.collection<{ _id: string; processedAt: Date }>('processed_events').insertMany(recorded.map((_id) => ({ _id, processedAt: new Date() })));
+    const progressId = `${world.app}:${x.id.toLowerCase()}`;
+    await db.collection<{ _id: string }>('gamer_progress').updateOne({ _id: progressId }, { $push: { applied: { $each: recorded } } } as never);
+    const prunes = async () => (await db.collection<{ _id: string; pruned?: number }>('gamer_progress').findOne({ _id: progressId }))?.pruned ?? 0;
+    const prunedBefore = await prunes();
+
+    // X's first batch, held at its settling, and X's second, written meanwhile
+    const [e1, e2, e3] = [world.event(x, { score: 10 }), world.event(x, { score: 100 }), world.event(x, { score: 1000 })];
+    heldSettle.add(e1.eventId);
+    heldWrite.add(e3.eventId);
+    await stack.stopTasks();
+    for (const event of [e1, world.event(others[0]!, { score: 1 }), e2, world.event(others[1]!, { score: 1 })]) await world.publish(event);
+    await stack.restartTasks(LANES, { faults });
+    await world.waitFor(x, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 111);
+    // two fillers wait in lane 0 behind the settling, then X's third event comes: lane 1
+    // has room (before the fix it went there: its read came before X's two prunes, its write after)
+    for (const event of [world.event(others[2]!, { score: 1 }), world.event(others[3]!, { score: 1 }), e3]) await world.publish(event);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    openSettle();
+    await eventually(async () => ((await prunes()) >= prunedBefore + 1 ? true : undefined), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    openWrite();
+    await world.waitFor(x, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 1111, 'tasks', 20_000);
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    expect(metrics).not.toMatch(/gfts_stats_events_processed_total\{[^}]*outcome="stale"[^}]*\} [1-9]/);
+  });
+});
+
 describe('a store stall longer than ack_wait', () => {
   // One lane of batches of 10, so the pull stops once 10 events wait behind the batch
   // being written; ack_wait 1 s, the shortest allowed, so the stall below lasts several.

@@ -15,7 +15,7 @@ function lanesOf(lanes: number, batch: number) {
     },
     /** the lane's waiting events leave as a batch and are written */
     write(lane: number): void {
-      router.written(waiting[lane]!.splice(0));
+      router.settled(waiting[lane]!.splice(0));
     },
   };
 }
