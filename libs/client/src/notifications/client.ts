@@ -110,6 +110,15 @@ export class NotificationsCallError extends Error {
   }
 }
 
+/**
+ * The gateway refused the token (401, 403 as its problem+json): the client stops. The same
+ * statuses from something in front of it (a WAF's HTML 403, a CDN's challenge) may be gone
+ * at the next try, which signing in again would not change: retried (until 2026-11-28 they
+ * stopped the client as `unauthorized` for good).
+ */
+const credentialsRefused = (response: Response): boolean =>
+  (response.status === 401 || response.status === 403) && (response.headers.get('content-type') ?? '').includes('application/problem+json');
+
 /** Answers to a call before the connect that a retry would get again. */
 const REFUSED_STATUSES = [400, 404, 405];
 
@@ -169,14 +178,20 @@ const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS, Close
  * sorting by creation), so a resume replays whatever was stored since.
  */
 export const BEFORE_EVERY_ID = '00000000-0000-7000-8000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * A notification id: a UUIDv7. Another UUID (a friendship id saved by mistake, a newer
+ * service's frame of a new kind) sorts by no time: a v4 starting with `e` or `f` was taken as
+ * the resume point and sorted after every id of this era, so no later notification moved it
+ * and every reconnect replayed nothing (until 2026-11-28).
+ */
+const NOTIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const DEFAULT_RESUME_OVERLAP_MS = 5_000;
 const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRY_AFTER_MAX_MS = 300_000;
 
 /** The creation time (ms) of a UUIDv7 id; undefined for another kind of id. */
 function idTime(id: string): number | undefined {
-  if (!UUID.test(id) || id[14] !== '7') return undefined;
+  if (!NOTIFICATION_ID.test(id)) return undefined;
   return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 
@@ -233,7 +248,7 @@ export class NotificationsClient {
     this.#auth = options.auth ?? defaultAuthMode();
     this.#stopCodes = options.stopOnCloseCodes ?? DEFAULT_STOP_CODES;
     // a corrupted saved id would be refused (400) on every connect, for ever
-    if (options.since !== undefined && !UUID.test(options.since)) throw new RangeError('since must be a notification id (a UUID), e.g. a saved lastId');
+    if (options.since !== undefined && !NOTIFICATION_ID.test(options.since)) throw new RangeError('since must be a notification id (a UUIDv7), e.g. a saved lastId');
     // ids are compared as text with the service's, which are lower case
     this.#lastId = options.since?.toLowerCase();
     this.#floor = this.#lastId;
@@ -313,7 +328,7 @@ export class NotificationsClient {
         if (ticket === undefined || this.#state !== 'connecting') return;
         url = liveUrl(this.#options.baseUrl, { since, ticket });
       } else {
-        const token = await currentToken(this.#options.token);
+        const token = await this.#timed(() => currentToken(this.#options.token));
         if (this.#state !== 'connecting') return;
         url = liveUrl(this.#options.baseUrl, { since });
         init = { headers: { authorization: `Bearer ${token}` } };
@@ -422,7 +437,7 @@ export class NotificationsClient {
    */
   async #startingPoint(): Promise<string | undefined> {
     const { data, error, response } = await this.#timed((signal) => this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } }, signal }));
-    if (response.status === 401 || response.status === 403) {
+    if (credentialsRefused(response)) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
@@ -433,7 +448,7 @@ export class NotificationsClient {
   /** A ticket for the next connect; `undefined` when the client stopped or will retry. */
   async #ticket(): Promise<string | undefined> {
     const { data, error, response } = await this.#timed((signal) => this.#api.POST('/api/v1/notifications/ticket', { signal }));
-    if (response.status === 401 || response.status === 403) {
+    if (credentialsRefused(response)) {
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
@@ -452,7 +467,7 @@ export class NotificationsClient {
     try {
       const { error, response } = await this.#timed((signal) => this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } }, signal }));
       if (this.#state === 'stopped') return;
-      if (response.status === 401 || response.status === 403) {
+      if (credentialsRefused(response)) {
         this.#emit('disconnect', { code, reason, retryInMs: undefined });
         this.#stop({ reason: 'unauthorized' });
         return;
@@ -467,9 +482,10 @@ export class NotificationsClient {
         }
         atLeastMs = refusal.retryAfterMs;
       }
-    } catch {
-      // unreachable as well: a plain retry
+    } catch (error) {
+      // unreachable as well, or no answer within openTimeoutMs: said, then a plain retry
       if (this.#state === 'stopped') return;
+      this.#emit('error', asError(error));
     }
     this.#retry(code, reason, true, atLeastMs);
   }
@@ -481,10 +497,19 @@ export class NotificationsClient {
   async #timed<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new DOMException(`no answer within openTimeoutMs (${this.#openTimeoutMs} ms)`, 'TimeoutError')), this.#openTimeoutMs);
+    const { signal, dispose } = eitherSignal(this.#calls.signal, timeout.signal);
+    // the signal ends the fetch; a token function that never answers (it runs before the
+    // fetch, and may itself wait on a dead connection) ends here (until 2026-11-28 the client
+    // stayed connecting)
+    const ended = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
     try {
-      return await call(AbortSignal.any([this.#calls.signal, timeout.signal]));
+      return await Promise.race([call(signal), ended]);
     } finally {
       clearTimeout(timer);
+      dispose();
     }
   }
 
@@ -507,7 +532,7 @@ export class NotificationsClient {
     this.#remember(id);
     // only a notification id may become the resume point: another (a newer service's frame of
     // a new kind) would be refused as `since` on every connect, for ever
-    if (UUID.test(id) && (this.#lastId === undefined || id.toLowerCase() > this.#lastId)) this.#lastId = id.toLowerCase();
+    if (NOTIFICATION_ID.test(id) && (this.#lastId === undefined || id.toLowerCase() > this.#lastId)) this.#lastId = id.toLowerCase();
     if (frame.kind === 'notification') this.#emit('notification', frame.notification);
     else this.#emit('unknown', frame.notification);
   }
@@ -595,10 +620,36 @@ function httpBase(baseUrl: string | URL): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-/** Node (and Deno, Bun) let a WebSocket carry headers; a browser does not. */
+/**
+ * Node (and Deno, Bun) let a WebSocket carry headers; a browser does not. A page that also has
+ * Node (Electron with nodeIntegration, NW.js) has the browser's WebSocket, which took the
+ * headers for subprotocols and threw on every connect (until 2026-11-28): a `window` says page.
+ */
 function defaultAuthMode(): AuthMode {
-  const runtime = globalThis as { process?: { versions?: { node?: string } } };
-  return runtime.process?.versions?.node ? 'header' : 'ticket';
+  const runtime = globalThis as { process?: { versions?: { node?: string } }; window?: unknown; document?: unknown };
+  return runtime.process?.versions?.node && runtime.window === undefined && runtime.document === undefined ? 'header' : 'ticket';
+}
+
+/**
+ * A signal that ends when either does, and `dispose` to let go of the two: AbortSignal.any
+ * where the runtime has it (Safari before 17.4 has not, and every call threw there).
+ */
+function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any([a, b]), dispose: () => undefined };
+  const either = new AbortController();
+  const onA = () => either.abort(a.reason);
+  const onB = () => either.abort(b.reason);
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
+  a.addEventListener('abort', onA, { once: true });
+  b.addEventListener('abort', onB, { once: true });
+  return {
+    signal: either.signal,
+    dispose: () => {
+      a.removeEventListener('abort', onA);
+      b.removeEventListener('abort', onB);
+    },
+  };
 }
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

@@ -109,12 +109,27 @@ describe('notifications client', () => {
     expect(fetch).not.toHaveBeenCalled();
     live.close();
     expect(() => client({ since: 'persisted-7' })).toThrow(RangeError);
+    // a UUID, but not a notification's: a v4 sorts by no time, and from `e` on after every id of now
+    expect(() => client({ since: 'e3b0c442-98fc-4c14-9afb-f4c8996fb924' })).toThrow(RangeError);
     // saved in capitals somewhere on the way: compared with the service's lower-case ids
     const shouted = client({ since: id(7).toUpperCase() });
     shouted.live.start();
     await settle();
     expect(query(latest())).toEqual({ since: id(7) });
     shouted.live.close();
+  });
+
+  it('resumes after the greatest notification id, not after a newer service\'s frame whose id is another kind of UUID', async () => {
+    const { live } = client({ since: id(1), resumeOverlapMs: 0 });
+    live.start();
+    await settle();
+    latest().open();
+    latest().deliver({ id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', type: 'party.invite', at, data: {} });
+    latest().deliver(completed(id(3)));
+    latest().drop(1006);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(query(latest())).toEqual({ since: id(3) });
+    live.close();
   });
 
   it('without a given id, starts after the inbox\'s newest notification: a drop before the first frame loses nothing', async () => {
@@ -561,6 +576,97 @@ describe('notifications client', () => {
     expect(live.state).toBe('waiting');
     await vi.advanceTimersByTimeAsync(100);
     expect(dead.calls).toHaveLength(2);
+    live.close();
+  });
+
+  it('gives up a call when the runtime has no AbortSignal.any (Safari before 17.4) as well', async () => {
+    const any = AbortSignal.any;
+    (AbortSignal as { any?: unknown }).any = undefined;
+    try {
+      const dead = unanswered();
+      const { live, seen } = client({ auth: 'ticket', since: id(1), fetch: dead.fetch, openTimeoutMs: 2_000 });
+      live.start();
+      await settle();
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(seen.errors).toEqual(['no answer within openTimeoutMs (2000 ms)']);
+      expect(dead.calls[0]!.signal.aborted).toBe(true);
+      expect(seen.retries).toEqual([100]);
+      live.close();
+    } finally {
+      AbortSignal.any = any;
+    }
+  });
+
+  it('gives up a token function that never answers within openTimeoutMs, and tries again', async () => {
+    let asked = 0;
+    const { live, seen } = client({ since: id(1), token: () => (asked++, new Promise<string>(() => undefined)), openTimeoutMs: 50 });
+    live.start();
+    await settle();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(seen.errors).toEqual(['no answer within openTimeoutMs (50 ms)']);
+    expect(seen.retries).toEqual([100]);
+    expect(ScriptedSocket.made).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(asked).toBe(2);
+    live.close();
+  });
+
+  it('says why the credentials probe after a failed upgrade got no answer, and tries again', async () => {
+    const dead = unanswered();
+    const { live, seen } = client({ since: id(1), fetch: dead.fetch, openTimeoutMs: 2_000 });
+    live.start();
+    await settle();
+    latest().drop(1006);
+    await settle();
+    expect(dead.calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(seen.errors).toEqual(['no answer within openTimeoutMs (2000 ms)']);
+    expect(seen.retries).toEqual([100]);
+    live.close();
+  });
+
+  it('tries again on a 401 or 403 that is not the gateway\'s (a WAF\'s page), and stops on the gateway\'s', async () => {
+    const page = (status: number) => vi.fn(async (_request: Request) => new Response('<html>Forbidden</html>', { status, headers: { 'content-type': 'text/html' } }));
+    for (const status of [401, 403]) {
+      const start = client({ fetch: page(status) as unknown as typeof fetch });
+      start.live.start();
+      await settle();
+      expect({ status, stops: start.seen.stops, retries: start.seen.retries }).toEqual({ status, stops: [], retries: [100] });
+      start.live.close();
+      const probe = client({ since: id(1), fetch: page(status) as unknown as typeof fetch });
+      probe.live.start();
+      await settle();
+      latest().drop(1006);
+      await settle();
+      expect({ status, stops: probe.seen.stops, retries: probe.seen.retries }).toEqual({ status, stops: [], retries: [100] });
+      probe.live.close();
+      const ticket = client({ auth: 'ticket', since: id(1), fetch: page(status) as unknown as typeof fetch });
+      ticket.live.start();
+      await settle();
+      expect({ status, stops: ticket.seen.stops, retries: ticket.seen.retries }).toEqual({ status, stops: [], retries: [100] });
+      ticket.live.close();
+    }
+  });
+
+  it('takes ticket mode by default in a page that also has Node (Electron, NW.js): its WebSocket takes no headers', async () => {
+    const runtime = globalThis as { window?: unknown };
+    runtime.window = {};
+    try {
+      const fetch = answering(200, { ticket: 't1', expiresAt: at });
+      const live = new NotificationsClient({ baseUrl: 'http://gw.test', token: 'tok', WebSocket: ScriptedSocket, since: id(1), fetch: fetch as unknown as typeof globalThis.fetch });
+      live.start();
+      await settle();
+      expect(query(latest())).toEqual({ since: id(1), ticket: 't1' });
+      expect(latest().init).toBeUndefined();
+      live.close();
+    } finally {
+      delete runtime.window;
+    }
+    // Node alone: the header
+    const live = new NotificationsClient({ baseUrl: 'http://gw.test', token: 'tok', WebSocket: ScriptedSocket, since: id(1), fetch: answering(200, []) as unknown as typeof globalThis.fetch });
+    live.start();
+    await settle();
+    expect(latest().init).toEqual({ headers: { authorization: 'Bearer tok' } });
     live.close();
   });
 
