@@ -175,7 +175,8 @@ const LIVE_DESCRIPTION =
   'Credentials: the Authorization bearer header, or `?ticket=` (POST /api/v1/notifications/ticket) where a header cannot be set; ' +
   'without valid ones the upgrade is refused with 401. The server sends JSON text frames shaped as the `Notification` schema ' +
   '(components.schemas.Notification), pings every NOTIFY_HEARTBEAT_MS and closes with the codes of docs/notifications.md ' +
-  '(1001 going away, 1009 a client frame over 4 KiB, 4008 slow consumer, 4029 too many sockets, 4410 gamer erased). A client may send `{"type":"ping"}` (components.schemas.LivePing) ' +
+  '(1001 going away, 1009 a client frame over 4 KiB, 1011 a failure on the server\'s side, 1013 try again later: too much waited behind a catch-up, ' +
+  '4008 slow consumer, 4029 too many sockets, 4410 gamer erased; reconnect with since, backing off, on all but 4029 and 4410). A client may send `{"type":"ping"}` (components.schemas.LivePing) ' +
   'to learn that the connection is alive, which a browser cannot learn from WebSocket pings: the server answers `{"type":"pong","at":…}` ' +
   '(components.schemas.LivePong, no id: not a notification), at most once a second per socket; anything else a client sends is ignored. ' +
   '`?since=<id>` first replays the stored notifications after ' +
