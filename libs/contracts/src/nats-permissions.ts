@@ -162,11 +162,12 @@ export function notificationsPermissions(prefix: string): NatsUserPermissions {
  * What writing presence takes (the notifications service, for the gamers whose sockets it
  * holds): binding the bucket, putting and purging its own `<holder>.alive` heartbeat and
  * `<holder>.<applicationId>.<gamerId>` keys (presence-keys.ts), acknowledged on the writer's
- * inbox. It may not create, purge (as a stream) or delete the bucket.
+ * inbox, and reading a key back (a direct get: the heartbeat, after a write whose answer was
+ * lost). It may not create, purge (as a stream) or delete the bucket.
  */
 export function presenceWriterPublish(prefix: string): string[] {
   const n = natsNames(prefix);
-  return [`$JS.API.STREAM.INFO.${n.presenceStream}`, `$KV.${n.presenceBucket}.>`];
+  return [`$JS.API.STREAM.INFO.${n.presenceStream}`, `$KV.${n.presenceBucket}.>`, `$JS.API.DIRECT.GET.${n.presenceStream}.>`];
 }
 
 /**

@@ -64,8 +64,8 @@ describe('NATS users and permissions', () => {
   it('gives notifications presence writes, its own consumer of gamer.erased, and the events it turns into notifications', () => {
     const names = natsNames('gfts');
     const p = notificationsPermissions('gfts');
-    // presence: look the bucket up and put or delete keys; never create, consume, purge or delete the bucket
-    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence_holds', '$KV.gfts_presence_holds.>']);
+    // presence: look the bucket up, put or delete keys and read one back; never create, consume, purge or delete the bucket
+    expect(p.publish.filter((s) => s.includes('presence'))).toEqual(['$JS.API.STREAM.INFO.KV_gfts_presence_holds', '$KV.gfts_presence_holds.>', '$JS.API.DIRECT.GET.KV_gfts_presence_holds.>']);
     // erasure: its own durable and its completion report, never the request itself or another service's consumer
     expect(p.publish).toContain(names.gamerErasureCompleted);
     expect(p.publish).not.toContain(names.gamerErased);

@@ -104,23 +104,25 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   }
 
   /**
-   * The value of a heartbeat write that failed without an answer (a timeout, a dropped
-   * connection): it may have landed, and then the next compare-and-set fails on our own
-   * newer revision, not on a purge.
+   * The values of the heartbeat writes that failed without an answer (a timeout, a dropped
+   * connection) since one was answered: any of them may have landed, and then the next
+   * compare-and-set fails on this replica's own newer revision, not on a purge. Bounded: an
+   * outage of more than that many heartbeats is taken for a purge when it ends.
    */
-  let unansweredBeat: string | undefined;
+  const unansweredBeats = new Set<string>();
+  const UNANSWERED_BEATS_MAX = 64;
   /**
-   * After a failed compare-and-set: whether the heartbeat in the bucket is the one whose
-   * answer was lost ('ours': its revision is taken and nothing was purged), gone or another
+   * After a failed compare-and-set: whether the heartbeat in the bucket is one whose answer
+   * was lost ('ours': its revision is taken and nothing was purged), gone or another
    * ('purged'), or unknown for now (the read failed: decided at the next heartbeat).
    */
   async function afterConflict(bucket: KV): Promise<'ours' | 'purged' | 'unknown'> {
-    if (unansweredBeat === undefined) return 'purged';
+    if (unansweredBeats.size === 0) return 'purged';
     try {
       const entry = await bucket.get(beatKey);
-      if (entry?.operation !== 'PUT' || entry.string() !== unansweredBeat) return 'purged';
+      if (entry?.operation !== 'PUT' || !unansweredBeats.has(entry.string())) return 'purged';
       beatRevision = entry.revision;
-      unansweredBeat = undefined;
+      unansweredBeats.clear();
       return 'ours';
     } catch (error) {
       failed(error);
@@ -139,12 +141,14 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       const now = String(Date.now());
       try {
         beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
-        unansweredBeat = undefined;
+        unansweredBeats.clear();
         wrote();
       } catch (error) {
         failed(error);
-        if (!conflict(error)) unansweredBeat = now;
-        else {
+        if (!conflict(error)) {
+          unansweredBeats.add(now);
+          if (unansweredBeats.size > UNANSWERED_BEATS_MAX) unansweredBeats.delete(unansweredBeats.values().next().value!);
+        } else {
           // until 2026-11-28 every conflict was taken for a purge: after a lost answer the
           // ledger forgot the keys of gamers whose delete had failed, online for good
           const found = await afterConflict(kv);

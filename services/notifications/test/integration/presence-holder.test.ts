@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { natsNames, presenceBeatKey, presenceHoldKey } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { eventually, infra, natsPrefix } from '@gfts/testkit';
+import { composeNatsPassword, eventually, infra, natsPrefix, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presenceHolder } from '../../src/presence/holder.ts';
@@ -43,53 +43,98 @@ describe('presence holder', () => {
   });
 
   it('takes a heartbeat whose answer was lost for its own, not for a purge, and still deletes a gamer let go meanwhile', async () => {
-    const prefix = natsPrefix();
-    const names = natsNames(prefix);
-    const kv = await new Kvm(jetstream(nc)).create(names.presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
-    const holderId = randomUUID();
-    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
-    const beatSubject = `$KV.${names.presenceBucket}.${presenceBeatKey(holderId)}`;
-    const gamerSubject = `$KV.${names.presenceBucket}.${presenceHoldKey(holderId, gamer.applicationId, gamer.gamerId)}`;
-    // the server is real; what the client hears of two subjects is not: the gamer's deletes
-    // fail before they leave, and one heartbeat lands while its answer is lost (a timeout)
-    const faults = { gamerFailures: 0, beatAnswersLost: 0 };
-    const faulty = new Proxy(nc, {
-      get(target, prop) {
-        if (prop === 'request') {
-          return async (subject: string, data: Uint8Array, opts: object) => {
-            if (subject === gamerSubject && faults.gamerFailures > 0) {
-              faults.gamerFailures--;
-              throw new Error('injected: the delete did not leave');
-            }
-            const answer = await target.request(subject, data, opts as never);
-            if (subject === beatSubject && faults.beatAnswersLost > 0) {
-              faults.beatAnswersLost--;
-              throw new Error('injected: the heartbeat landed, its answer was lost');
-            }
-            return answer;
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const said: string[] = [];
-    const log = { info: (_o: unknown, msg: string) => void said.push(msg), warn: (_o: unknown, msg: string) => void said.push(msg) };
-    const holder = presenceHolder({ nc: faulty, prefix, holderId, refreshMs: 200, maxInFlight: 16, log: log as never });
-    const gamerKey = presenceHoldKey(holderId, gamer.applicationId, gamer.gamerId);
-    try {
-      holder.held(gamer);
-      await eventually(async () => (await kv.get(gamerKey))?.operation === 'PUT');
-      // the release and its retry at the next heartbeat fail, and that heartbeat's answer is lost
-      faults.gamerFailures = 2;
-      faults.beatAnswersLost = 1;
-      holder.released(gamer);
-      await eventually(async () => faults.gamerFailures === 0 && faults.beatAnswersLost === 0);
-      // the heartbeat after it fails its compare-and-set on its own revision; the key goes
-      await eventually(async () => (await kv.get(gamerKey))?.operation !== 'PUT', 5_000);
-      expect(said).not.toContain('presence of this replica was purged; writing it again');
-    } finally {
-      await holder.close();
+    for (const beats of [['lost'], ['lost', 'unsent']] as const) {
+      const prefix = natsPrefix();
+      const kv = await new Kvm(jetstream(nc)).create(natsNames(prefix).presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
+      const said = await lostHeartbeatAnswer({ writer: nc, kv, prefix, beats: [...beats] });
+      expect({ beats, said: said.filter((m) => m.includes('purged')) }).toEqual({ beats, said: [] });
     }
   });
 });
+
+describe('presence holder under the notifications NATS user', () => {
+  let server: ConfiguredNats;
+  let owner: NatsConnection;
+  let writer: NatsConnection;
+  const refused: string[] = [];
+  beforeAll(async () => {
+    server = await startComposeNats();
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    owner = await connectNats(server.url, 'friendship', quiet, { user: 'friendship', password: composeNatsPassword('NATS_FRIENDSHIP_PASSWORD') });
+    writer = await connectNats(server.url, 'notifications', quiet, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
+    void (async () => {
+      for await (const status of writer.status()) if (status.type === 'error') refused.push(String(status.error));
+    })();
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await owner?.close();
+    await server?.stop();
+  });
+
+  it('reads its heartbeat back after a lost answer (the user may), and goes on without a rewrite', async () => {
+    // the bucket as the friendship service makes it, under its own user; read here as notifications may
+    await new Kvm(jetstream(owner)).create(natsNames('gfts').presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
+    const kv = await new Kvm(jetstream(writer)).open(natsNames('gfts').presenceBucket, { allow_direct: true });
+    const said = await lostHeartbeatAnswer({ writer, kv, prefix: 'gfts', beats: ['lost'] });
+    expect(said.filter((m) => m.includes('purged'))).toEqual([]);
+    expect(refused.filter((e) => /permission/i.test(e))).toEqual([]);
+  });
+});
+
+/**
+ * A notifications replica holding one gamer over `writer`, whose client hears two subjects
+ * wrong (the server is real): the gamer's deletes fail before they leave, twice, and the
+ * heartbeats go as `beats` says, one per interval ('lost': it lands, its answer is lost, a
+ * timeout; 'unsent': it fails before it leaves). Let go meanwhile, the gamer's key must still
+ * leave the bucket. Answers what the replica logged.
+ */
+async function lostHeartbeatAnswer({ writer, kv, prefix, beats }: { writer: NatsConnection; kv: KV; prefix: string; beats: ('lost' | 'unsent')[] }): Promise<string[]> {
+  const names = natsNames(prefix);
+  const holderId = randomUUID();
+  const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+  const beatSubject = `$KV.${names.presenceBucket}.${presenceBeatKey(holderId)}`;
+  const gamerKey = presenceHoldKey(holderId, gamer.applicationId, gamer.gamerId);
+  const gamerSubject = `$KV.${names.presenceBucket}.${gamerKey}`;
+  const faults = { gamerFailures: 0, beats: [] as ('lost' | 'unsent')[], armed: false, beatsAnsweredAfter: 0 };
+  const faulty = new Proxy(writer, {
+    get(target, prop) {
+      if (prop === 'request') {
+        return async (subject: string, data: Uint8Array, opts: object) => {
+          if (subject === gamerSubject && faults.gamerFailures > 0) {
+            faults.gamerFailures--;
+            throw new Error('injected: the delete did not leave');
+          }
+          const beat = subject === beatSubject ? faults.beats.shift() : undefined;
+          if (beat === 'unsent') throw new Error('injected: the heartbeat did not leave');
+          const answer = await target.request(subject, data, opts as never);
+          if (beat === 'lost') throw new Error('injected: the heartbeat landed, its answer was lost');
+          if (subject === beatSubject && faults.armed && faults.beats.length === 0) faults.beatsAnsweredAfter++;
+          return answer;
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const said: string[] = [];
+  const log = { info: (_o: unknown, msg: string) => void said.push(msg), warn: (_o: unknown, msg: string) => void said.push(msg) };
+  const holder = presenceHolder({ nc: faulty, prefix, holderId, refreshMs: 200, maxInFlight: 16, log: log as never });
+  try {
+    holder.held(gamer);
+    await eventually(async () => (await kv.get(gamerKey))?.operation === 'PUT');
+    // the release and its retry at the next heartbeat fail, and the heartbeats go wrong meanwhile
+    faults.gamerFailures = 2;
+    faults.beats = [...beats];
+    faults.armed = true;
+    holder.released(gamer);
+    await eventually(async () => faults.gamerFailures === 0 && faults.beats.length === 0);
+    // the heartbeat after them fails its compare-and-set on its own revision, and one is
+    // written again (after a rewrite, before the fix); the key goes
+    await eventually(async () => faults.beatsAnsweredAfter > 0, 5_000);
+    await eventually(async () => (await kv.get(gamerKey))?.operation !== 'PUT', 5_000);
+  } finally {
+    await holder.close();
+  }
+  return said;
+}
