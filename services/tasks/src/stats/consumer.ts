@@ -9,7 +9,7 @@ import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
 import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
-import { publishDeadLetter, requestIdField, type DeadLetterStored } from './dead-letters.ts';
+import { LetterCount, publishDeadLetter, requestIdField, type DeadLetterStored } from './dead-letters.ts';
 import { isStoreOutage } from '../repository/store.ts';
 import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
@@ -108,6 +108,8 @@ export class StatsConsumer {
   private readonly lanes: Lane[];
   private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
+  /** each letter counted once, also when a publish whose answer was lost is repeated */
+  private readonly letterCount = new LetterCount();
   private readonly held: ByteBudget;
   /** events past their deliveries (MAX_DELIVERIES advisories) waiting to be dead-lettered */
   private readonly overdue: { seq: number; deliveries: number }[] = [];
@@ -401,16 +403,18 @@ export class StatsConsumer {
       payload: text.decode(msg.data),
       ...requestIdField(requestIdOf(msg)),
     };
+    const msgID = `dlq-${msg.info.stream}-${msg.seq}`;
     let stored: DeadLetterStored;
     try {
-      stored = await publishDeadLetter(this.deps.js, this.deps.names, letter, `dlq-${msg.info.stream}-${msg.seq}`);
+      stored = await publishDeadLetter(this.deps.js, this.deps.names, letter, msgID);
     } catch (error) {
       // the dead-letter stream is unreachable: keep the event, try again later
+      this.letterCount.noAnswer(msgID);
       this.deps.log.error({ err: error, seq: msg.seq }, 'could not dead-letter a stat event');
       msg.nak(retryDelay(msg.info.deliveryCount, this.deps.settings.retryBaseMs));
       return;
     }
-    if (stored === 'stored') this.deps.metrics.deadLettered.inc();
+    if (this.letterCount.counts(msgID, stored)) this.deps.metrics.deadLettered.inc();
     this.deps.log.warn({ seq: msg.seq, reason }, 'stat event dead-lettered');
     msg.term(reason.slice(0, 200));
   }
@@ -479,7 +483,13 @@ export class StatsConsumer {
           payload: text.decode(stored.data),
           ...requestIdField(requestIdOf({ headers: stored.header })),
         };
-        if ((await publishDeadLetter(this.deps.js, names, letter, `dlq-${names.statsStream}-${stored.seq}`)) === 'stored') this.deps.metrics.deadLettered.inc();
+        const msgID = `dlq-${names.statsStream}-${stored.seq}`;
+        try {
+          if (this.letterCount.counts(msgID, await publishDeadLetter(this.deps.js, names, letter, msgID))) this.deps.metrics.deadLettered.inc();
+        } catch (error) {
+          this.letterCount.noAnswer(msgID);
+          throw error;
+        }
         return;
       } catch (err) {
         if (attempt >= OVERDUE_ATTEMPTS || this.stopping) return void log.error({ err, seq, attempt }, 'could not dead-letter an event past its deliveries');

@@ -64,10 +64,37 @@ export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, w
 
 /**
  * `repeat`: a letter of the same event was stored within the duplicate window (its event's
- * termination was lost, or the advisory's copy followed a letter that was written), so
- * nothing more is counted as dead-lettered.
+ * termination was lost, or the advisory's copy followed a letter that was written).
  */
 export type DeadLetterStored = 'stored' | 'repeat';
+
+/**
+ * Which letters to count as dead-lettered (`gfts_stats_dead_letter_total`): each once. A
+ * stored one counts; a repeat counts only when this replica's earlier publish of it got no
+ * answer (it landed unseen, and nothing counted it). Until 2026-11-28 every publish counted,
+ * a repeat too, so the counter showed more letters than the stream held. Bounded: the
+ * publishes without an answer remembered are the last `max`.
+ */
+export class LetterCount {
+  private readonly unanswered = new Set<string>();
+  private readonly max: number;
+
+  constructor(max = 1_000) {
+    this.max = max;
+  }
+
+  /** The publish of this letter (its message id) got no answer: it may have been stored. */
+  noAnswer(msgID: string): void {
+    this.unanswered.add(msgID);
+    if (this.unanswered.size > this.max) this.unanswered.delete(this.unanswered.values().next().value!);
+  }
+
+  /** Whether this answer to the letter's publish counts one more letter. */
+  counts(msgID: string, stored: DeadLetterStored): boolean {
+    const unseen = this.unanswered.delete(msgID);
+    return stored === 'stored' || unseen;
+  }
+}
 
 /** A field of a JSON payload when it is a string; the payload of a poison event may be anything. */
 function payloadField(payload: string, field: 'eventId' | 'gamerId'): string | null {
