@@ -510,10 +510,16 @@ describe('a gamer between lanes', () => {
   const writeOpen = new Promise<void>((resolve) => (openWrite = resolve));
   const heldSettle = new Set<string>();
   const heldWrite = new Set<string>();
+  let atHeldWrite: () => void = () => undefined;
+  const heldWriteReached = new Promise<void>((resolve) => (atHeldWrite = resolve));
   const faults = {
     processor: {
       afterApply: async (event: StatEvent) => { if (heldSettle.has(event.eventId)) await settleOpen; },
-      beforeWrite: async (events: StatEvent[]) => { if (events.some((e) => heldWrite.has(e.eventId))) await writeOpen; },
+      beforeWrite: async (events: StatEvent[]) => {
+        if (!events.some((e) => heldWrite.has(e.eventId))) return;
+        atHeldWrite();
+        await writeOpen;
+      },
     },
   };
   beforeAll(async () => {
@@ -553,10 +559,12 @@ describe('a gamer between lanes', () => {
     // two fillers wait in lane 0 behind the settling, then X's third event comes: lane 1
     // has room (before the fix it went there: its read came before X's two prunes, its write after)
     for (const event of [world.event(others[2]!, { score: 1 }), world.event(others[3]!, { score: 1 }), e3]) await world.publish(event);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // before the fix its batch reached its write (after its reads) in lane 1 at once; after
+    // it, it waits in lane 0 behind the held settling and cannot
+    await Promise.race([heldWriteReached, new Promise((resolve) => setTimeout(resolve, 2_000))]);
     openSettle();
-    await eventually(async () => ((await prunes()) >= prunedBefore + 1 ? true : undefined), 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // both of X's batches settle, each pruning X's applied list
+    await eventually(async () => ((await prunes()) >= prunedBefore + 2 ? true : undefined), 10_000);
     openWrite();
     await world.waitFor(x, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 1111, 'tasks', 20_000);
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
@@ -866,13 +874,20 @@ describe('dead letters of events past their deliveries', () => {
     const deadLettered = async () => Number(/gfts_stats_dead_letter_total(?:\{[^}]*\})? (\d+)/.exec((await replica.inject({ url: '/metrics' })).body)?.[1] ?? 0);
     const letters = async () => (await jsm.streams.info(stack.names.statsDeadLetterStream)).state.messages;
     const before = await letters();
-    const ack = await jetstream(await stack.nats()).publish(stack.names.statsSubject(world.app), 'poison, once');
+    // every publish of a letter, a repeat the stream drops included, reaches a plain subscriber
+    const nc = await stack.nats();
+    let published = 0;
+    const copies = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: () => void published++ });
+    await nc.flush();
+    const ack = await jetstream(nc).publish(stack.names.statsSubject(world.app), 'poison, once');
     await eventually(async () => ((await deadLettered()) === 1 ? true : undefined));
     // an advisory for the same event, as after a lost termination: its copy is the same letter
-    const nc = await stack.nats();
     nc.publish(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stack.names.statsStream}.${stack.names.statsConsumer}`, JSON.stringify({ stream_seq: ack.seq, deliveries: 5 }));
     await nc.flush();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await eventually(async () => (published === 2 ? true : undefined));
+    copies.unsubscribe();
+    // the copy's answer (a repeat) comes back to the replica a moment after the subscriber saw it
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await letters()).toBe(before + 1);
     expect(await deadLettered()).toBe(1);
     await replica.close();
