@@ -185,6 +185,7 @@ export const BEFORE_EVERY_ID = '00000000-0000-7000-8000-000000000000';
  * and every reconnect replayed nothing (until 2026-11-28).
  */
 const NOTIFICATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_RESUME_OVERLAP_MS = 5_000;
 const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRY_AFTER_MAX_MS = 300_000;
@@ -225,6 +226,8 @@ export class NotificationsClient {
   };
   #state: ConnectionState = 'idle';
   #lastId: string | undefined;
+  /** a `since` that is a UUID but no notification id: not resumed after (said at start) */
+  #ignoredSince: string | undefined;
   /** where this client started: resumes never replay from before it */
   #floor: string | undefined;
   /** ids delivered within the resume overlap, so a replayed one is not delivered twice */
@@ -248,9 +251,14 @@ export class NotificationsClient {
     this.#auth = options.auth ?? defaultAuthMode();
     this.#stopCodes = options.stopOnCloseCodes ?? DEFAULT_STOP_CODES;
     // a corrupted saved id would be refused (400) on every connect, for ever
-    if (options.since !== undefined && !NOTIFICATION_ID.test(options.since)) throw new RangeError('since must be a notification id (a UUIDv7), e.g. a saved lastId');
+    if (options.since !== undefined && !UUID.test(options.since)) throw new RangeError('since must be a notification id (a UUIDv7), e.g. a saved lastId');
+    // Another UUID is no resume point (NOTIFICATION_ID), but may be one an earlier version of
+    // this client saved: the client starts as without one (after the inbox's newest), and
+    // says so at start, rather than fail an app that passes back what it stored.
+    const since = options.since !== undefined && NOTIFICATION_ID.test(options.since) ? options.since : undefined;
+    if (since === undefined && options.since !== undefined) this.#ignoredSince = options.since;
     // ids are compared as text with the service's, which are lower case
-    this.#lastId = options.since?.toLowerCase();
+    this.#lastId = since?.toLowerCase();
     this.#floor = this.#lastId;
     this.#heartbeatOptions = options.heartbeat === false ? undefined : heartbeatOptions(options.heartbeat);
     this.#openTimeoutMs = options.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS;
@@ -289,6 +297,7 @@ export class NotificationsClient {
   /** Connects (and keeps reconnecting until close()). */
   start(): this {
     if (this.#state !== 'idle') throw new Error(`start() on a ${this.#state} client`);
+    if (this.#ignoredSince !== undefined) this.#emit('error', new RangeError(`since ${this.#ignoredSince} is not a notification id (a UUIDv7): starting after the inbox's newest notification instead`));
     void this.#connect();
     return this;
   }
@@ -495,23 +504,30 @@ export class NotificationsClient {
    * connection of a dead path otherwise waits minutes (undici's 300 s, a browser's TCP).
    */
   async #timed<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException(`no answer within openTimeoutMs (${this.#openTimeoutMs} ms)`, 'TimeoutError')), this.#openTimeoutMs);
-    const { signal, dispose } = eitherSignal(this.#calls.signal, timeout.signal);
+    // A plain controller per call, told by the client's own when it closes, not
+    // AbortSignal.any: Safari before 17.4 has none (every call threw), and Node keeps a
+    // combined signal alive while a listener is on it (the fetch's own, for the client's life).
+    const ends = new AbortController();
+    const closed = this.#calls.signal;
+    const onClose = () => ends.abort(closed.reason);
+    const timer = setTimeout(() => ends.abort(new DOMException(`no answer within openTimeoutMs (${this.#openTimeoutMs} ms)`, 'TimeoutError')), this.#openTimeoutMs);
+    if (closed.aborted) onClose();
+    else closed.addEventListener('abort', onClose, { once: true });
     // the signal ends the fetch; a token function that never answers (it runs before the
     // fetch, and may itself wait on a dead connection) ends here (until 2026-11-28 the client
     // stayed connecting)
     const ended = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      if (ends.signal.aborted) reject(ends.signal.reason);
+      else ends.signal.addEventListener('abort', () => reject(ends.signal.reason), { once: true });
     });
     try {
-      return await Promise.race([call(signal), ended]);
+      return await Promise.race([call(ends.signal), ended]);
     } finally {
       clearTimeout(timer);
-      dispose();
+      closed.removeEventListener('abort', onClose);
     }
   }
+
 
   #receive(data: unknown): void {
     if (typeof data !== 'string') {
@@ -628,28 +644,6 @@ function httpBase(baseUrl: string | URL): string {
 function defaultAuthMode(): AuthMode {
   const runtime = globalThis as { process?: { versions?: { node?: string } }; window?: unknown; document?: unknown };
   return runtime.process?.versions?.node && runtime.window === undefined && runtime.document === undefined ? 'header' : 'ticket';
-}
-
-/**
- * A signal that ends when either does, and `dispose` to let go of the two: AbortSignal.any
- * where the runtime has it (Safari before 17.4 has not, and every call threw there).
- */
-function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
-  if (typeof AbortSignal.any === 'function') return { signal: AbortSignal.any([a, b]), dispose: () => undefined };
-  const either = new AbortController();
-  const onA = () => either.abort(a.reason);
-  const onB = () => either.abort(b.reason);
-  if (a.aborted) onA();
-  else if (b.aborted) onB();
-  a.addEventListener('abort', onA, { once: true });
-  b.addEventListener('abort', onB, { once: true });
-  return {
-    signal: either.signal,
-    dispose: () => {
-      a.removeEventListener('abort', onA);
-      b.removeEventListener('abort', onB);
-    },
-  };
 }
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

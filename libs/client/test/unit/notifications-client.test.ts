@@ -1,5 +1,6 @@
 // The reconnect-and-resume loop, with a scripted socket standing in for the network; the
 // real service is exercised by test/integration.
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BEFORE_EVERY_ID, NotificationsCallError, NotificationsClient, resumePoint, retryAfterDelay, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
 import type { Notification } from '../../src/notifications/messages.ts';
@@ -109,14 +110,23 @@ describe('notifications client', () => {
     expect(fetch).not.toHaveBeenCalled();
     live.close();
     expect(() => client({ since: 'persisted-7' })).toThrow(RangeError);
-    // a UUID, but not a notification's: a v4 sorts by no time, and from `e` on after every id of now
-    expect(() => client({ since: 'e3b0c442-98fc-4c14-9afb-f4c8996fb924' })).toThrow(RangeError);
+
     // saved in capitals somewhere on the way: compared with the service's lower-case ids
     const shouted = client({ since: id(7).toUpperCase() });
     shouted.live.start();
     await settle();
     expect(query(latest())).toEqual({ since: id(7) });
     shouted.live.close();
+  });
+
+  it('starts after the inbox\'s newest, and says so, given a since that is a UUID but no notification id (a v4 sorts by no time)', async () => {
+    const fetch = answering(200, [completed(id(5))]);
+    const { live, seen } = client({ since: 'e3b0c442-98fc-4c14-9afb-f4c8996fb924', fetch: fetch as unknown as typeof globalThis.fetch });
+    live.start();
+    await settle();
+    expect(seen.errors).toEqual(['since e3b0c442-98fc-4c14-9afb-f4c8996fb924 is not a notification id (a UUIDv7): starting after the inbox\'s newest notification instead']);
+    expect(query(latest())).toEqual({ since: id(5) });
+    live.close();
   });
 
   it('resumes after the greatest notification id, not after a newer service\'s frame whose id is another kind of UUID', async () => {
@@ -595,6 +605,35 @@ describe('notifications client', () => {
     } finally {
       AbortSignal.any = any;
     }
+  });
+
+  it('leaves no listener of its calls on its own lasting signal, however many calls it made', async () => {
+    // the client's own controller (ends its calls when it closes) is the one its constructor makes
+    const made: AbortController[] = [];
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made.push(this);
+      }
+    };
+    let live: NotificationsClient;
+    try {
+      ({ live } = client({ auth: 'ticket', since: id(1), fetch: answering(200, { ticket: 't', expiresAt: at }) as unknown as typeof fetch }));
+    } finally {
+      globalThis.AbortController = Original;
+    }
+    expect(made).toHaveLength(1);
+    live.start();
+    for (let connect = 0; connect < 3; connect++) {
+      await settle();
+      latest().open();
+      latest().drop(1006);
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    expect(ScriptedSocket.made.length).toBeGreaterThanOrEqual(3);
+    expect(getEventListeners(made[0]!.signal, 'abort')).toHaveLength(0);
+    live.close();
   });
 
   it('gives up a token function that never answers within openTimeoutMs, and tries again', async () => {
