@@ -37,7 +37,8 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const mongo = await connectMongo(config.MONGO_URL, app.log);
   const nats = await connectNats(config.NATS_URL, 'notifications', app.log, { user: config.NATS_USER, password: config.NATS_PASSWORD });
   const store = openStore(mongo);
-  const { ttl, dedupe } = await ensureIndexes(store);
+  const { ttl, dedupe, mentions } = await ensureIndexes(store);
+  mentions.catch((error: unknown) => app.log.error({ err: error }, 'the indexes of an erasure\'s search could not be built: an erasure reads every notification of its application until a start builds them'));
   await awaitDedupeIndex(dedupe, DEDUPE_INDEX_WAIT_MS, app.log);
   const inbox = inboxRepository(store, config.NOTIFY_RETENTION_MS);
   const tickets = ticketLedger(store);

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
-import { mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
+import { mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from '../../src/plans.ts';
 
 /*
  * The query shapes the friendship service issues, pinned by the store's own query plan:

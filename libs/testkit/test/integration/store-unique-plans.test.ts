@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra } from '../../src/index.ts';
-import { mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from '../support/plans.ts';
+import { mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from '../../src/plans.ts';
 
 /*
  * Reads that cover every key of a unique index must seek that index, on documents that

@@ -1,6 +1,6 @@
 import type { Notification } from '@gfts/contracts';
 import { completionKey } from '../domain/completion-key.ts';
-import { isDuplicateKey, type NotificationDoc, type Store } from './store.ts';
+import { isDuplicateKey, MENTION_INDEXES, type NotificationDoc, type Store } from './store.ts';
 
 export interface GamerRef {
   applicationId: string;
@@ -150,8 +150,10 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
      */
     async eraseGamer(applicationId: string, gamerId: string): Promise<{ own: number; mentions: number }> {
       const own = await notifications.deleteMany({ applicationId, gamerId });
-      const mentions = await notifications.deleteMany({ applicationId, $or: [{ 'data.user.id': gamerId }, { 'data.userId': gamerId }] });
-      return { own: own.deletedCount, mentions: mentions.deletedCount };
+      // one delete per field that names a gamer, each seeking its index (MENTION_INDEXES)
+      let mentions = 0;
+      for (const { field } of MENTION_INDEXES) mentions += (await notifications.deleteMany({ applicationId, [field]: gamerId })).deletedCount;
+      return { own: own.deletedCount, mentions };
     },
 
     /** Deletes what has expired (only needed where the store has no TTL index). */

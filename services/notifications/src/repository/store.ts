@@ -48,20 +48,39 @@ export function openStore(connection: Connection): Store {
  * the caller to run the sweep. The `dedupe` build is answered as a promise of its own
  * (`awaitDedupeIndex`): on an inbox that existed before it, it reads every notification.
  */
-export async function ensureIndexes(store: Store): Promise<{ ttl: boolean; dedupe: Promise<void> }> {
+export async function ensureIndexes(store: Store): Promise<{ ttl: boolean; dedupe: Promise<void>; mentions: Promise<void> }> {
   await store.notifications.createIndex({ applicationId: 1, gamerId: 1, _id: 1 }, { name: 'inbox' });
   const dedupe = ensureDedupeIndex(store.notifications);
+  const mentions = ensureMentionIndexes(store.notifications);
   // a failure is the caller's to report, through the promise it was handed
   dedupe.catch(() => undefined);
+  mentions.catch(() => undefined);
   try {
     await store.notifications.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
     await store.usedTickets.createIndex({ expiresAt: 1 }, { name: 'expiry', expireAfterSeconds: 0 });
-    return { ttl: true, dedupe };
+    return { ttl: true, dedupe, mentions };
   } catch {
     await store.notifications.createIndex({ expiresAt: 1 }, { name: 'expiry_sweep' });
     await store.usedTickets.createIndex({ expiresAt: 1 }, { name: 'expiry_sweep' });
-    return { ttl: false, dedupe };
+    return { ttl: false, dedupe, mentions };
   }
+}
+
+/**
+ * What an erasure seeks to delete what other gamers' inboxes say of the erased gamer (the
+ * sender of a request, the gamer who ended a friendship): one index per field that names a
+ * gamer in a notification's data. Sparse: on MongoDB only the notifications that name one (a
+ * friendship's) are in them, so the inbox's writes of others pay nothing. Until 2026-11-28
+ * the erasure read every notification of the application. Built in the background, as the
+ * dedupe index is: the erasure is right without them, only slower.
+ */
+export const MENTION_INDEXES = [
+  { field: 'data.user.id', name: 'mentions_user' },
+  { field: 'data.userId', name: 'mentions_user_id' },
+] as const;
+
+async function ensureMentionIndexes(notifications: Store['notifications']): Promise<void> {
+  for (const { field, name } of MENTION_INDEXES) await notifications.createIndex({ [field]: 1 }, { name, sparse: true });
 }
 
 const DEDUPE = { applicationId: 1, gamerId: 1, dedupeKey: 1 } as const;

@@ -4,7 +4,7 @@
  * answering neither fails the plan tests.
  */
 import { expect } from 'vitest';
-import { storeEngine } from '../../src/index.ts';
+import { storeEngine } from './index.ts';
 
 export type Explain = Record<string, unknown>;
 export type Stage = { stage?: string; indexName?: string; inputStage?: Stage; inputStages?: Stage[] };
