@@ -30,6 +30,8 @@ export class Batcher {
   readonly #leases: Leases;
   readonly #queued = new Map<string, Waiter[]>();
   readonly #inFlight = new Set<string>();
+  /** the bucket handle the remembered counters were taken from */
+  #bucket: KV | undefined;
 
   constructor(kv: () => KV | undefined, leases: Leases) {
     this.#kv = kv;
@@ -55,6 +57,11 @@ export class Batcher {
     try {
       const kv = this.#kv();
       if (!kv) throw new Error('NATS KV not connected');
+      // a bucket made again: the counters remembered from the old one are not its revisions
+      if (kv !== this.#bucket) {
+        if (this.#bucket) this.#leases.forgetKnown();
+        this.#bucket = kv;
+      }
       const nowMs = Date.now();
       const size = Math.max(batch.length, this.#leases.size(key, windowAt(nowMs, windowMs).index));
       const { before, granted, ttl, window, known } = await incrementShared(kv, key, windowMs, max, batch.length, size, nowMs, this.#leases.known(key));

@@ -50,6 +50,11 @@ export class Leases {
     return lease && lease.window === window ? Math.min(this.#cap, lease.size * 2) : this.#first;
   }
 
+  /** Forgets every counter remembered (the bucket was made again); the leased slots stay. */
+  forgetKnown(): void {
+    for (const lease of this.#leases.values()) delete lease.known;
+  }
+
   /** The shared counter of `key` as this replica's last update of it left it, if known. */
   known(key: string): KnownCount | undefined {
     return this.#leases.get(key)?.known;

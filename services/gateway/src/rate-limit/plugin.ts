@@ -52,6 +52,7 @@ export const rateLimiting = fp<Options>(async (app: FastifyInstance, { config })
     await shared.firstAttempt;
     store = new SharedStore({
       kv: () => shared.current(),
+      failed: (error) => shared.failed(error),
       local,
       timeoutMs,
       pauseMs: PAUSE_AFTER_FAILURE_MS,

@@ -14,6 +14,8 @@ export type FallbackReason = 'unavailable' | 'error' | 'timeout';
 export interface SharedStoreOptions {
   /** the shared bucket when usable now */
   kv: () => KV | undefined;
+  /** a call to the bucket failed (the bucket may be gone: SharedKv.failed) */
+  failed?: (error: unknown) => void;
   local: LocalCounter;
   timeoutMs: number;
   /** how long to limit locally after a failure before trying the shared bucket again */
@@ -79,6 +81,7 @@ export class SharedStore {
       },
       (error: unknown) => {
         const reason = error instanceof Timeout ? 'timeout' : 'error';
+        if (reason === 'error') this.#opts.failed?.(error);
         if (this.#breaker.trip(Date.now())) this.#opts.log.warn({ err: error }, 'rate-limit store failed; limiting per replica for now');
         this.#opts.onFallback(reason);
         cb(null, local);

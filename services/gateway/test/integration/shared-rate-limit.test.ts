@@ -233,6 +233,36 @@ describe('leased slots', () => {
   });
 });
 
+describe('a rate-limit bucket NATS lost', () => {
+  it('is made again, and limits are shared again, without a gateway restart', async () => {
+    const nats = await startNats();
+    const a = await replica(nats.url, upstreamUrl, { RATE_LIMIT_STORE_TIMEOUT_MS: '1000' });
+    const b = await replica(nats.url, upstreamUrl, { RATE_LIMIT_STORE_TIMEOUT_MS: '1000' });
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const stream = `KV_${bucketName(Number(WINDOW_MS))}`;
+      expect((await a.api('GET', '/api/v1/tasks', { headers: bearer() })).status).toBe(200);
+      // as a restart loses an R1 memory stream
+      await jsm.streams.delete(stream);
+      // the next counter calls find it gone (limited per replica meanwhile), and it is made again
+      for (let i = 0; i < 4; i++) await (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: bearer() });
+      await expect.poll(async () => (await jsm.streams.info(stream).catch(() => undefined)) !== undefined, { timeout: 10_000, interval: 100 }).toBe(true);
+      // past the pause after a failure, a new gamer's budget is shared again
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const gamer = bearer();
+      const statuses = [];
+      for (let i = 0; i < MAX + 1; i++) statuses.push((await (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })).status);
+      expect(statuses).toEqual([...Array<number>(MAX).fill(200), 429]);
+    } finally {
+      await nc.close();
+      await a.gateway.close();
+      await b.gateway.close();
+      await nats.stop();
+    }
+  });
+});
+
 describe('rate limits without NATS', () => {
   it('limit per replica when NATS cannot be reached at all, and say so in the metrics', async () => {
     const lonely = await replica('nats://127.0.0.1:1', upstreamUrl);

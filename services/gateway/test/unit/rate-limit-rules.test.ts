@@ -86,6 +86,15 @@ describe('leasing slots ahead of requests', () => {
     expect(leases.take('b', 1_000, 5_400)).toBeUndefined();
   });
 
+  it('forgets the counters it remembered when the bucket is made again, and keeps the slots leased', () => {
+    const leases = new Leases(64, 1, 10_000);
+    leases.keep('a', 5, 4, 1, 4, { window: 5, count: 4, revision: 9 });
+    expect(leases.known('a')).toEqual({ window: 5, count: 4, revision: 9 });
+    leases.forgetKnown();
+    expect(leases.known('a')).toBeUndefined();
+    expect(leases.take('a', 1_000, 5_500)?.current).toBe(1);
+  });
+
   it('drops a lease when its window ends', () => {
     const leases = new Leases(64, 1, 10_000);
     leases.keep('a', 5, 4, 11, 13);
