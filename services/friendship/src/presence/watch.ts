@@ -56,6 +56,27 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
    * announced offline and its keys purged (and it wrote them all again). No sweep until loaded.
    */
   let loadingBucket = false;
+  /**
+   * NATS away, or back and the bucket not read again yet: no sweep. Away, the board hears no
+   * heartbeat, which says nothing of the writers; back, the ordered consumer resumes where it
+   * was, but a release whose marker expired meanwhile is gone, and the heartbeats it holds
+   * are old. Until 2026-11-28 the sweep ended every replica during an outage longer than the
+   * online window, and their gamers, connected all along, stayed offline on this replica
+   * until they reconnected: now the bucket is read again after a reconnect (the reload
+   * below ends the holds that left it), and the sweep waits for it.
+   */
+  let natsAway = false;
+  let reloadAfterReconnect = false;
+  void (async () => {
+    for await (const status of opts.nc.status()) {
+      if (status.type === 'disconnect') natsAway = true;
+      else if (status.type === 'reconnect') {
+        natsAway = false;
+        reloadAfterReconnect = true;
+        current?.stop();
+      }
+    }
+  })();
 
   // ended sessions reach the directory in batches, one write at a time: a replica's crash
   // ends thousands of sessions at once
@@ -102,21 +123,23 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     const loaded = () => {
       loading = false;
       loadingBucket = false;
+      reloadAfterReconnect = false;
       if (seen) for (const update of opts.board.retainOnly(seen, Date.now())) apply(update);
     };
     if (!loading) loaded();
     for await (const entry of updates) {
       const key = parsePresenceKey(entry.key);
       if (key && entry.operation === 'PUT') {
-        const at = Number(entry.string());
-        if (Number.isSafeInteger(at)) {
-          if (key.kind === 'beat') opts.board.beat(key.holder, at);
-          // the board keeps the key: a copy of its own, not a piece of the message's subject
-          else apply(opts.board.hold(ownCopy(gamerKey(key.applicationId, key.gamerId)), key.holder, at));
-          if (loading && seen) {
-            seen.holders.add(key.holder);
-            if (key.kind === 'hold') seen.holds.add(entry.key);
-          }
+        // When NATS stored it, as for a delete below: the writer's own clock (the value) may be
+        // behind or ahead of this replica's, and a writer 40 s behind looked dead at every
+        // sweep (until 2026-11-28), its gamers announced offline, its keys purged.
+        const at = entry.created.getTime();
+        if (key.kind === 'beat') opts.board.beat(key.holder, at);
+        // the board keeps the key: a copy of its own, not a piece of the message's subject
+        else apply(opts.board.hold(ownCopy(gamerKey(key.applicationId, key.gamerId)), key.holder, at));
+        if (loading && seen) {
+          seen.holders.add(key.holder);
+          if (key.kind === 'hold') seen.holds.add(entry.key);
         }
       } else if (key) {
         // DEL or PURGE: the replica let the gamer go, or stopped; the marker's time is when
@@ -146,7 +169,7 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
   })();
 
   const sweeper = setInterval(() => {
-    if (loadingBucket) return;
+    if (loadingBucket || natsAway || reloadAfterReconnect) return;
     const { updates, dead } = opts.board.sweep(Date.now());
     for (const update of updates) apply(update);
     for (const holder of dead) purge(holder);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { natsNames, presenceBeatKey, presenceHoldKey } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { eventually, infra, natsPrefix } from '@gfts/testkit';
+import { eventually, infra, natsPrefix, tcpHop } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { presenceBoard, type PresenceChange } from '../../src/presence/board.ts';
+import { gamerKey, presenceBoard, type PresenceChange } from '../../src/presence/board.ts';
 import { startPresenceWatch } from '../../src/presence/watch.ts';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -55,6 +55,82 @@ describe('presence watch, loading the bucket at start', () => {
       expect(await kv.get(presenceBeatKey(holder))).not.toBeNull();
     } finally {
       await second.watch.close();
+    }
+  });
+});
+
+describe('presence watch across an outage of its NATS connection', () => {
+  let writer: NatsConnection;
+  beforeAll(async () => {
+    writer = await connectNats(infra().natsUrl, 'presence-writer-test', quiet);
+  });
+  afterAll(async () => writer?.close());
+
+  /** A notifications replica holding `gamers`, its heartbeat written every 300 ms, stamped `skewMs` off the server's clock. */
+  async function holding(prefix: string, app: string, gamers: string[], skewMs = 0) {
+    const names = natsNames(prefix);
+    const kv = await new Kvm(jetstream(writer)).open(names.presenceBucket);
+    const holder = randomUUID();
+    const stamp = () => String(Date.now() + skewMs);
+    for (const g of gamers) await kv.put(presenceHoldKey(holder, app, g), stamp());
+    await kv.put(presenceBeatKey(holder), stamp());
+    const beats = setInterval(() => void kv.put(presenceBeatKey(holder), stamp()).catch(() => undefined), 300);
+    return { kv, holder, stop: () => clearInterval(beats) };
+  }
+
+  it('shows the gamers held all along online once it is back, after an outage longer than the online window', async () => {
+    const prefix = natsPrefix();
+    const windowMs = 2_000;
+    const url = new URL(infra().natsUrl);
+    const hop = await tcpHop(url.hostname, Number(url.port));
+    const nc = await connectNats(`nats://${hop.host}:${hop.port}`, 'presence-watch-hop-test', quiet);
+    const board = presenceBoard({ onlineWindowMs: windowMs, maxEntries: 1_000 });
+    const changes: PresenceChange[] = [];
+    const watch = startPresenceWatch({ nc, prefix, board, onlineWindowMs: windowMs, replicas: 1, sweepMs: 100, persist: async () => undefined, changed: (c) => void changes.push(c), log: quiet });
+    const jsm = await jetstreamManager(writer);
+    await eventually(async () => (await jsm.streams.info(natsNames(prefix).presenceStream).catch(() => undefined)) !== undefined);
+    const [app, kept, left] = [randomUUID(), randomUUID(), randomUUID()];
+    const replica = await holding(prefix, app, [kept, left]);
+    try {
+      await eventually(async () => board.isOnline(app, kept, Date.now()) && board.isOnline(app, left, Date.now()));
+      // this replica loses NATS for twice the online window; the writer goes on, and lets one gamer go meanwhile
+      hop.cut();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await replica.kv.purge(presenceHoldKey(replica.holder, app, left));
+      await new Promise((resolve) => setTimeout(resolve, 2 * windowMs));
+      hop.restore();
+      await eventually(async () => board.isOnline(app, kept, Date.now()) && !board.isOnline(app, left, Date.now()), 10_000);
+      // the one held all along was never announced offline
+      expect(changes.filter((c) => c.status === 'offline').map((c) => c.key)).toEqual([gamerKey(app, left)]);
+    } finally {
+      replica.stop();
+      await watch.close();
+      await nc.close();
+      await hop.close();
+    }
+  });
+
+  it('takes a writer whose clock is behind for live: its times are the server\'s', async () => {
+    const prefix = natsPrefix();
+    const windowMs = 2_000;
+    const board = presenceBoard({ onlineWindowMs: windowMs, maxEntries: 1_000 });
+    const nc = await connectNats(infra().natsUrl, 'presence-watch-skew-test', quiet);
+    const watch = startPresenceWatch({ nc, prefix, board, onlineWindowMs: windowMs, replicas: 1, sweepMs: 100, persist: async () => undefined, log: quiet });
+    const jsm = await jetstreamManager(writer);
+    await eventually(async () => (await jsm.streams.info(natsNames(prefix).presenceStream).catch(() => undefined)) !== undefined);
+    const [app, gamer] = [randomUUID(), randomUUID()];
+    // its clock 10 s behind: five online windows
+    const replica = await holding(prefix, app, [gamer], -10_000);
+    try {
+      await eventually(async () => board.isOnline(app, gamer, Date.now()));
+      // several sweeps later, still online, and its keys still there
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(board.isOnline(app, gamer, Date.now())).toBe(true);
+      expect((await replica.kv.get(presenceHoldKey(replica.holder, app, gamer)))?.operation).toBe('PUT');
+    } finally {
+      replica.stop();
+      await watch.close();
+      await nc.close();
     }
   });
 });

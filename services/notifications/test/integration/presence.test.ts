@@ -179,9 +179,10 @@ describe('presence from the live connection', () => {
     // what a notifications replica writes (a heartbeat, a gamer held once), from a replica that then stops beating
     const kv = await new Kvm(jetstream(await stack.nats())).open(stack.names.presenceBucket);
     const holder = randomUUID();
-    const beatAt = Date.now();
-    await kv.put(presenceBeatKey(holder), String(beatAt));
-    await kv.put(presenceHoldKey(holder, app, cat.id), String(beatAt));
+    await kv.put(presenceBeatKey(holder), String(Date.now()));
+    await kv.put(presenceHoldKey(holder, app, cat.id), String(Date.now()));
+    // the heartbeat's time is when NATS stored it (not the writer's clock)
+    const beatAt = (await kv.get(presenceBeatKey(holder)))!.created.getTime();
     await next(bobLive, cat, 'online');
     const offline = await next(bobLive, cat, 'offline');
     expect(offline.data.lastSeenAt).toBe(new Date(beatAt).toISOString());
