@@ -19,7 +19,10 @@ export interface AnnouncedBucketSettings {
  * created or bound, and held to `maxBytes` with discard Old: once full, the records of the
  * gamers whose presence has not changed for longest go first. Such a gamer's next change
  * finds no record and is announced as new (at worst friends hear a status they knew),
- * where the bucket's own discard New would refuse every claim, and so every announcement.
+ * unless it is going offline: no record counts as offline, so that change is not
+ * announced, and friends told "online" keep it until the gamer's next session (the friend
+ * list shows them offline at once). The bucket's own discard New would instead refuse every
+ * claim, and so every announcement.
  * Set on a bucket an earlier version created too (Kvm.create leaves an existing one as it is).
  */
 export async function openAnnouncedBucket(nc: NatsConnection, settings: AnnouncedBucketSettings): Promise<KV> {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
@@ -48,6 +49,10 @@ interface Announced {
   lastSeenAt: string | null;
   at: string;
 }
+
+/** A compare-and-set that lost: the record moved since it was read (another replica claimed the change). */
+const isConflict = (error: unknown): boolean =>
+  error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 
 const parseAnnounced = (value: string): Announced | undefined => {
   try {
@@ -113,36 +118,74 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     settling.set(key, { timer, offlineAt: offlineAt ?? held?.offlineAt });
   }
 
+  /**
+   * Claims this replica made whose answer was lost (a timeout): the record as written, by
+   * gamer. The claim may have landed; then the gamer's record is this one, and the change is
+   * this replica's to announce (until 2026-11-28 it was taken for another replica's, and
+   * nobody announced it).
+   */
+  const unanswered = new Map<string, string>();
+
+  /** A settled change, tried again after RETRY_MS when it fails (a store or NATS error): it is never dropped for one failure. */
   async function settle(key: string): Promise<void> {
     const offlineAt = settling.get(key)?.offlineAt;
     settling.delete(key);
     if (stop.signal.aborted) return;
+    try {
+      await settleOnce(key, offlineAt);
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      opts.log.warn({ err: error, key }, 'presence change not announced yet; trying again');
+      schedule(key, RETRY_MS, offlineAt);
+    }
+  }
+
+  async function settleOnce(key: string, offlineAt: number | undefined): Promise<void> {
     // the bucket is still being created or bound: try again shortly
     if (!kv) return schedule(key, RETRY_MS, offlineAt);
+    const dot = key.indexOf('.');
+    const [applicationId, gamerId] = [key.slice(0, dot), key.slice(dot + 1)];
     const now = Date.now();
     const since = opts.board.onlineSince(key, now);
     const current = since !== undefined ? { status: 'online' as const, since } : { status: 'offline' as const, since: offlineAt ?? now };
     const entry = await kv.get(key);
+    const claimed = unanswered.get(key);
+    if (claimed !== undefined && entry?.operation === 'PUT' && entry.string() === claimed) {
+      // this replica's claim had landed: its change is announced now
+      await announce(applicationId, gamerId, parseAnnounced(claimed)!);
+      unanswered.delete(key);
+      return;
+    }
+    unanswered.delete(key);
     const last = entry && entry.operation === 'PUT' ? parseAnnounced(entry.string()) : undefined;
     const decision = settledAnnouncement(last?.status, current, now, opts.settleMs);
     if (decision.kind === 'wait') return schedule(key, decision.ms, offlineAt);
     if (decision.kind === 'none') return;
-    const dot = key.indexOf('.');
-    const [applicationId, gamerId] = [key.slice(0, dot), key.slice(dot + 1)];
     const lastSeenAt = current.status === 'online' ? new Date(opts.board.lastSeen(applicationId, gamerId) ?? now).toISOString() : new Date(current.since).toISOString();
     const record: Announced = { status: current.status, lastSeenAt, at: new Date(now).toISOString() };
+    // the friends to tell, read before the claim: read after it, a failure left the change
+    // recorded as announced and told to nobody (until 2026-11-28)
+    const recipients = await opts.recipients(applicationId, gamerId);
+    const text = JSON.stringify(record);
     try {
       // the claim: exactly one replica moves the announced status from what it read
-      if (entry) await kv.update(key, JSON.stringify(record), entry.revision);
-      else await kv.create(key, JSON.stringify(record));
-    } catch {
-      return; // another replica announced first
+      if (entry) await kv.update(key, text, entry.revision);
+      else await kv.create(key, text);
+    } catch (error) {
+      if (isConflict(error)) return; // another replica announced first
+      unanswered.set(key, text);
+      throw error;
     }
-    const event: PresenceChangedEvent = {
-      applicationId, gamerId, status: current.status, lastSeenAt, occurredAt: record.at,
-      recipients: await opts.recipients(applicationId, gamerId),
-    };
-    if (event.recipients.length > 0) opts.nc.publish(names.presenceChanged, JSON.stringify(event));
+    publish(applicationId, gamerId, record, recipients);
+  }
+
+  async function announce(applicationId: string, gamerId: string, record: Announced): Promise<void> {
+    publish(applicationId, gamerId, record, await opts.recipients(applicationId, gamerId));
+  }
+
+  function publish(applicationId: string, gamerId: string, record: Announced, recipients: string[]): void {
+    const event: PresenceChangedEvent = { applicationId, gamerId, status: record.status, lastSeenAt: record.lastSeenAt, occurredAt: record.at, recipients };
+    if (recipients.length > 0) opts.nc.publish(names.presenceChanged, JSON.stringify(event));
   }
 
   return {

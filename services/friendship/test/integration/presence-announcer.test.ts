@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
+import { connectNats } from '@gfts/platform';
+import { eventually, infra, natsPrefix } from '@gfts/testkit';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPresenceAnnouncer } from '../../src/presence/announcer.ts';
+import { gamerKey, presenceBoard } from '../../src/presence/board.ts';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * A settled change is announced once, also when a step of it fails: the friends' read, or
+ * the answer to its claim (which may have landed). Real NATS; faults injected at the client.
+ */
+describe('presence announcer, when a step fails', () => {
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    nc = await connectNats(infra().natsUrl, 'presence-announcer-test', quiet);
+  });
+  afterAll(async () => nc?.close());
+
+  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number }) {
+    const names = natsNames(prefix);
+    const received: PresenceChangedEvent[] = [];
+    const sub = nc.subscribe(names.presenceChanged, { callback: (_e, msg) => void received.push(msg.json<PresenceChangedEvent>()) });
+    await nc.flush();
+    const faults = { claimAnswersLost: options.claimAnswersLost ?? 0 };
+    const claims = `$KV.${names.presenceAnnouncedBucket}.`;
+    const faulty = new Proxy(nc, {
+      get(target, prop) {
+        if (prop === 'request') {
+          return async (subject: string, data: Uint8Array, opts: object) => {
+            const answer = await target.request(subject, data, opts as never);
+            if (subject.startsWith(claims) && faults.claimAnswersLost > 0) {
+              faults.claimAnswersLost--;
+              throw new Error('injected: the claim landed, its answer was lost');
+            }
+            return answer;
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
+    const announcer = startPresenceAnnouncer({ nc: faulty, prefix, board, settleMs: 0, replicas: 1, maxBytes: 16 * 1_048_576, recipients: options.recipients, log: quiet });
+    return { received, board, announcer, close: async () => { await announcer.close(); sub.unsubscribe(); } };
+  }
+
+  it('announces a change whose friends could not be read the first time', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    let reads = 0;
+    const run = await announcing(natsPrefix(), { recipients: async () => (++reads === 1 ? Promise.reject(new Error('injected: the store is away')) : [bob]) });
+    try {
+      run.announcer.changed(run.board.hold(gamerKey(app, ann), 'r1', Date.now()).change!);
+      await eventually(async () => run.received.length === 1, 10_000);
+      expect(run.received.map((e) => [e.gamerId, e.status, e.recipients])).toEqual([[ann, 'online', [bob]]]);
+      expect(reads).toBe(2);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it('announces, once, a change whose claim landed while its answer was lost', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const run = await announcing(natsPrefix(), { recipients: async () => [bob], claimAnswersLost: 1 });
+    try {
+      run.announcer.changed(run.board.hold(gamerKey(app, ann), 'r1', Date.now()).change!);
+      await eventually(async () => run.received.length === 1, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(run.received.map((e) => [e.gamerId, e.status, e.recipients])).toEqual([[ann, 'online', [bob]]]);
+    } finally {
+      await run.close();
+    }
+  });
+});
