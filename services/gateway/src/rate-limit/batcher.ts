@@ -6,7 +6,11 @@ import { windowAt } from './window.ts';
 export interface Waiter {
   resolve: (count: Count) => void;
   reject: (error: unknown) => void;
-  /** epoch ms after which the request was decided without this answer (the store's timeout) */
+  /**
+   * performance.now() after which the request was decided without this answer (the store's
+   * timeout, a timer: monotonic too). Until 2026-11-28 a wall-clock time: an NTP step forward
+   * took every queued waiter for decided, and each then timed out, a false store failure.
+   */
   answerBy: number;
 }
 
@@ -51,7 +55,7 @@ export class Batcher {
     const queued = this.#queued.get(key);
     if (!queued) return;
     this.#queued.delete(key);
-    const batch = waiting(queued, Date.now());
+    const batch = waiting(queued, performance.now());
     if (batch.length === 0) return;
     this.#inFlight.add(key);
     try {
@@ -80,7 +84,7 @@ export class Batcher {
   #serveQueued(key: string, windowMs: number, max: number): void {
     const queued = this.#queued.get(key);
     if (!queued) return;
-    const queue = waiting(queued, Date.now());
+    const queue = waiting(queued, performance.now());
     this.#queued.set(key, queue);
     while (queue.length > 0) {
       const slot = this.#leases.take(key, windowMs, Date.now());

@@ -74,7 +74,7 @@ export class SharedStore {
       this.#opts.onFallback('unavailable');
       return cb(null, local);
     }
-    within(this.#batcher.increment(key, timeWindow, max, now + this.#opts.timeoutMs), this.#opts.timeoutMs).then(
+    within(this.#batcher.increment(key, timeWindow, max, performance.now() + this.#opts.timeoutMs), this.#opts.timeoutMs).then(
       (shared) => {
         if (this.#breaker.recover()) this.#opts.log.info('rate-limit store answering again; limits shared across replicas');
         cb(null, shared);

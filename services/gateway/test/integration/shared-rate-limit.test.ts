@@ -4,10 +4,15 @@ import { startNats } from '@gfts/testkit/containers';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildGateway } from '../../src/app.ts';
 import { readGatewayConfig } from '../../src/config.ts';
+import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
+import { connectSharedKv } from '../../src/rate-limit/nats-kv.ts';
+import { SharedStore } from '../../src/rate-limit/store.ts';
 import { bucketName } from '../../src/rate-limit/window.ts';
+
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const MAX = 5;
 // Windows are aligned to the clock; a day-long one keeps each test clear of a window change.
@@ -230,6 +235,31 @@ describe('leased slots', () => {
       } else refusedInARow++;
     }
     expect(passed + more).toBe(LEASED_MAX);
+  });
+});
+
+describe('the shared store across a wall-clock step', () => {
+  it('answers a request queued behind an update from the store when the clock steps forward meanwhile', async () => {
+    const shared = connectSharedKv({ servers: infra().natsUrl, credentials: {}, windowMs: Number(WINDOW_MS), replicas: 1, timeoutMs: 1_000, log: quietLog });
+    await shared.firstAttempt;
+    const fallbacks: string[] = [];
+    const store = new SharedStore({
+      kv: () => shared.current(), local: new LocalCounter(1_000), timeoutMs: 1_000, pauseMs: 1_000, leaseMax: 1, leaseFirst: 1, leaseKeysMax: 1_000,
+      log: quietLog, onFallback: (reason) => void fallbacks.push(reason),
+    });
+    const count = (key: string) => new Promise<number>((resolve) => store.incr(key, (_e, result) => resolve(result.current), Number(WINDOW_MS), 100));
+    const key = `${randomUUID()}:${randomUUID()}`;
+    try {
+      // the first starts an update; the second waits behind it; then an NTP step of 5 s
+      const first = count(key);
+      const second = count(key);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 5_000 });
+      expect(await Promise.all([first, second])).toEqual([1, 2]);
+      expect(fallbacks).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      await shared.close();
+    }
   });
 });
 
