@@ -519,6 +519,41 @@ describe('gateway limits and failures', () => {
     }
   });
 
+  it('gives back the in-flight slots of pipelined requests whose client left before their answers', async () => {
+    let received = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = Fastify();
+    holding.get('/*', async () => {
+      received++;
+      await released;
+      return { ok: true };
+    });
+    const url = await listen(holding);
+    const { gateway, gatewayUrl, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_IN_FLIGHT_MAX: '3' }, url, url);
+    const gamer = { authorization: `Bearer ${mintToken({ app: randomUUID() })}` };
+    try {
+      // three requests pipelined on one connection; the client resets it before any answer
+      const socket = connect(Number(new URL(gatewayUrl).port), '127.0.0.1');
+      await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.on('error', () => undefined);
+      socket.write(`GET /api/v1/tasks HTTP/1.1\r\nhost: x\r\nauthorization: ${gamer.authorization}\r\n\r\n`.repeat(3));
+      await eventually(async () => received === 3);
+      socket.resetAndDestroy();
+      await closed;
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // all three slots are the gamer's again: three more at once are served
+      const again = await Promise.all([1, 2, 3].map(() => api('GET', '/api/v1/tasks', { headers: gamer })));
+      expect(again.map((r) => r.status)).toEqual([200, 200, 200]);
+    } finally {
+      release();
+      await gateway.close();
+      await holding.close();
+    }
+  });
+
   // A client that announces a body and stops sending would otherwise hold the connection for ever.
   it('ends a request whose body does not come within REQUEST_TIMEOUT_MS with 408', async () => {
     const upstream = await echoUpstream('any');
