@@ -32,6 +32,8 @@ export interface PresenceWatch {
 const RETRY_MS = 2_000;
 /** Most ended sessions stored in one bulkWrite; more wait for the next one (one in flight at a time). */
 const PERSIST_BATCH = 1_000;
+/** Most ended sessions waiting while the store fails (about 100 bytes each). */
+const PERSIST_WAITING_MAX = 100_000;
 
 /**
  * Feeds this replica's presence board from the presence bucket (keys: presence-keys.ts in
@@ -79,20 +81,35 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
   })();
 
   // ended sessions reach the directory in batches, one write at a time: a replica's crash
-  // ends thousands of sessions at once
+  // ends thousands of sessions at once. A failed write is tried again RETRY_MS later (every
+  // friendship replica writes the same ends at the same moment, so a store blip had lost
+  // them everywhere until 2026-11-28); while the store stays away, at most PERSIST_WAITING_MAX
+  // wait, the oldest dropped first.
   const toPersist: LastSeen[] = [];
   let persisting = false;
   const persist = (ended: LastSeen[]) => {
     toPersist.push(...ended);
+    if (toPersist.length > PERSIST_WAITING_MAX) {
+      const dropped = toPersist.splice(0, toPersist.length - PERSIST_WAITING_MAX);
+      opts.log.warn({ sessions: dropped.length }, 'last-seen times dropped: too many wait for the store');
+    }
     if (persisting || toPersist.length === 0) return;
     persisting = true;
     const batch = toPersist.splice(0, PERSIST_BATCH);
-    opts.persist(batch)
-      .catch((error: unknown) => opts.log.warn({ err: error, sessions: batch.length }, 'last-seen times not stored'))
-      .finally(() => {
+    opts.persist(batch).then(
+      () => {
         persisting = false;
         persist([]);
-      });
+      },
+      (error: unknown) => {
+        opts.log.warn({ err: error, sessions: batch.length }, 'last-seen times not stored yet; trying again');
+        toPersist.unshift(...batch);
+        setTimeout(() => {
+          persisting = false;
+          persist([]);
+        }, RETRY_MS).unref();
+      },
+    );
   };
   /** a stopped or dead notifications replica's keys leave the bucket (every friendship replica may do it: idempotent) */
   const purge = (holder: string) => {

@@ -110,6 +110,33 @@ describe('presence watch across an outage of its NATS connection', () => {
     }
   });
 
+  it('stores an ended session\'s last-seen time after a failed write, trying again', async () => {
+    const prefix = natsPrefix();
+    const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
+    const nc = await connectNats(infra().natsUrl, 'presence-watch-persist-test', quiet);
+    let attempts = 0;
+    const stored: string[] = [];
+    const persist = async (ended: { gamerId: string }[]) => {
+      if (++attempts === 1) throw new Error('injected: the store is away');
+      stored.push(...ended.map((e) => e.gamerId));
+    };
+    const watch = startPresenceWatch({ nc, prefix, board, onlineWindowMs: 60_000, replicas: 1, sweepMs: 1_000, persist, log: quiet });
+    const jsm = await jetstreamManager(writer);
+    await eventually(async () => (await jsm.streams.info(natsNames(prefix).presenceStream).catch(() => undefined)) !== undefined);
+    const [app, gamer] = [randomUUID(), randomUUID()];
+    const replica = await holding(prefix, app, [gamer]);
+    try {
+      await eventually(async () => board.isOnline(app, gamer, Date.now()));
+      await replica.kv.purge(presenceHoldKey(replica.holder, app, gamer));
+      await eventually(async () => stored.includes(gamer), 10_000);
+      expect(attempts).toBe(2);
+    } finally {
+      replica.stop();
+      await watch.close();
+      await nc.close();
+    }
+  });
+
   it('takes a writer whose clock is behind for live: its times are the server\'s', async () => {
     const prefix = natsPrefix();
     const windowMs = 2_000;
