@@ -108,7 +108,7 @@ export class StatsConsumer {
   private readonly lanes: Lane[];
   private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
-  /** each letter counted once, also when a publish whose answer was lost is repeated */
+  /** each letter counted, once where this replica can tell (LetterCount) */
   private readonly letterCount = new LetterCount();
   private readonly held: ByteBudget;
   /** events past their deliveries (MAX_DELIVERIES advisories) waiting to be dead-lettered */
@@ -409,7 +409,6 @@ export class StatsConsumer {
       stored = await publishDeadLetter(this.deps.js, this.deps.names, letter, msgID);
     } catch (error) {
       // the dead-letter stream is unreachable: keep the event, try again later
-      this.letterCount.noAnswer(msgID);
       this.deps.log.error({ err: error, seq: msg.seq }, 'could not dead-letter a stat event');
       msg.nak(retryDelay(msg.info.deliveryCount, this.deps.settings.retryBaseMs));
       return;
@@ -484,12 +483,7 @@ export class StatsConsumer {
           ...requestIdField(requestIdOf({ headers: stored.header })),
         };
         const msgID = `dlq-${names.statsStream}-${stored.seq}`;
-        try {
-          if (this.letterCount.counts(msgID, await publishDeadLetter(this.deps.js, names, letter, msgID))) this.deps.metrics.deadLettered.inc();
-        } catch (error) {
-          this.letterCount.noAnswer(msgID);
-          throw error;
-        }
+        if (this.letterCount.counts(msgID, await publishDeadLetter(this.deps.js, names, letter, msgID))) this.deps.metrics.deadLettered.inc();
         return;
       } catch (err) {
         if (attempt >= OVERDUE_ATTEMPTS || this.stopping) return void log.error({ err, seq, attempt }, 'could not dead-letter an event past its deliveries');

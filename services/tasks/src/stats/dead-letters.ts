@@ -69,30 +69,28 @@ export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, w
 export type DeadLetterStored = 'stored' | 'repeat';
 
 /**
- * Which letters to count as dead-lettered (`gfts_stats_dead_letter_total`): each once. A
- * stored one counts; a repeat counts only when this replica's earlier publish of it got no
- * answer (it landed unseen, and nothing counted it). Until 2026-11-28 every publish counted,
- * a repeat too, so the counter showed more letters than the stream held. Bounded: the
- * publishes without an answer remembered are the last `max`.
+ * Which letters to count as dead-lettered (`gfts_stats_dead_letter_total`): a stored one
+ * always; a repeat (the stream already held it) unless this replica counted that letter
+ * itself. So a letter is never missed: one whose first publish lost its answer (stored
+ * unseen) counts at its repeat, on whichever replica that comes. The price is a second
+ * count when the repeat comes on another replica than the one that counted (its
+ * termination lost, and the event redelivered there). Until 2026-11-28 every publish counted,
+ * repeats on the same replica too. Bounded: the last `max` letters counted are remembered.
  */
 export class LetterCount {
-  private readonly unanswered = new Set<string>();
+  private readonly counted = new Set<string>();
   private readonly max: number;
 
   constructor(max = 1_000) {
     this.max = max;
   }
 
-  /** The publish of this letter (its message id) got no answer: it may have been stored. */
-  noAnswer(msgID: string): void {
-    this.unanswered.add(msgID);
-    if (this.unanswered.size > this.max) this.unanswered.delete(this.unanswered.values().next().value!);
-  }
-
-  /** Whether this answer to the letter's publish counts one more letter. */
+  /** Whether this answer to the letter's publish (its message id) counts one more letter. */
   counts(msgID: string, stored: DeadLetterStored): boolean {
-    const unseen = this.unanswered.delete(msgID);
-    return stored === 'stored' || unseen;
+    if (stored === 'repeat' && this.counted.has(msgID)) return false;
+    this.counted.add(msgID);
+    if (this.counted.size > this.max) this.counted.delete(this.counted.values().next().value!);
+    return true;
   }
 }
 
