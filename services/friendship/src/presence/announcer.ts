@@ -70,8 +70,9 @@ const parseAnnounced = (value: string): Announced | undefined => {
  * compare-and-set on the gamer's key (create, or update at the revision read). One wins and
  * alone reads the gamer's friends and blocks (one query each, on the change, never on a
  * read) and publishes one `presence.changed` event with the recipients; the others find
- * the status already announced. If NATS is away, changes are not announced (friend lists
- * still show presence).
+ * the status already announced. A step that fails (NATS or the store away) is tried again
+ * every 2 s, so a change is announced once they are back, if it still holds (friend lists
+ * show presence meanwhile).
  */
 export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): PresenceAnnouncer {
   const names = natsNames(opts.prefix);
@@ -125,6 +126,14 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
    * nobody announced it).
    */
   const unanswered = new Map<string, string>();
+  /**
+   * Changes this replica claimed and has not told yet (the friends' read failed): announced
+   * at the next try. Until 2026-11-28 such a change stayed recorded as announced and was told
+   * to nobody. The friends are read by the winner of the claim only, as before.
+   */
+  const untold = new Map<string, Announced>();
+  /** Settles failed since the last that went through: logged once per outage, not per gamer and try. */
+  let failures = 0;
 
   /** A settled change, tried again after RETRY_MS when it fails (a store or NATS error): it is never dropped for one failure. */
   async function settle(key: string): Promise<void> {
@@ -133,10 +142,13 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     if (stop.signal.aborted) return;
     try {
       await settleOnce(key, offlineAt);
+      if (failures > 0) opts.log.info({ failedSettles: failures }, 'presence changes announced again');
+      failures = 0;
     } catch (error) {
       if (stop.signal.aborted) return;
-      opts.log.warn({ err: error, key }, 'presence change not announced yet; trying again');
-      schedule(key, RETRY_MS, offlineAt);
+      if (failures++ === 0) opts.log.warn({ err: error, key }, 'presence changes not announced yet; each is tried again every 2 s');
+      // a newer change of the gamer, scheduled meanwhile, settles this one's leftovers too
+      if (!settling.has(key)) schedule(key, RETRY_MS, offlineAt);
     }
   }
 
@@ -145,27 +157,29 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     if (!kv) return schedule(key, RETRY_MS, offlineAt);
     const dot = key.indexOf('.');
     const [applicationId, gamerId] = [key.slice(0, dot), key.slice(dot + 1)];
+    const waiting = untold.get(key);
+    if (waiting) {
+      await announce(applicationId, gamerId, waiting);
+      untold.delete(key);
+    }
     const now = Date.now();
     const since = opts.board.onlineSince(key, now);
     const current = since !== undefined ? { status: 'online' as const, since } : { status: 'offline' as const, since: offlineAt ?? now };
     const entry = await kv.get(key);
     const claimed = unanswered.get(key);
-    if (claimed !== undefined && entry?.operation === 'PUT' && entry.string() === claimed) {
-      // this replica's claim had landed: its change is announced now
-      await announce(applicationId, gamerId, parseAnnounced(claimed)!);
-      unanswered.delete(key);
-      return;
-    }
     unanswered.delete(key);
+    if (claimed !== undefined && entry?.operation === 'PUT' && entry.string() === claimed) {
+      // this replica's claim had landed: its change is announced now (then the status as it is now is weighed)
+      untold.set(key, parseAnnounced(claimed)!);
+      await announce(applicationId, gamerId, untold.get(key)!);
+      untold.delete(key);
+    }
     const last = entry && entry.operation === 'PUT' ? parseAnnounced(entry.string()) : undefined;
     const decision = settledAnnouncement(last?.status, current, now, opts.settleMs);
     if (decision.kind === 'wait') return schedule(key, decision.ms, offlineAt);
     if (decision.kind === 'none') return;
     const lastSeenAt = current.status === 'online' ? new Date(opts.board.lastSeen(applicationId, gamerId) ?? now).toISOString() : new Date(current.since).toISOString();
     const record: Announced = { status: current.status, lastSeenAt, at: new Date(now).toISOString() };
-    // the friends to tell, read before the claim: read after it, a failure left the change
-    // recorded as announced and told to nobody (until 2026-11-28)
-    const recipients = await opts.recipients(applicationId, gamerId);
     const text = JSON.stringify(record);
     try {
       // the claim: exactly one replica moves the announced status from what it read
@@ -176,9 +190,12 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       unanswered.set(key, text);
       throw error;
     }
-    publish(applicationId, gamerId, record, recipients);
+    untold.set(key, record);
+    await announce(applicationId, gamerId, record);
+    untold.delete(key);
   }
 
+  /** The winner's part: the gamer's friends to tell, read now, and the event. */
   async function announce(applicationId: string, gamerId: string, record: Announced): Promise<void> {
     publish(applicationId, gamerId, record, await opts.recipients(applicationId, gamerId));
   }
@@ -199,6 +216,9 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       clearTimeout(settling.get(key)?.timer);
       settling.delete(key);
       due.delete(key);
+      // nothing of the erased gamer stays in memory either
+      unanswered.delete(key);
+      untold.delete(key);
       if (!kv) throw new Error('the announced-presence bucket is not open yet');
       // only a record: a purge of a gamer never announced would write a marker naming them
       if ((await kv.get(key))?.operation === 'PUT') await kv.purge(key);
