@@ -69,12 +69,14 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
    */
   let natsAway = false;
   let reloadAfterReconnect = false;
+  const statuses = opts.nc.status();
   void (async () => {
-    for await (const status of opts.nc.status()) {
+    for await (const status of statuses) {
       if (status.type === 'disconnect') natsAway = true;
       else if (status.type === 'reconnect') {
         natsAway = false;
         reloadAfterReconnect = true;
+        opts.log.info({ bucket: names.presenceBucket }, 'NATS reconnected: presence watch reloads the bucket before it sweeps again');
         current?.stop();
       }
     }
@@ -106,7 +108,7 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
         toPersist.unshift(...batch);
         setTimeout(() => {
           persisting = false;
-          persist([]);
+          if (!stop.signal.aborted) persist([]);
         }, RETRY_MS).unref();
       },
     );
@@ -199,6 +201,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
       stop.abort();
       clearInterval(sweeper);
       current?.stop();
+      // nats.js's status iterator has stop(), which its type does not show: the listener leaves the connection
+      (statuses as { stop?: () => void }).stop?.();
       await running;
     },
   };
