@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, infra, storeEngine } from '../../src/index.ts';
-import { ensureIndexes as ensureNotificationIndexes, type NotificationDoc, type UsedTicketDoc } from '../../../../services/notifications/src/repository/store.ts';
+import { ensureIndexes as ensureNotificationIndexes, MENTION_INDEXES, type NotificationDoc, type UsedTicketDoc } from '../../../../services/notifications/src/repository/store.ts';
 
 // The store behaviours the services rely on, pinned on whichever store the tests run on:
 // MongoDB (mongo:7) or the local FerretDB build (scripts/images/ferretdb), which serializes
@@ -1003,7 +1003,9 @@ describe('store conformance: the guarantees the services rely on', () => {
       // TTL indexes: MongoDB's, not FerretDB v1's
       expect(accepted ? 'mongodb' : 'ferretdb').toBe(storeEngine());
       const expiryOf = async (collection: mongoose.mongo.Collection<never>) =>
-        (await collection.listIndexes().toArray()).filter((i) => i.name !== '_id_' && i.name !== 'inbox' && i.name !== 'dedupe').map((i) => ({ name: i.name, key: i.key, expireAfterSeconds: i.expireAfterSeconds }));
+        (await collection.listIndexes().toArray())
+          .filter((i) => !['_id_', 'inbox', 'dedupe', ...MENTION_INDEXES.map((m) => m.name)].includes(i.name as string))
+          .map((i) => ({ name: i.name, key: i.key, expireAfterSeconds: i.expireAfterSeconds }));
       if (accepted) {
         expect((await expiring.listIndexes().toArray()).find((i) => i.name === 'expiry')).toEqual(expect.objectContaining({ key: { at: 1 }, expireAfterSeconds: 0 }));
         for (const collection of [store.notifications, store.usedTickets]) expect(await expiryOf(collection as never)).toEqual([{ name: 'expiry', key: { expiresAt: 1 }, expireAfterSeconds: 0 }]);
