@@ -109,7 +109,8 @@ async function lostHeartbeatAnswer({ writer, kv, prefix, beats }: { writer: Nats
           if (beat === 'unsent') throw new Error('injected: the heartbeat did not leave');
           const answer = await target.request(subject, data, opts as never);
           if (beat === 'lost') throw new Error('injected: the heartbeat landed, its answer was lost');
-          if (subject === beatSubject && faults.armed && faults.beats.length === 0) faults.beatsAnsweredAfter++;
+          // a heartbeat written (an answer without an error: a lost compare-and-set answers one)
+          if (subject === beatSubject && faults.armed && faults.beats.length === 0 && !(JSON.parse(new TextDecoder().decode(answer.data)) as { error?: unknown }).error) faults.beatsAnsweredAfter++;
           return answer;
         };
       }
