@@ -96,16 +96,34 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
 
   /** settled keys waiting for a slot: a replica's crash settles thousands of changes at once */
   const due = new Set<string>();
+  /** keys being settled: one settle per gamer at a time (two would both tell what was untold) */
+  const settlingNow = new Set<string>();
+  /** gamers erased while being settled: what that settle leaves is dropped when it ends */
+  const forgotten = new Set<string>();
   function run(): void {
     for (const key of due) {
       if (running.size >= SETTLING_AT_ONCE) return;
+      // its turn comes again when the settle under way ends (run() then)
+      if (settlingNow.has(key)) continue;
       due.delete(key);
+      settlingNow.add(key);
       const p = settle(key).catch((error: unknown) => opts.log.warn({ err: error, key }, 'presence change not announced')).finally(() => {
+        settlingNow.delete(key);
+        if (forgotten.delete(key)) drop(key);
         running.delete(p);
         run();
       });
       running.add(p);
     }
+  }
+
+  /** Everything pending of a gamer (an erasure). */
+  function drop(key: string): void {
+    clearTimeout(settling.get(key)?.timer);
+    settling.delete(key);
+    due.delete(key);
+    unanswered.delete(key);
+    untold.delete(key);
   }
 
   function schedule(key: string, ms: number, offlineAt?: number): void {
@@ -127,12 +145,14 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
    */
   const unanswered = new Map<string, string>();
   /**
-   * Changes this replica claimed and has not told yet (the friends' read failed): announced
-   * at the next try. Until 2026-11-28 such a change stayed recorded as announced and was told
-   * to nobody. The friends are read by the winner of the claim only, as before.
+   * Changes this replica claimed and has not told yet (the friends' read failed), as their
+   * record's text: told at the next try while the gamer's record is still that one (a newer
+   * change claimed since, by any replica, makes it moot: told late, it would reach friends
+   * after the newer one). Until 2026-11-28 such a change stayed recorded as announced and was
+   * told to nobody. The friends are read by the winner of the claim only, as before.
    */
-  const untold = new Map<string, Announced>();
-  /** Settles failed since the last that went through: logged once per outage, not per gamer and try. */
+  const untold = new Map<string, string>();
+  /** Settles failed since a change was last told: logged once per outage, not per gamer and try. */
   let failures = 0;
 
   /** A settled change, tried again after RETRY_MS when it fails (a store or NATS error): it is never dropped for one failure. */
@@ -142,8 +162,6 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     if (stop.signal.aborted) return;
     try {
       await settleOnce(key, offlineAt);
-      if (failures > 0) opts.log.info({ failedSettles: failures }, 'presence changes announced again');
-      failures = 0;
     } catch (error) {
       if (stop.signal.aborted) return;
       if (failures++ === 0) opts.log.warn({ err: error, key }, 'presence changes not announced yet; each is tried again every 2 s');
@@ -157,24 +175,19 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     if (!kv) return schedule(key, RETRY_MS, offlineAt);
     const dot = key.indexOf('.');
     const [applicationId, gamerId] = [key.slice(0, dot), key.slice(dot + 1)];
-    const waiting = untold.get(key);
-    if (waiting) {
-      await announce(applicationId, gamerId, waiting);
-      untold.delete(key);
-    }
     const now = Date.now();
     const since = opts.board.onlineSince(key, now);
     const current = since !== undefined ? { status: 'online' as const, since } : { status: 'offline' as const, since: offlineAt ?? now };
     const entry = await kv.get(key);
+    const recorded = entry?.operation === 'PUT' ? entry.string() : undefined;
+    // this replica's earlier claim, if the record is still it: one it could not tell, or one
+    // whose answer was lost and which landed
     const claimed = unanswered.get(key);
     unanswered.delete(key);
-    if (claimed !== undefined && entry?.operation === 'PUT' && entry.string() === claimed) {
-      // this replica's claim had landed: its change is announced now (then the status as it is now is weighed)
-      untold.set(key, parseAnnounced(claimed)!);
-      await announce(applicationId, gamerId, untold.get(key)!);
-      untold.delete(key);
-    }
-    const last = entry && entry.operation === 'PUT' ? parseAnnounced(entry.string()) : undefined;
+    const mine = [untold.get(key), claimed].find((text) => text !== undefined && text === recorded);
+    untold.delete(key);
+    if (mine !== undefined) await tell(key, applicationId, gamerId, mine);
+    const last = recorded !== undefined ? parseAnnounced(recorded) : undefined;
     const decision = settledAnnouncement(last?.status, current, now, opts.settleMs);
     if (decision.kind === 'wait') return schedule(key, decision.ms, offlineAt);
     if (decision.kind === 'none') return;
@@ -186,18 +199,25 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       if (entry) await kv.update(key, text, entry.revision);
       else await kv.create(key, text);
     } catch (error) {
-      if (isConflict(error)) return; // another replica announced first
-      unanswered.set(key, text);
-      throw error;
+      if (!isConflict(error)) {
+        unanswered.set(key, text);
+        throw error;
+      }
+      // another replica announced first, or this replica's own earlier claim landed late:
+      // then it is this replica's to tell
+      if (claimed !== undefined && (await kv.get(key))?.string() === claimed) await tell(key, applicationId, gamerId, claimed);
+      return;
     }
-    untold.set(key, record);
-    await announce(applicationId, gamerId, record);
-    untold.delete(key);
+    await tell(key, applicationId, gamerId, text);
   }
 
-  /** The winner's part: the gamer's friends to tell, read now, and the event. */
-  async function announce(applicationId: string, gamerId: string, record: Announced): Promise<void> {
-    publish(applicationId, gamerId, record, await opts.recipients(applicationId, gamerId));
+  /** The winner's part: the gamer's friends to tell, read now, and the event; kept to tell at the next try when the read fails. */
+  async function tell(key: string, applicationId: string, gamerId: string, text: string): Promise<void> {
+    untold.set(key, text);
+    publish(applicationId, gamerId, parseAnnounced(text)!, await opts.recipients(applicationId, gamerId));
+    untold.delete(key);
+    if (failures > 0) opts.log.info({ failedSettles: failures }, 'presence changes announced again');
+    failures = 0;
   }
 
   function publish(applicationId: string, gamerId: string, record: Announced, recipients: string[]): void {
@@ -213,12 +233,9 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     },
     async forget(applicationId, gamerId) {
       const key = gamerKey(applicationId, gamerId);
-      clearTimeout(settling.get(key)?.timer);
-      settling.delete(key);
-      due.delete(key);
-      // nothing of the erased gamer stays in memory either
-      unanswered.delete(key);
-      untold.delete(key);
+      // nothing of the erased gamer stays in memory either, nor what a settle under way leaves
+      drop(key);
+      if (settlingNow.has(key)) forgotten.add(key);
       if (!kv) throw new Error('the announced-presence bucket is not open yet');
       // only a record: a purge of a gamer never announced would write a marker naming them
       if ((await kv.get(key))?.operation === 'PUT') await kv.purge(key);

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
 import { eventually, infra, natsPrefix } from '@gfts/testkit';
+import { jetstream } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPresenceAnnouncer } from '../../src/presence/announcer.ts';
@@ -20,10 +22,10 @@ describe('presence announcer, when a step fails', () => {
   });
   afterAll(async () => nc?.close());
 
-  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number }) {
+  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number; received?: PresenceChangedEvent[] }) {
     const names = natsNames(prefix);
-    const received: PresenceChangedEvent[] = [];
-    const sub = nc.subscribe(names.presenceChanged, { callback: (_e, msg) => void received.push(msg.json<PresenceChangedEvent>()) });
+    const received: PresenceChangedEvent[] = options.received ?? [];
+    const sub = options.received ? undefined : nc.subscribe(names.presenceChanged, { callback: (_e, msg) => void received.push(msg.json<PresenceChangedEvent>()) });
     await nc.flush();
     const faults = { claimAnswersLost: options.claimAnswersLost ?? 0 };
     const claims = `$KV.${names.presenceAnnouncedBucket}.`;
@@ -45,7 +47,7 @@ describe('presence announcer, when a step fails', () => {
     });
     const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
     const announcer = startPresenceAnnouncer({ nc: faulty, prefix, board, settleMs: 0, replicas: 1, maxBytes: 16 * 1_048_576, recipients: options.recipients, log: quiet });
-    return { received, board, announcer, close: async () => { await announcer.close(); sub.unsubscribe(); } };
+    return { received, board, announcer, close: async () => { await announcer.close(); sub?.unsubscribe(); } };
   }
 
   it('announces a change whose friends could not be read the first time', async () => {
@@ -71,6 +73,59 @@ describe('presence announcer, when a step fails', () => {
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(run.received.map((e) => [e.gamerId, e.status, e.recipients])).toEqual([[ann, 'online', [bob]]]);
     } finally {
+      await run.close();
+    }
+  });
+
+  it('does not tell a change it could not tell once another replica has announced a newer one', async () => {
+    const prefix = natsPrefix();
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = gamerKey(app, ann);
+    let aFails = true;
+    // replica A claims "online" and cannot read the friends; replica B then announces "offline"
+    const a = await announcing(prefix, { recipients: async () => (aFails ? Promise.reject(new Error('injected: the store is away')) : [bob]) });
+    const b = await announcing(prefix, { recipients: async () => [bob], received: a.received });
+    try {
+      a.announcer.changed(a.board.hold(key, 'r1', Date.now()).change!);
+      const records = await new Kvm(jetstream(nc)).open(natsNames(prefix).presenceAnnouncedBucket);
+      await eventually(async () => ((await records.get(key))?.string() ?? '').includes('"online"'), 10_000);
+      // the gamer leaves; both boards see it
+      const at = Date.now();
+      b.board.hold(key, 'r1', at - 1_000);
+      const [offB, offA] = [b.board.release(key, 'r1', at).change!, a.board.release(key, 'r1', at).change!];
+      b.announcer.changed(offB);
+      a.announcer.changed(offA);
+      await eventually(async () => a.received.some((e) => e.status === 'offline'), 10_000);
+      // A's store is back: the "online" it kept is moot now
+      aFails = false;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(a.received.map((e) => e.status)).toEqual(['offline']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('settles one change of a gamer at a time: a change settled while the last is still being told tells it once', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = gamerKey(app, ann);
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let reads = 0;
+    // the first read of the friends hangs (a store slow to answer), the next ones answer
+    const run = await announcing(natsPrefix(), { recipients: async () => (++reads === 1 ? firstHeld.then(() => [bob]) : [bob]) });
+    try {
+      run.announcer.changed(run.board.hold(key, 'r1', Date.now()).change!);
+      await eventually(async () => reads === 1, 10_000);
+      // the gamer leaves while "online" is being told
+      run.announcer.changed(run.board.release(key, 'r1', Date.now()).change!);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      releaseFirst();
+      await eventually(async () => run.received.some((e) => e.status === 'offline'), 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(run.received.map((e) => e.status)).toEqual(['online', 'offline']);
+    } finally {
+      releaseFirst();
       await run.close();
     }
   });

@@ -71,11 +71,11 @@ export type DeadLetterStored = 'stored' | 'repeat';
 /**
  * Which letters to count as dead-lettered (`gfts_stats_dead_letter_total`): a stored one
  * always; a repeat (the stream already held it) unless this replica counted that letter
- * itself. So a letter is never missed: one whose first publish lost its answer (stored
- * unseen) counts at its repeat, on whichever replica that comes. The price is a second
- * count when the repeat comes on another replica than the one that counted (its
- * termination lost, and the event redelivered there). Until 2026-11-28 every publish counted,
- * repeats on the same replica too. Bounded: the last `max` letters counted are remembered.
+ * itself. So a letter whose first publish lost its answer (stored unseen) counts at its
+ * repeat, on whichever replica that comes; it is missed only if no repeat comes at all (its
+ * event's MAX_DELIVERIES advisory lost or not copied). A letter counts twice when its repeat
+ * comes after this replica forgot it: on another replica, after a restart, or after `max`
+ * later letters. Until 2026-11-28 every publish counted, repeats on the same replica too.
  */
 export class LetterCount {
   private readonly counted = new Set<string>();
