@@ -39,6 +39,20 @@ function getWithBody(url: URL, headers: Record<string, string>, body: string): P
   });
 }
 
+/** An upstream that holds every request until `release`; `received()`: how many came. */
+async function holdingUpstream() {
+  let count = 0;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const holding = Fastify();
+  holding.get('/*', async () => {
+    count++;
+    await released;
+    return { ok: true };
+  });
+  return { holding, url: await listen(holding), release, received: () => count };
+}
+
 async function gatewayWith(env: Record<string, string>, friendshipUrl: string, tasksUrl: string) {
   const gateway = await buildGateway(
     readGatewayConfig({ FRIENDSHIP_URL: friendshipUrl, TASKS_URL: tasksUrl, INTERNAL_TOKEN_SECRET: TEST_INTERNAL_SECRET, LOG_LEVEL: testLogLevel(), ...env }),
@@ -484,16 +498,7 @@ describe('gateway limits and failures', () => {
 
   it('serves at most RATE_LIMIT_IN_FLIGHT_MAX requests of one gamer at once; other gamers and game servers are not held to it', async () => {
     // holds every request until released: the gamer's requests stay in flight
-    let received = 0;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holding = Fastify();
-    holding.get('/*', async () => {
-      received++;
-      await released;
-      return { ok: true };
-    });
-    const url = await listen(holding);
+    const { holding, url, release, received } = await holdingUpstream();
     const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_IN_FLIGHT_MAX: '2' }, url, url);
     const app = randomUUID();
     const gamer = { authorization: `Bearer ${mintToken({ app })}` };
@@ -501,13 +506,13 @@ describe('gateway limits and failures', () => {
     const server = { authorization: `Bearer ${mintToken({ app, roles: ['server'] })}` };
     try {
       const held = [api('GET', '/api/v1/tasks', { headers: gamer }), api('GET', '/api/v1/tasks', { headers: gamer })];
-      await eventually(async () => received === 2);
+      await eventually(async () => received() === 2);
       const refused = await api('GET', '/api/v1/tasks', { headers: gamer });
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({ code: 'RATE_LIMITED' });
       expect(refused.headers.get('retry-after')).toBe('1');
       held.push(api('GET', '/api/v1/tasks', { headers: other }), ...[1, 2, 3].map(() => api('GET', '/api/v1/tasks', { headers: server })));
-      await eventually(async () => received === 6);
+      await eventually(async () => received() === 6);
       release();
       expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
       // answered: the gamer's slots are free again
@@ -520,16 +525,7 @@ describe('gateway limits and failures', () => {
   });
 
   it('gives back the in-flight slots of pipelined requests whose client left before their answers', async () => {
-    let received = 0;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holding = Fastify();
-    holding.get('/*', async () => {
-      received++;
-      await released;
-      return { ok: true };
-    });
-    const url = await listen(holding);
+    const { holding, url, release, received } = await holdingUpstream();
     const { gateway, gatewayUrl, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_IN_FLIGHT_MAX: '3' }, url, url);
     const gamer = { authorization: `Bearer ${mintToken({ app: randomUUID() })}` };
     try {
@@ -539,7 +535,7 @@ describe('gateway limits and failures', () => {
       const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
       socket.on('error', () => undefined);
       socket.write(`GET /api/v1/tasks HTTP/1.1\r\nhost: x\r\nauthorization: ${gamer.authorization}\r\n\r\n`.repeat(3));
-      await eventually(async () => received === 3);
+      await eventually(async () => received() === 3);
       socket.resetAndDestroy();
       await closed;
       release();
