@@ -11,6 +11,8 @@ import { gamerKey, type PresenceBoard, type PresenceChange } from './board.ts';
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
 const RETRY_MS = 2_000;
+/** How long a close waits for the settles under way. */
+const CLOSE_WAIT_MS = 5_000;
 /**
  * Most changes being claimed and announced at once (each: a KV read, a compare-and-set,
  * three queries). Low on purpose: a replica's crash or a reconnect storm settles thousands
@@ -138,12 +140,14 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
   }
 
   /**
-   * Claims this replica made whose answer was lost (a timeout): the record as written, by
-   * gamer. The claim may have landed; then the gamer's record is this one, and the change is
-   * this replica's to announce (until 2026-11-28 it was taken for another replica's, and
-   * nobody announced it).
+   * Claims this replica made whose answer was lost (a timeout), as the records written, by
+   * gamer: any may have landed, before the next look at the record or later (then this
+   * replica's next claim conflicts with it). One that landed is this replica's change to
+   * announce (until 2026-11-28 it was taken for another replica's, and nobody announced it).
+   * Kept until the record is seen to be another.
    */
-  const unanswered = new Map<string, string>();
+  const unanswered = new Map<string, string[]>();
+  const unansweredOf = (key: string) => unanswered.get(key) ?? [];
   /**
    * Changes this replica claimed and has not told yet (the friends' read failed), as their
    * record's text: told at the next try while the gamer's record is still that one (a newer
@@ -152,19 +156,27 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
    * told to nobody. The friends are read by the winner of the claim only, as before.
    */
   const untold = new Map<string, string>();
-  /** Settles failed since a change was last told: logged once per outage, not per gamer and try. */
+  /** Settles failed since a change was last told, and when that was last logged: at most a warning a minute, not one per gamer and try. */
   let failures = 0;
+  let warnedAt = -Infinity;
 
   /** A settled change, tried again after RETRY_MS when it fails (a store or NATS error): it is never dropped for one failure. */
   async function settle(key: string): Promise<void> {
-    const offlineAt = settling.get(key)?.offlineAt;
+    const held = settling.get(key);
+    // a timer that made this key due again while it was settling: this settle covers it
+    clearTimeout(held?.timer);
+    const offlineAt = held?.offlineAt;
     settling.delete(key);
     if (stop.signal.aborted) return;
     try {
       await settleOnce(key, offlineAt);
     } catch (error) {
       if (stop.signal.aborted) return;
-      if (failures++ === 0) opts.log.warn({ err: error, key }, 'presence changes not announced yet; each is tried again every 2 s');
+      failures++;
+      if (Date.now() - warnedAt >= 60_000) {
+        warnedAt = Date.now();
+        opts.log.warn({ err: error, key, failedSettles: failures }, 'presence changes not announced yet; each is tried again every 2 s');
+      }
       // a newer change of the gamer, scheduled meanwhile, settles this one's leftovers too
       if (!settling.has(key)) schedule(key, RETRY_MS, offlineAt);
     }
@@ -181,12 +193,15 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     const entry = await kv.get(key);
     const recorded = entry?.operation === 'PUT' ? entry.string() : undefined;
     // this replica's earlier claim, if the record is still it: one it could not tell, or one
-    // whose answer was lost and which landed
-    const claimed = unanswered.get(key);
-    unanswered.delete(key);
-    const mine = [untold.get(key), claimed].find((text) => text !== undefined && text === recorded);
+    // whose answer was lost and which landed. Told if it still holds; if the gamer's status
+    // moved on since, friends were never told it, and hear the newer one instead (claimed
+    // below), not both in a row.
+    const claimed = unansweredOf(key);
+    const mine = [untold.get(key), ...claimed].find((text) => text !== undefined && text === recorded);
+    if (mine !== undefined && parseAnnounced(mine)?.status === current.status) await tell(key, applicationId, gamerId, mine);
+    // what this replica had pending is settled: told, moot, or not its own (another record)
     untold.delete(key);
-    if (mine !== undefined) await tell(key, applicationId, gamerId, mine);
+    if (mine !== undefined || recorded !== undefined) unanswered.delete(key);
     const last = recorded !== undefined ? parseAnnounced(recorded) : undefined;
     const decision = settledAnnouncement(last?.status, current, now, opts.settleMs);
     if (decision.kind === 'wait') return schedule(key, decision.ms, offlineAt);
@@ -200,12 +215,18 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       else await kv.create(key, text);
     } catch (error) {
       if (!isConflict(error)) {
-        unanswered.set(key, text);
+        unanswered.set(key, [...unansweredOf(key), text].slice(-4));
         throw error;
       }
-      // another replica announced first, or this replica's own earlier claim landed late:
-      // then it is this replica's to tell
-      if (claimed !== undefined && (await kv.get(key))?.string() === claimed) await tell(key, applicationId, gamerId, claimed);
+      // another replica announced first, or an earlier claim of this replica landed late:
+      // then it is this replica's to tell (kept if the look fails: the next try tells it)
+      if (claimed.length > 0) {
+        unanswered.set(key, claimed);
+        const now = (await kv.get(key))?.string();
+        const late = claimed.find((text) => text === now);
+        if (late !== undefined) await tell(key, applicationId, gamerId, late);
+        unanswered.delete(key);
+      }
       return;
     }
     await tell(key, applicationId, gamerId, text);
@@ -246,7 +267,8 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       settling.clear();
       due.clear();
       await opening;
-      await Promise.allSettled([...running]);
+      // a settle waiting on a store that does not answer must not hold the shutdown
+      await Promise.race([Promise.allSettled([...running]), sleep(CLOSE_WAIT_MS)]);
     },
   };
 }

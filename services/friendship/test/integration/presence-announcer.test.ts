@@ -129,4 +129,25 @@ describe('presence announcer, when a step fails', () => {
       await run.close();
     }
   });
+
+  it('tells the newer status alone when the one it could not tell has moved on meanwhile', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = gamerKey(app, ann);
+    let fails = true;
+    const prefix = natsPrefix();
+    const run = await announcing(prefix, { recipients: async () => (fails ? Promise.reject(new Error('injected: the store is away')) : [bob]) });
+    try {
+      run.announcer.changed(run.board.hold(key, 'r1', Date.now()).change!);
+      const records = await new Kvm(jetstream(nc)).open(natsNames(prefix).presenceAnnouncedBucket);
+      await eventually(async () => ((await records.get(key))?.string() ?? '').includes('"online"'), 10_000);
+      // the gamer leaves before "online" could be told; the store comes back
+      run.announcer.changed(run.board.release(key, 'r1', Date.now()).change!);
+      fails = false;
+      await eventually(async () => run.received.length > 0, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(run.received.map((e) => e.status)).toEqual(['offline']);
+    } finally {
+      await run.close();
+    }
+  });
 });
