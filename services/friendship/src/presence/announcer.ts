@@ -222,8 +222,10 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       // then it is this replica's to tell (kept if the look fails: the next try tells it)
       if (claimed.length > 0) {
         unanswered.set(key, claimed);
-        const now = (await kv.get(key))?.string();
-        const late = claimed.find((text) => text === now);
+        const stored = (await kv.get(key))?.string();
+        const late = claimed.find((text) => text === stored);
+        // it was made at the revision this claim was (the record it replaced had not moved),
+        // so it is the status of now: told
         if (late !== undefined) await tell(key, applicationId, gamerId, late);
         unanswered.delete(key);
       }

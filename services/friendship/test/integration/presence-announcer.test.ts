@@ -22,17 +22,29 @@ describe('presence announcer, when a step fails', () => {
   });
   afterAll(async () => nc?.close());
 
-  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number; received?: PresenceChangedEvent[] }) {
+  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number; claimsLanding?: 'late'; received?: PresenceChangedEvent[] }) {
     const names = natsNames(prefix);
     const received: PresenceChangedEvent[] = options.received ?? [];
     const sub = options.received ? undefined : nc.subscribe(names.presenceChanged, { callback: (_e, msg) => void received.push(msg.json<PresenceChangedEvent>()) });
     await nc.flush();
-    const faults = { claimAnswersLost: options.claimAnswersLost ?? 0 };
+    const faults = { claimAnswersLost: options.claimAnswersLost ?? 0, lateClaim: options.claimsLanding === 'late' };
     const claims = `$KV.${names.presenceAnnouncedBucket}.`;
+    let held: (() => Promise<unknown>) | undefined;
     const faulty = new Proxy(nc, {
       get(target, prop) {
         if (prop === 'request') {
           return async (subject: string, data: Uint8Array, opts: object) => {
+            if (subject.startsWith(claims) && faults.lateClaim) {
+              // the first claim is held and its caller told it timed out; it lands just before the next one
+              faults.lateClaim = false;
+              held = () => target.request(subject, data, opts as never);
+              throw new Error('injected: no answer (the claim is still on its way)');
+            }
+            if (subject.startsWith(claims) && held) {
+              const landing = held;
+              held = undefined;
+              await landing();
+            }
             const answer = await target.request(subject, data, opts as never);
             if (subject.startsWith(claims) && faults.claimAnswersLost > 0) {
               faults.claimAnswersLost--;
@@ -146,6 +158,19 @@ describe('presence announcer, when a step fails', () => {
       await eventually(async () => run.received.length > 0, 10_000);
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(run.received.map((e) => e.status)).toEqual(['offline']);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it('tells its own claim that landed late, after its next claim conflicted with it', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const run = await announcing(natsPrefix(), { recipients: async () => [bob], claimsLanding: 'late' });
+    try {
+      run.announcer.changed(run.board.hold(gamerKey(app, ann), 'r1', Date.now()).change!);
+      await eventually(async () => run.received.length === 1, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(run.received.map((e) => [e.gamerId, e.status])).toEqual([[ann, 'online']]);
     } finally {
       await run.close();
     }
