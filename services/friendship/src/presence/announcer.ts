@@ -13,6 +13,8 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 const RETRY_MS = 2_000;
 /** How long a close waits for the settles under way. */
 const CLOSE_WAIT_MS = 5_000;
+/** How long a gamer's erasure waits for a settle of theirs under way, before it is tried again. */
+const FORGET_WAIT_MS = 5_000;
 /**
  * Most changes being claimed and announced at once (each: a KV read, a compare-and-set,
  * three queries). Low on purpose: a replica's crash or a reconnect storm settles thousands
@@ -39,8 +41,9 @@ export interface PresenceAnnouncer {
   changed(change: PresenceChange): void;
   /**
    * Gamer erasure: the gamer's announced record ({status, lastSeenAt}, else kept 30 days)
-   * purged, and a change of theirs this replica is settling dropped. Throws while the bucket
-   * is not open, so that the erasure is redelivered rather than reported done.
+   * purged, and a change of theirs this replica is settling dropped (a settle under way is
+   * waited for, up to 5 s). Throws while the bucket is not open, or the settle still runs,
+   * so that the erasure is redelivered rather than reported done.
    */
   forget(applicationId: string, gamerId: string): Promise<void>;
   close(): Promise<void>;
@@ -98,8 +101,8 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
 
   /** settled keys waiting for a slot: a replica's crash settles thousands of changes at once */
   const due = new Set<string>();
-  /** keys being settled: one settle per gamer at a time (two would both tell what was untold) */
-  const settlingNow = new Set<string>();
+  /** keys being settled, and their settles: one per gamer at a time (two would both tell what was untold) */
+  const settlingNow = new Map<string, Promise<void>>();
   /** gamers erased while being settled: what that settle leaves is dropped when it ends */
   const forgotten = new Set<string>();
   function run(): void {
@@ -108,13 +111,13 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       // its turn comes again when the settle under way ends (run() then)
       if (settlingNow.has(key)) continue;
       due.delete(key);
-      settlingNow.add(key);
       const p = settle(key).catch((error: unknown) => opts.log.warn({ err: error, key }, 'presence change not announced')).finally(() => {
         settlingNow.delete(key);
         if (forgotten.delete(key)) drop(key);
         running.delete(p);
         run();
       });
+      settlingNow.set(key, p);
       running.add(p);
     }
   }
@@ -258,7 +261,14 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       const key = gamerKey(applicationId, gamerId);
       // nothing of the erased gamer stays in memory either, nor what a settle under way leaves
       drop(key);
-      if (settlingNow.has(key)) forgotten.add(key);
+      const underWay = settlingNow.get(key);
+      if (underWay) {
+        forgotten.add(key);
+        // a settle between its read and its claim would write the record after the purge
+        // below (until 2026-11-28): it ends first; one that does not is the erasure's retry
+        await Promise.race([underWay, sleep(FORGET_WAIT_MS)]);
+        if (settlingNow.has(key)) throw new Error('a presence change of the gamer is still being settled');
+      }
       if (!kv) throw new Error('the announced-presence bucket is not open yet');
       // only a record: a purge of a gamer never announced would write a marker naming them
       if ((await kv.get(key))?.operation === 'PUT') await kv.purge(key);

@@ -22,7 +22,7 @@ describe('presence announcer, when a step fails', () => {
   });
   afterAll(async () => nc?.close());
 
-  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number; claimsLanding?: 'late'; received?: PresenceChangedEvent[] }) {
+  async function announcing(prefix: string, options: { recipients: () => Promise<string[]>; claimAnswersLost?: number; claimsLanding?: 'late'; claimsHeldUntil?: Promise<void>; received?: PresenceChangedEvent[] }) {
     const names = natsNames(prefix);
     const received: PresenceChangedEvent[] = options.received ?? [];
     const sub = options.received ? undefined : nc.subscribe(names.presenceChanged, { callback: (_e, msg) => void received.push(msg.json<PresenceChangedEvent>()) });
@@ -30,6 +30,8 @@ describe('presence announcer, when a step fails', () => {
     const faults = { claimAnswersLost: options.claimAnswersLost ?? 0, lateClaim: options.claimsLanding === 'late' };
     const claims = `$KV.${names.presenceAnnouncedBucket}.`;
     let held: (() => Promise<unknown>) | undefined;
+    let claimHeld: () => void = () => undefined;
+    const claimReached = new Promise<void>((resolve) => (claimHeld = resolve));
     const faulty = new Proxy(nc, {
       get(target, prop) {
         if (prop === 'request') {
@@ -39,6 +41,10 @@ describe('presence announcer, when a step fails', () => {
               faults.lateClaim = false;
               held = () => target.request(subject, data, opts as never);
               throw new Error('injected: no answer (the claim is still on its way)');
+            }
+            if (subject.startsWith(claims) && options.claimsHeldUntil) {
+              claimHeld();
+              await options.claimsHeldUntil;
             }
             if (subject.startsWith(claims) && held) {
               const landing = held;
@@ -59,7 +65,7 @@ describe('presence announcer, when a step fails', () => {
     });
     const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
     const announcer = startPresenceAnnouncer({ nc: faulty, prefix, board, settleMs: 0, replicas: 1, maxBytes: 16 * 1_048_576, recipients: options.recipients, log: quiet });
-    return { received, board, announcer, close: async () => { await announcer.close(); sub?.unsubscribe(); } };
+    return { received, board, announcer, claimReached, close: async () => { await announcer.close(); sub?.unsubscribe(); } };
   }
 
   it('announces a change whose friends could not be read the first time', async () => {
@@ -172,6 +178,30 @@ describe('presence announcer, when a step fails', () => {
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       expect(run.received.map((e) => [e.gamerId, e.status])).toEqual([[ann, 'online']]);
     } finally {
+      await run.close();
+    }
+  });
+
+  it('erases a gamer whose change is being settled after that settle, so no record of them is left', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = gamerKey(app, ann);
+    let releaseClaims!: () => void;
+    const claimsHeldUntil = new Promise<void>((resolve) => (releaseClaims = resolve));
+    const prefix = natsPrefix();
+    const run = await announcing(prefix, { recipients: async () => [bob], claimsHeldUntil });
+    const records = async () => (await new Kvm(jetstream(nc)).open(natsNames(prefix).presenceAnnouncedBucket)).get(key);
+    try {
+      // the settle has read no record and its claim is on its way when the erasure comes
+      run.announcer.changed(run.board.hold(key, 'r1', Date.now()).change!);
+      await run.claimReached;
+      const erased = run.announcer.forget(app, ann);
+      setTimeout(() => releaseClaims(), 300);
+      await erased;
+      // the claim has landed by now, whenever the erasure ended
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect((await records())?.operation).not.toBe('PUT');
+    } finally {
+      releaseClaims();
       await run.close();
     }
   });
