@@ -6,6 +6,7 @@ export { composeNatsPassword, composeNatsPasswords, startComposeNats, startConfi
 export { keepContainers, testLogLevel, type TestLogLevel } from './debug.ts';
 export { wireCommands, countStoreCommands, type StoreCommandCounter, type WireCommand } from './store-commands.ts';
 export { tcpHop, type TcpHop } from './tcp-hop.ts';
+export { interceptRequests } from './nats-requests.ts';
 export { isMongoPlan, mongoPlanOfThisStore, sqlitePlan, stagesOf, type Explain, type Stage } from './plans.ts';
 
 /** Secrets used only by tests; the services under test are configured with them. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { natsNames, type PresenceChangedEvent } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { eventually, infra, natsPrefix } from '@gfts/testkit';
+import { eventually, infra, interceptRequests, natsPrefix } from '@gfts/testkit';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -32,36 +32,28 @@ describe('presence announcer, when a step fails', () => {
     let held: (() => Promise<unknown>) | undefined;
     let claimHeld: () => void = () => undefined;
     const claimReached = new Promise<void>((resolve) => (claimHeld = resolve));
-    const faulty = new Proxy(nc, {
-      get(target, prop) {
-        if (prop === 'request') {
-          return async (subject: string, data: Uint8Array, opts: object) => {
-            if (subject.startsWith(claims) && faults.lateClaim) {
-              // the first claim is held and its caller told it timed out; it lands just before the next one
-              faults.lateClaim = false;
-              held = () => target.request(subject, data, opts as never);
-              throw new Error('injected: no answer (the claim is still on its way)');
-            }
-            if (subject.startsWith(claims) && options.claimsHeldUntil) {
-              claimHeld();
-              await options.claimsHeldUntil;
-            }
-            if (subject.startsWith(claims) && held) {
-              const landing = held;
-              held = undefined;
-              await landing();
-            }
-            const answer = await target.request(subject, data, opts as never);
-            if (subject.startsWith(claims) && faults.claimAnswersLost > 0) {
-              faults.claimAnswersLost--;
-              throw new Error('injected: the claim landed, its answer was lost');
-            }
-            return answer;
-          };
-        }
-        const value = Reflect.get(target, prop, target) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
+    const faulty = interceptRequests(nc, async (subject, send) => {
+      if (subject.startsWith(claims) && faults.lateClaim) {
+        // the first claim is held and its caller told it timed out; it lands just before the next one
+        faults.lateClaim = false;
+        held = send;
+        throw new Error('injected: no answer (the claim is still on its way)');
+      }
+      if (subject.startsWith(claims) && options.claimsHeldUntil) {
+        claimHeld();
+        await options.claimsHeldUntil;
+      }
+      if (subject.startsWith(claims) && held) {
+        const landing = held;
+        held = undefined;
+        await landing();
+      }
+      const answer = await send();
+      if (subject.startsWith(claims) && faults.claimAnswersLost > 0) {
+        faults.claimAnswersLost--;
+        throw new Error('injected: the claim landed, its answer was lost');
+      }
+      return answer;
     });
     const board = presenceBoard({ onlineWindowMs: 60_000, maxEntries: 1_000 });
     const announcer = startPresenceAnnouncer({ nc: faulty, prefix, board, settleMs: 0, replicas: 1, maxBytes: 16 * 1_048_576, recipients: options.recipients, log: quiet });

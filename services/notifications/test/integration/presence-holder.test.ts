@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { natsNames, presenceBeatKey, presenceHoldKey } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { composeNatsPassword, eventually, infra, natsPrefix, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
+import { composeNatsPassword, eventually, infra, interceptRequests, natsPrefix, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -97,26 +97,18 @@ async function lostHeartbeatAnswer({ writer, kv, prefix, beats }: { writer: Nats
   const gamerKey = presenceHoldKey(holderId, gamer.applicationId, gamer.gamerId);
   const gamerSubject = `$KV.${names.presenceBucket}.${gamerKey}`;
   const faults = { gamerFailures: 0, beats: [] as ('lost' | 'unsent')[], armed: false, beatsAnsweredAfter: 0 };
-  const faulty = new Proxy(writer, {
-    get(target, prop) {
-      if (prop === 'request') {
-        return async (subject: string, data: Uint8Array, opts: object) => {
-          if (subject === gamerSubject && faults.gamerFailures > 0) {
-            faults.gamerFailures--;
-            throw new Error('injected: the delete did not leave');
-          }
-          const beat = subject === beatSubject ? faults.beats.shift() : undefined;
-          if (beat === 'unsent') throw new Error('injected: the heartbeat did not leave');
-          const answer = await target.request(subject, data, opts as never);
-          if (beat === 'lost') throw new Error('injected: the heartbeat landed, its answer was lost');
-          // a heartbeat written (an answer without an error: a lost compare-and-set answers one)
-          if (subject === beatSubject && faults.armed && faults.beats.length === 0 && !(JSON.parse(new TextDecoder().decode(answer.data)) as { error?: unknown }).error) faults.beatsAnsweredAfter++;
-          return answer;
-        };
-      }
-      const value = Reflect.get(target, prop, target) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+  const faulty = interceptRequests(writer, async (subject, send) => {
+    if (subject === gamerSubject && faults.gamerFailures > 0) {
+      faults.gamerFailures--;
+      throw new Error('injected: the delete did not leave');
+    }
+    const beat = subject === beatSubject ? faults.beats.shift() : undefined;
+    if (beat === 'unsent') throw new Error('injected: the heartbeat did not leave');
+    const answer = await send();
+    if (beat === 'lost') throw new Error('injected: the heartbeat landed, its answer was lost');
+    // a heartbeat written (an answer without an error: a lost compare-and-set answers one)
+    if (subject === beatSubject && faults.armed && faults.beats.length === 0 && !(JSON.parse(new TextDecoder().decode(answer.data)) as { error?: unknown }).error) faults.beatsAnsweredAfter++;
+    return answer;
   });
   const said: string[] = [];
   const log = { info: (_o: unknown, msg: string) => void said.push(msg), warn: (_o: unknown, msg: string) => void said.push(msg) };
