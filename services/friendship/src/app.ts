@@ -51,10 +51,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const erasure = await startFriendshipErasure(nats, repositories.erasure, announcer, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
   }, app.log);
-  const erasedGamers = forgetErasedGamers(nats, config.NATS_PREFIX, (applicationId, gamerId) => {
-    registrations.forget(applicationId, gamerId);
-    profiles.forget(applicationId, gamerId);
-  }, app.log);
+  const erasedGamers = forgetErasedGamers(nats, config.NATS_PREFIX, { caches: [registrations, profiles], presence: announcer }, app.log);
   // HTTP has stopped when onClose runs; answer the NATS questions in flight, then disconnect.
   app.addHook('onClose', async () => {
     erasedGamers.stop();

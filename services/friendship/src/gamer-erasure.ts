@@ -58,11 +58,27 @@ export interface ErasureReports {
  * cached of them: without it, the registration cache skipped the gamer's next calls for up
  * to 5 minutes on each replica that had seen them, so a gamer who played on after an
  * erasure stayed out of the directory (unfindable, shown with no name) that long. A report
- * missed while a replica was cut from NATS leaves only the caches' own expiry. The server
+ * missed while a replica was cut from NATS leaves only the caches' own expiry. The gamer's
+ * announced presence is forgotten again on every replica too: a settle of theirs under way
+ * on a replica other than the erasing one (between its read and its claim) wrote their
+ * record after the erasure's purge (until 2026-11-29), kept 30 days; that replica now waits
+ * for it and purges what it wrote (a warning when it cannot). The server
  * closes a subscription it refuses (a NATS server still on an older permission file during
  * a rollout): it is made again, 1 s doubling to 60 s apart, with a warning each time.
  */
-export function forgetErasedGamers(nc: NatsConnection, prefix: string, forget: (applicationId: string, gamerId: string) => void, log: FastifyBaseLogger): ErasureReports {
+export interface ErasedGamerMemory {
+  /** what a replica cached of a gamer (registrations, profiles): dropped at once */
+  caches: { forget(applicationId: string, gamerId: string): void }[];
+  presence: Pick<PresenceAnnouncer, 'forget'>;
+}
+
+export function forgetErasedGamers(nc: NatsConnection, prefix: string, memory: ErasedGamerMemory, log: FastifyBaseLogger): ErasureReports {
+  const forget = (applicationId: string, gamerId: string) => {
+    for (const cache of memory.caches) cache.forget(applicationId, gamerId);
+    memory.presence.forget(applicationId, gamerId).catch((error: unknown) => {
+      log.warn({ err: error, applicationId, gamerId }, 'erased gamer\'s presence not forgotten on this replica: a record its settle wrote may stay');
+    });
+  };
   const subject = natsNames(prefix).gamerErasureCompleted;
   let subscription: Subscription | undefined;
   let retry: NodeJS.Timeout | undefined;

@@ -140,7 +140,7 @@ describe('presence watch under the friendship NATS user', () => {
     const names = natsNames('gfts');
     const log = { info: () => undefined, warn: (o: unknown) => errors.push(JSON.stringify(o)), error: (o: unknown) => errors.push(JSON.stringify(o)) } as never;
     const forgotten: string[] = [];
-    const reports = forgetErasedGamers(nc, 'gfts', (app, gamer) => void forgotten.push(`${app}:${gamer}`), log);
+    const reports = forgetErasedGamers(nc, 'gfts', { caches: [{ forget: (app, gamer) => void forgotten.push(`${app}:${gamer}`) }], presence: { forget: async () => undefined } }, log);
     await nc.flush();
     // the tasks user's report is another service's; then friendship's own, as its consumer publishes it
     const tasks = await connectNats(server.url, 'tasks', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'tasks', password: composeNatsPassword('NATS_TASKS_PASSWORD') });
@@ -166,7 +166,7 @@ describe('presence watch under the friendship NATS user', () => {
     const warnings: string[] = [];
     const refused = await connectNats(server.url, 'notifications', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
     const log = { info: () => undefined, warn: (_o: unknown, message: string) => void warnings.push(message), error: () => undefined } as never;
-    const reports = forgetErasedGamers(refused, 'gfts', () => undefined, log);
+    const reports = forgetErasedGamers(refused, 'gfts', { caches: [], presence: { forget: async () => undefined } }, log);
     try {
       // refused at once, then again 1 s later: it keeps trying instead of going quiet
       await eventually(async () => warnings.length >= 2, 10_000);

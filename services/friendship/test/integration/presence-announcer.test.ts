@@ -6,6 +6,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetErasedGamers } from '../../src/gamer-erasure.ts';
 import { startPresenceAnnouncer } from '../../src/presence/announcer.ts';
 import { gamerKey, presenceBoard } from '../../src/presence/board.ts';
 
@@ -194,6 +195,37 @@ describe('presence announcer, when a step fails', () => {
       expect((await records())?.operation).not.toBe('PUT');
     } finally {
       releaseClaims();
+      await run.close();
+    }
+  });
+
+  it('a replica that did not erase the gamer purges what its settle under way wrote once the erasure is reported', async () => {
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = gamerKey(app, ann);
+    let releaseClaims!: () => void;
+    const claimsHeldUntil = new Promise<void>((resolve) => (releaseClaims = resolve));
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    // this replica is not the one that erases: it only hears the erasure's report
+    const run = await announcing(prefix, { recipients: async () => [bob], claimsHeldUntil });
+    const forgotten: string[] = [];
+    const reports = forgetErasedGamers(nc, prefix, { caches: [{ forget: (a, g) => void forgotten.push(gamerKey(a, g)) }], presence: run.announcer }, quiet as never);
+    const records = async () => (await new Kvm(jetstream(nc)).open(names.presenceAnnouncedBucket)).get(key);
+    try {
+      await nc.flush();
+      // its settle has read no record and its claim is on its way when the erasure, elsewhere, is done and reported
+      run.announcer.changed(run.board.hold(key, 'r1', Date.now()).change!);
+      await run.claimReached;
+      nc.publish(names.gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId: ann, service: 'friendship', completedAt: new Date().toISOString() }));
+      await eventually(async () => forgotten.includes(key), 5_000);
+      releaseClaims();
+      // the claim lands after the erasure's purge; the report's forget waits for it and purges it
+      await eventually(async () => (await records())?.operation === 'PURGE', 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await records())?.operation).toBe('PURGE');
+    } finally {
+      releaseClaims();
+      reports.stop();
       await run.close();
     }
   });
