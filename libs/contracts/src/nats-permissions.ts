@@ -177,6 +177,9 @@ export function presenceWriterPublish(prefix: string): string[] {
  */
 export const rateLimitBucket = (windowMs: number) => `gateway_rate_limit_${windowMs}`;
 
+/** JetStream's advisory that the bucket's stream was deleted: each gateway pod binds the bucket again on it. */
+export const rateLimitBucketDeleted = (windowMs: number) => `$JS.EVENT.ADVISORY.STREAM.DELETED.KV_${rateLimitBucket(windowMs)}`;
+
 /**
  * The gateway: the KV bucket of its rate-limit window; nothing else (presence comes from
  * the live connections, which the notifications service records). NATS wildcards match whole tokens
@@ -203,7 +206,11 @@ export function gatewayPermissions(rateLimitWindowMs: number): NatsUserPermissio
       // create and update: JetStream publishes with an expected last subject sequence
       `$KV.${bucket}.>`,
     ],
-    subscribe: [`${natsInboxPrefix('gateway')}.>`],
+    subscribe: [
+      `${natsInboxPrefix('gateway')}.>`,
+      // the bucket deleted: bound again, with the counts remembered from it forgotten
+      rateLimitBucketDeleted(rateLimitWindowMs),
+    ],
     allowResponses: false,
   };
 }

@@ -71,7 +71,9 @@ export class Batcher {
       const { before, granted, ttl, window, known } = await incrementShared(kv, key, windowMs, max, batch.length, size, nowMs, this.#leases.known(key));
       // In arrival order: the first `granted` are within the budget, the rest above it.
       batch.forEach((waiter, i) => waiter.resolve({ current: before + i + 1, ttl }));
-      this.#leases.keep(key, window, size, before + batch.length + 1, before + granted, known);
+      // the bucket made again while this update ran: its count is the old bucket's (a later
+      // flush has already forgotten the others), so it is not remembered (until 2026-11-29 it was)
+      this.#leases.keep(key, window, size, before + batch.length + 1, before + granted, this.#bucket === kv ? known : undefined);
     } catch (error) {
       for (const waiter of batch) waiter.reject(error);
     } finally {

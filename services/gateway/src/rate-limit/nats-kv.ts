@@ -4,7 +4,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import { natsConnectionOptions, type NatsCredentials } from '@gfts/platform';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
-import { bucketName, counterTtlMs } from './window.ts';
+import { bucketDeletedSubject, bucketName, counterTtlMs } from './window.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -111,6 +111,7 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
         if (stop.signal.aborted) return void (await conn.close());
         nc = conn;
         watch(conn);
+        watchDeletion(conn);
         const counters = await ensureBucket(conn);
         kv = counters;
         connected = true;
@@ -142,6 +143,23 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
         }
       }
     })();
+  }
+
+  /**
+   * The bucket deleted (an operator, or another pod's repair racing a delete): this pod makes
+   * it again, or binds the one another pod made, at once. Its new handle voids the counts it
+   * remembered (Batcher): a pod whose calls never failed kept them until 2026-11-29, and a
+   * write from one at a revision the new bucket happened to have landed with a wrong count.
+   * The advisory is core NATS: one missed (a disconnect) is covered by the reconnect's repair.
+   */
+  function watchDeletion(conn: NatsConnection): void {
+    conn.subscribe(bucketDeletedSubject(opts.windowMs), {
+      callback: (error) => {
+        // refused (a NATS server on an older permission file): a deletion is then seen at the next failed counter call only
+        if (error) opts.log.warn({ err: error }, 'rate-limit bucket deletions not heard: a pod whose counter calls do not fail keeps counts from a deleted bucket');
+        else if (kv) repair('bucket deleted');
+      },
+    });
   }
 
   const opening = open().finally(() => attempted());

@@ -1,4 +1,4 @@
-import { rateLimitBucket } from '@gfts/contracts';
+import { rateLimitBucket, rateLimitBucketDeleted } from '@gfts/contracts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -67,6 +67,11 @@ export function grant(count: number, max: number, requests: number, wanted = req
 export function bucketName(windowMs: number): string {
   // named in libs/contracts, whose NATS permissions give the gateway this bucket only
   return rateLimitBucket(windowMs);
+}
+
+/** The subject JetStream tells the bucket's deletion on. */
+export function bucketDeletedSubject(windowMs: number): string {
+  return rateLimitBucketDeleted(windowMs);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { natsInboxPrefix, natsNames, presenceBeatKey, presenceHolderFilter, presenceHoldKey } from '@gfts/contracts';
+import { natsInboxPrefix, natsNames, presenceBeatKey, presenceHolderFilter, presenceHoldKey, rateLimitBucket } from '@gfts/contracts';
 import { composeNatsPassword, startComposeNats, type ConfiguredNats } from '@gfts/testkit';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
@@ -41,6 +41,25 @@ describe('the gateway NATS user (deploy/compose/nats-auth.conf)', () => {
     const revision = await kv!.create('gamer.1', encodeCount(1));
     await kv!.update('gamer.1', encodeCount(2), revision);
     expect(new TextDecoder().decode((await kv!.get('gamer.1'))?.value)).toBe('2');
+  });
+
+  it('hears its bucket deleted, and makes it again at once', async () => {
+    const heard: string[] = [];
+    const listening = { ...log, info: (o: unknown, message?: string) => void heard.push(`${message ?? o} ${JSON.stringify(o)}`), warn: (o: unknown, message?: string) => void heard.push(`warn: ${message ?? o}`) };
+    const kv = connectSharedKv({ servers: server.url, credentials: { user: 'gateway', password: composeNatsPassword('NATS_GATEWAY_PASSWORD') }, windowMs: WINDOW_MS, replicas: 1, timeoutMs: 2_000, log: listening });
+    opened.push(kv);
+    await kv.firstAttempt;
+    expect(kv.current()).toBeDefined();
+    // an operator deletes it (docs/operations.md, Operator access)
+    const ops = await connect({ servers: server.url, user: 'ops', pass: composeNatsPassword('NATS_OPS_PASSWORD'), inboxPrefix: natsInboxPrefix('ops') });
+    try {
+      await (await jetstreamManager(ops)).streams.delete(`KV_${rateLimitBucket(WINDOW_MS)}`);
+      await expect.poll(() => heard.some((line) => line.includes('bound again') && line.includes('bucket deleted')), { timeout: 10_000, interval: 50 }).toBe(true);
+      expect((await (await jetstreamManager(ops)).streams.info(`KV_${rateLimitBucket(WINDOW_MS)}`)).config.name).toBe(`KV_${rateLimitBucket(WINDOW_MS)}`);
+      expect(heard.filter((line) => line.startsWith('warn'))).toEqual([]);
+    } finally {
+      await ops.close();
+    }
   });
 
   it('is refused a bucket of another window length, and a wrong password', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { client, infra, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type Call, testLogLevel } from '@gfts/testkit';
 import { startNats } from '@gfts/testkit/containers';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,7 +11,7 @@ import { readGatewayConfig } from '../../src/config.ts';
 import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
 import { connectSharedKv } from '../../src/rate-limit/nats-kv.ts';
 import { SharedStore } from '../../src/rate-limit/store.ts';
-import { bucketName } from '../../src/rate-limit/window.ts';
+import { bucketName, encodeCount } from '../../src/rate-limit/window.ts';
 
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -284,6 +285,43 @@ describe('a rate-limit bucket NATS lost', () => {
       const statuses = [];
       for (let i = 0; i < MAX + 1; i++) statuses.push((await (i % 2 ? a : b).api('GET', '/api/v1/tasks', { headers: gamer })).status);
       expect(statuses).toEqual([...Array<number>(MAX).fill(200), 429]);
+    } finally {
+      await nc.close();
+      await a.gateway.close();
+      await b.gateway.close();
+      await nats.stop();
+    }
+  });
+});
+
+describe('a rate-limit bucket deleted and made again by another pod', () => {
+  it('is bound again by a pod whose calls never failed, which then counts from the new bucket, not from what it remembered', async () => {
+    const nats = await startNats();
+    // one counter update per request: every request of the gamer writes at the revision this pod remembers
+    const single = { RATE_LIMIT_STORE_TIMEOUT_MS: '1000', RATE_LIMIT_LEASE_MAX: '1', RATE_LIMIT_LEASE_FIRST: '1' };
+    const a = await replica(nats.url, upstreamUrl, single);
+    const b = await replica(nats.url, upstreamUrl, single);
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const bucket = bucketName(Number(WINDOW_MS));
+      const gamer = bearer();
+      // a's update is the first write of the bucket: the gamer's counter at revision 1, count 1
+      expect((await a.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(200);
+      const counters = [];
+      for await (const k of await (await new Kvm(jetstream(nc)).open(bucket)).keys()) counters.push(k);
+      expect(counters).toHaveLength(1);
+      await jsm.streams.delete(`KV_${bucket}`);
+      // b's next call finds it gone and makes it again; a's calls never failed
+      await b.api('GET', '/api/v1/tasks', { headers: bearer() });
+      await expect.poll(async () => (await jsm.streams.info(`KV_${bucket}`).catch(() => undefined)) !== undefined, { timeout: 10_000, interval: 100 }).toBe(true);
+      // the new bucket's first write: the same gamer's counter, full (as other pods' requests
+      // would make it), at revision 1 again, the revision a remembers
+      expect(await (await new Kvm(jetstream(nc)).open(bucket)).put(counters[0]!, encodeCount(MAX))).toBe(1);
+      // past b's pause after its failure, and a's rebinding
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect((await a.api('GET', '/api/v1/tasks', { headers: gamer })).status).toBe(429);
+      expect(fallbacks(await metricsOf(a), 'error') ?? 0).toBe(0);
     } finally {
       await nc.close();
       await a.gateway.close();

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import type { KV } from '@nats-io/kv';
+import { describe, expect, it, vi } from 'vitest';
 import { Breaker } from '../../src/rate-limit/breaker.ts';
 import { InFlight } from '../../src/rate-limit/in-flight.ts';
-import { waiting, type Waiter } from '../../src/rate-limit/batcher.ts';
+import { Batcher, waiting, type Waiter } from '../../src/rate-limit/batcher.ts';
 import { Leases } from '../../src/rate-limit/leases.ts';
 import { LocalCounter } from '../../src/rate-limit/local-counter.ts';
 import { bucketName, counterKey, counterTtlMs, decodeCount, encodeCount, grant, windowAt } from '../../src/rate-limit/window.ts';
@@ -214,5 +215,45 @@ describe('requests a gamer holds at once', () => {
     expect(inFlight.gamers).toBe(1);
     inFlight.give('b');
     expect(inFlight.gamers).toBe(0);
+  });
+});
+
+describe('counter updates across a bucket made again', () => {
+  /** A bucket whose writes answer when the test says: what incrementShared calls of a KV handle. */
+  function bucket() {
+    const answers: (() => void)[] = [];
+    let revision = 0;
+    const kv = {
+      put: () => new Promise<number>((resolve) => answers.push(() => resolve(++revision))),
+      get: async () => null,
+    };
+    return { kv: kv as unknown as KV, answerAll: () => answers.splice(0).forEach((answer) => answer()), pending: () => answers.length };
+  }
+
+  it('does not remember the count of an update that ran on the old bucket when it ends after the new one was used', async () => {
+    const [old, fresh] = [bucket(), bucket()];
+    let current = old.kv;
+    const leases = new Leases(64, 4, 100);
+    const batcher = new Batcher(() => current, leases);
+    const answerBy = performance.now() + 60_000;
+    // a first update, on the old bucket, remembers its count
+    const first = batcher.increment('ann', 60_000, 100, answerBy);
+    old.answerAll();
+    await first;
+    expect(leases.known('ann')).toBeDefined();
+    // Bob's update is in flight on the old bucket when it is made again and Cid's update uses the new one
+    const bob = batcher.increment('bob', 60_000, 100, answerBy);
+    await vi.waitFor(() => expect(old.pending()).toBe(1));
+    current = fresh.kv;
+    const cid = batcher.increment('cid', 60_000, 100, answerBy);
+    await vi.waitFor(() => expect(fresh.pending()).toBe(1));
+    fresh.answerAll();
+    await cid;
+    old.answerAll();
+    await bob;
+    // the old bucket's counts are forgotten, the one that ended late too; the new one's kept
+    expect(leases.known('ann')).toBeUndefined();
+    expect(leases.known('bob')).toBeUndefined();
+    expect(leases.known('cid')).toBeDefined();
   });
 });
