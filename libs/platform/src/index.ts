@@ -17,3 +17,4 @@ export { tracingStarted } from './tracing/state.ts';
 export * from './gamer-events.ts';
 export * from './jetstream-pull.ts';
 export * from './jetstream-streams.ts';
+export * from './subscriptions.ts';

@@ -97,6 +97,8 @@ export async function startNats(): Promise<{ url: string; stop: () => Promise<vo
 export interface ConfiguredNats {
   url: string;
   stop(): Promise<void>;
+  /** Writes these files' new text into /etc/nats and has the server reload its configuration (as `nats-server --signal reload`). */
+  reload(files: { text: string; name: string }[]): Promise<void>;
 }
 
 /**
@@ -122,6 +124,12 @@ export async function startConfiguredNats(files: { source: string; name: string 
     url: `nats://${container.getHost()}:${container.getMappedPort(4222)}`,
     stop: async () => {
       await container.stop({ timeout: 5_000 });
+    },
+    reload: async (changed) => {
+      await container.copyContentToContainer(changed.map((f) => ({ content: f.text, target: `/etc/nats/${f.name}` })));
+      // the server is the container's process 1
+      const signalled = await container.exec(['/nats-server', '--signal', 'reload=1']);
+      if (signalled.exitCode !== 0) throw new Error(`nats-server reload failed: ${signalled.output}`);
     },
   };
 }

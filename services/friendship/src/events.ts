@@ -1,6 +1,6 @@
 import { CanMessageRequest, check, natsNames, type CanMessageReply, type FriendshipEvent, type FriendshipEventType, type UserSummary } from '@gfts/contracts';
-import { requestHeaders, tracedPublish } from '@gfts/platform';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { keepSubscribed, requestHeaders, tracedPublish } from '@gfts/platform';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BlockRepository } from './repository/index.ts';
 
@@ -75,22 +75,15 @@ export interface CanMessageResponder {
  */
 export function startCanMessageResponder(nc: NatsConnection, prefix: string, blocks: Pick<BlockRepository, 'blocks'>, log: Logger): CanMessageResponder {
   const inFlight = new Set<Promise<void>>();
-  const subscription: Subscription = nc.subscribe(natsNames(prefix).canMessage, {
-    queue: 'friendship',
-    callback: (error, msg) => {
-      if (error) {
-        log.warn({ err: error }, 'can-message subscription error');
-        return;
-      }
-      const work = canMessage(blocks, parseJson(msg.data)).then(
-        (reply) => {
-          msg.respond(JSON.stringify(reply));
-        },
-        (failure: unknown) => log.error({ err: failure }, 'can-message check failed'),
-      );
-      inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
-    },
+  const subscription = keepSubscribed(nc, natsNames(prefix).canMessage, { queue: 'friendship', what: 'can-message questions go unanswered', log }, (msg) => {
+    const work = canMessage(blocks, parseJson(msg.data)).then(
+      (reply) => {
+        msg.respond(JSON.stringify(reply));
+      },
+      (failure: unknown) => log.error({ err: failure }, 'can-message check failed'),
+    );
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
   });
   return {
     async stop() {

@@ -1,7 +1,7 @@
 import { check, GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
-import { startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
+import { keepSubscribed, startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PresenceAnnouncer } from './presence/announcer.ts';
 import type { GamerErasure } from './repository/gamer-erasure.ts';
@@ -52,6 +52,12 @@ export interface ErasureReports {
   stop(): void;
 }
 
+export interface ErasedGamerMemory {
+  /** what a replica cached of a gamer (registrations, profiles): dropped at once */
+  caches: { forget(applicationId: string, gamerId: string): void }[];
+  presence: Pick<PresenceAnnouncer, 'forget'>;
+}
+
 /**
  * Every replica hears when this service finished erasing a gamer (`gamer.erasure.completed`
  * naming friendship, over core NATS, after the directory entry went) and drops what it
@@ -62,16 +68,9 @@ export interface ErasureReports {
  * announced presence is forgotten again on every replica too: a settle of theirs under way
  * on a replica other than the erasing one (between its read and its claim) wrote their
  * record after the erasure's purge (until 2026-11-29), kept 30 days; that replica now waits
- * for it and purges what it wrote (a warning when it cannot). The server
- * closes a subscription it refuses (a NATS server still on an older permission file during
- * a rollout): it is made again, 1 s doubling to 60 s apart, with a warning each time.
+ * for it and purges what it wrote (a warning when it cannot). A subscription the server
+ * refuses is made again (keepSubscribed).
  */
-export interface ErasedGamerMemory {
-  /** what a replica cached of a gamer (registrations, profiles): dropped at once */
-  caches: { forget(applicationId: string, gamerId: string): void }[];
-  presence: Pick<PresenceAnnouncer, 'forget'>;
-}
-
 export function forgetErasedGamers(nc: NatsConnection, prefix: string, memory: ErasedGamerMemory, log: FastifyBaseLogger): ErasureReports {
   const forget = (applicationId: string, gamerId: string) => {
     for (const cache of memory.caches) cache.forget(applicationId, gamerId);
@@ -79,38 +78,17 @@ export function forgetErasedGamers(nc: NatsConnection, prefix: string, memory: E
       log.warn({ err: error, applicationId, gamerId }, 'erased gamer\'s presence not forgotten on this replica: a record its settle wrote may stay');
     });
   };
-  const subject = natsNames(prefix).gamerErasureCompleted;
-  let subscription: Subscription | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const subscribe = (nextDelayMs: number) => {
-    subscription = nc.subscribe(subject, {
-      callback: (error, msg) => {
-        if (error) {
-          if (stopped) return;
-          log.warn({ err: error, retryInMs: nextDelayMs }, 'erasure reports not heard: subscribing again (cached registrations of erased gamers expire on their own meanwhile)');
-          retry = setTimeout(() => subscribe(Math.min(nextDelayMs * 2, 60_000)), nextDelayMs);
-          retry.unref();
-          return;
-        }
-        let report: unknown;
-        try {
-          report = msg.json();
-        } catch {
-          return;
-        }
-        const checked = check(GamerErasureCompletedEvent, report);
-        if (!checked.ok || checked.value.service !== 'friendship') return;
-        forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
-      },
-    });
-  };
-  subscribe(1_000);
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(retry);
-      subscription?.unsubscribe();
-    },
-  };
+  const what = 'cached registrations of erased gamers expire on their own';
+  const subscription = keepSubscribed(nc, natsNames(prefix).gamerErasureCompleted, { what, log }, (msg) => {
+    let report: unknown;
+    try {
+      report = msg.json();
+    } catch {
+      return;
+    }
+    const checked = check(GamerErasureCompletedEvent, report);
+    if (!checked.ok || checked.value.service !== 'friendship') return;
+    forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
+  });
+  return { stop: () => subscription.unsubscribe() };
 }

@@ -9,7 +9,8 @@ import {
   TaskProgressEvent,
   type Notification,
 } from '@gfts/contracts';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { keepSubscribed, type KeptSubscription } from '@gfts/platform';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   friendshipNotifications,
@@ -219,27 +220,21 @@ export function startIngest(deps: Deps): Ingest {
     });
   };
 
-  const subscriptions: Subscription[] = translators(prefix).map(({ subject, translate }) =>
-    nc.subscribe(subject, {
-      queue: names.notificationsIngestQueue,
-      callback: (error, msg) => {
-        if (error) {
-          log.warn({ err: error, subject }, 'domain event subscription error');
-          return;
-        }
-        let payload: unknown;
-        try {
-          payload = msg.json();
-        } catch {
-          payload = undefined;
-        }
-        const drafts = translate(payload);
-        if (!drafts) {
-          log.warn({ subject: msg.subject }, 'domain event ignored: not the shape the contracts describe');
-          return;
-        }
-        if (drafts.length > 0) take(drafts);
-      },
+  // a subject NATS refused is subscribed to again: until 2026-11-29 its events stopped on every replica until a restart
+  const subscriptions: KeptSubscription[] = translators(prefix).map(({ subject, translate }) =>
+    keepSubscribed(nc, subject, { queue: names.notificationsIngestQueue, what: `no ${subject} event becomes a notification`, log }, (msg) => {
+      let payload: unknown;
+      try {
+        payload = msg.json();
+      } catch {
+        payload = undefined;
+      }
+      const drafts = translate(payload);
+      if (!drafts) {
+        log.warn({ subject: msg.subject }, 'domain event ignored: not the shape the contracts describe');
+        return;
+      }
+      if (drafts.length > 0) take(drafts);
     }),
   );
 

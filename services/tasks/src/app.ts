@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
-import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, pingMongo, pingNats, startGamerErasure } from '@gfts/platform';
+import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, keepSubscribed, pingMongo, pingNats, startGamerErasure } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
 import { AssignService } from './assign-service.ts';
@@ -96,15 +96,12 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   // claims a crash left half-done are finished before this replica serves anything
   await claims.recover(new Date());
 
-  const catalogChanges = nats.subscribe(names.tasksCatalogChanged, {
-    callback: (error, msg) => {
-      if (error) return;
-      try {
-        cache.invalidate(String((msg.json() as { applicationId?: unknown }).applicationId));
-      } catch {
-        // not ours to fail on
-      }
-    },
+  const catalogChanges = keepSubscribed(nats, names.tasksCatalogChanged, { what: 'catalog edits of other replicas reach this one when its cache expires (CATALOG_CACHE_TTL_MS)', log: app.log }, (msg) => {
+    try {
+      cache.invalidate(String((msg.json() as { applicationId?: unknown }).applicationId));
+    } catch {
+      // not ours to fail on
+    }
   });
 
   const deadLetters = new DeadLetterStore(jsm, js, names);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { natsConnectionOptions, type NatsCredentials } from '@gfts/platform';
+import { keepSubscribed, natsConnectionOptions, type NatsCredentials } from '@gfts/platform';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import { bucketDeletedSubject, bucketName, counterTtlMs } from './window.ts';
@@ -153,12 +153,10 @@ export function connectSharedKv(opts: SharedKvOptions): SharedKv {
    * The advisory is core NATS: one missed (a disconnect) is covered by the reconnect's repair.
    */
   function watchDeletion(conn: NatsConnection): void {
-    conn.subscribe(bucketDeletedSubject(opts.windowMs), {
-      callback: (error) => {
-        // refused (a NATS server on an older permission file): a deletion is then seen at the next failed counter call only
-        if (error) opts.log.warn({ err: error }, 'rate-limit bucket deletions not heard: a pod whose counter calls do not fail keeps counts from a deleted bucket');
-        else if (kv) repair('bucket deleted');
-      },
+    // refused (a NATS server on an older permission file): a deletion is seen at the next failed counter call only
+    const what = 'a pod whose counter calls do not fail keeps counts from a deleted bucket';
+    keepSubscribed(conn, bucketDeletedSubject(opts.windowMs), { what, log: opts.log }, () => {
+      if (kv) repair('bucket deleted');
     });
   }
 

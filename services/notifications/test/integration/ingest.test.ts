@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { natsNames, NotificationType, type Notification } from '@gfts/contracts';
-import { databaseUrl, eventually, infra, natsPrefix, tcpHop, type TcpHop } from '@gfts/testkit';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { natsInboxPrefix, natsNames, NotificationType, type Notification } from '@gfts/contracts';
+import { composeNatsPassword, composeNatsPasswords, databaseUrl, eventually, infra, natsPrefix, startConfiguredNats, tcpHop, type ConfiguredNats, type TcpHop } from '@gfts/testkit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -344,6 +348,60 @@ describe('the ingest when the inbox write fails', () => {
       hop.restore();
       await ingest.stop();
       await watcher.close();
+    }
+  });
+});
+
+/**
+ * A NATS server whose permission file lacks one of the ingest's subjects (a rollout that
+ * reloads an older file) refuses that subscription; nats.js then closes it for good. The
+ * ingest subscribes again (until 2026-11-29 that kind of event stopped on every replica
+ * until a restart, and the replica's stop failed on the closed subscription).
+ */
+describe('the ingest when NATS refuses one of its subjects', () => {
+  const authFile = fileURLToPath(new URL('../../../../deploy/compose/nats-auth.conf', import.meta.url));
+  const composeFile = fileURLToPath(new URL('../../../../deploy/compose/nats.conf', import.meta.url));
+  let server: ConfiguredNats;
+
+  beforeAll(async () => {
+    const full = readFileSync(authFile, 'utf8');
+    // the notifications user without `gfts.task.completed` among its subscriptions
+    const section = full.indexOf('user: "notifications"');
+    const at = full.indexOf('"gfts.task.completed"', section);
+    const older = join(mkdtempSync(join(tmpdir(), 'ingest-refused-')), 'nats-auth.conf');
+    writeFileSync(older, full.slice(0, at) + full.slice(full.indexOf('\n', at) + 1));
+    server = await startConfiguredNats([{ source: composeFile, name: 'nats.conf' }, { source: older, name: 'nats-auth.conf' }], composeNatsPasswords());
+  });
+  afterAll(async () => server?.stop());
+
+  it('subscribes again, stores the events once NATS allows them, and stops cleanly', async () => {
+    const user = (name: string) => connect({ servers: server.url, user: name, pass: composeNatsPassword(`NATS_${name.toUpperCase()}_PASSWORD`), inboxPrefix: natsInboxPrefix(name) });
+    const [notifications, tasks] = await Promise.all([user('notifications'), user('tasks')]);
+    const names = natsNames('gfts');
+    const stored: (Notification & GamerRef)[] = [];
+    const warnings: string[] = [];
+    const ingest = startIngest({
+      nc: notifications, prefix: 'gfts', inbox: { add: async (batch) => (stored.push(...batch), { duplicates: new Set<string>() }) },
+      nextId: monotonicUuidv7(), log: { warn: (_o: unknown, message?: string) => void warnings.push(message ?? ''), error: () => {} } as never, backlogMax: 100,
+    });
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const completion = () => JSON.stringify({ ...gamer, gamerTaskId: randomUUID(), taskId: randomUUID(), parentGamerTaskId: null, isAchievement: false, completedAt: new Date().toISOString(), eventId: randomUUID() });
+    let stopped = false;
+    try {
+      await eventually(async () => warnings.some((w) => w.includes('subscribing again')), 10_000);
+      await server.reload([{ text: readFileSync(authFile, 'utf8'), name: 'nats-auth.conf' }]);
+      // the next try after the reload takes (1 s, then 2 s… apart)
+      await eventually(async () => {
+        tasks.publish(names.taskCompleted, completion());
+        await tasks.flush();
+        return stored.length > 0;
+      }, 20_000, 500);
+      expect(stored[0]).toMatchObject({ ...gamer, type: NotificationType.TASK_COMPLETED });
+      await ingest.stop();
+      stopped = true;
+    } finally {
+      if (!stopped) await ingest.stop().catch(() => undefined);
+      await Promise.allSettled([notifications.close(), tasks.close()]);
     }
   });
 });

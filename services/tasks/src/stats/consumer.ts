@@ -2,8 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
-import { headers as natsHeaders, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { inBatchSpan, pullUntilStopped, requestIdOf, startMessageSpan, type MessageSpan } from '@gfts/platform';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { inBatchSpan, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
@@ -104,7 +104,7 @@ export class StatsConsumer {
   private stopping = false;
   private readonly stopped = new AbortController();
   private loop: Promise<void> | undefined;
-  private advisories: Subscription | undefined;
+  private advisories: KeptSubscription | undefined;
   private readonly lanes: Lane[];
   private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
@@ -430,19 +430,16 @@ export class StatsConsumer {
   private watchMaxDeliveries(): void {
     const { nc, names, log } = this.deps;
     const subject = `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${names.statsStream}.${names.statsConsumer}`;
-    this.advisories = nc.subscribe(subject, {
-      queue: `${names.statsConsumer}-dlq`,
-      callback: (error, msg) => {
-        if (error) return;
-        try {
-          const advisory = JSON.parse(text.decode(msg.data)) as { stream_seq: number; deliveries: number };
-          if (this.overdue.length >= OVERDUE_QUEUED_MAX) return void log.error({ seq: advisory.stream_seq }, 'too many events past their deliveries waiting to be dead-lettered; this one is not');
-          this.overdue.push({ seq: advisory.stream_seq, deliveries: advisory.deliveries });
-          this.copyOverdue();
-        } catch (err) {
-          log.error({ err }, 'an unreadable MAX_DELIVERIES advisory');
-        }
-      },
+    const what = 'events past their deliveries are not dead-lettered by this replica';
+    this.advisories = keepSubscribed(nc, subject, { queue: `${names.statsConsumer}-dlq`, what, log }, (msg) => {
+      try {
+        const advisory = JSON.parse(text.decode(msg.data)) as { stream_seq: number; deliveries: number };
+        if (this.overdue.length >= OVERDUE_QUEUED_MAX) return void log.error({ seq: advisory.stream_seq }, 'too many events past their deliveries waiting to be dead-lettered; this one is not');
+        this.overdue.push({ seq: advisory.stream_seq, deliveries: advisory.deliveries });
+        this.copyOverdue();
+      } catch (err) {
+        log.error({ err }, 'an unreadable MAX_DELIVERIES advisory');
+      }
     });
   }
 
