@@ -157,7 +157,8 @@ _gfts_go_binary() {
         git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch" &&
         git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch" &&
         git apply -p1 "$recipe/sjson-values.patch" && git apply -p1 "$recipe/findandmodify-fields.patch" &&
-        git apply -p1 "$recipe/debug-lines.patch" && git apply -p1 "$recipe/id-column.patch") >&2 || return 1
+        git apply -p1 "$recipe/debug-lines.patch" && git apply -p1 "$recipe/id-column.patch" &&
+        git apply -p1 "$recipe/delete-chunks.patch") >&2 || return 1
       cp "$recipe/pushdown.go" "$src/internal/backends/sqlite/gfts_pushdown.go"
       cp "$recipe/atomic.go" "$src/internal/handler/gfts_atomic.go"
       cp "$recipe/push_slice.go" "$src/internal/handler/common/gfts_push_slice.go"

@@ -904,6 +904,18 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await ids(keys, {})).toEqual([...others].sort());
     });
 
+    it('deletes every document a deleteMany matches, past 32,766 of them (SQLite\'s parameters per statement)', async () => {
+      // the sweeps: services/tasks/src/repository/event-log-repository.ts (applied event ids past
+      // their retention, 60,000 a minute at 1,000 events/s), notifications' expired inbox
+      const applied = fresh('many_deleted');
+      const old = new Date('2026-01-01T00:00:00Z');
+      const docs = range(33_000).map((i) => ({ _id: `e${i}`, processedAt: old }));
+      for (let i = 0; i < docs.length; i += 5_000) await applied.insertMany(docs.slice(i, i + 5_000), { ordered: false });
+      await applied.insertOne({ _id: 'recent', processedAt: new Date('2026-06-01T00:00:00Z') });
+      expect((await applied.deleteMany({ processedAt: { $lt: new Date('2026-02-01T00:00:00Z') } })).deletedCount).toBe(33_000);
+      expect(await ids(applied, {})).toEqual(['recent']);
+    });
+
     it('matches, counts, deletes and upserts by fields named oid, rowid, _rowid_ and ROWID like any other', async () => {
       // SQLite takes these names for the table's rowid: the local store must not write them into SQL
       const docs = fresh('rowid_names');
