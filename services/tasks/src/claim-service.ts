@@ -3,6 +3,7 @@ import { conflict, notFound } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GamerTaskRecord } from './domain/model.ts';
 import type { TaskEvents } from './events.ts';
+import type { ErasureJobRepository } from './repository/erasure-job-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { InventoryRepository } from './repository/inventory-repository.ts';
@@ -59,10 +60,12 @@ export class ClaimService {
   private readonly metrics: ClaimMetrics;
   private readonly log: FastifyBaseLogger;
   private readonly faults: ClaimFaults;
+  private readonly erasures: Pick<ErasureJobRepository, 'erasingSince'>;
   private readonly recoveryAfterMs: number;
 
-  constructor(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; events: TaskEvents; metrics: ClaimMetrics; log: FastifyBaseLogger; recoveryAfterMs: number; faults?: ClaimFaults }) {
+  constructor(deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; erasures: Pick<ErasureJobRepository, 'erasingSince'>; events: TaskEvents; metrics: ClaimMetrics; log: FastifyBaseLogger; recoveryAfterMs: number; faults?: ClaimFaults }) {
     this.gamerTasks = deps.gamerTasks;
+    this.erasures = deps.erasures;
     this.progress = deps.progress;
     this.inventory = deps.inventory;
     this.events = deps.events;
@@ -105,7 +108,7 @@ export class ClaimService {
 
   /**
    * Steps 2 and 3; safe to repeat, and to run from two places at once. `gone`: the gamer was
-   * erased under the claim. The erasure deletes the task before the inventory, so grants
+   * erased under the claim (an erasure job of theirs since the claim started). The erasure deletes the task before the inventory, so grants
    * this claim wrote after the erasure's inventory delete are found here, after step 3, and
    * taken back; nothing is announced for a gamer who no longer exists.
    */
@@ -121,9 +124,16 @@ export class ClaimService {
     if (added > 0) this.metrics.grants.inc(added);
     await this.faults.afterGrant?.(task);
     if ((await this.gamerTasks.finishClaim(task.id, now)) === 'gone') {
-      await this.inventory.revoke(grants);
-      this.log.info({ gamerTaskId: task.id }, 'the gamer was erased during the claim: its grants were taken back');
-      return 'gone';
+      // Another finish of this claim (recovery, a retry, another replica's start) may have
+      // ended it, and the expiry sweep or a reset removed the claimed task since: its grants
+      // are the gamer's (until 2026-11-29 they were taken back). Only an erasure removes a
+      // task still being claimed.
+      if (await this.erasures.erasingSince(task, grantedAt)) {
+        await this.inventory.revoke(grants);
+        this.log.info({ gamerTaskId: task.id }, 'the gamer was erased during the claim: its grants were taken back');
+        return 'gone';
+      }
+      this.log.info({ gamerTaskId: task.id }, 'a claim finished elsewhere, its task removed since (expired or reset): its grants stay');
     }
     const claimedAt = now.toISOString();
     const { applicationId, gamerId, taskId } = task;

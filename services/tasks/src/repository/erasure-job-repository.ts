@@ -1,4 +1,5 @@
 import type { ErasureJobRecord } from '../domain/erasure-job.ts';
+import type { GamerRef } from './gamer-task-repository.ts';
 import type { ErasureJobDoc, Store } from './store.ts';
 
 const toRecord = (doc: ErasureJobDoc): ErasureJobRecord => ({
@@ -62,6 +63,19 @@ export class ErasureJobRepository {
       .limit(limit)
       .toArray();
     return docs.map(toRecord);
+  }
+
+  /**
+   * Whether an erasure of the gamer may have run since `since`: a job whose tasks part is not
+   * reported done yet, or was at or after it (an erasure done before that time, of a gamer who
+   * played on, is not one).
+   */
+  async erasingSince(owner: GamerRef, since: Date): Promise<boolean> {
+    const job = await this.store.erasureJobs.findOne(
+      { applicationId: owner.applicationId, gamerId: owner.gamerId, $or: [{ 'done.tasks': { $exists: false } }, { 'done.tasks': { $gte: since } }] },
+      { projection: { _id: 1 } },
+    );
+    return job !== null;
   }
 
   /** Jobs whose event is not known to be in JetStream (a crash after the insert, a publish not acknowledged), requested at or before `before`. */

@@ -174,6 +174,8 @@ export async function ensureIndexes(store: Store): Promise<void> {
     store.erasureJobs.createIndex({ published: 1, requestedAt: 1 }),
     // the unfinished published jobs the sweep publishes again
     store.erasureJobs.createIndex({ complete: 1, publishedAt: 1 }),
+    // a claim whose task went: was its gamer erased? (ClaimService)
+    store.erasureJobs.createIndex({ applicationId: 1, gamerId: 1 }),
   ]);
 }
 

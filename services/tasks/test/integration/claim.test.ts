@@ -265,6 +265,22 @@ describe('claims', () => {
     expect(granted.filter((e) => e.gamerTaskId === gamerTaskId)).toEqual([]);
   });
 
+  it('keeps the grants of a claim another finish ended, whose task the expiry sweep removed before this finish ended', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards } = await completedTask(world);
+    const db = await stack.db();
+    // after this request's grants (step 2): a recovery (another replica starting, say) ends the
+    // claim, and the task, expired at midnight, goes with the sweep; then this request goes on
+    betweenGrantAndClaimed.set(gamerTaskId, async () => {
+      await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: new Date() } });
+      await db.collection('gamer_tasks').deleteOne({ _id: gamerTaskId as never, claimState: 'claimed' });
+    });
+    const answer = await claim(gamerTaskId, ann);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(rewards);
+    expect(await world.inventory(ann)).toEqual([...rewards].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1)));
+  });
+
   it('finishes a claim a crash interrupted, granting exactly once', async () => {
     const world = new World(stack);
     const { ann, gamerTaskId, rewards } = await completedTask(world);
