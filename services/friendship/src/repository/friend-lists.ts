@@ -99,6 +99,16 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
       follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]),
 
     /**
+     * A friendship with a gamer erased while it was made was removed: the other (if still
+     * known) no longer lists them, and their own list, which the friendship's accept made
+     * again after the erasure's `forget`, goes (an unlink would make it once more).
+     */
+    async erasedFriend(applicationId: string, staying: string | undefined, erased: string): Promise<void> {
+      if (staying !== undefined) await follow([listOp(applicationId, staying, { remove: erased })]);
+      await lists.deleteOne({ _id: friendListId(applicationId, erased) }).catch((error: unknown) => settings.onChangeFailed?.(error));
+    },
+
+    /**
      * Gamer erasure, before the relations go: the gamer's own list holds at least the
      * friends the relations name, so that `forget` (after them) still finds every list to
      * clean, also when an erasure interrupted after deleting the relations is retried.

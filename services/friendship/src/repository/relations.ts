@@ -309,7 +309,23 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       // pair is friends, answered as the relation it is (409 ALREADY_FRIENDS), with no
       // `requested` after the `accepted`. Until 2026-11-28 this answered `pending` and
       // announced a request already accepted.
-      if (stands.status === FriendshipStatus.ACCEPTED) return { kind: 'exists', relation: toRelation(stands) };
+      if (stands.status === FriendshipStatus.ACCEPTED) {
+        // unless a gamer of it is still not in the directory: erased while this call ran, and
+        // its request accepted after the erasure's deletes (until 2026-11-29 that friendship
+        // stood, naming the erased gamer). Removed as the erasure removes one, unannounced.
+        if (refusal.kind === 'unknownTarget') {
+          const known = await Promise.all([directory.exists(applicationId, requester), directory.exists(applicationId, addressee)]);
+          if (!known.every(Boolean)) {
+            const removed = await relations.findOneAndDelete({ _id: id, applicationId }).lean();
+            if (removed?.status === FriendshipStatus.ACCEPTED) {
+              const [staying, erased] = known[0] ? [requester, addressee] : [addressee, requester];
+              await friendLists.erasedFriend(applicationId, known.every((k) => !k) ? undefined : staying, erased);
+            }
+            return refusal;
+          }
+        }
+        return { kind: 'exists', relation: toRelation(stands) };
+      }
     }
     return { kind: 'requested', request };
   }

@@ -125,5 +125,17 @@ describe('gamer erasure in the friendship service', () => {
       expect(await db.collection('blocks').countDocuments({ applicationId: x!.app, blocker: x!.id })).toBe(0);
       expect((await w.incoming(y!)).body).toEqual([]);
     }
+    // X is erased while X's call is under way, before it writes its request; Y accepts the
+    // request before X's call withdraws it
+    const [x, y] = await w.gamers(2);
+    await erasure.erase(x!.app, x!.id);
+    const id = uuidv7();
+    duringCheck = async () => expect((await relations.accept(x!.app, id, y!.id, new Date(), 100)).kind).toBe('accepted');
+    const outcome = await relations.request(pendingRequest(x!.app, x!.id, y!.id, id, new Date()), 100);
+    expect(outcome.kind).toBe('unknownTarget');
+    // before the fix the friendship stood, naming the erased gamer, in Y's list too
+    expect(await db.collection('relations').countDocuments({ applicationId: x!.app, members: x!.id })).toBe(0);
+    expect((await w.friends(y!)).body).toEqual([]);
+    expect(await db.collection('friendlists').countDocuments({ _id: `${x!.app}:${x!.id}` as never })).toBe(0);
   });
 });
