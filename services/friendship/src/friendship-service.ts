@@ -209,6 +209,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         // that friendship, which is the block's doing, and announced as such
         const { ended } = outcome;
         if (ended) announceBlock(applicationId, ended.block._id, ended.block.blocker, ended.block.blocked, ended.removed);
+        // a refusal names the block its check read (403), also one lifted just after
         assertNotBlocked(outcome.blocks);
         throw conflict(ErrorCode.CONFLICT, 'a block between you changed while the request was made; try again');
       }
