@@ -5,7 +5,13 @@ import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErasureService } from '../../src/erasure/erasure-service.ts';
+import { tasksEraser } from '../../src/erasure/erase-gamer.ts';
+import { AchievementStatsRepository } from '../../src/repository/achievement-stats-repository.ts';
 import { ErasureJobRepository } from '../../src/repository/erasure-job-repository.ts';
+import { IdempotencyRepository } from '../../src/repository/event-log-repository.ts';
+import { GamerProgressRepository } from '../../src/repository/gamer-progress-repository.ts';
+import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
+import { InventoryRepository } from '../../src/repository/inventory-repository.ts';
 import { openStore } from '../../src/repository/store.ts';
 import { startFullStack, type FullStack } from '../support/full-stack.ts';
 import { byTask, World } from '../support/world.ts';
@@ -184,6 +190,33 @@ describe('gamer admin: progress reset and erasure', () => {
     // nothing changed
     expect(await w.inventory(g.ann)).toEqual([{ inventoryItemId: g.item, quantity: 5 }]);
     expect((await w.tasks(g.ann)).length).toBe(2);
+  });
+
+  it('uncounts an achievement a read of the gamer tracked while their erasure ran', async () => {
+    const w = world();
+    await w.createTask({ name: 'Tracked ach', family: 'lifetime', isAchievement: true, applicationStatsId: 'z', targetValue: 5 });
+    const ann = w.gamer('Ann');
+    await w.achievements(ann);
+    expect(await unlocks(w)).toEqual(new Map([['Tracked ach', [0, 1]]]));
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const gamerTasks = new GamerTaskRepository(store);
+    // Ann's read of her achievements lands between the erasure's first removal and the rest
+    let rounds = 0;
+    const racing = Object.assign(Object.create(gamerTasks) as GamerTaskRepository, {
+      removeTrees: async (...args: Parameters<GamerTaskRepository['removeTrees']>) => {
+        const removed = await gamerTasks.removeTrees(...args);
+        if (++rounds === 1) await w.achievements(ann);
+        return removed;
+      },
+    });
+    const erase = tasksEraser({
+      gamerTasks: racing, progress: new GamerProgressRepository(store, gamerTasks, 0), unlockStats: new AchievementStatsRepository(store),
+      inventory: new InventoryRepository(store), keys: new IdempotencyRepository(store), deadLetters: { removeOfGamer: async () => 0 },
+    });
+    await erase({ jobId: randomUUID(), applicationId: w.app, gamerId: ann.id, requestedAt: new Date().toISOString() });
+    expect(await (await stack.tasksDb()).collection('gamer_tasks').countDocuments({ applicationId: w.app, gamerId: ann.id })).toBe(0);
+    // before the fix the record went with the final delete and stayed counted as tracked
+    expect(await unlocks(w)).toEqual(new Map([['Tracked ach', [0, 0]]]));
   });
 
   it('erases a gamer everywhere: 202 with a job that reports each service, then no list, search or store holds them', async () => {
