@@ -153,7 +153,11 @@ export function notificationsPermissions(prefix: string): NatsUserPermissions {
     user: 'notifications',
     passwordEnv: passwordEnv('notifications'),
     publish: [n.notifyAll, ...presenceWriterPublish(prefix), ...gamerErasurePermissions(prefix, 'notifications')],
-    subscribe: [n.friendshipEvents, n.taskCompleted, n.taskProgress, n.inventoryGranted, n.presenceChanged, n.notifyAll, `${natsInboxPrefix('notifications')}.>`],
+    subscribe: [
+      n.friendshipEvents, n.taskCompleted, n.taskProgress, n.inventoryGranted, n.presenceChanged, n.notifyAll, `${natsInboxPrefix('notifications')}.>`,
+      // the other services' erasure reports: what an erased gamer's late events stored is deleted again
+      n.gamerErasureCompleted,
+    ],
     allowResponses: false,
   };
 }

@@ -40,6 +40,8 @@ export function natsNames(prefix = 'gfts') {
     notifyAll: `${prefix}.notify.>`,
     /** the queue group in which exactly one notifications replica ingests each domain event */
     notificationsIngestQueue: `${prefix}-notifications`,
+    /** the queue group in which one notifications replica deletes again, per report of another service, what an erased gamer's late events stored */
+    notificationsErasureFollowUpQueue: `${prefix}-notifications-erasure-reports`,
     /** gamer lifecycle (docs/gamer-erasure.md): the GAMERS stream holds both subjects */
     gamerErased: `${prefix}.gamer.erased`,
     gamerErasureCompleted: `${prefix}.gamer.erasure.completed`,

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import type { NotificationsConfig } from './config.ts';
 import { monotonicUuidv7 } from './domain/ids.ts';
-import { startNotificationsErasure } from './gamer-erasure.ts';
+import { followErasureReports, startNotificationsErasure } from './gamer-erasure.ts';
 import { inboxService } from './inbox-service.ts';
 import { startIngest } from './ingest.ts';
 import { liveChannel } from './live/channel.ts';
@@ -53,6 +53,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const erasure = await startNotificationsErasure(nats, { inbox, hub }, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
   }, app.log);
+  const erasureFollowUp = followErasureReports(nats, config.NATS_PREFIX, inbox, app.log);
   // Before the HTTP server stops: sockets get 1001 and a moment to close, so clients move on.
   await app.register(websocket, {
     options: { maxPayload: CLIENT_FRAME_MAX_BYTES },
@@ -73,6 +74,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   app.addHook('onClose', async () => {
     sweep?.stop();
     await erasure.stop();
+    await erasureFollowUp.stop();
     await ingest.stop();
     // the drain released every gamer held here: their keys, then the replica's heartbeat, are deleted before NATS closes
     await presence.close();

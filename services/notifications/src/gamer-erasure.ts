@@ -1,5 +1,5 @@
-import { natsNames, NotificationCloseCode } from '@gfts/contracts';
-import { startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
+import { check, GamerErasureCompletedEvent, natsNames, NotificationCloseCode } from '@gfts/contracts';
+import { keepSubscribed, startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
@@ -47,4 +47,50 @@ export async function startNotificationsErasure(
       log.info({ jobId: event.jobId, ...removed }, 'notifications of an erased gamer removed');
     },
   );
+}
+
+export interface ErasureFollowUp {
+  /** stops hearing reports and waits for the deletes under way */
+  stop(): Promise<void>;
+}
+
+/**
+ * The other services finish their part of an erasure on their own schedule: a friendship
+ * call or a task completion of the gamer still under way after this service's part was done
+ * became a notification naming them, stored for 30 days (until 2026-11-29), for as long as
+ * friendship or tasks lagged (hours while one was down). So when another service reports
+ * its part done (`gamer.erasure.completed`, core NATS, one replica of the queue group per
+ * report), the gamer's inbox and the notifications naming them are deleted once more: what
+ * that service's events stored until then goes too. A report missed (a replica cut from NATS)
+ * leaves only what its events stored meanwhile.
+ */
+export function followErasureReports(nc: NatsConnection, prefix: string, inbox: Pick<InboxRepository, 'eraseGamer'>, log: FastifyBaseLogger): ErasureFollowUp {
+  const names = natsNames(prefix);
+  const running = new Set<Promise<void>>();
+  const what = 'notifications an erased gamer\'s late events stored stay';
+  const subscription = keepSubscribed(nc, names.gamerErasureCompleted, { queue: names.notificationsErasureFollowUpQueue, what, log }, (msg) => {
+    let report: unknown;
+    try {
+      report = msg.json();
+    } catch {
+      return;
+    }
+    const checked = check(GamerErasureCompletedEvent, report);
+    if (!checked.ok || checked.value.service === 'notifications') return;
+    const { applicationId, gamerId, service, jobId } = checked.value;
+    const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(
+      (removed) => {
+        if (removed.own + removed.mentions > 0) log.info({ jobId, after: service, ...removed }, 'notifications of an erased gamer stored after its erasure removed');
+      },
+      (error: unknown) => log.warn({ err: error, jobId, after: service }, 'notifications of an erased gamer stored after its erasure not removed: a second erasure removes them'),
+    );
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  });
+  return {
+    async stop() {
+      await subscription.drain();
+      await Promise.allSettled([...running]);
+    },
+  };
 }

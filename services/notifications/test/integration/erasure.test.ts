@@ -66,6 +66,22 @@ describe('gamer erasure in the notifications service', () => {
     expect(again.services.map((s) => [s.service, s.status])).toContainEqual(['notifications', 'completed']);
   });
 
+  it('deletes again what another service\'s late events stored of the gamer, when that service reports its part done', async () => {
+    const [gil, hal] = [await join('Gil'), await join('Hal')];
+    await erase(gil);
+    // the friendship service, lagging, still sends an event of Gil's, which becomes a
+    // notification naming Gil in Hal's inbox after this service's part was done
+    const nc = await stack.nats();
+    const friendshipId = randomUUID();
+    nc.publish(stack.names.friendshipEvent('requested'), JSON.stringify({
+      type: 'requested', applicationId: app, friendshipId, actorId: gil.id, targetId: hal.id, occurredAt: new Date().toISOString(), actor: { id: gil.id, displayName: 'Gil', avatar: '' },
+    }));
+    await eventually(async () => (await inbox(hal)).length === 1);
+    // then it reports its part done (before the fix the notification stayed its 30 days)
+    nc.publish(stack.names.gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId: gil.id, service: 'friendship', completedAt: new Date().toISOString() }));
+    await eventually(async () => (await inbox(hal)).length === 0, 10_000);
+  });
+
   it('leaves other gamers\' inboxes alone', async () => {
     const [dan, eve, fay] = [await join('Dan'), await join('Eve'), await join('Fay')];
     await request(eve, fay);

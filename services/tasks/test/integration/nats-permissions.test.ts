@@ -178,10 +178,13 @@ describe('NATS users and permissions (deploy/compose/nats-auth.conf)', () => {
     const gamerSubject = names.notifyGamer(APP, randomUUID());
     const progress = nc.subscribe(names.taskProgress, { max: 1 });
     const notification = nc.subscribe(gamerSubject, { max: 1 });
+    // the other services' erasure reports, in the follow-up's queue group
+    const report = nc.subscribe(names.gamerErasureCompleted, { max: 1, queue: names.notificationsErasureFollowUpQueue });
     await nc.flush();
     tasks.publish(names.taskProgress, '{"progress":1}');
     nc.publish(gamerSubject, '{"id":"n1"}');
-    for (const subscription of [progress, notification]) {
+    tasks.publish(names.gamerErasureCompleted, '{"service":"tasks"}');
+    for (const subscription of [progress, notification, report]) {
       for await (const msg of subscription) expect(msg.data.length).toBeGreaterThan(0);
     }
     await expectPublishDenied(nc, names.friendshipEvent('requested'));
