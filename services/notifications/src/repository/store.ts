@@ -96,18 +96,48 @@ const NOT_IMPLEMENTED = 238;
  * is tried once more.
  */
 async function ensureDedupeIndex(notifications: Store['notifications']): Promise<void> {
+  const partial = () => notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true, partialFilterExpression: { dedupeKey: { $exists: true } } });
   try {
-    await notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true, partialFilterExpression: { dedupeKey: { $exists: true } } });
+    await partial();
     return;
   } catch (error) {
-    if ((error as { code?: number }).code !== NOT_IMPLEMENTED) throw error;
+    const code = (error as { code?: number }).code;
+    if (code === DUPLICATE_KEY) {
+      // copies of a completion stored while the index did not exist yet (MongoDB builds in the
+      // background and fails the build at its commit): until 2026-11-29 every start failed the
+      // same way while they were kept (30 days), and copies were stored and sent meanwhile
+      await dropKeyedCopies(notifications);
+      await partial();
+      return;
+    }
+    if (code !== NOT_IMPLEMENTED) throw error;
   }
   try {
     await notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true });
   } catch {
     // FerretDB reports the refused build as an internal error (code 1), not 11000
     await keyByOwnId(notifications);
+    await dropKeyedCopies(notifications);
     await notifications.createIndex(DEDUPE, { name: 'dedupe', unique: true });
+  }
+}
+
+const DUPLICATE_KEY = 11000;
+
+/** Keeps the first copy (lowest id: stored first, seen first) of each dedupe key of a gamer, and deletes the others. */
+async function dropKeyedCopies(notifications: Store['notifications']): Promise<void> {
+  // $sum only: the local store's $group has no $min
+  const copied = notifications.aggregate<{ _id: { applicationId: string; gamerId: string; dedupeKey: string } }>(
+    [
+      { $match: { dedupeKey: { $exists: true } } },
+      { $group: { _id: { applicationId: '$applicationId', gamerId: '$gamerId', dedupeKey: '$dedupeKey' }, copies: { $sum: 1 } } },
+      { $match: { copies: { $gt: 1 } } },
+    ],
+    { allowDiskUse: true },
+  );
+  for await (const { _id: key } of copied) {
+    const [, ...later] = await notifications.find(key, { projection: { _id: 1 }, sort: { _id: 1 } }).toArray();
+    await notifications.deleteMany({ ...key, _id: { $in: later.map((d) => d._id) } });
   }
 }
 
@@ -130,7 +160,7 @@ async function keyByOwnId(notifications: Store['notifications']): Promise<void> 
  * whole build (MongoDB reads every notification, and waits for the replica set's members),
  * past its startup probe: the build then goes on in the background while the replica
  * serves, and until it is done a copy of a completion is stored and sent as before 2026-11-28.
- * A failed build is logged; the next start tries again.
+ * A failed build is logged; the next start tries again (copies that failed it are removed first: ensureDedupeIndex).
  */
 export async function awaitDedupeIndex(build: Promise<void>, waitMs: number, log: { info(msg: string): void; warn(msg: string): void; error(obj: object, msg: string): void }): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -127,6 +127,30 @@ describe('the inbox refusing copies of completions, on the store', () => {
     await db.dropDatabase();
   });
 
+  it('builds its index over an inbox holding keyed copies stored while no index refused them, keeping the first of each', async () => {
+    // copies of one completion an older replica or a build under way let through (MongoDB
+    // fails a unique build at its commit): every start failed the same way before the fix
+    const db = connection.useDb(`${connection.db!.databaseName}_copies`);
+    const store = openStore(db);
+    const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const next = monotonicUuidv7();
+    const gamerTaskId = randomUUID();
+    const [first, copy, other] = [completion(gamer, next(), gamerTaskId), completion(gamer, next(), gamerTaskId), completion(gamer, next(), randomUUID())];
+    const expiresAt = new Date(Date.now() + 60_000);
+    const keyed = (n: Notification & GamerRef, key: string): NotificationDoc => {
+      const { id, ...rest } = n;
+      return { _id: id, ...rest, expiresAt, dedupeKey: key };
+    };
+    await store.notifications.createIndex({ applicationId: 1, gamerId: 1, _id: 1 }, { name: 'inbox' });
+    await store.notifications.insertMany([keyed(first, `completed:${gamerTaskId}`), keyed(copy, `completed:${gamerTaskId}`), keyed(other, `completed:${other.id}`)]);
+
+    await (await ensureIndexes(store)).dedupe;
+    const inbox = inboxRepository(store, 60_000);
+    expect((await inbox.after(gamer, '0', 10)).map((n) => n.id)).toEqual([first.id, other.id]);
+    expect((await store.notifications.indexes()).map((i) => i.name)).toContain('dedupe');
+    await db.dropDatabase();
+  });
+
   it('stores a copy whose first is past its retention but not yet removed by the store, in its place; two such copies in a batch store one', async () => {
     const store = openStore(connection);
     await (await ensureIndexes(store)).dedupe;
