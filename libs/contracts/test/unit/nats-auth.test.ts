@@ -57,7 +57,8 @@ describe('NATS users and permissions', () => {
       // a wildcard inside a token is a literal to NATS: it would silently match nothing
       expect(subject.split('.').every((token) => token === '>' || token === '*' || !/[*>]/.test(token)), subject).toBe(true);
     }
-    expect(p.subscribe).toEqual(['_INBOX_gateway.>']);
+    // its inbox, and JetStream's word that its bucket was deleted (bound again at once)
+    expect(p.subscribe).toEqual(['_INBOX_gateway.>', '$JS.EVENT.ADVISORY.STREAM.DELETED.KV_gateway_rate_limit_60000']);
     expect(() => gatewayPermissions(0)).toThrow(/not a rate-limit window/);
   });
 
@@ -74,6 +75,8 @@ describe('NATS users and permissions', () => {
     expect(p.publish.filter((s) => !s.startsWith('$') && s !== names.notifyAll && s !== names.gamerErasureCompleted)).toEqual([]);
     expect(p.subscribe.sort()).toEqual([
       names.friendshipEvents, names.taskCompleted, names.taskProgress, names.inventoryGranted, names.presenceChanged, names.notifyAll, '_INBOX_notifications.>',
+      // the other services' erasure reports (followErasureReports)
+      names.gamerErasureCompleted,
     ].sort());
   });
 

@@ -155,16 +155,16 @@ describe('presence watch under the friendship NATS user', () => {
       expect(forgotten).toEqual([`${ours.applicationId}:${ours.gamerId}`]);
       expect(errors.filter((e) => /permission/i.test(e))).toEqual([]);
     } finally {
-      reports.stop();
+      await reports.stop();
       await tasks.close();
     }
   });
 
   it('subscribes again to erasure reports when the server refused it (an older permission file), warning each time', async () => {
-    // the notifications user may not subscribe to the reports: what a friendship replica meets
+    // the gateway user may not subscribe to the reports: what a friendship replica meets
     // while NATS still runs a permission file from before the subscription existed
     const warnings: string[] = [];
-    const refused = await connectNats(server.url, 'notifications', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'notifications', password: composeNatsPassword('NATS_NOTIFICATIONS_PASSWORD') });
+    const refused = await connectNats(server.url, 'gateway', { info: () => undefined, warn: () => undefined, error: () => undefined }, { user: 'gateway', password: composeNatsPassword('NATS_GATEWAY_PASSWORD') });
     const log = { info: () => undefined, warn: (_o: unknown, message: string) => void warnings.push(message), error: () => undefined } as never;
     const reports = forgetErasedGamers(refused, 'gfts', { caches: [], presence: { forget: async () => undefined } }, log);
     try {
@@ -172,7 +172,7 @@ describe('presence watch under the friendship NATS user', () => {
       await eventually(async () => warnings.length >= 2, 10_000);
       expect(warnings[0]).toMatch(/subscribing again/);
     } finally {
-      reports.stop();
+      await reports.stop();
       await refused.close();
     }
   });
