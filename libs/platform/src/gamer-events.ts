@@ -144,7 +144,8 @@ export async function startGamerErasure(
   return consumeGamerEvents({ js, names, durable, schema: GamerErasedEvent, log, retryBaseMs: deps.durable.retryBaseMs }, async (event) => {
     await erase(event);
     const report: GamerErasureCompletedEvent = { jobId: event.jobId, applicationId: event.applicationId, gamerId: event.gamerId, service, completedAt: new Date().toISOString() };
-    // one report per job and service, however often the event is handled
+    // one report per job and service in the stream, however often the event is handled (its
+    // duplicate window); core NATS subscribers of the subject hear every publish
     await js.publish(names.gamerErasureCompleted, JSON.stringify(report), { msgID: `${event.jobId}:${service}` });
     log.info({ jobId: event.jobId, service }, 'gamer erased');
   });

@@ -37,6 +37,7 @@ export function keepSubscribed(nc: NatsConnection, subject: string, opts: KeptSu
   let stopped = false;
   let nextDelayMs = firstRetryMs;
   const subscribe = () => {
+    if (stopped || nc.isClosed() || nc.isDraining()) return;
     subscription = nc.subscribe(subject, {
       ...(opts.queue !== undefined ? { queue: opts.queue } : {}),
       callback: (error, msg) => {
@@ -45,7 +46,12 @@ export function keepSubscribed(nc: NatsConnection, subject: string, opts: KeptSu
           opts.log.warn({ err: error, subject, retryInMs: nextDelayMs }, `subscription ended by NATS, subscribing again: ${opts.what} meanwhile`);
           clearTimeout(retry);
           retry = setTimeout(() => {
-            if (!stopped && !nc.isClosed()) subscribe();
+            try {
+              subscribe();
+            } catch (failure) {
+              // the connection began to close meanwhile: nothing to subscribe on
+              opts.log.warn({ err: failure, subject }, `not subscribed again: ${opts.what}`);
+            }
           }, nextDelayMs);
           retry.unref();
           nextDelayMs = Math.min(nextDelayMs * 2, RETRY_MAX_MS);

@@ -127,8 +127,10 @@ export async function startConfiguredNats(files: { source: string; name: string 
     },
     reload: async (changed) => {
       await container.copyContentToContainer(changed.map((f) => ({ content: f.text, target: `/etc/nats/${f.name}` })));
-      // the server is the container's process 1
-      const signalled = await container.exec(['/nats-server', '--signal', 'reload=1']);
+      // the server is the container's process 1: /nats-server in ours and the official scratch
+      // image, on the PATH in the alpine one
+      let signalled = await container.exec(['/nats-server', '--signal', 'reload=1']).catch(() => undefined);
+      if (signalled?.exitCode !== 0) signalled = await container.exec(['nats-server', '--signal', 'reload=1']);
       if (signalled.exitCode !== 0) throw new Error(`nats-server reload failed: ${signalled.output}`);
     },
   };

@@ -54,7 +54,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const erasedGamers = forgetErasedGamers(nats, config.NATS_PREFIX, { caches: [registrations, profiles], presence: announcer }, app.log);
   // HTTP has stopped when onClose runs; answer the NATS questions in flight, then disconnect.
   app.addHook('onClose', async () => {
-    erasedGamers.stop();
+    await erasedGamers.stop();
     await canMessage.stop();
     await erasure.stop();
     await presence.close();

@@ -49,7 +49,8 @@ export async function startFriendshipErasure(
 }
 
 export interface ErasureReports {
-  stop(): void;
+  /** stops hearing reports and waits for the presence purges under way */
+  stop(): Promise<void>;
 }
 
 export interface ErasedGamerMemory {
@@ -72,11 +73,14 @@ export interface ErasedGamerMemory {
  * refuses is made again (keepSubscribed).
  */
 export function forgetErasedGamers(nc: NatsConnection, prefix: string, memory: ErasedGamerMemory, log: FastifyBaseLogger): ErasureReports {
+  const purging = new Set<Promise<void>>();
   const forget = (applicationId: string, gamerId: string) => {
     for (const cache of memory.caches) cache.forget(applicationId, gamerId);
-    memory.presence.forget(applicationId, gamerId).catch((error: unknown) => {
+    const purge = memory.presence.forget(applicationId, gamerId).catch((error: unknown) => {
       log.warn({ err: error, applicationId, gamerId }, 'erased gamer\'s presence not forgotten on this replica: a record its settle wrote may stay');
     });
+    purging.add(purge);
+    void purge.finally(() => purging.delete(purge));
   };
   const what = 'cached registrations of erased gamers expire on their own';
   const subscription = keepSubscribed(nc, natsNames(prefix).gamerErasureCompleted, { what, log }, (msg) => {
@@ -90,5 +94,10 @@ export function forgetErasedGamers(nc: NatsConnection, prefix: string, memory: E
     if (!checked.ok || checked.value.service !== 'friendship') return;
     forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
   });
-  return { stop: () => subscription.unsubscribe() };
+  return {
+    async stop() {
+      subscription.unsubscribe();
+      await Promise.allSettled([...purging]);
+    },
+  };
 }

@@ -225,7 +225,7 @@ describe('presence announcer, when a step fails', () => {
       expect((await records())?.operation).toBe('PURGE');
     } finally {
       releaseClaims();
-      reports.stop();
+      await reports.stop();
       await run.close();
     }
   });
