@@ -60,13 +60,16 @@ export interface ErasureFollowUp {
  * became a notification naming them, stored for 30 days (until 2026-11-29), for as long as
  * friendship or tasks lagged (hours while one was down). So when another service reports
  * its part done (`gamer.erasure.completed`, core NATS, one replica of the queue group per
- * report), the gamer's inbox and the notifications naming them are deleted once more: what
- * that service's events stored until then goes too. A report missed (a replica cut from NATS)
- * leaves only what its events stored meanwhile.
+ * report), the gamer's inbox and the notifications naming them are deleted again, at once and
+ * a minute later (an event published just before the report may still be in an ingest batch,
+ * behind a slow inbox write). A report missed (a replica cut from NATS), or a replica that
+ * stops within that minute, leaves what those events stored.
  */
-export function followErasureReports(nc: NatsConnection, prefix: string, inbox: Pick<InboxRepository, 'eraseGamer'>, log: FastifyBaseLogger): ErasureFollowUp {
+export function followErasureReports(nc: NatsConnection, prefix: string, inbox: Pick<InboxRepository, 'eraseGamer'>, log: FastifyBaseLogger, againAfterMs = FOLLOW_UP_AGAIN_MS): ErasureFollowUp {
   const names = natsNames(prefix);
   const running = new Set<Promise<void>>();
+  const later = new Set<NodeJS.Timeout>();
+  let stopped = false;
   const what = 'notifications an erased gamer\'s late events stored stay';
   const subscription = keepSubscribed(nc, names.gamerErasureCompleted, { queue: names.notificationsErasureFollowUpQueue, what, log }, (msg) => {
     let report: unknown;
@@ -78,19 +81,36 @@ export function followErasureReports(nc: NatsConnection, prefix: string, inbox: 
     const checked = check(GamerErasureCompletedEvent, report);
     if (!checked.ok || checked.value.service === 'notifications') return;
     const { applicationId, gamerId, service, jobId } = checked.value;
-    const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(
-      (removed) => {
-        if (removed.own + removed.mentions > 0) log.info({ jobId, after: service, ...removed }, 'notifications of an erased gamer stored after its erasure removed');
-      },
-      (error: unknown) => log.warn({ err: error, jobId, after: service }, 'notifications of an erased gamer stored after its erasure not removed: a second erasure removes them'),
-    );
-    running.add(work);
-    void work.finally(() => running.delete(work));
+    const erase = () => {
+      const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(
+        (removed) => {
+          if (removed.own + removed.mentions > 0) log.info({ jobId, after: service, ...removed }, 'notifications of an erased gamer stored after its erasure removed');
+        },
+        (error: unknown) => log.warn({ err: error, jobId, after: service }, 'notifications of an erased gamer stored after its erasure not removed: a second erasure removes them'),
+      );
+      running.add(work);
+      void work.finally(() => running.delete(work));
+    };
+    erase();
+    // and once more a while later: an event the service published just before its report may
+    // still be in an ingest batch (on another replica, behind a slow inbox write)
+    const timer = setTimeout(() => {
+      later.delete(timer);
+      if (!stopped) erase();
+    }, againAfterMs);
+    timer.unref();
+    later.add(timer);
   });
   return {
     async stop() {
+      stopped = true;
+      for (const timer of later) clearTimeout(timer);
+      later.clear();
       await subscription.drain();
       await Promise.allSettled([...running]);
     },
   };
 }
+
+/** How long after another service's report its late events are sought once more. */
+const FOLLOW_UP_AGAIN_MS = 60_000;

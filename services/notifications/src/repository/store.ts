@@ -135,9 +135,14 @@ async function dropKeyedCopies(notifications: Store['notifications']): Promise<v
     ],
     { allowDiskUse: true },
   );
+  const now = new Date();
   for await (const { _id: key } of copied) {
-    const [, ...later] = await notifications.find(key, { projection: { _id: 1 }, sort: { _id: 1 } }).toArray();
-    await notifications.deleteMany({ ...key, _id: { $in: later.map((d) => d._id) } });
+    // every field named, also one $group left out for being missing (null matches missing)
+    const filter = { applicationId: key.applicationId ?? null, gamerId: key.gamerId ?? null, dedupeKey: key.dedupeKey ?? null } as Record<string, unknown>;
+    const copies = await notifications.find(filter, { projection: { _id: 1, expiresAt: 1 }, sort: { _id: 1 } }).toArray();
+    // the first still kept, not one past its retention that the store has yet to remove
+    const kept = copies.find((d) => d.expiresAt > now) ?? copies[0];
+    await notifications.deleteMany({ ...filter, _id: { $in: copies.filter((d) => d !== kept).map((d) => d._id) } });
   }
 }
 

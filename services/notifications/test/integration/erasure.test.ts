@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { NotificationCloseCode, type ErasureJob, type Notification } from '@gfts/contracts';
-import { eventually, gamer, type Gamer } from '@gfts/testkit';
+import { natsNames, NotificationCloseCode, type ErasureJob, type Notification } from '@gfts/contracts';
+import { eventually, gamer, natsPrefix, type Gamer } from '@gfts/testkit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followErasureReports } from '../../src/gamer-erasure.ts';
 import { LiveClient } from '../support/live-client.ts';
 import { startNotificationsStack, type NotificationsStack } from '../support/stack.ts';
 
 const LIVE = '/api/v1/notifications/live';
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
  * Gamer erasure reaches notifications (docs/gamer-erasure.md): the tasks service's job
@@ -80,6 +82,27 @@ describe('gamer erasure in the notifications service', () => {
     // then it reports its part done (before the fix the notification stayed its 30 days)
     nc.publish(stack.names.gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId: gil.id, service: 'friendship', completedAt: new Date().toISOString() }));
     await eventually(async () => (await inbox(hal)).length === 0, 10_000);
+  });
+
+  it('deletes once more a while after each report: an event published just before it may still be in an ingest batch', async () => {
+    const nc = await stack.nats();
+    const erased: string[] = [];
+    const inboxStub = { eraseGamer: async (applicationId: string, gamerId: string) => (erased.push(`${applicationId}:${gamerId}`), { own: 0, mentions: 0 }) };
+    // a prefix of its own: the stack's replicas are not in its queue group
+    const prefix = natsPrefix();
+    const followUp = followErasureReports(nc, prefix, inboxStub, quietLog as never, 300);
+    try {
+      await nc.flush();
+      const gamerId = randomUUID();
+      const report = (service: string) => nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service, completedAt: new Date().toISOString() }));
+      // its own report is not another service's: nothing to delete again
+      report('notifications');
+      report('tasks');
+      await eventually(async () => erased.length === 2, 5_000);
+      expect(erased).toEqual([`${app}:${gamerId}`, `${app}:${gamerId}`]);
+    } finally {
+      await followUp.stop();
+    }
   });
 
   it('leaves other gamers\' inboxes alone', async () => {
