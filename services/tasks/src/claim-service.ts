@@ -125,15 +125,21 @@ export class ClaimService {
     await this.faults.afterGrant?.(task);
     if ((await this.gamerTasks.finishClaim(task.id, now)) === 'gone') {
       // Another finish of this claim (recovery, a retry, another replica's start) may have
-      // ended it, and the expiry sweep or a reset removed the claimed task since: its grants
-      // are the gamer's (until 2026-11-29 they were taken back). Only an erasure removes a
-      // task still being claimed.
+      // ended it, and the expiry sweep removed the claimed task since: its grants are the
+      // gamer's (until 2026-11-29 they were taken back). Only an erasure removes a task still
+      // being claimed; a reset of scope all removes a claimed one and the inventory with it,
+      // which this finish's grants must not bring back.
       if (await this.erasures.erasingSince(task, grantedAt)) {
         await this.inventory.revoke(grants);
         this.log.info({ gamerTaskId: task.id }, 'the gamer was erased during the claim: its grants were taken back');
         return 'gone';
       }
-      this.log.info({ gamerTaskId: task.id }, 'a claim finished elsewhere, its task removed since (expired or reset): its grants stay');
+      if (await this.inventory.resetSince(task, grantedAt)) {
+        await this.inventory.revoke(grants);
+        this.log.info({ gamerTaskId: task.id }, 'the gamer\'s progress was reset during the claim: its grants were taken back');
+        return 'gone';
+      }
+      this.log.info({ gamerTaskId: task.id }, 'a claim finished elsewhere, its task removed since (expired): its grants stay');
     }
     const claimedAt = now.toISOString();
     const { applicationId, gamerId, taskId } = task;

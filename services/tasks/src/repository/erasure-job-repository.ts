@@ -11,6 +11,8 @@ const toRecord = (doc: ErasureJobDoc): ErasureJobRecord => ({
   done: doc.done ?? {},
 });
 
+const CLOCK_SKEW_MARGIN_MS = 60_000;
+
 /** Erasure jobs: written once, then each service's report `$set`s its own field. */
 export class ErasureJobRepository {
   private readonly store: Store;
@@ -71,8 +73,11 @@ export class ErasureJobRepository {
    * played on, is not one).
    */
   async erasingSince(owner: GamerRef, since: Date): Promise<boolean> {
+    // times of other replicas' clocks: a minute's margin for their skew
+    const after = new Date(since.getTime() - CLOCK_SKEW_MARGIN_MS);
     const job = await this.store.erasureJobs.findOne(
-      { applicationId: owner.applicationId, gamerId: owner.gamerId, $or: [{ 'done.tasks': { $exists: false } }, { 'done.tasks': { $gte: since } }] },
+      // a job published again (unfinished after days) erases again: its first report's time stays
+      { applicationId: owner.applicationId, gamerId: owner.gamerId, $or: [{ 'done.tasks': { $exists: false } }, { 'done.tasks': { $gte: after } }, { publishedAt: { $gte: after } }] },
       { projection: { _id: 1 } },
     );
     return job !== null;

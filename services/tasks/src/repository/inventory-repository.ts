@@ -32,17 +32,26 @@ export class InventoryRepository {
     return (await this.store.grants.deleteMany({ _id: { $in: grants.map((g) => g._id) } })).deletedCount;
   }
 
-  /** Removes every grant of a gamer (an erase); answers how many went. */
+  /** Removes every grant of a gamer, and the time of their last reset (an erase); answers how many grants went. */
   async removeAllOf(applicationId: string, gamerId: string): Promise<number> {
-    return (await this.store.grants.deleteMany({ applicationId, gamerId })).deletedCount;
+    const { deletedCount } = await this.store.grants.deleteMany({ applicationId, gamerId });
+    await this.store.inventoryResets.deleteOne({ _id: `${applicationId}:${gamerId}` });
+    return deletedCount;
   }
 
   /**
    * Removes the grants of a gamer except those of the gamer tasks in `kept` (a reset of scope
-   * all: the tasks it left, a claim in flight among them, keep what they paid); answers how many went.
+   * all: the tasks it left, a claim in flight among them, keep what they paid); answers how
+   * many went. The time is kept first (resetSince): a claim finishing late learns of it.
    */
-  async removeAllBut(applicationId: string, gamerId: string, kept: string[]): Promise<number> {
+  async removeAllBut(applicationId: string, gamerId: string, kept: string[], now: Date = new Date()): Promise<number> {
+    await this.store.inventoryResets.updateOne({ _id: `${applicationId}:${gamerId}` }, { $max: { at: now }, $setOnInsert: { applicationId, gamerId } }, { upsert: true });
     return (await this.store.grants.deleteMany({ applicationId, gamerId, gamerTaskId: { $nin: kept } })).deletedCount;
+  }
+
+  /** Whether a reset of scope all emptied the gamer's inventory at or after `since`. */
+  async resetSince(owner: { applicationId: string; gamerId: string }, since: Date): Promise<boolean> {
+    return (await this.store.inventoryResets.findOne({ _id: `${owner.applicationId}:${owner.gamerId}`, at: { $gte: since } }, { projection: { _id: 1 } })) !== null;
   }
 
   async list(applicationId: string, gamerId: string): Promise<InventoryItem[]> {

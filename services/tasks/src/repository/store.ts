@@ -104,6 +104,13 @@ export interface GrantDoc {
   quantity: number;
   grantedAt: Date;
 }
+/** When a gamer's inventory was last emptied by a reset of scope all (`<applicationId>:<gamerId>`). */
+export interface InventoryResetDoc {
+  _id: string;
+  applicationId: string;
+  gamerId: string;
+  at: Date;
+}
 export interface ProcessedEventDoc {
   _id: string;
   processedAt: Date;
@@ -124,6 +131,7 @@ export interface Store {
   gamerTasks: mongo.Collection<GamerTaskDoc>;
   gamerProgress: mongo.Collection<GamerProgressDoc>;
   grants: mongo.Collection<GrantDoc>;
+  inventoryResets: mongo.Collection<InventoryResetDoc>;
   processedEvents: mongo.Collection<ProcessedEventDoc>;
   idempotencyKeys: mongo.Collection<IdempotencyDoc>;
   achievementStats: mongo.Collection<AchievementStatsDoc>;
@@ -140,6 +148,7 @@ export function openStore(connection: Connection): Store {
     gamerTasks: db.collection<GamerTaskDoc>('gamer_tasks'),
     gamerProgress: db.collection<GamerProgressDoc>('gamer_progress'),
     grants: db.collection<GrantDoc>('inventory_grants'),
+    inventoryResets: db.collection<InventoryResetDoc>('inventory_resets'),
     processedEvents: db.collection<ProcessedEventDoc>('processed_events'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     achievementStats: db.collection<AchievementStatsDoc>('achievement_stats'),

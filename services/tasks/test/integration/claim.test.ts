@@ -281,6 +281,26 @@ describe('claims', () => {
     expect(await world.inventory(ann)).toEqual([...rewards].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1)));
   });
 
+  it('takes back the grants of a claim another finish ended, whose task a reset of scope all removed with the inventory before this finish wrote them', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards } = await completedTask(world);
+    const db = await stack.db();
+    // before this request's grants (step 2): another finish (a recovery) ends the claim, then
+    // the admin resets everything, the claimed task and the inventory
+    betweenStartAndGrant.set(gamerTaskId, async () => {
+      await db.collection('inventory_grants').insertMany(rewards.map((r, i) => ({
+        _id: `${gamerTaskId}:${i}` as never, applicationId: world.app, gamerId: ann.id, gamerTaskId, inventoryItemId: r.inventoryItemId, quantity: r.quantity, grantedAt: new Date(),
+      })));
+      await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: new Date() } });
+      const reset = await stack.api('POST', `/api/v1/${world.app}/gamers/${ann.id}/progress/reset`, { headers: world.admin.auth, body: { scope: 'all' } });
+      expect(reset.status).toBe(200);
+    });
+    const answer = await claim(gamerTaskId, ann);
+    expect(answer.status).toBe(404);
+    // the reset took them; this finish does not bring them back
+    expect(await world.inventory(ann)).toEqual([]);
+  });
+
   it('finishes a claim a crash interrupted, granting exactly once', async () => {
     const world = new World(stack);
     const { ann, gamerTaskId, rewards } = await completedTask(world);
