@@ -257,8 +257,8 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       const outcome = await repo.blocks.block(applicationId, gamerId, target, now(), limits.maxBlocks);
       if (outcome.kind === 'unknownTarget') throw notFound('no such gamer in this application');
       if (outcome.kind === 'blockLimit') throw limitReached(Quota.blocks, limits.maxBlocks);
-      // A repeated block announces only a relation made since the first one (it removed it).
-      if (outcome.kind === 'blocked' || outcome.removed) announceBlock(applicationId, outcome.block.id, gamerId, target, outcome.removed);
+      // Once per block, and once more per relation a repeat removed (one made since).
+      if (outcome.announce) announceBlock(applicationId, outcome.block.id, gamerId, target, outcome.removed);
     },
 
     async unblock(caller: Caller, blockId: string): Promise<void> {

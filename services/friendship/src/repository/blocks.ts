@@ -16,9 +16,10 @@ function toBlock(doc: BlockDoc): Block {
 export type RemovedRelation = Pick<RelationDoc, '_id' | 'status' | 'requester' | 'addressee'> | null;
 
 export type BlockOutcome =
-  | { kind: 'blocked'; block: Block; removed: RemovedRelation }
-  /** the blocker already blocked this gamer: the existing record, nothing new (but a relation made meanwhile is removed) */
-  | { kind: 'alreadyBlocked'; block: Block; removed: RemovedRelation }
+  /** `announce`: this call is the one to announce the block (with `removed`, if any) */
+  | { kind: 'blocked'; block: Block; removed: RemovedRelation; announce: boolean }
+  /** the blocker already blocked this gamer: the existing record, nothing new (but a relation made meanwhile is removed, and announced) */
+  | { kind: 'alreadyBlocked'; block: Block; removed: RemovedRelation; announce: boolean }
   | { kind: 'blockLimit' }
   /** the blocked gamer is not in the application's directory (never was, or erased meanwhile); nothing is stored */
   | { kind: 'unknownTarget' };
@@ -97,7 +98,15 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       const removed = await clearPair(relations, applicationId, blocker, blocked);
       // a friendship the block ended leaves both friend-id lists (relation first, list after)
       if (removed?.status === FriendshipStatus.ACCEPTED) await friendLists.unlinked(applicationId, blocker, blocked);
-      return existing ? { kind: 'alreadyBlocked', block: toBlock(existing), removed } : { kind: 'blocked', block: toBlock(record), removed };
+      const id = existing?._id ?? record._id;
+      // A relation removed is always announced, by the call that removed it. The block alone
+      // is announced by its creator unless a repeat announced it first, with the relation it
+      // removed before the creator's clearing (a double tap on a friend): until 2026-11-29
+      // both announced, with and without the relation.
+      const claimed = async () => (await blocks.updateOne({ _id: id, applicationId, announced: { $ne: true } }, { $set: { announced: true } })).matchedCount === 1;
+      // a claim that fails announces: twice is better than never
+      const announce = removed ? (await claimed().catch(() => true), true) : !existing && (await claimed().catch(() => true));
+      return existing ? { kind: 'alreadyBlocked', block: toBlock(existing), removed, announce } : { kind: 'blocked', block: toBlock(record), removed, announce };
     },
 
     /** Unblock: only the blocker's own record. */

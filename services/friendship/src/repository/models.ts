@@ -64,6 +64,12 @@ export interface BlockDoc {
    * (repository/blocks.ts).
    */
   kept?: boolean;
+  /**
+   * Set by the call that announces the block: its creator, or a repeat whose clearing of the
+   * pair removed a relation first; the creator announces a block without one only when
+   * nobody did (repository/blocks.ts).
+   */
+  announced?: boolean;
 }
 
 /**
@@ -135,6 +141,7 @@ const blockSchema = new Schema<BlockDoc>(
     blocked: { type: String, required: true },
     createdAt: { type: Date, required: true },
     kept: { type: Boolean },
+    announced: { type: Boolean },
   },
   { ...options, collection: 'blocks' },
 );

@@ -448,4 +448,36 @@ describe('concurrent changes leave one consistent outcome', () => {
     expect(await db.collection('blocks').countDocuments({ applicationId: a!.app, blocker: a!.id, blocked: b!.id })).toBe(1);
     expect((await w.blocked(a!)).body).toHaveLength(1);
   });
+
+  it('a double tap blocking a friend announces the block once, with the friendship, whichever call clears the pair', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    const real = gamerDirectory(models.gamers, profileCache(100, 0));
+    // the first call's check after its write waits until the repeat has cleared the pair
+    let firstChecking!: () => void;
+    const checking = new Promise<void>((resolve) => (firstChecking = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const directory = { ...real, bothExist: async (...args: Parameters<typeof real.bothExist>) => {
+      if (++calls === 1) {
+        firstChecking();
+        await released;
+      }
+      return real.bothExist(...args);
+    } };
+    const blocks = blockRepository(models.blocks, models.relations, lists, directory);
+    const [a, b] = await w.gamers(2);
+    await w.befriend(a!, b!);
+    const first = blocks.block(a!.app, a!.id, b!.id, new Date(), 100);
+    await checking;
+    const repeat = await blocks.block(a!.app, a!.id, b!.id, new Date(), 100);
+    release();
+    const created = await first;
+    expect([repeat.kind, created.kind]).toEqual(['alreadyBlocked', 'blocked']);
+    const announcing = [repeat, created].filter((o) => 'announce' in o && o.announce);
+    // before the fix both announced: the repeat with the friendship, the creator without
+    expect(announcing.map((o) => 'removed' in o && o.removed?.status)).toEqual(['accepted']);
+    expect(await relationsOf(a!, b!)).toEqual([]);
+  });
 });
