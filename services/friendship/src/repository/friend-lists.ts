@@ -99,13 +99,16 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
       follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]),
 
     /**
-     * A friendship with a gamer erased while it was made was removed: the other (if still
-     * known) no longer lists them, and their own list, which the friendship's accept made
-     * again after the erasure's `forget`, goes (an unlink would make it once more).
+     * A friendship with a gamer erased while it was made was removed: the pair is unlinked,
+     * and an erased gamer's list left empty goes (the friendship's accept made it again after
+     * the erasure's `forget`). One that still names friends is kept: the erasure's `forget`
+     * has not run yet (it was retried, say) and reads it to clean their friends' lists.
      */
-    async erasedFriend(applicationId: string, staying: string | undefined, erased: string): Promise<void> {
-      if (staying !== undefined) await follow([listOp(applicationId, staying, { remove: erased })]);
-      await lists.deleteOne({ _id: friendListId(applicationId, erased) }).catch((error: unknown) => settings.onChangeFailed?.(error));
+    async erasedFriend(applicationId: string, a: string, b: string, erased: string[]): Promise<void> {
+      await follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]);
+      for (const gamerId of erased) {
+        await lists.deleteOne({ _id: friendListId(applicationId, gamerId), $or: [{ friends: { $size: 0 } }, { friends: { $exists: false } }] }).catch((error: unknown) => settings.onChangeFailed?.(error));
+      }
     },
 
     /**

@@ -318,8 +318,7 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
           if (!known.every(Boolean)) {
             const removed = await relations.findOneAndDelete({ _id: id, applicationId }).lean();
             if (removed?.status === FriendshipStatus.ACCEPTED) {
-              const [staying, erased] = known[0] ? [requester, addressee] : [addressee, requester];
-              await friendLists.erasedFriend(applicationId, known.every((k) => !k) ? undefined : staying, erased);
+              await friendLists.erasedFriend(applicationId, requester, addressee, [requester, addressee].filter((_, i) => !known[i]));
             }
             return refusal;
           }
