@@ -81,19 +81,16 @@ export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance
  * key that does not decode has its value redacted as well.
  */
 export function redactUrl(url: string): string {
-  const start = url.indexOf('?');
+  // from the first `?` or `#` on: the router and the query parser read a query past a `#`, and
+  // after one that comes first (a fragment has no place in a request, and a client may still
+  // send one), so a ticket there authenticates too; until 2026-11-29 it was logged in clear
+  const start = url.search(/[?#]/);
   if (start < 0) return url;
   // per request: a query that holds neither an escape nor the word is left as it is
   if (!url.includes('%', start) && !TICKET_WORD.test(url)) return url;
-  const hash = url.indexOf('#', start);
-  const end = hash < 0 ? url.length : hash;
-  const pairs = url.slice(start + 1, end).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    if (eq < 0) return pair;
-    const key = pair.slice(0, eq);
-    return mayBeTicketKey(key) ? `${key}=[redacted]` : pair;
-  });
-  return `${url.slice(0, start + 1)}${pairs.join('&')}${url.slice(end)}`;
+  return url.slice(0, start) + url.slice(start).replace(/([?&#])([^=&#]*)=([^&#]*)/g, (pair: string, separator: string, key: string) =>
+    mayBeTicketKey(key) ? `${separator}${key}=[redacted]` : pair,
+  );
 }
 
 const TICKET_WORD = /ticket/i;

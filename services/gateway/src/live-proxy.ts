@@ -12,7 +12,8 @@ export const LIVE_PATH = notificationsRoutes.live.url;
 
 /** Whether a request is for the live channel, the one path that upgrades (the router ignores one trailing slash, libs/platform http.ts: so does this). */
 export function isLivePath(url: string | undefined): boolean {
-  const path = (url ?? '').split('?')[0];
+  // the router reads a path up to a `?` or a `#`
+  const path = (url ?? '').split(/[?#]/)[0];
   return path === LIVE_PATH || path === `${LIVE_PATH}/`;
 }
 
@@ -61,7 +62,13 @@ export function routeUpgrades(app: FastifyInstance): void {
     // once written, not only half-closed: the server's timeouts no longer watch a socket taken
     // on 'upgrade', so a client that kept its side open would hold it for ever.
     res.shouldKeepAlive = false;
-    res.on('finish', () => (socket as Socket).destroySoon());
+    // destroySoon is a net.Socket's: Node 26 hands an upgrade whose body has not all come a
+    // stream of its own, without it (a throw here took the gateway down)
+    res.on('finish', () => {
+      const end = (socket as Partial<Socket>).destroySoon;
+      if (typeof end === 'function') end.call(socket);
+      else socket.end(() => socket.destroy());
+    });
     app.routing(req, res);
   });
 }
@@ -168,6 +175,10 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     // the upgrade of this hop: the client's own connection headers are not forwarded
     headers.connection = 'Upgrade';
     headers.upgrade = 'websocket';
+    // no body goes on this hop: a client's Content-Length would have the service wait for one
+    delete headers['content-length'];
+    delete headers['content-type'];
+    delete headers['transfer-encoding'];
     const upstream = httpRequest({
       protocol: target.protocol, hostname: target.hostname, port: target.port, method: 'GET', headers,
       path: since === undefined ? LIVE_PATH : `${LIVE_PATH}?since=${encodeURIComponent(since)}`,

@@ -91,5 +91,9 @@ describe('redactUrl', () => {
     expect(redactUrl('/live?%E0%A4%A=abc')).toBe('/live?%E0%A4%A=[redacted]');
     expect(redactUrl('/live?tickets=abc&x=ticket')).toBe('/live?tickets=abc&x=ticket');
     expect(redactUrl('/things/7')).toBe('/things/7');
+    // past a `#`, and after one that comes first: the query parser reads both
+    expect(redactUrl('/live?x=1#&ticket=abc')).toBe('/live?x=1#&ticket=[redacted]');
+    expect(redactUrl('/live#&ticket=abc')).toBe('/live#&ticket=[redacted]');
+    expect(redactUrl('/live#ticket=abc&y=2')).toBe('/live#ticket=[redacted]&y=2');
   });
 });

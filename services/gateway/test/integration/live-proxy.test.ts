@@ -1,4 +1,6 @@
-import { connect } from 'node:net';
+import { IncomingMessage } from 'node:http';
+import { connect, Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { notificationsRoutes } from '@gfts/contracts';
 import { eventually, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -94,6 +96,23 @@ describe('the live channel through the gateway', () => {
     const connections = () => new Promise<number>((resolve, reject) => gateway!.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
     await eventually(async () => ((await connections()) === 0 ? true : undefined));
     client.destroy();
+  });
+
+  it('answers an upgrade handed over on a stream that is not a socket (Node 26, a body still coming) without a throw', async () => {
+    await gatewayTo(DOWN);
+    // what Node 26 hands the 'upgrade' listener for an upgrade whose body has not all come:
+    // a stream of its own, without net.Socket's destroySoon (the gateway called it and threw)
+    const stream = new PassThrough();
+    let answer = '';
+    stream.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const ended = new Promise<void>((resolve) => stream.once('finish', resolve));
+    const req = new IncomingMessage(new Socket());
+    Object.assign(req, { method: 'GET', url: LIVE, httpVersion: '1.1', httpVersionMajor: 1, httpVersionMinor: 1 });
+    req.headers = { host: 'gateway', connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'content-length': '10' };
+    req.push(null);
+    gateway!.server.emit('upgrade', req, stream, Buffer.alloc(0));
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
   });
 
   it('counts a refusal of the service, relayed, with its status', async () => {
