@@ -23,7 +23,11 @@ const tooLarge = (limit: number, whose: LargeBodies) =>
  */
 export function onlyRoleBeyond(limit: number, whose: LargeBodies) {
   return async (request: FastifyRequest, _reply: unknown, payload: NodeJS.ReadableStream): Promise<NodeJS.ReadableStream> => {
-    if (request.gamer?.roles.includes(whose.role)) return payload;
+    // the role in the path's application, where the path names one: an admin of another
+    // application is refused by the service, so its body gets no larger limit either
+    const application = (request.params as { applicationId?: string } | undefined)?.applicationId;
+    const own = application === undefined || request.gamer?.applicationId === application.toLowerCase();
+    if (own && request.gamer?.roles.includes(whose.role)) return payload;
     const announced = Number(request.headers['content-length']);
     if (announced > limit) throw tooLarge(limit, whose);
     let seen = 0;

@@ -270,9 +270,10 @@ describe('gateway (HS256)', () => {
     expect(patched.body).toMatchObject({ upstream: 'tasks', method: 'PATCH' });
     // an encoded segment is not decoded on the way: the service sees what the client sent,
     // and a segment that would climb out of the path is refused, not resolved
-    const odd = await api('POST', '/api/v1/a%20b/tasks', { headers: auth, body: composite });
+    // (a small body: the path names no application of the caller's, so a large one is refused)
+    const odd = await api('POST', '/api/v1/a%20b/tasks', { headers: auth, body: { name: 'odd' } });
     expect(odd.body).toMatchObject({ upstream: 'tasks', url: '/api/v1/a%20b/tasks' });
-    const climbing = await api('POST', '/api/v1/%2e%2e%2fmetrics/tasks', { headers: auth, body: composite });
+    const climbing = await api('POST', '/api/v1/%2e%2e%2fmetrics/tasks', { headers: auth, body: { name: 'climbing' } });
     expect(climbing.status).toBe(400);
     // a "." segment, which the proxy's URL parsing would remove on the way out: the path matched
     // the tasks catch-all and reached tasks as a friendship path (until 2026-11-28)
@@ -307,6 +308,11 @@ describe('gateway (HS256)', () => {
     expect(refused.status).toBe(413);
     expect(refused.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', detail: expect.stringContaining('only an admin') });
     expect((await api('POST', `/api/v1/${app}/tasks`, { headers: player, body: { name: 'small' } })).status).toBe(200);
+    // an admin's of the path's application only: another application's admin is refused by the
+    // service, so the gateway does not read a large body for it either (until 2026-11-29 it did)
+    const foreignAdmin = { authorization: `Bearer ${mintToken({ sub: randomUUID(), app: randomUUID(), name: 'Eve', roles: ['admin'] })}` };
+    const foreign = await api('POST', `/api/v1/${app}/tasks`, { headers: foreignAdmin, body: composite });
+    expect(foreign.status).toBe(413);
     // and so is one sent in chunks, without a Content-Length
     const chunked = await new Promise<number>((resolve, reject) => {
       const url = new URL(`/api/v1/${app}/tasks`, gatewayUrl);
