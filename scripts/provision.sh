@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes this machine able to run the stack and the tests, installing only what is missing.
 #
-# Source it (". scripts/provision.sh") so that PATH and the container settings it exports
-# stay in the caller's shell; running it directly only warms the cache.
+# Source it and run its function (". scripts/provision.sh && gfts_provision", in bash or zsh)
+# so that PATH and the container settings it exports stay in the caller's shell; sourcing
+# alone only defines the functions, and running it directly only warms the cache.
 #
 #   - Node >= 24: the system one when new enough, else the npm registry's node-<os>-<arch>@24.
 #   - pnpm: the version pinned in package.json's packageManager field.
@@ -23,7 +24,9 @@
 # Everything is cached under $GFTS_CACHE, so a second run takes seconds.
 # Run directly (bash scripts/provision.sh) it warms the cache; --help prints this header.
 
-_gfts_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# this file's path: zsh (macOS's shell) has no BASH_SOURCE, and reads its own form only through eval
+if [ -n "${ZSH_VERSION:-}" ]; then eval '_gfts_self="${(%):-%x}"'; else _gfts_self="${BASH_SOURCE[0]}"; fi
+_gfts_root="$(cd "$(dirname "$_gfts_self")/.." && pwd)"
 GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
 GFTS_FERRETDB_VERSION="${GFTS_FERRETDB_VERSION:-v1.24.2}"
 GFTS_NATS_VERSION="${GFTS_NATS_VERSION:-v2.11.17}"
@@ -78,7 +81,19 @@ _gfts_podman_socket_works() {
     curl -fsS --max-time 5 --unix-socket /run/podman/podman.sock http://d/_ping >/dev/null 2>&1
 }
 
+# What only root may do here; a user who is not gets told what to do instead of a failure later.
+_gfts_as_root() {
+  [ "$(id -u)" = 0 ] && return 0
+  if command -v docker >/dev/null 2>&1; then
+    _gfts_die "docker is installed but 'docker info' fails for this user: start Docker, or add the user to the docker group and log in again ($1 needs root otherwise)"
+  else
+    _gfts_die "no usable Docker engine, and $1 needs root (these machines' Podman runs as root): run as root, or install Docker"
+  fi
+}
+
 _gfts_podman() {
+  # the socket's health check asks with curl: without it, a working socket looked dead
+  command -v curl >/dev/null 2>&1 || _gfts_die "curl is needed to reach Podman's socket: install it (apt-get install curl)" || return 1
   if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then
     command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] ||
       _gfts_die "no Docker engine and no Podman: install either (as root, apt-get install podman runc)" || return 1
@@ -88,6 +103,7 @@ _gfts_podman() {
   fi
   # crun cannot set rlimits or cgroups on these machines; runc with cgroupfs can.
   if ! grep -qs 'runtime = "runc"' /etc/containers/containers.conf; then
+    _gfts_as_root "configuring Podman" || return 1
     _gfts_say "configuring podman (runc, cgroupfs, vfs storage)"
     mkdir -p /etc/containers
     cat >/etc/containers/containers.conf <<'EOF'
@@ -107,6 +123,7 @@ graphroot = "/var/lib/containers/storage"
 EOF
   fi
   if ! _gfts_podman_socket_works; then
+    _gfts_as_root "starting Podman's socket" || return 1
     _gfts_say "starting podman's Docker-compatible API socket"
     mkdir -p /run/podman
     # Started from /: conmon inherits the service's working directory, and once that is gone

@@ -78,7 +78,8 @@ cleanup() {
   say "stopping the stack"
   for pid in ${pids[@]+"${pids[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in ${pids[@]+"${pids[@]}"}; do wait "$pid" 2>/dev/null || true; done
-  if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -f "${containers[@]}" >/dev/null 2>&1 || true; fi
+  # -v: the official mongo image declares volumes, which docker keeps after a plain rm -f (six a run)
+  if [ "${#containers[@]}" -gt 0 ]; then "$engine" rm -fv "${containers[@]}" >/dev/null 2>&1 || true; fi
   if [ -n "$state_written" ]; then rm -f "$state_written"; fi
   say "stopped"
 }
@@ -97,6 +98,9 @@ command -v curl >/dev/null 2>&1 || { echo "stack: curl is needed (the readiness 
 gfts_provision
 
 export JWT_SECRET="${JWT_SECRET:-dev-only-secret-change-me-0123456789abcdef}"
+# a secret of the caller's own must reach the printed commands too: in another shell they sign with the development one
+secret_env=""
+if [ "$JWT_SECRET" != "dev-only-secret-change-me-0123456789abcdef" ]; then secret_env="JWT_SECRET=$(printf '%q' "$JWT_SECRET") "; fi
 export INTERNAL_TOKEN_SECRET="${INTERNAL_TOKEN_SECRET:-dev-only-internal-secret-0123456789abcdef}"
 GATEWAY_PORT="${GATEWAY_PORT:-8080}"
 FRIENDSHIP_PORT="${FRIENDSHIP_PORT:-8081}"
@@ -124,7 +128,7 @@ if [ "${#busy[@]}" -gt 0 ]; then
 a stack named $STACK_NAME is already running ($engine containers: ${busy[*]}).
 Stop it (Ctrl-C in its terminal), or run a second stack with a name and ports of its own:
   STACK_NAME=gfts-stack2 GATEWAY_PORT=9080 FRIENDSHIP_PORT=9081 TASKS_PORT=9082 NOTIFICATIONS_PORT=9083 scripts/stack.sh
-If no stack of that name runs any more (its script was killed), remove them: $engine rm -f ${busy[*]}
+If no stack of that name runs any more (its script was killed), remove them: $engine rm -fv ${busy[*]}
 MSG
   exit 1
 fi
@@ -146,7 +150,7 @@ start_container() {
   if [ -n "${DB_STATE:-}" ]; then
     case "$image" in localhost/gfts/ferretdb:*) mount=(-v "$DB_STATE:/state") ;; *) mount=(-v "$DB_STATE:/data/db") ;; esac
   fi
-  "$engine" rm -f "$name" >/dev/null 2>&1 || true
+  "$engine" rm -fv "$name" >/dev/null 2>&1 || true
   "$engine" run -d --name "$name" -p "127.0.0.1::$port" ${mount[@]+"${mount[@]}"} "$image" "$@" >/dev/null
   "$engine" port "$name" "$port/tcp" | head -n 1 | sed 's/.*://'
 }
@@ -279,9 +283,9 @@ cat <<INFO
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
 
   Call it (from $root):
-    TOKEN=\$(node scripts/mint-token.mjs --name Ann)
+    ${secret_env}TOKEN=\$(${secret_env}node scripts/mint-token.mjs --name Ann)
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
-    scripts/demo.sh $gateway     # a tour: catalog, assign, stats, completion, claim, inventory, friends
+    ${secret_env}scripts/demo.sh $gateway     # a tour: catalog, assign, stats, completion, claim, inventory, friends
 
   Press Ctrl-C to stop everything.
 INFO

@@ -28,7 +28,7 @@ remove_test_containers() {
   [ -n "$ids" ] || return 0
   echo "removing this run's test containers" >&2
   # shellcheck disable=SC2086
-  "$GFTS_ENGINE" rm -f $ids >/dev/null 2>&1 || true
+  "$GFTS_ENGINE" rm -fv $ids >/dev/null 2>&1 || true
 }
 # On any exit: vitest handles Ctrl-C itself and exits 1, so the shell never sees the interrupt,
 # and its teardown does not run; a normal run has stopped them already

@@ -972,6 +972,22 @@ def check_nats(env_name: str, docs) -> None:
     replicas = nats["spec"].get("replicas", 1)
     stream_replicas = int(config_value(docs, tasks, "STATS_STREAM_REPLICAS") or 1)
     ok(stream_replicas <= replicas, env_name, f"STATS_STREAM_REPLICAS {stream_replicas} exceeds the {replicas} NATS servers")
+    # every stream and bucket a service makes: no more replicas than servers, and the GAMERS
+    # stream's alike in every service (each applies its own at start: differing, the stream's
+    # replicas changed at every restart)
+    gamers: dict[str, int] = {}
+    for service in SERVICE_VALUES:
+        w = find_generated(docs, "Deployment", service)
+        if not w:
+            continue
+        for setting in ("GAMERS_STREAM_REPLICAS", "PRESENCE_KV_REPLICAS", "RATE_LIMIT_KV_REPLICAS"):
+            value = config_value(docs, w, setting)
+            if value is None:
+                continue
+            ok(int(value) <= replicas, env_name, f"{service}: {setting} {value} exceeds the {replicas} NATS servers")
+            if setting == "GAMERS_STREAM_REPLICAS":
+                gamers[service] = int(value)
+    ok(len(set(gamers.values())) <= 1, env_name, f"GAMERS_STREAM_REPLICAS must be the same in every service (one stream): {gamers}")
     conf = next((d for d in docs if d["kind"] == "ConfigMap" and component(d) == "nats" and "nats.conf" in (d.get("data") or {})), None)
     text = (conf or {}).get("data", {}).get("nats.conf", "")
     ok("store_dir: /data" in text, env_name, "nats.conf must keep the JetStream store on the /data volume")

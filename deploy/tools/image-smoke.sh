@@ -3,7 +3,7 @@
 # stack, on machines that have Podman but cannot pull base images (this project's
 # machines: no registry but the package registries).
 #
-#   . scripts/provision.sh        # Node 24, Podman configured, FerretDB and NATS images
+#   . scripts/provision.sh && gfts_provision   # Node 24, Podman configured, FerretDB and NATS images
 #   bash deploy/tools/image-smoke.sh
 #
 # The one substitution: node:24-slim (and the distroless runtime) cannot be pulled, so
@@ -27,7 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 GFTS_CACHE="${GFTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gamer-services}"
 STANDIN="${STANDIN_IMAGE:-localhost/gfts/node24-standin:bookworm}"
-: "${MONGO_IMAGE:?source scripts/provision.sh first (MONGO_IMAGE unset)}"
+: "${MONGO_IMAGE:?run . scripts/provision.sh \&\& gfts_provision first (MONGO_IMAGE unset)}"
 : "${NATS_IMAGE:?source scripts/provision.sh first (NATS_IMAGE unset)}"
 NET="gfts-smoke-$$"
 SECRET=dev-only-internal-secret-0123456789abcdef
