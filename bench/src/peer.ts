@@ -88,9 +88,12 @@ const auth = (g: Gamer) => ({ authorization: creds.bearerFor(app, g) });
 
 const progress = new Progress({ data: 5, register: 20, 'friend-list': durationS + 2, 'add-friend': 15, 'cheap-gateway': cheapS + 1, 'cheap-direct': cheapS + 1, 'cheap-bare-proxy': cheapS + 3 });
 
+/** The checkout's commit, marked when it holds uncommitted changes (a variant built in a scratch worktree is then told apart from its commit). */
 function commitOf(dir: string): string {
   try {
-    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const commit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim().length > 0;
+    return dirty ? `${commit} with uncommitted changes` : commit;
   } catch {
     return 'unknown';
   }

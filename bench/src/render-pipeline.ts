@@ -6,7 +6,7 @@ import { P99_AIM_MS, p99OfAllEvents, ratioOf, secondsLine, slowSecondsCpuLine, s
 import { fmt, pct, referenceSentence } from './report.ts';
 import { checkAim, type AimCheck } from './stats.ts';
 
-const PROCS = ['tasks', 'tasks-db', 'nats', 'notifications', 'gateway', 'loadgen'];
+const PROCS = ['tasks', 'tasks-db', 'nats', 'notifications', 'notifications-db', 'gateway', 'loadgen'];
 
 /** The aims of issue #10 item 6, from a run's figures. */
 /** Whether the ceiling copied the progress documents (`--collection gamer_progress`), where one statement is one gamer's whole batch. */
@@ -80,7 +80,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   p(`- Store: ${r.stack.db} (\`${r.stack.mongoImage}\`); NATS \`${r.stack.natsImage}\`; engine ${r.stack.engine}. Services, store, NATS and the load generator share the 2 cores; CPU % is of one core (200 % = the whole machine).`);
   p(`- Settings: ${r.stack.settings.join(', ') || 'service defaults'}`);
   p();
-  p('## Aims (issue #10 item 6)');
+  p(`## Aims (issue #10 item 6)${o.mode === 'quick' ? ` — quick mode: ${o.gamers} gamers, ${o.phaseS} s windows, a ${o.ceilingS} s ceiling; the aims are for the full run` : ''}`);
   p();
   p(checksTable(r.checks));
   p();

@@ -39,8 +39,10 @@ mode on this 2-core machine (less when the consumer is slow: every wait is cappe
   --setup direct|http    gamer tasks written straight to the database as documents the bench
                          builds from the catalog API's answer (default; ~1 min), or through
                          POST /tasks/assign and GET /achievements (slow: ~30k calls for 10k gamers)
-  --collection NAME      the collection the ceiling copies (default gamer_tasks; gamer_progress:
-                         the progress documents the stat consumer writes since 2026-11-26)
+  --collection NAME      the collection the ceiling copies (default gamer_progress: the progress
+                         documents the stat consumer writes since 2026-11-26, copied after the
+                         sustained run, as it left them; gamer_tasks: the gamer tasks, as before
+                         2026-11-29)
   --state FILE           stack state (default .stack/state.json)
   --out DIR              results directory (default bench/results)
   --help                 this text
@@ -122,14 +124,17 @@ const pids = new Map<string, number>([
 // the notifications service takes every task.progress and task.completed the consumer publishes
 if (state.services.notifications) pids.set('notifications', state.services.notifications.pid);
 const progress = new Progress(mode === 'full' ? { 'tasks: setup': 120, 'tasks: ceiling': 25, 'tasks: single events': 2, 'tasks: sustained': 90, 'tasks: rates': 150 } : { 'tasks: setup': 25, 'tasks: ceiling': 8, 'tasks: single events': 2, 'tasks: sustained': 30, 'tasks: rates': 60 });
-for (const [name, container] of [['friendship-db', state.containers.friendshipDb], ['tasks-db', state.containers.tasksDb], ['nats', state.containers.nats]] as const) {
+// the notifications store too: it takes the notifications the completions make (else its CPU counted as "other")
+for (const [name, container] of [['friendship-db', state.containers.friendshipDb], ['tasks-db', state.containers.tasksDb], ['notifications-db', state.containers.notificationsDb], ['nats', state.containers.nats]] as const) {
+  // a stack without the notifications service has no store of it
+  if (container === undefined) continue;
   const pid = containerPid(state.engine, container);
   if (pid) pids.set(name, pid);
   else progress.log(`no pid for container ${container}: its CPU is not reported`);
 }
 progress.log(`tasks-only: ${mode} mode, ${JSON.stringify(options)}; ${uptimeStart}`);
 
-const result = await runPipeline({ state, creds, pids, progress, gamerTasksCollection: arg('--collection') ?? 'gamer_tasks' }, options);
+const result = await runPipeline({ state, creds, pids, progress, gamerTasksCollection: arg('--collection') ?? 'gamer_progress' }, options);
 const finishedAt = new Date();
 const settings = Object.entries(process.env)
   .filter(([k]) => /^(CONSUMER_|STATS_|CATALOG_|EXPIRY_|PROCESSED_|VERSION_|CLAIM_|NATS_PREFIX$|LOG_LEVEL$)/.test(k))
