@@ -129,14 +129,10 @@ export class ClaimService {
       // gamer's (until 2026-11-29 they were taken back). Only an erasure removes a task still
       // being claimed; a reset of scope all removes a claimed one and the inventory with it,
       // which this finish's grants must not bring back.
-      if (await this.erasures.erasingSince(task, grantedAt)) {
+      const undoneBy = (await this.erasures.erasingSince(task, grantedAt)) ? 'an erasure' : (await this.inventory.resetSince(task, grantedAt)) ? 'a reset of scope all' : undefined;
+      if (undoneBy) {
         await this.inventory.revoke(grants);
-        this.log.info({ gamerTaskId: task.id }, 'the gamer was erased during the claim: its grants were taken back');
-        return 'gone';
-      }
-      if (await this.inventory.resetSince(task, grantedAt)) {
-        await this.inventory.revoke(grants);
-        this.log.info({ gamerTaskId: task.id }, 'the gamer\'s progress was reset during the claim: its grants were taken back');
+        this.log.info({ gamerTaskId: task.id, undoneBy }, 'the claim\'s task was removed under it: its grants were taken back');
         return 'gone';
       }
       this.log.info({ gamerTaskId: task.id }, 'a claim finished elsewhere, its task removed since (expired): its grants stay');

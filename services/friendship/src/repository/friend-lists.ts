@@ -79,6 +79,9 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
     }
   }
 
+  /** A friendship ended (its relation is gone): neither is in the other's list. Harmless when they were not friends. */
+  const unlinked = (applicationId: string, a: string, b: string) => follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]);
+
   /** The friends of each gamer by the relations (the rebuild's read): two `$in` reads over the list indexes. */
   async function friendsByRelations(applicationId: string, gamerIds: string[]): Promise<Map<string, Set<string>>> {
     const byGamer = new Map(gamerIds.map((id) => [id, new Set<string>()]));
@@ -94,9 +97,7 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
     linked: (applicationId: string, a: string, b: string) =>
       follow([listOp(applicationId, a, { add: [b] }), listOp(applicationId, b, { add: [a] })]),
 
-    /** A friendship ended (its relation is gone): neither is in the other's list. Harmless when they were not friends. */
-    unlinked: (applicationId: string, a: string, b: string) =>
-      follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]),
+    unlinked,
 
     /**
      * A friendship with a gamer erased while it was made was removed: the pair is unlinked,
@@ -105,7 +106,7 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
      * has not run yet (it was retried, say) and reads it to clean their friends' lists.
      */
     async erasedFriend(applicationId: string, a: string, b: string, erased: string[]): Promise<void> {
-      await follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]);
+      await unlinked(applicationId, a, b);
       for (const gamerId of erased) {
         await lists.deleteOne({ _id: friendListId(applicationId, gamerId), $or: [{ friends: { $size: 0 } }, { friends: { $exists: false } }] }).catch((error: unknown) => settings.onChangeFailed?.(error));
       }
