@@ -62,8 +62,9 @@ export function routeUpgrades(app: FastifyInstance): void {
     // once written, not only half-closed: the server's timeouts no longer watch a socket taken
     // on 'upgrade', so a client that kept its side open would hold it for ever.
     res.shouldKeepAlive = false;
-    // destroySoon is a net.Socket's: Node 26 hands an upgrade whose body has not all come a
-    // stream of its own, without it (a throw here took the gateway down)
+    // destroySoon is a net.Socket's: an upgrade handed over on another kind of stream (Node 26
+    // may wrap the socket of an upgrade whose body has not all come) would throw here, outside
+    // any handler, and take the gateway down
     res.on('finish', () => {
       const end = (socket as Partial<Socket>).destroySoon;
       if (typeof end === 'function') end.call(socket);
