@@ -84,7 +84,9 @@ _gfts_podman_socket_works() {
 # What only root may do here; a user who is not gets told what to do instead of a failure later.
 _gfts_as_root() {
   [ "$(id -u)" = 0 ] && return 0
-  if command -v docker >/dev/null 2>&1; then
+  if [ "${DOCKER_HOST:-}" = "unix:///run/podman/podman.sock" ]; then
+    _gfts_die "DOCKER_HOST names Podman's socket, which is not up, and $1 needs root: unset DOCKER_HOST to use Docker, or run as root"
+  elif command -v docker >/dev/null 2>&1; then
     _gfts_die "docker is installed but 'docker info' fails for this user: start Docker, or add the user to the docker group and log in again ($1 needs root otherwise)"
   else
     _gfts_die "no usable Docker engine, and $1 needs root (these machines' Podman runs as root): run as root, or install Docker"
@@ -101,8 +103,9 @@ _gfts_podman() {
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc; } >&2 ||
       _gfts_die "apt-get install podman runc failed" || return 1
   fi
-  # crun cannot set rlimits or cgroups on these machines; runc with cgroupfs can.
-  if ! grep -qs 'runtime = "runc"' /etc/containers/containers.conf; then
+  # crun cannot set rlimits or cgroups on these machines; runc with cgroupfs can. A socket
+  # someone started already (root, for this user's group) is used as it is.
+  if ! _gfts_podman_socket_works && ! grep -qs 'runtime = "runc"' /etc/containers/containers.conf; then
     _gfts_as_root "configuring Podman" || return 1
     _gfts_say "configuring podman (runc, cgroupfs, vfs storage)"
     mkdir -p /etc/containers
@@ -367,7 +370,7 @@ gfts_provision() {
   _gfts_node && _gfts_pnpm && _gfts_packages && _gfts_schemathesis && _gfts_chromium && _gfts_containers
 }
 
-if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+if [ "${BASH_SOURCE[0]:-}" = "$0" ]; then
   case "${1:-}" in -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
   set -euo pipefail
   gfts_provision

@@ -964,7 +964,7 @@ def check_nats_routes(env_name: str, docs, nats, text: str, replicas: int) -> No
         ok(any(re.fullmatch(rf"\S*nats-{i}\.\S*nats-headless", h) for h in hosts), env_name, f"the cluster must route to nats-{i}")
 
 
-def check_nats(env_name: str, docs) -> None:
+def check_nats(env_name: str, docs, repo: Path) -> None:
     nats = find_generated(docs, "StatefulSet", "nats")
     tasks = find_generated(docs, "Deployment", "tasks")
     if not (ok(nats is not None, env_name, "no NATS StatefulSet") and tasks):
@@ -983,6 +983,11 @@ def check_nats(env_name: str, docs) -> None:
         for setting in ("GAMERS_STREAM_REPLICAS", "PRESENCE_KV_REPLICAS", "RATE_LIMIT_KV_REPLICAS"):
             value = config_value(docs, w, setting)
             if value is None:
+                # unset: the service's default (1), where its configuration reads the setting
+                if setting == "GAMERS_STREAM_REPLICAS" and setting in (service_settings(repo, service) or {}):
+                    gamers[service] = 1
+                continue
+            if not ok(value.strip().isdigit(), env_name, f"{service}: {setting} must be a whole number; is {value!r}"):
                 continue
             ok(int(value) <= replicas, env_name, f"{service}: {setting} {value} exceeds the {replicas} NATS servers")
             if setting == "GAMERS_STREAM_REPLICAS":
@@ -1109,7 +1114,7 @@ def main() -> int:
         check_references(env_name, docs)
         check_network(env_name, docs)
         check_ingress(env_name, docs)
-        check_nats(env_name, docs)
+        check_nats(env_name, docs, repo)
         check_runbooks(env_name, docs, repo)
         if env_name == "prod":
             check_monitoring_labels(env_name, docs)
