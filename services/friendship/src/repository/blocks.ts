@@ -103,7 +103,12 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       // is announced by its creator unless a repeat announced it first, with the relation it
       // removed before the creator's clearing (a double tap on a friend): until 2026-11-29
       // both announced, with and without the relation.
-      const claimed = async () => (await blocks.updateOne({ _id: id, applicationId, announced: { $ne: true } }, { $set: { announced: true } })).matchedCount === 1;
+      const claimed = async () => {
+        if ((await blocks.updateOne({ _id: id, applicationId, announced: { $ne: true } }, { $set: { announced: true } })).matchedCount === 1) return true;
+        // not matched: announced by another call, or lifted meanwhile (its unblock is
+        // announced, so the block is too, as before the mark)
+        return (await blocks.exists({ _id: id, applicationId })) === null;
+      };
       // a claim that fails announces: twice is better than never
       const announce = removed ? (await claimed().catch(() => true), true) : !existing && (await claimed().catch(() => true));
       return existing ? { kind: 'alreadyBlocked', block: toBlock(existing), removed, announce } : { kind: 'blocked', block: toBlock(record), removed, announce };

@@ -480,4 +480,33 @@ describe('concurrent changes leave one consistent outcome', () => {
     expect(announcing.map((o) => 'removed' in o && o.removed?.status)).toEqual(['accepted']);
     expect(await relationsOf(a!, b!)).toEqual([]);
   });
+
+  it('a block lifted before its creator marks it announced is announced, as its unblock is', async () => {
+    const models = await createModels(db);
+    const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
+    // the unblock runs just before the creator's mark (the one update of a new block)
+    let beforeMark: (() => Promise<unknown>) | undefined;
+    const blocksModel = new Proxy(models.blocks, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop !== 'updateOne') return (value as (...a: unknown[]) => unknown).bind(target);
+        return async (...args: unknown[]) => {
+          const run = beforeMark;
+          beforeMark = undefined;
+          await run?.();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const blocks = blockRepository(blocksModel, models.relations, lists, gamerDirectory(models.gamers, profileCache(100, 0)));
+    const [a, b] = await w.gamers(2);
+    beforeMark = async () => {
+      const record = await db.collection('blocks').findOne({ applicationId: a!.app, blocker: a!.id, blocked: b!.id });
+      expect((await blocks.unblock(a!.app, String(record!._id), a!.id)).kind).toBe('unblocked');
+    };
+    const outcome = await blocks.block(a!.app, a!.id, b!.id, new Date(), 100);
+    // before the fix: not announced, while its unblock was
+    expect(outcome).toMatchObject({ kind: 'blocked', announce: true });
+  });
 });
