@@ -134,6 +134,9 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     const { values } = await kv.status();
     const updates = await kv.watch({ ignoreDeletes: false });
     current = updates;
+    // closed while the watch was being set up: nothing else would stop it, and the close
+    // would wait for ever (until 2026-11-29; a pod stopped during its start hung until killed)
+    if (stop.signal.aborted) updates.stop();
     opts.log.info({ bucket: names.presenceBucket }, 'presence watch started');
     // after a retry: what the reload did not bring back was deleted while the watch was away
     const seen = reload ? { holds: new Set<string>(), holders: new Set<string>() } : undefined;

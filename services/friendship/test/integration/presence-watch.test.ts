@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { natsNames, presenceBeatKey, presenceHoldKey } from '@gfts/contracts';
 import { connectNats } from '@gfts/platform';
-import { eventually, infra, natsPrefix, tcpHop } from '@gfts/testkit';
+import { eventually, infra, interceptRequests, natsPrefix, tcpHop } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -56,6 +56,28 @@ describe('presence watch, loading the bucket at start', () => {
     } finally {
       await second.watch.close();
     }
+  });
+
+  it('closes while it is starting its watch, instead of waiting for ever', async () => {
+    // its watch's consumer is being created when the replica stops (a shutdown during start)
+    let reached!: () => void;
+    const creating = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const faulty = interceptRequests(nc, async (subject, send) => {
+      if (subject.includes('.CONSUMER.CREATE.')) {
+        reached();
+        await held;
+      }
+      return send();
+    });
+    const board = presenceBoard({ onlineWindowMs: 5_000, maxEntries: 100 });
+    const watch = startPresenceWatch({ nc: faulty, prefix: natsPrefix(), board, onlineWindowMs: 5_000, replicas: 1, sweepMs: 1_000, persist: async () => undefined, log: quiet });
+    await creating;
+    const closed = watch.close().then(() => 'closed');
+    release();
+    // before the fix the watch started after the close and nothing stopped it: the close never ended
+    expect(await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000))])).toBe('closed');
   });
 });
 
