@@ -1,4 +1,4 @@
-import { check, GamerErasedEvent, type GamerErasureCompletedEvent, type NatsNames } from '@gfts/contracts';
+import { check, GamerErasedEvent, GamerErasureCompletedEvent, type NatsNames } from '@gfts/contracts';
 import {
   AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType,
   type JetStreamClient, type JetStreamManager, type JsMsg,
@@ -151,3 +151,14 @@ export async function startGamerErasure(
   });
 }
 
+/** A `gamer.erasure.completed` report heard over core NATS, or undefined when it is not one (not JSON, not the contract's shape). */
+export function erasureReportOf(msg: { json(): unknown }): GamerErasureCompletedEvent | undefined {
+  let report: unknown;
+  try {
+    report = msg.json();
+  } catch {
+    return undefined;
+  }
+  const checked = check(GamerErasureCompletedEvent, report);
+  return checked.ok ? checked.value : undefined;
+}

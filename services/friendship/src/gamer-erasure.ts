@@ -1,5 +1,5 @@
-import { check, GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
-import { keepSubscribed, startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
+import { natsNames } from '@gfts/contracts';
+import { erasureReportOf, keepSubscribed, startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
@@ -84,15 +84,9 @@ export function forgetErasedGamers(nc: NatsConnection, prefix: string, memory: E
   };
   const what = 'cached registrations of erased gamers expire on their own';
   const subscription = keepSubscribed(nc, natsNames(prefix).gamerErasureCompleted, { what, log }, (msg) => {
-    let report: unknown;
-    try {
-      report = msg.json();
-    } catch {
-      return;
-    }
-    const checked = check(GamerErasureCompletedEvent, report);
-    if (!checked.ok || checked.value.service !== 'friendship') return;
-    forget(checked.value.applicationId.toLowerCase(), checked.value.gamerId.toLowerCase());
+    const report = erasureReportOf(msg);
+    if (report?.service !== 'friendship') return;
+    forget(report.applicationId.toLowerCase(), report.gamerId.toLowerCase());
   });
   return {
     async stop() {

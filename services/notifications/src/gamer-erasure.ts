@@ -1,5 +1,5 @@
-import { check, GamerErasureCompletedEvent, natsNames, NotificationCloseCode } from '@gfts/contracts';
-import { keepSubscribed, startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
+import { natsNames, NotificationCloseCode } from '@gfts/contracts';
+import { erasureReportOf, keepSubscribed, startGamerErasure, type GamerEventConsumer } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
@@ -72,15 +72,9 @@ export function followErasureReports(nc: NatsConnection, prefix: string, inbox: 
   let stopped = false;
   const what = 'notifications an erased gamer\'s late events stored stay';
   const subscription = keepSubscribed(nc, names.gamerErasureCompleted, { queue: names.notificationsErasureFollowUpQueue, what, log }, (msg) => {
-    let report: unknown;
-    try {
-      report = msg.json();
-    } catch {
-      return;
-    }
-    const checked = check(GamerErasureCompletedEvent, report);
-    if (!checked.ok || checked.value.service === 'notifications') return;
-    const { applicationId, gamerId, service, jobId } = checked.value;
+    const report = erasureReportOf(msg);
+    if (!report || report.service === 'notifications') return;
+    const { applicationId, gamerId, service, jobId } = report;
     const erase = () => {
       const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(
         (removed) => {
