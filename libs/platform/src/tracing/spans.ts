@@ -63,7 +63,8 @@ export const tracingPlugin = fp<TracingPluginOptions>(async (app: FastifyInstanc
       links,
       attributes: {
         'http.request.method': request.method,
-        'url.path': request.url.split('?', 1)[0]!,
+        // the path ends at a '?' or a '#', as the router reads it: what follows may be a ticket
+        'url.path': request.url.split(/[?#]/, 1)[0]!,
         ...(route ? { 'http.route': route } : {}),
         'gfts.request_id': String(request.id),
       },

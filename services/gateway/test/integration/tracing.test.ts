@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { client, eventually, mintToken, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +78,23 @@ describe('tracing (gateway, friendship and tasks as processes exporting OTLP/HTT
     const traceId = mongo.traceId;
     expect(accessLine(processes.output('gateway'), requestId)).toMatchObject({ trace_id: traceId, span_id: gatewayServer.spanId });
     expect(accessLine(processes.output('friendship'), requestId)).toMatchObject({ trace_id: traceId, span_id: friendshipServer!.spanId, route: '/api/v1/friendship' });
+  });
+
+  it('keeps a ticket after a \'#\' out of the span\'s path and the access line: the router reads a query there too', async () => {
+    const requestId = `hash-${randomUUID()}`;
+    // sent as is (fetch drops what follows a '#')
+    const status = await new Promise<number>((resolve, reject) => {
+      const outgoing = request(new URL(processes.gatewayUrl), { method: 'GET', path: '/api/v1/friendship/blocked#ticket=secret-ticket', headers: { authorization: `Bearer ${mintToken()}`, 'x-request-id': requestId } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      outgoing.on('error', reject).end();
+    });
+    expect(status).toBe(200);
+    const server = await eventually(async () => receiver.spans.find((s) => s.service === 'gateway' && s.kind === SERVER && s.attributes['gfts.request_id'] === requestId));
+    // before the fix the span's path was the whole URL, ticket and all
+    expect(server.attributes['url.path']).toBe('/api/v1/friendship/blocked');
+    expect(JSON.stringify(accessLine(processes.output('gateway'), requestId))).not.toContain('secret-ticket');
   });
 
   it('follows POST /stats from the game server through NATS into the tasks consumer and MongoDB in one trace', async () => {
