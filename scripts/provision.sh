@@ -85,7 +85,7 @@ _gfts_podman_socket_works() {
 _gfts_as_root() {
   [ "$(id -u)" = 0 ] && return 0
   if [ "${DOCKER_HOST:-}" = "unix:///run/podman/podman.sock" ]; then
-    _gfts_die "DOCKER_HOST names Podman's socket, which is not up, and $1 needs root: unset DOCKER_HOST to use Docker, or run as root"
+    _gfts_die "DOCKER_HOST names Podman's socket, which this user cannot use, and $1 needs root: unset DOCKER_HOST to use Docker, or run as root"
   elif command -v docker >/dev/null 2>&1; then
     _gfts_die "docker is installed but 'docker info' fails for this user: start Docker, or add the user to the docker group and log in again ($1 needs root otherwise)"
   else
@@ -96,6 +96,9 @@ _gfts_as_root() {
 _gfts_podman() {
   # the socket's health check asks with curl: without it, a working socket looked dead
   command -v curl >/dev/null 2>&1 || _gfts_die "curl is needed to reach Podman's socket: install it (apt-get install curl)" || return 1
+  # this machine's Podman is root's: a user's podman is rootless, with storage of its own,
+  # where the images built below would not be the socket's (and its runtime not configured)
+  _gfts_as_root "using Podman" || return 1
   if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then
     command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] ||
       _gfts_die "no Docker engine and no Podman: install either (as root, apt-get install podman runc)" || return 1
@@ -103,10 +106,8 @@ _gfts_podman() {
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc; } >&2 ||
       _gfts_die "apt-get install podman runc failed" || return 1
   fi
-  # crun cannot set rlimits or cgroups on these machines; runc with cgroupfs can. A socket
-  # someone started already (root, for this user's group) is used as it is.
-  if ! _gfts_podman_socket_works && ! grep -qs 'runtime = "runc"' /etc/containers/containers.conf; then
-    _gfts_as_root "configuring Podman" || return 1
+  # crun cannot set rlimits or cgroups on these machines; runc with cgroupfs can.
+  if ! grep -qs 'runtime = "runc"' /etc/containers/containers.conf; then
     _gfts_say "configuring podman (runc, cgroupfs, vfs storage)"
     mkdir -p /etc/containers
     cat >/etc/containers/containers.conf <<'EOF'
@@ -126,7 +127,6 @@ graphroot = "/var/lib/containers/storage"
 EOF
   fi
   if ! _gfts_podman_socket_works; then
-    _gfts_as_root "starting Podman's socket" || return 1
     _gfts_say "starting podman's Docker-compatible API socket"
     mkdir -p /run/podman
     # Started from /: conmon inherits the service's working directory, and once that is gone

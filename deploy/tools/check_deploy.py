@@ -970,8 +970,9 @@ def check_nats(env_name: str, docs, repo: Path) -> None:
     if not (ok(nats is not None, env_name, "no NATS StatefulSet") and tasks):
         return
     replicas = nats["spec"].get("replicas", 1)
-    stream_replicas = int(config_value(docs, tasks, "STATS_STREAM_REPLICAS") or 1)
-    ok(stream_replicas <= replicas, env_name, f"STATS_STREAM_REPLICAS {stream_replicas} exceeds the {replicas} NATS servers")
+    stats = (config_value(docs, tasks, "STATS_STREAM_REPLICAS") or "1").strip()
+    if ok(stats.isdigit(), env_name, f"tasks: STATS_STREAM_REPLICAS must be a whole number; is {stats!r}"):
+        ok(int(stats) <= replicas, env_name, f"STATS_STREAM_REPLICAS {stats} exceeds the {replicas} NATS servers")
     # every stream and bucket a service makes: no more replicas than servers, and the GAMERS
     # stream's alike in every service (each applies its own at start: differing, the stream's
     # replicas changed at every restart)
@@ -1024,7 +1025,7 @@ def check_nats(env_name: str, docs, repo: Path) -> None:
     if replicas > 1:
         check_nats_routes(env_name, docs, nats, text, replicas)
     if env_name == "prod":
-        ok(replicas == 3 and stream_replicas == 3, env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
+        ok(replicas == 3 and stats == "3", env_name, "prod runs 3 NATS servers and a 3-replica stats stream")
         ok(re.search(r"^\s*sync_interval:\s*\"?always\"?\s*$", text, re.M) is not None, env_name, "prod nats.conf must set sync_interval: always")
         zone = [c for c in nats["spec"]["template"]["spec"].get("topologySpreadConstraints") or [] if c["topologyKey"] == "topology.kubernetes.io/zone"]
         ok(bool(zone) and zone[0]["whenUnsatisfiable"] == "DoNotSchedule", env_name, "prod NATS servers must be spread over zones as a hard rule")

@@ -106,7 +106,9 @@ export function blockRepository(blocks: Model<BlockDoc>, relations: Model<Relati
       const claimed = async () => {
         if ((await blocks.updateOne({ _id: id, applicationId, announced: { $ne: true } }, { $set: { announced: true } })).matchedCount === 1) return true;
         // not matched: announced by another call, or lifted meanwhile (its unblock is
-        // announced, so the block is too, as before the mark)
+        // announced, so the block is too, as before the mark). A double tap whose repeat
+        // announced, with an unblock landing before the creator's mark, announces twice: the
+        // record that said so is gone
         return (await blocks.exists({ _id: id, applicationId })) === null;
       };
       // a claim that fails announces: twice is better than never
