@@ -43,6 +43,9 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /** RFC 9457 problem details, the body of every 4xx and 5xx answer. */
+/** The most validation failures a problem's `errors[]` lists (libs/platform errors.ts). */
+export const PROBLEM_ERRORS_MAX = 20;
+
 export const Problem = Type.Object(
   {
     type: Type.String({ description: 'URI reference naming the problem type' }),
@@ -54,7 +57,7 @@ export const Problem = Type.Object(
     instance: Type.Optional(Type.String()),
     requestId: Type.Optional(Type.String()),
     errors: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'validation failures' }),
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { maxItems: PROBLEM_ERRORS_MAX, description: `validation failures, the first ${PROBLEM_ERRORS_MAX} (the detail counts them all when there are more)` }),
     ),
   },
   { $id: 'Problem' },

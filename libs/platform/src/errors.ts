@@ -1,4 +1,4 @@
-import { ErrorCode, PROBLEM_CONTENT_TYPE, problemType, type Problem } from '@gfts/contracts';
+import { ErrorCode, PROBLEM_CONTENT_TYPE, PROBLEM_ERRORS_MAX, problemType, type Problem } from '@gfts/contracts';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -127,11 +127,26 @@ function validationEntry(v: ValidationFailure, context: string): { path: string;
   return { path, message: v.message ?? 'is invalid' };
 }
 
+/**
+ * Fastify's error for a failed validation: a short message. Its default joins every
+ * failure into one string, as long as the answer was; the problem is built from
+ * `error.validation` (toProblem), which Fastify attaches whatever this returns.
+ */
+export function validationError(errors: readonly { instancePath?: string; message?: string }[], context: string): Error {
+  const first = errors[0];
+  return new Error(`${context}${first?.instancePath ?? ''} ${first?.message ?? 'is invalid'}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`);
+}
+
 function toProblem(error: FastifyError & { status?: number }, request: FastifyRequest): Problem {
   if (error instanceof AppError) return problem(error.status, error.code, error.message);
   if (error.validation) {
-    return problem(400, ErrorCode.VALIDATION_FAILED, `invalid ${error.validationContext ?? 'request'}`, {
-      errors: error.validation.map((v) => validationEntry(v, error.validationContext ?? '')),
+    const context = error.validationContext ?? 'request';
+    const count = error.validation.length;
+    // ajv reports every failure (allErrors): 16 KiB of empty objects in an array make ~10,000,
+    // and listed whole the 400 was ~1.7 MB, an amplifier any token could use (until 2026-11-29)
+    const shown = error.validation.slice(0, PROBLEM_ERRORS_MAX);
+    return problem(400, ErrorCode.VALIDATION_FAILED, count > shown.length ? `invalid ${context}: ${count} failures, the first ${shown.length} listed` : `invalid ${context}`, {
+      errors: shown.map((v) => validationEntry(v, error.validationContext ?? '')),
     });
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

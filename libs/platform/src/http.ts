@@ -3,7 +3,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyReply, type F
 import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS } from './config.ts';
 import { foldBooleanQueryOf } from './boolean-query.ts';
 import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
-import { answerClientError, answerFrameworkError, problemHandlers, shuttingDown } from './errors.ts';
+import { answerClientError, answerFrameworkError, problemHandlers, shuttingDown, validationError } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { recordAnswered } from './response-records.ts';
@@ -138,6 +138,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     // `/api/v1/friendship/` is the spec's `POST /` and `GET /` under its base path: a client
     // that joins the base and `/` must not get a 404 (declared-routes.ts matches the same way)
     routerOptions: { ignoreTrailingSlash: true },
+    schemaErrorFormatter: validationError,
   });
   // Query strings, path parameters and headers are text: scalars are coerced ('array' would
   // turn ["x"] into "x"). A JSON body is typed already: coercing it would take `false` for

@@ -1108,7 +1108,7 @@ export interface components {
              */
             code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "CONFLICT" | "INTERNAL" | "UPSTREAM_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "UPGRADE_REQUIRED" | "CANNOT_TARGET_SELF" | "ALREADY_FRIENDS" | "BLOCKED" | "FRIEND_LIMIT_REACHED" | "PENDING_LIMIT_REACHED" | "BLOCK_LIMIT_REACHED" | "TASK_NOT_COMPLETED" | "ALREADY_CLAIMED" | "IDEMPOTENCY_KEY_REUSED" | "NOT_ENOUGH_TASKS" | "CATALOG_FULL";
             detail?: string;
-            /** @description validation failures */
+            /** @description validation failures, the first 20 (the detail counts them all when there are more) */
             errors?: {
                 message: string;
                 path: string;

@@ -10,6 +10,8 @@ describe('createHttpServer at the edge', () => {
     const body = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false };
     app.get('/things', async () => []);
     app.post('/things', { schema: { body } }, async () => ({ ok: true }));
+    const list = { type: 'object', properties: { items: { type: 'array', maxItems: 3, items: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'string' }, b: { type: 'string' } } } } }, additionalProperties: false };
+    app.post('/lists', { bodyLimit: 16_384, schema: { body: list } }, async () => ({ ok: true }));
     app.get('/things/blocked', async () => []);
     app.delete('/things/:id', async () => ({ ok: true }));
     const uuidParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
@@ -111,6 +113,26 @@ describe('createHttpServer at the edge', () => {
     const response = await app.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x'.repeat(100) }) });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE', detail: "the body is over this route's limit of 64 bytes" });
+  });
+
+  it('lists at most 20 validation failures, and counts the rest in the detail: a small body cannot make a large answer', async () => {
+    // 16 KiB of empty objects: each fails twice, ~5,400 failures in all
+    const payload = `{"items":[${Array.from({ length: 5_400 }, () => '{}').join(',')}]}`;
+    const response = await app.inject({ method: 'POST', url: '/lists', headers: { 'content-type': 'application/json' }, payload });
+    expect(response.statusCode).toBe(400);
+    const body = response.json<{ detail: string; errors: { path: string; message: string }[] }>();
+    expect(body.errors).toHaveLength(20);
+    expect(body.errors[0]).toEqual({ path: 'body/items', message: 'must NOT have more than 3 items' });
+    expect(body.detail).toMatch(/^invalid body: 10801 failures, the first 20 listed$/);
+    expect(response.payload.length).toBeLessThan(4_000);
+  });
+
+  it('keeps the whole list and the plain detail when there are few failures', async () => {
+    const response = await app.inject({ method: 'POST', url: '/lists', payload: { items: [{}] } });
+    expect(response.statusCode).toBe(400);
+    const body = response.json<{ detail: string; errors: { path: string; message: string }[] }>();
+    expect(body.detail).toBe('invalid body');
+    expect(body.errors.map((e) => e.message)).toEqual(["must have required property 'a'", "must have required property 'b'"]);
   });
 
   it('names an unknown body property in errors[] (path and message)', async () => {
