@@ -1,5 +1,5 @@
 import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
-import type { JetStreamClient, JetStreamManager, PubAck, StoredMsg } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck, type StoredMsg } from '@nats-io/jetstream';
 import { requestHeaders, validRequestId } from '@gfts/platform';
 import { subjectApplication } from './parse.ts';
 
@@ -67,6 +67,19 @@ export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, w
  * termination was lost, or the advisory's copy followed a letter that was written).
  */
 export type DeadLetterStored = 'stored' | 'repeat';
+
+/** nats-server's JSStreamMsgDeleteFailedF: any failed delete, the message's absence among them. */
+const STREAM_MSG_DELETE_FAILED = 10057;
+
+/**
+ * JetStream's answer to deleting a message that is not there (anymore): the generic delete
+ * failure naming the store's "no message found" (as nats-server itself reads it), or that
+ * error's own code.
+ */
+function isGoneAlready(error: unknown): boolean {
+  if (!(error instanceof JetStreamApiError)) return false;
+  return error.code === JetStreamApiCodes.NoMessageFound || (error.code === STREAM_MSG_DELETE_FAILED && /no message found/i.test(error.message));
+}
 
 /**
  * Which letters to count as dead-lettered (`gfts_stats_dead_letter_total`): a stored one
@@ -237,8 +250,14 @@ export class DeadLetterStore {
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
         // they stayed in its files until compaction or the max age); gone already (a replay or
-        // delete in between) counts as gone
-        if (await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, letter.sequence, true).catch(() => false)) removed++;
+        // delete in between) counts as gone. Any other failure (a timeout, a leader election)
+        // fails the erasure, which is tried again: until 2026-11-29 it counted as gone too, and
+        // the job completed with the letter kept.
+        const deleted = await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, letter.sequence, true).catch((error: unknown) => {
+          if (isGoneAlready(error)) return true;
+          throw error;
+        });
+        if (deleted) removed++;
       }
     }
     return removed;
@@ -249,9 +268,11 @@ export class DeadLetterStore {
     if (!(await this.get(applicationId, sequence))) return false;
     try {
       return await this.jsm.streams.deleteMessage(this.names.statsDeadLetterStream, sequence, false);
-    } catch {
-      // deleted in between (a concurrent replay or delete)
-      return false;
+    } catch (error) {
+      // deleted in between (a concurrent replay or delete); another failure is the stream's
+      // (a 503 for the route), not a letter that is not there
+      if (isGoneAlready(error)) return false;
+      throw error;
     }
   }
 

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { natsNames, type StatDeadLetter } from '@gfts/contracts';
+import { connectNats } from '@gfts/platform';
+import { infra, interceptRequests, natsPrefix } from '@gfts/testkit';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeadLetterStore } from '../../src/stats/dead-letters.ts';
+import { ensureStatsTopology } from '../../src/stats/stream.ts';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const settings = { replicas: 1, maxAgeMs: 60 * 60_000, maxBytes: 16 * 1_048_576, deadLetterMaxBytes: 16 * 1_048_576, duplicateWindowMs: 60_000, maxDeliver: 5, ackWaitMs: 30_000 };
+
+/**
+ * A gamer's erasure deletes her dead letters (a letter keeps her whole event, and its replay
+ * would apply it again). A delete JetStream did not confirm must fail the erasure, which is
+ * then tried again; only a letter already gone counts as deleted. Real NATS; faults at the client.
+ */
+describe('dead letters of an erased gamer', () => {
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    nc = await connectNats(infra().natsUrl, 'dead-letter-erasure-test', quiet);
+  });
+  afterAll(async () => nc?.close());
+
+  async function lettersOf(app: string, ...gamers: string[]) {
+    const names = natsNames(natsPrefix());
+    await ensureStatsTopology(await jetstreamManager(nc), names, settings);
+    const js = jetstream(nc);
+    for (const gamerId of gamers) {
+      const letter: StatDeadLetter = {
+        reason: 'processing failed 5 times', subject: names.statsSubject(app), streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(),
+        payload: JSON.stringify({ eventId: randomUUID(), applicationId: app, gamerId, occurredAt: new Date().toISOString(), stats: [{ statId: 'a', value: 1 }] }),
+      };
+      await js.publish(names.statsDeadLetterOf(app), JSON.stringify(letter));
+    }
+    return names;
+  }
+
+  it('fails when a delete is not confirmed, and keeps the letter for the next try', async () => {
+    const app = randomUUID();
+    const [ann, bob] = [randomUUID(), randomUUID()];
+    const names = await lettersOf(app, ann, bob, ann);
+    let unanswered = 1;
+    const faulty = interceptRequests(nc, async (subject, send) => {
+      if (subject.startsWith(`$JS.API.STREAM.MSG.DELETE.${names.statsDeadLetterStream}`) && unanswered > 0) {
+        unanswered--;
+        throw new Error('injected: the delete timed out');
+      }
+      return send();
+    });
+    const store = new DeadLetterStore(await jetstreamManager(faulty), jetstream(faulty), names);
+    await expect(store.removeOfGamer(app, ann)).rejects.toThrow('injected');
+    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([ann, bob, ann]);
+
+    // the erasure's next try deletes both
+    expect(await store.removeOfGamer(app, ann)).toBe(2);
+    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob]);
+  });
+
+  it('counts a letter deleted in between (a replay, an admin) as gone', async () => {
+    const app = randomUUID();
+    const ann = randomUUID();
+    const names = await lettersOf(app, ann);
+    const jsm = await jetstreamManager(nc);
+    const faulty = interceptRequests(nc, async (subject, send) => {
+      if (subject.startsWith(`$JS.API.STREAM.MSG.DELETE.${names.statsDeadLetterStream}`)) {
+        const [letter] = (await store.list(app, 0, 10)).letters;
+        if (letter) await jsm.streams.deleteMessage(names.statsDeadLetterStream, letter.sequence);
+      }
+      return send();
+    });
+    const store = new DeadLetterStore(await jetstreamManager(faulty), jetstream(faulty), names);
+    expect(await store.removeOfGamer(app, ann)).toBe(1);
+    expect((await store.list(app, 0, 10)).letters).toEqual([]);
+  });
+});
