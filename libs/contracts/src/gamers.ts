@@ -25,6 +25,12 @@ export const GamerErasedEvent = Type.Object(
     applicationId: Uuid,
     gamerId: Uuid,
     requestedAt: DateTime,
+    /**
+     * the services still to erase: a job's event published again for the services that have
+     * not reported names them, and the others leave the gamer as she is now (she may have come
+     * back since). Absent: every service erases.
+     */
+    services: Type.Optional(Type.Array(ServiceName, { maxItems: 32 })),
   },
   // a field a newer producer adds is ignored, not a reason to drop an erasure: during a
   // rollout the older consumers terminated such events and never erased (until 2026-11-28)

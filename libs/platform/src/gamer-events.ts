@@ -131,7 +131,8 @@ export function consumeGamerEvents<S extends TSchema>(
 
 /**
  * The part of erasure every service shares: set up the stream and the service's consumer of
- * gamer.erased, erase with `erase` (idempotent), then report to the job's owner.
+ * gamer.erased, erase with `erase` (idempotent), then report to the job's owner. An event
+ * that names other services only (a republish) is taken and left alone.
  */
 export async function startGamerErasure(
   deps: { js: JetStreamClient; jsm: JetStreamManager; names: NatsNames; service: string; log: Logger; stream: GamerStreamSettings; durable: DurableSettings },
@@ -142,6 +143,12 @@ export async function startGamerErasure(
   await ensureGamersStream(jsm, names, deps.stream);
   await ensureGamersConsumer(jsm, names, durable, names.gamerErased, deps.durable);
   return consumeGamerEvents({ js, names, durable, schema: GamerErasedEvent, log, retryBaseMs: deps.durable.retryBaseMs }, async (event) => {
+    // published again for the services that have not reported: this one has, and the gamer
+    // may have come back since
+    if (event.services && !event.services.includes(service)) {
+      log.info({ jobId: event.jobId, service }, 'gamer erased before: this service reported the job, its event came again for others');
+      return;
+    }
     await erase(event);
     const report: GamerErasureCompletedEvent = { jobId: event.jobId, applicationId: event.applicationId, gamerId: event.gamerId, service, completedAt: new Date().toISOString() };
     // one report per job and service in the stream, however often the event is handled (its

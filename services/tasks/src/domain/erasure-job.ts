@@ -10,6 +10,8 @@ export interface ErasureJobRecord {
   expected: string[];
   /** when each service that reported did */
   done: Record<string, Date>;
+  /** when its event was last published (absent: not yet, or a job of before 2026-11-28) */
+  publishedAt?: Date;
 }
 
 /**
@@ -17,6 +19,11 @@ export interface ErasureJobRecord {
  * their reports; services that reported without being expected (one deployed since) are
  * listed after the expected ones.
  */
+/** The services a job still waits for. */
+export function pendingServices(job: Pick<ErasureJobRecord, 'expected' | 'done'>): string[] {
+  return job.expected.filter((s) => !job.done[s]);
+}
+
 export function erasureJobView(job: ErasureJobRecord): ErasureJob {
   const reported = Object.keys(job.done).filter((s) => !job.expected.includes(s)).sort();
   const services = [...job.expected, ...reported].map((service) => {

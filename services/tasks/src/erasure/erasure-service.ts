@@ -2,7 +2,7 @@ import { ErrorCode, type ErasureJob, type GamerErasedEvent, type NatsNames } fro
 import { AppError, notFound, uuidv7 } from '@gfts/platform';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { FastifyBaseLogger } from 'fastify';
-import { erasureJobView, type ErasureJobRecord } from '../domain/erasure-job.ts';
+import { erasureJobView, pendingServices, type ErasureJobRecord } from '../domain/erasure-job.ts';
 import type { ErasureJobRepository } from '../repository/erasure-job-repository.ts';
 
 /**
@@ -58,17 +58,22 @@ export class ErasureService {
    * Publishes again the events of jobs some service has not reported, last published at or
    * before `before`: `GFTS_GAMERS` keeps an event GAMERS_STREAM_MAX_AGE_MS (30 days), handled
    * or not, so a service down longer would never erase, and its job would stay pending (until
-   * 2026-11-28). A service that had erased finds nothing more and reports again (its first
-   * report's time stays). Jobs every expected service reported are marked complete instead.
+   * 2026-11-28). The event names the services that have not reported; the others take it
+   * and do nothing. Jobs every expected service reported are marked complete instead.
    */
   async republishUnfinished(before: Date): Promise<number> {
+    // Only the services that have not reported erase again: the gamer may have come back
+    // since (an erasure does not ban), and until 2026-11-29 every service erased her anew each
+    // week for as long as one service (down, failing, or listed and never deployed) did not report.
     let published = 0;
     for (const job of await this.deps.jobs.unfinished(before)) {
       if (erasureJobView(job).status === 'completed') {
         await this.deps.jobs.markComplete(job.id);
         continue;
       }
-      await this.publish(job);
+      // its own message id: the first publication's is the jobId, and within the stream's
+      // duplicate window a repeat of it is dropped; replicas sweeping at once share this one
+      await this.publish(job, pendingServices(job), `${job.id}:${job.publishedAt?.getTime() ?? 0}`);
       published++;
     }
     return published;
@@ -80,13 +85,14 @@ export class ErasureService {
     if (job && erasureJobView(job).status === 'completed') await this.deps.jobs.markComplete(job.id);
   }
 
-  private async publish(job: ErasureJobRecord): Promise<void> {
-    await this.publishEvent(job);
+  private async publish(job: ErasureJobRecord, services?: string[], msgID = job.id): Promise<void> {
+    await this.publishEvent(job, services, msgID);
     await this.deps.jobs.markPublished(job.id);
   }
 
-  private async publishEvent(job: ErasureJobRecord): Promise<void> {
-    const event: GamerErasedEvent = { jobId: job.id, applicationId: job.applicationId, gamerId: job.gamerId, requestedAt: job.requestedAt.toISOString() };
-    await this.deps.js.publish(this.deps.names.gamerErased, JSON.stringify(event), { msgID: job.id, timeout: 5_000 });
+  /** `services`: the ones still to erase (a republish); absent, every service erases. */
+  private async publishEvent(job: ErasureJobRecord, services?: string[], msgID = job.id): Promise<void> {
+    const event: GamerErasedEvent = { jobId: job.id, applicationId: job.applicationId, gamerId: job.gamerId, requestedAt: job.requestedAt.toISOString(), ...(services ? { services } : {}) };
+    await this.deps.js.publish(this.deps.names.gamerErased, JSON.stringify(event), { msgID, timeout: 5_000 });
   }
 }

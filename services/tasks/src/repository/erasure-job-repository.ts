@@ -9,6 +9,7 @@ const toRecord = (doc: ErasureJobDoc): ErasureJobRecord => ({
   requestedAt: doc.requestedAt,
   expected: doc.expected ?? [],
   done: doc.done ?? {},
+  ...(doc.publishedAt ? { publishedAt: doc.publishedAt } : {}),
 });
 
 const CLOCK_SKEW_MARGIN_MS = 60_000;
@@ -76,8 +77,9 @@ export class ErasureJobRepository {
     // times of other replicas' clocks: a minute's margin for their skew
     const after = new Date(since.getTime() - CLOCK_SKEW_MARGIN_MS);
     const job = await this.store.erasureJobs.findOne(
-      // a job published again (unfinished after days) erases again: its first report's time stays
-      { applicationId: owner.applicationId, gamerId: owner.gamerId, $or: [{ 'done.tasks': { $exists: false } }, { 'done.tasks': { $gte: after } }, { publishedAt: { $gte: after } }] },
+      // a job published again (unfinished after days) erases again only where a service has not
+      // reported (until 2026-11-29 everywhere, so its publication counted here too)
+      { applicationId: owner.applicationId, gamerId: owner.gamerId, $or: [{ 'done.tasks': { $exists: false } }, { 'done.tasks': { $gte: after } }] },
       { projection: { _id: 1 } },
     );
     return job !== null;

@@ -1,7 +1,7 @@
 import type { AchievementStat, DeadLetter, ErasureJob, GamerTaskWithChildren, ProgressResetResult, StatDeadLetter } from '@gfts/contracts';
 import { eventually, gamer, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErasureService } from '../../src/erasure/erasure-service.ts';
@@ -351,14 +351,16 @@ describe('gamer admin: progress reset and erasure', () => {
     await completed(pendingId);
   });
 
-  it('publishes again a job some service has not reported for days, before the stream lets its event go; a completed one is only marked so', async () => {
+  it('publishes again a job some service has not reported for days, before the stream lets its event go, for that service only; a completed one is only marked so', async () => {
     const w = world();
+    await w.createTask({ name: 'Daily kills', family: 'daily', applicationStatsId: 'kills', targetValue: 5 });
     const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
     const jobs = new ErasureJobRepository(store);
     const quiet = { warn: () => {}, info: () => {} } as never;
     // a job that also waits for a service that is down (never reports)
     const service = new ErasureService({ jobs, js: jetstream(await stack.asTasksStack().nats()), names: stack.names, expected: ['tasks', 'friendship', 'notifications', 'down-for-weeks'], log: quiet });
-    const pending = await service.request(w.app, randomUUID());
+    const ann = w.gamer('Ann');
+    const pending = await service.request(w.app, ann.id);
     const done = await erase(w, randomUUID());
     await eventually(async () => ((await job(w, done.body.jobId)).body.status === 'completed' ? true : undefined), 20_000);
     await eventually(async () => ((await job(w, pending.jobId)).body.services.filter((s) => s.status === 'completed').length === 3 ? true : undefined), 20_000);
@@ -367,15 +369,27 @@ describe('gamer admin: progress reset and erasure', () => {
     // eight days on: the pending job's event would be gone from the stream in 22 more
     const weekAgo = new Date(Date.now() - 8 * 24 * 3600_000);
     await tasksDb.collection('erasure_jobs').updateMany({ _id: { $in: [pending.jobId, done.body.jobId] as never[] } }, { $set: { publishedAt: weekAgo } });
+    // Ann came back meanwhile (an erasure does not ban): tasks and a friendship record again
+    expect((await w.assign(ann, 'daily', 1)).status).toBe(200);
+    expect((await stack.api('GET', FRIENDSHIP, { headers: ann.auth })).status).toBe(200);
     const nc = await stack.asTasksStack().nats();
-    const seen: string[] = [];
-    const sub = nc.subscribe(stack.names.gamerErased, { callback: (_error, msg) => void seen.push(msg.json<{ jobId: string }>().jobId) });
+    const seen: { jobId: string; services?: string[] }[] = [];
+    const sub = nc.subscribe(stack.names.gamerErased, { callback: (_error, msg) => void seen.push(msg.json<{ jobId: string; services?: string[] }>()) });
     await nc.flush();
     expect(await service.republishUnfinished(new Date(Date.now() - 7 * 24 * 3600_000))).toBe(1);
-    await eventually(async () => (seen.includes(pending.jobId) ? true : undefined));
+    await eventually(async () => (seen.some((e) => e.jobId === pending.jobId) ? true : undefined));
     sub.unsubscribe();
-    // published again, and due again in another week; the completed one not
-    expect(seen).not.toContain(done.body.jobId);
+    // published again for the service that has not reported, and due again in another week;
+    // the completed one not
+    expect(seen).toEqual([expect.objectContaining({ jobId: pending.jobId, services: ['down-for-weeks'] })]);
+    // every running service took it (its consumer's ack floor passed it) and left Ann as she is now
+    const jsm = await jetstreamManager(nc);
+    const republishedSeq = (await jsm.streams.getMessage(stack.names.gamersStream, { last_by_subj: stack.names.gamerErased }))!.seq;
+    for (const name of ['tasks', 'friendship', 'notifications']) {
+      await eventually(async () => ((await jsm.consumers.info(stack.names.gamersStream, stack.names.gamerErasedConsumer(name))).ack_floor.stream_seq >= republishedSeq ? true : undefined), 20_000);
+    }
+    expect((await w.tasks(ann)).length).toBe(1);
+    expect(await (await stack.friendshipDb()).collection('gamers').countDocuments({ gamerId: ann.id })).toBe(1);
     const republished = await tasksDb.collection('erasure_jobs').findOne({ _id: pending.jobId as never });
     expect((republished?.publishedAt as Date).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(await service.republishUnfinished(new Date(Date.now() - 7 * 24 * 3600_000))).toBe(0);
