@@ -5,6 +5,7 @@ import pino from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { uuidv7 } from './ids.ts';
 import { onEveryResponse } from './response-records.ts';
+import { redactUrl } from './redact-url.ts';
 import { activeTraceFields, requestTraceFields } from './tracing/spans.ts';
 import { tracingStarted } from './tracing/state.ts';
 
@@ -13,6 +14,8 @@ declare module 'fastify' {
     metrics: Registry;
   }
 }
+
+export { redactUrl } from './redact-url.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -74,37 +77,6 @@ export const metricsPlugin = fp<{ service: string }>(async (app: FastifyInstance
     reply.type(registry.contentType).send(await registry.metrics()),
   );
 }, { name: 'metrics' });
-
-/**
- * A URL as logged: a single-use credential in the query (`ticket`) is never written to a log.
- * Keys are matched decoded, as the query parser reads them (`?%74icket=` is a ticket too); a
- * key that does not decode has its value redacted as well.
- */
-export function redactUrl(url: string): string {
-  // from the first `?` or `#` on: the router and the query parser read a query past a `#`, and
-  // after one that comes first (a fragment has no place in a request, and a client may still
-  // send one), so a ticket there authenticates too; until 2026-11-29 it was logged in clear
-  const start = url.search(/[?#]/);
-  if (start < 0) return url;
-  // per request: a query that holds neither an escape nor the word is left as it is
-  if (!url.includes('%', start) && !TICKET_WORD.test(url)) return url;
-  // A key holds no `?` (the parser's keys can, but no such key is `ticket`): with one, each `?`
-  // began a scan to the URL's end, 0.2 s for `?%` and 16k `?` (a review of 6b37f61). A value
-  // runs to the next `&`: the parser keeps a `#` in it, and the ticket's decoder skips it.
-  return url.slice(0, start) + url.slice(start).replace(/([?&#])([^=&#?]*)=([^&]*)/g, (pair: string, separator: string, key: string) =>
-    mayBeTicketKey(key) ? `${separator}${key}=[redacted]` : pair,
-  );
-}
-
-const TICKET_WORD = /ticket/i;
-
-function mayBeTicketKey(key: string): boolean {
-  try {
-    return decodeURIComponent(key.replaceAll('+', ' ')).toLowerCase() === 'ticket';
-  } catch {
-    return true;
-  }
-}
 
 /**
  * One access line per request, when it completes: method, URL, route, status, time, request

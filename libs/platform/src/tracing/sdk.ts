@@ -10,6 +10,7 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import {
   AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
 } from '@opentelemetry/sdk-trace';
+import { RedactingSpanProcessor } from './redacting-processor.ts';
 import type { TracingSettings } from './settings.ts';
 
 function samplerOf({ name, ratio }: TracingSettings['sampler']): Sampler {
@@ -35,7 +36,8 @@ export function startTracingSdk(settings: TracingSettings): () => Promise<void> 
   const provider = new TracerProvider({
     resource,
     sampler: samplerOf(settings.sampler),
-    spanProcessors: [new BatchSpanProcessor({ exporter, ...settings.batch })],
+    // the redaction first: the batch exports what the processors before it left
+    spanProcessors: [new RedactingSpanProcessor(), new BatchSpanProcessor({ exporter, ...settings.batch })],
   });
   trace.setGlobalTracerProvider(provider);
   // Both patch on load (require hooks, diagnostics channels): created before the app's

@@ -103,4 +103,11 @@ describe('redactUrl', () => {
     const many = `/x?%${'?'.repeat(16_000)}`;
     expect(redactUrl(many)).toBe(many);
   });
+
+  it('redacts the text of a gamer search (personal data), however its key is written', () => {
+    expect(redactUrl('/api/v1/friendship/search?displayName=Mona&limit=5')).toBe('/api/v1/friendship/search?displayName=[redacted]&limit=5');
+    expect(redactUrl('/api/v1/admin/gamers?limit=5&DISPLAYNAME=Mona')).toBe('/api/v1/admin/gamers?limit=5&DISPLAYNAME=[redacted]');
+    expect(redactUrl('/search?%64isplayName=Mona')).toBe('/search?%64isplayName=[redacted]');
+    expect(redactUrl('/search?name=Mona')).toBe('/search?name=Mona');
+  });
 });

@@ -97,6 +97,26 @@ describe('tracing (gateway, friendship and tasks as processes exporting OTLP/HTT
     expect(JSON.stringify(accessLine(processes.output('gateway'), requestId))).not.toContain('secret-ticket');
   });
 
+  it('keeps a search\'s text out of every span and access line of the request, the gateway\'s call to friendship included', async () => {
+    const requestId = `search-${randomUUID()}`;
+    const api = client(processes.gatewayUrl);
+    const found = await api('GET', '/api/v1/friendship/search?displayName=Monalisa&limit=5', { headers: { authorization: `Bearer ${mintToken()}`, 'x-request-id': requestId } });
+    expect(found.status).toBe(200);
+    // the gateway's server span, its client span to friendship, friendship's server span
+    const server = await eventually(async () => receiver.spans.find((s) => s.service === 'gateway' && s.kind === SERVER && s.attributes['gfts.request_id'] === requestId));
+    const spans = await eventually(async () => {
+      const trace = receiver.spans.filter((s) => s.traceId === server.traceId);
+      return trace.some((s) => s.service === 'gateway' && s.kind === CLIENT) && trace.some((s) => s.service === 'friendship' && s.kind === SERVER) ? trace : undefined;
+    });
+    const outgoing = spans.find((s) => s.service === 'gateway' && s.kind === CLIENT)!;
+    // before the fix the client span's url.full held the whole query
+    expect(outgoing.attributes['url.full']).toMatch(/\/api\/v1\/friendship\/search\?displayName=\[redacted\]&limit=5$/);
+    expect(JSON.stringify(spans)).not.toContain('Monalisa');
+    for (const service of ['gateway', 'friendship'] as const) {
+      expect(JSON.stringify(accessLine(processes.output(service), requestId)), service).not.toContain('Monalisa');
+    }
+  });
+
   it('follows POST /stats from the game server through NATS into the tasks consumer and MongoDB in one trace', async () => {
     const api = client(processes.gatewayUrl);
     const app = randomUUID();
