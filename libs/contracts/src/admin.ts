@@ -23,7 +23,7 @@ export type AdminGamerParams = Static<typeof AdminGamerParams>;
 
 export const AdminGamerSearchQuery = Type.Object(
   {
-    displayName: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX, description: 'display-name prefix, case-insensitive, literal' }),
+    displayName: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX, pattern: '\\S', description: 'display-name prefix, case-insensitive, literal; not blank' }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'result size (default 20)' })),
   },
   { additionalProperties: false },

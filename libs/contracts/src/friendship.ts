@@ -132,7 +132,7 @@ export type FriendshipIdParams = Static<typeof FriendshipIdParams>;
 
 export const SearchQuery = Type.Object(
   {
-    displayName: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX, description: 'display-name prefix, case-insensitive, literal' }),
+    displayName: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX, pattern: '\\S', description: 'display-name prefix, case-insensitive, literal; not blank (a blank one is refused before anything is recorded)' }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'result size (default 20)' })),
   },
   { additionalProperties: false },

@@ -6265,7 +6265,7 @@ export interface operations {
     adminSearchGamers: {
         parameters: {
             query: {
-                /** @description display-name prefix, case-insensitive, literal */
+                /** @description display-name prefix, case-insensitive, literal; not blank */
                 displayName: string;
                 /** @description result size (default 20) */
                 limit?: number;
@@ -8169,7 +8169,7 @@ export interface operations {
     searchGamers: {
         parameters: {
             query: {
-                /** @description display-name prefix, case-insensitive, literal */
+                /** @description display-name prefix, case-insensitive, literal; not blank (a blank one is refused before anything is recorded) */
                 displayName: string;
                 /** @description result size (default 20) */
                 limit?: number;

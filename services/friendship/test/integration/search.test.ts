@@ -88,7 +88,10 @@ describe('GET /search', () => {
   it('does not list a gamer whose only call was refused as malformed (a 400 changes nothing)', async () => {
     const stranger = gamer(app, 'Dragonet');
     expectProblem(await w.api('POST', BASE, { headers: stranger.auth, body: { target: 'not-a-uuid' } }), 400, 'VALIDATION_FAILED');
+    // a blank search too (until 2026-11-29 the service refused it after registering the caller)
+    expectProblem(await w.search(stranger, ' \u3000 '), 400, 'VALIDATION_FAILED');
     expect(idsOf(await w.search(me, 'dragonet'))).toEqual([]);
+    expectProblem(await w.api('POST', BASE, { headers: me.auth, body: { target: stranger.id } }), 404, 'NOT_FOUND');
   });
 
   it('looks past the blockers among the first matches: each next read leaves out those found, up to SEARCH_READS reads', async () => {
