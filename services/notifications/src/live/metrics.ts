@@ -8,9 +8,14 @@ export interface LiveMetrics {
   sent(): void;
 }
 
-const REASONS: Record<number, string> = {
+type CloseCode = (typeof NotificationCloseCode)[keyof typeof NotificationCloseCode];
+
+/** Every close code the server sends has its reason (the type says so): until 2026-11-29 1013 was counted as "1013", outside the alert and the documented list. */
+export const CLOSE_REASONS: Record<CloseCode | 1006, string> = {
   [NotificationCloseCode.GOING_AWAY]: 'going_away',
+  [NotificationCloseCode.MESSAGE_TOO_BIG]: 'message_too_big',
   [NotificationCloseCode.INTERNAL_ERROR]: 'internal_error',
+  [NotificationCloseCode.TRY_AGAIN_LATER]: 'catch_up_overflow',
   [NotificationCloseCode.SLOW_CONSUMER]: 'slow_consumer',
   [NotificationCloseCode.TOO_MANY_SOCKETS]: 'too_many_sockets',
   [NotificationCloseCode.GAMER_ERASED]: 'gamer_erased',
@@ -28,7 +33,7 @@ export function liveMetrics(registry: Registry, sockets: () => number, lingering
   const sent = new Counter({ name: 'gfts_notifications_sent_total', help: 'notifications written to live sockets', registers: [registry] });
   const closed = new Counter({ name: 'gfts_notifications_closed_total', help: 'live sockets the server closed, by reason', labelNames: ['reason'], registers: [registry] });
   return {
-    closed: (code) => closed.inc({ reason: REASONS[code] ?? String(code) }),
+    closed: (code) => closed.inc({ reason: (CLOSE_REASONS as Record<number, string>)[code] ?? String(code) }),
     sent: () => sent.inc(),
   };
 }
