@@ -198,8 +198,8 @@ renderings=(
   "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
   # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
   "game-servers|--set-json|nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
-  # A service left out: nothing else names it.
-  "no-notifications|--set|services.notifications.enabled=false"
+  # A service left out: nothing else names it (its alerts neither: the rules are checked against the targets).
+  "no-notifications|--set|services.notifications.enabled=false,prometheusRule.enabled=true"
   # Large whole numbers as settings, unquoted (they pass through YAML as floats).
   "large-numbers|--set|services.gateway.env.RATE_LIMIT_MAX=1000000,services.tasks.env.STATS_STREAM_MAX_BYTES=10737418240"
   # NATS outside the release, reached through every service's extraEgress.
