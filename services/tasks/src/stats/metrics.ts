@@ -1,6 +1,7 @@
 import type { NatsNames } from '@gfts/contracts';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { LastKnown } from './last-known.ts';
 
 export interface StatsMetrics {
   processed: Counter<'outcome'>;
@@ -25,20 +26,43 @@ export interface ClaimMetrics {
 }
 
 export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: NatsNames): StatsMetrics {
+  // one consumer-info read serves the scrape's gauges; a failed one leaves their last values
+  // for NATS_GAUGE_STALE_MS, then NaN
+  const pending = new LastKnown();
+  const ackPending = new LastKnown();
+  let read: { at: number; done: Promise<void> } | undefined;
+  const consumerInfo = () => {
+    if (!read || Date.now() - read.at > 1_000) {
+      read = {
+        at: Date.now(),
+        done: Promise.race([
+          jsm.consumers.info(names.statsStream, names.statsConsumer),
+          // a scrape must not wait on a slow NATS
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 1_000).unref()),
+        ]).then((info) => {
+          pending.read(info.num_pending);
+          ackPending.read(info.num_ack_pending);
+        }, () => undefined),
+      };
+    }
+    return read.done;
+  };
   new Gauge({
     name: 'gfts_stats_consumer_pending',
-    help: 'stat events in the stream not yet delivered to the tasks consumer',
+    help: 'stat events in the stream not yet delivered to the tasks consumer (NaN: NATS unread for a minute)',
     registers: [registry],
     async collect() {
-      try {
-        const info = await Promise.race([
-          jsm.consumers.info(names.statsStream, names.statsConsumer),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 1_000).unref()),
-        ]);
-        this.set(info.num_pending);
-      } catch {
-        // leave the last value: a scrape must not fail because NATS is slow
-      }
+      await consumerInfo();
+      this.set(pending.now());
+    },
+  });
+  new Gauge({
+    name: 'gfts_stats_consumer_ack_pending',
+    help: 'stat events delivered to the tasks replicas and not acknowledged yet: being written, or held by a write that does not end (NaN: NATS unread for a minute)',
+    registers: [registry],
+    async collect() {
+      await consumerInfo();
+      this.set(ackPending.now());
     },
   });
   return {

@@ -1,8 +1,9 @@
 import type { NatsNames } from '@gfts/contracts';
 import type { JetStreamManager, StreamInfo } from '@nats-io/jetstream';
 import { Gauge, type Registry } from 'prom-client';
+import { LastKnown } from './last-known.ts';
 
-/** A scrape must not wait on a slow NATS: past this a gauge keeps its last value. */
+/** A scrape must not wait on a slow NATS: past this a gauge keeps its last value (last-known.ts). */
 const INFO_TIMEOUT_MS = 1_000;
 /** The gauges of one scrape share one info call per stream. */
 const INFO_REUSE_MS = 1_000;
@@ -35,8 +36,9 @@ export function streamMetrics(registry: Registry, jsm: JetStreamManager, names: 
     if (!read || Date.now() - read.at > INFO_REUSE_MS) read = { at: Date.now(), infos: Promise.allSettled(streams.map(([, name]) => infoWithin(jsm, name))) };
     return read.infos;
   };
-  const gauge = (name: string, help: string, value: (info: StreamInfo) => number) =>
-    new Gauge({
+  const gauge = (name: string, help: string, value: (info: StreamInfo) => number) => {
+    const known = streams.map(() => new LastKnown());
+    return new Gauge({
       name,
       help,
       labelNames: ['stream'],
@@ -44,11 +46,13 @@ export function streamMetrics(registry: Registry, jsm: JetStreamManager, names: 
       async collect() {
         const settled = await infos();
         settled.forEach((result, i) => {
-          // a failed read leaves the last value
-          if (result.status === 'fulfilled') this.set({ stream: streams[i]![0] }, value(result.value));
+          // a failed read leaves the last value for a minute, then NaN
+          if (result.status === 'fulfilled') known[i]!.read(value(result.value));
+          this.set({ stream: streams[i]![0] }, known[i]!.now());
         });
       },
     });
+  };
   gauge('gfts_jetstream_stream_bytes', 'bytes a JetStream stream the tasks service ensures holds (per server)', (info) => info.state.bytes);
   gauge('gfts_jetstream_stream_max_bytes', 'the stream\'s max_bytes (STATS_STREAM_MAX_BYTES, STATS_DEAD_LETTER_STREAM_MAX_BYTES, GAMERS_STREAM_MAX_BYTES)', (info) => info.config.max_bytes);
   gauge('gfts_jetstream_stream_messages', 'messages the stream holds', (info) => info.state.messages);

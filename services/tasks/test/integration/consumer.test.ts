@@ -359,6 +359,14 @@ describe('announcements', () => {
     await world.publish(next);
     await eventually(async () => completed.some((c) => c.eventId === next.eventId), 10_000, 20);
     expect(completed.map((c) => [c.gamerId, c.taskId])).toEqual([[ann.id, task.id], [bob.id, task.id]]);
+    // the held events are delivered and not acknowledged: /metrics says so (until 2026-11-29
+    // it showed only the undelivered ones, 0 here, and the stall alert could not fire)
+    const gauge = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+    const metrics = await eventually(async () => {
+      const text = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+      return gauge(text, 'gfts_stats_consumer_ack_pending') >= 2 ? text : undefined;
+    });
+    expect(gauge(metrics, 'gfts_stats_consumer_pending')).toBe(0);
 
     // released, every event settles, and nothing is announced twice
     openGate();
