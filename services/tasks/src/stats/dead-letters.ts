@@ -68,17 +68,22 @@ export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, w
  */
 export type DeadLetterStored = 'stored' | 'repeat';
 
+/** nats-server's JSSequenceNotFoundErrF ("sequence N not found"). */
+const SEQUENCE_NOT_FOUND = 10043;
 /** nats-server's JSStreamMsgDeleteFailedF: any failed delete, the message's absence among them. */
 const STREAM_MSG_DELETE_FAILED = 10057;
 
 /**
- * JetStream's answer to deleting a message that is not there (anymore): the generic delete
- * failure naming the store's "no message found" (as nats-server itself reads it), or that
- * error's own code.
+ * JetStream's answers to deleting a message that is not there (anymore), as nats-server
+ * itself reads them; which one comes depends on where the message sat in the stream
+ * (dead-letter-erasure.test.ts meets both): "sequence N not found", the generic delete
+ * failure naming the store's "no message found", or that error's own code.
  */
 function isGoneAlready(error: unknown): boolean {
   if (!(error instanceof JetStreamApiError)) return false;
-  return error.code === JetStreamApiCodes.NoMessageFound || (error.code === STREAM_MSG_DELETE_FAILED && /no message found/i.test(error.message));
+  return error.code === SEQUENCE_NOT_FOUND
+    || error.code === JetStreamApiCodes.NoMessageFound
+    || (error.code === STREAM_MSG_DELETE_FAILED && /no message found/i.test(error.message));
 }
 
 /**
