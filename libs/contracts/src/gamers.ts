@@ -30,7 +30,7 @@ export const GamerErasedEvent = Type.Object(
      * not reported names them, and the others leave the gamer as she is now (she may have come
      * back since). Absent: every service erases.
      */
-    services: Type.Optional(Type.Array(ServiceName, { maxItems: 32 })),
+    services: Type.Optional(Type.Array(ServiceName)),
   },
   // a field a newer producer adds is ignored, not a reason to drop an erasure: during a
   // rollout the older consumers terminated such events and never erased (until 2026-11-28)

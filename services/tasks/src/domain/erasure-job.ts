@@ -14,16 +14,16 @@ export interface ErasureJobRecord {
   publishedAt?: Date;
 }
 
-/**
- * A job as GET answers it: completed once every expected service reported, at the last of
- * their reports; services that reported without being expected (one deployed since) are
- * listed after the expected ones.
- */
 /** The services a job still waits for. */
 export function pendingServices(job: Pick<ErasureJobRecord, 'expected' | 'done'>): string[] {
   return job.expected.filter((s) => !job.done[s]);
 }
 
+/**
+ * A job as GET answers it: completed once every expected service reported, at the last of
+ * their reports; services that reported without being expected (one deployed since) are
+ * listed after the expected ones.
+ */
 export function erasureJobView(job: ErasureJobRecord): ErasureJob {
   const reported = Object.keys(job.done).filter((s) => !job.expected.includes(s)).sort();
   const services = [...job.expected, ...reported].map((service) => {
