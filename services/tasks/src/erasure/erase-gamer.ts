@@ -31,8 +31,8 @@ export function tasksEraser(deps: {
       await deps.unlockStats.forget(removed);
       if (removed.length === 0) break;
     }
+    await deps.unlockStats.forget(await deps.gamerTasks.removeAllOf(owner));
     await deps.unlockStats.forgetUnlocksOf(owner.applicationId, owner.gamerId);
-    await deps.gamerTasks.removeAllOf(owner);
     await deps.progress.removeAllOf(owner);
     await deps.inventory.removeAllOf(owner.applicationId, owner.gamerId);
     await deps.keys.removeAllOf(owner.applicationId, owner.gamerId);

@@ -213,9 +213,18 @@ export class GamerTaskRepository {
     return docs.map((d) => d._id);
   }
 
-  /** Every record of a gamer, whatever is left after removeTrees (erase). */
-  async removeAllOf(owner: GamerRef): Promise<number> {
-    return (await this.store.gamerTasks.deleteMany({ applicationId: owner.applicationId, gamerId: owner.gamerId })).deletedCount;
+  /**
+   * Every record of a gamer, whatever is left after removeTrees (erase); answers the records
+   * this call removed, so that their unlock-rate counts go with them: one a read tracked
+   * after the erasure's last round was deleted here still counted (until 2026-11-29).
+   */
+  async removeAllOf(owner: GamerRef): Promise<GamerTaskRecord[]> {
+    const { applicationId, gamerId } = owner;
+    const left = await this.store.gamerTasks.find({ applicationId, gamerId }, { projection: { _id: 1 } }).toArray();
+    const deleted = await Promise.all(left.map((d) => this.store.gamerTasks.findOneAndDelete({ _id: d._id, applicationId, gamerId })));
+    // and what came in between (a child of an assign racing the erasure)
+    await this.store.gamerTasks.deleteMany({ applicationId, gamerId });
+    return deleted.filter((d): d is GamerTaskDoc => d !== null).map(toRecord);
   }
 
   /**

@@ -192,7 +192,11 @@ describe('gamer admin: progress reset and erasure', () => {
     expect((await w.tasks(g.ann)).length).toBe(2);
   });
 
-  it('uncounts an achievement a read of the gamer tracked while their erasure ran', async () => {
+  it.each([
+    ['after its first round', (round: number) => round === 1],
+    // the round that finds nothing ends the rounds: the record goes with the final delete
+    ['after its last round', (round: number) => round === 2],
+  ])('uncounts an achievement a read of the gamer tracked while their erasure ran (%s)', async (_when, racesAt) => {
     const w = world();
     await w.createTask({ name: 'Tracked ach', family: 'lifetime', isAchievement: true, applicationStatsId: 'z', targetValue: 5 });
     const ann = w.gamer('Ann');
@@ -205,7 +209,7 @@ describe('gamer admin: progress reset and erasure', () => {
     const racing = Object.assign(Object.create(gamerTasks) as GamerTaskRepository, {
       removeTrees: async (...args: Parameters<GamerTaskRepository['removeTrees']>) => {
         const removed = await gamerTasks.removeTrees(...args);
-        if (++rounds === 1) await w.achievements(ann);
+        if (racesAt(++rounds)) await w.achievements(ann);
         return removed;
       },
     });
@@ -395,6 +399,28 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await service.republishUnfinished(new Date(Date.now() - 7 * 24 * 3600_000))).toBe(0);
     // the services that had erased find nothing more and report again: the job stays as it was
     expect((await job(w, pending.jobId)).body.services.map((s) => s.status)).toEqual(['completed', 'completed', 'completed', 'pending']);
+  });
+
+  it('a claim counts an erasure of its gamer since it started: tasks not reported yet, or reported since; not a job published again for other services', async () => {
+    const jobs = new ErasureJobRepository(openStore({ db: await stack.tasksDb() } as unknown as Connection));
+    const app = randomUUID();
+    const owner = (gamerId: string) => ({ applicationId: app, gamerId });
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const since = new Date(Date.now() - 600_000);
+    const job = async (gamerId: string, done: Record<string, Date>) => {
+      const id = randomUUID();
+      await jobs.insert({ id, applicationId: app, gamerId, requestedAt: hourAgo, expected: ['tasks', 'down-for-weeks'], done });
+      await jobs.markPublished(id, new Date());
+    };
+    const [pending, doneSince, doneBefore] = [randomUUID(), randomUUID(), randomUUID()];
+    await job(pending, {});
+    await job(doneSince, { tasks: new Date() });
+    // tasks reported an hour ago; the job was published again just now for the other service
+    await job(doneBefore, { tasks: hourAgo });
+    expect(await jobs.erasingSince(owner(pending), since)).toBe(true);
+    expect(await jobs.erasingSince(owner(doneSince), since)).toBe(true);
+    expect(await jobs.erasingSince(owner(doneBefore), since)).toBe(false);
+    expect(await jobs.erasingSince(owner(randomUUID()), since)).toBe(false);
   });
 
   it('a job is only its application\'s admins\' to read: 403 for others on its path, 404 from another application, 400 for a malformed id', async () => {
