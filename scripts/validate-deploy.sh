@@ -194,8 +194,8 @@ renderings=(
   "dev"
   "prod|-f|@CHART@/values-production.yaml|--set-string|image.tag=$PROD_TAG"
   "minimal|--set|networkPolicy.enabled=false,ingress.enabled=false,serviceDefaults.autoscaling.enabled=false,serviceDefaults.podDisruptionBudget.enabled=false"
-  # A service added by a values entry alone (the chart has no per-service template).
-  "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true"
+  # A service added by a values entry alone (the chart has no per-service template); its down alert too.
+  "added-service|--set|services.sample.port=8090,services.sample.image.repository=gfts/sample,services.sample.nats=true,services.sample.mongodb=true,prometheusRule.enabled=true"
   # Game servers in the cluster admitted to NATS's client port (nats.clientIngress).
   "game-servers|--set-json|nats.clientIngress=[{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\"game-servers\"}},\"podSelector\":{\"matchLabels\":{\"app.kubernetes.io/name\":\"match-server\"}}}]"
   # A service left out: nothing else names it (its alerts neither: the rules are checked against the targets).
