@@ -41,7 +41,7 @@ export const AdminGamerRelations = Type.Object(
     incoming: Type.Array(FriendshipEntry, { description: 'pending requests to the gamer (user is the sender)' }),
     outgoing: Type.Array(FriendshipEntry, { description: 'pending requests of the gamer (user is the recipient)' }),
     blocked: Type.Array(BlockedEntry, { description: 'gamers this gamer blocks' }),
-    blockedBy: Type.Array(UserSummary, { description: 'gamers who block this gamer' }),
+    blockedBy: Type.Array(UserSummary, { description: 'gamers who block this gamer, oldest block first, at most limit' }),
   },
   { additionalProperties: false },
 );

@@ -42,7 +42,12 @@ export function friendshipAdminService(repo: FriendshipRepositories, service: Fr
         incoming: incoming.items,
         outgoing: outgoing.items,
         blocked: blocked.items,
-        blockedBy: [...blockers.values()].map((p) => ({ id: p.gamerId, displayName: p.displayName, avatar: p.avatar })),
+        // in the blocks' order (oldest first), not the profiles' (cached ones first: until
+        // 2026-11-29 the order changed with the replica's cache)
+        blockedBy: blockerIds.flatMap((id) => {
+          const p = blockers.get(id);
+          return p ? [{ id: p.gamerId, displayName: p.displayName, avatar: p.avatar }] : [];
+        }),
       };
     },
   };

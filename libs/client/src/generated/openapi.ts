@@ -6456,7 +6456,7 @@ export interface operations {
                                 id: string;
                             };
                         }[];
-                        /** @description gamers who block this gamer */
+                        /** @description gamers who block this gamer, oldest block first, at most limit */
                         blockedBy: {
                             avatar: string;
                             displayName: string;

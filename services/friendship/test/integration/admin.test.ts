@@ -71,3 +71,26 @@ describe('friendship admin routes (the console\'s gamer look-up)', () => {
     expect(health.body).toMatchObject({ service: 'friendship', status: 'ok', checks: { mongodb: 'ok', nats: 'ok' } });
   });
 });
+
+describe('friendship admin look-up, profiles read on every call (PROFILE_CACHE_TTL_MS 0)', () => {
+  let stack: FriendshipStack;
+  beforeAll(async () => {
+    stack = await startFriendshipStack({ PROFILE_CACHE_TTL_MS: '0' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('lists who blocks a gamer oldest block first, whatever order the profiles come in', async () => {
+    const w = world(stack);
+    const app = randomUUID();
+    const ann = await w.join(app, 'Ann');
+    const zed = await w.join(app, 'Zed');
+    const yan = await w.join(app, 'Yan');
+    const xia = await w.join(app, 'Xia');
+    for (const blocker of [xia, yan, zed]) expectOk(await w.block(blocker, ann.id));
+    const admin = gamer(app, 'Support', { roles: ['admin'] });
+    const view = await stack.api<AdminGamerRelations>('GET', `${ADMIN}/gamers/${ann.id}`, { headers: admin.auth });
+    expect(view.status).toBe(200);
+    // before the fix, in the order the store gave the profiles (Zed, Yan, Xia here)
+    expect(view.body.blockedBy.map((g) => g.displayName)).toEqual(['Xia', 'Yan', 'Zed']);
+  });
+});
