@@ -42,7 +42,7 @@ export async function buildFriendshipApp(config: FriendshipConfig): Promise<Fast
   const service = friendshipService({
     repositories,
     publish: natsEventPublisher(nats, config.NATS_PREFIX, app.log),
-    limits: { maxFriends: config.MAX_FRIENDS, maxPendingOutgoing: config.MAX_PENDING_OUTGOING, maxBlocks: config.MAX_BLOCKS, suggestionFriendsRead: config.SUGGESTIONS_FRIENDS_READ },
+    limits: { maxFriends: config.MAX_FRIENDS, maxPendingOutgoing: config.MAX_PENDING_OUTGOING, maxBlocks: config.MAX_BLOCKS, suggestionFriendsRead: config.SUGGESTIONS_FRIENDS_READ, suggestionListRebuilds: config.SUGGESTIONS_LIST_REBUILDS },
     registrations,
     presence: board,
     onlineWindowMs,

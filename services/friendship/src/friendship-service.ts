@@ -21,6 +21,8 @@ export interface FriendshipLimits {
   maxBlocks: number;
   /** friends whose lists a suggestions call reads (SUGGESTIONS_FRIENDS_READ) */
   suggestionFriendsRead: number;
+  /** of those, the most it rebuilds from the relations (SUGGESTIONS_LIST_REBUILDS) */
+  suggestionListRebuilds: number;
 }
 
 /** What the friend list needs of presence: the latest refresh of a live connection this replica's board holds. */
@@ -305,7 +307,10 @@ export function friendshipService(deps: FriendshipServiceDeps) {
         repo.blocks.blockedBy(applicationId, gamerId),
       ]);
       const friends = mine.get(gamerId) ?? [];
-      const friendListsOf = await repo.friendLists.friendsOf(applicationId, [...friendsToRead(friends, limits.suggestionFriendsRead)]);
+      // at most SUGGESTIONS_LIST_REBUILDS of them rebuilt from the relations per call: every
+      // list ages out hourly, and until 2026-11-29 one call rebuilt all it read, up to
+      // SUGGESTIONS_FRIENDS_READ × MAX_FRIENDS relations (200,000)
+      const friendListsOf = await repo.friendLists.friendsOf(applicationId, [...friendsToRead(friends, limits.suggestionFriendsRead)], limits.suggestionListRebuilds);
       const ranked = rankSuggestions({ caller: gamerId, friends, friendListsOf, excluded: blocked });
       const wanted = limit ?? SUGGESTIONS_DEFAULT;
       const chosen: Suggestion[] = [];

@@ -137,9 +137,11 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
      * The friends of each gamer (at most MAX_FRIENDS each), read from their lists in one
      * `_id $in` query. Lists missing, not built or too old are rebuilt from the relations
      * in one batch (two `$in` reads) and written back where nothing changed them meanwhile;
-     * the answer uses the relations' view for those.
+     * the answer uses the relations' view for those. `rebuildsAtMost` bounds the rebuilds of
+     * one call (missing lists first): past it a list too old is answered as it is, and a
+     * missing one not at all, until a later read rebuilds it.
      */
-    async friendsOf(applicationId: string, gamerIds: string[]): Promise<Map<string, string[]>> {
+    async friendsOf(applicationId: string, gamerIds: string[], rebuildsAtMost = Number.POSITIVE_INFINITY): Promise<Map<string, string[]>> {
       const unique = [...new Set(gamerIds)];
       if (unique.length === 0) return new Map();
       // no projection: it would leave out only `_id` and `applicationId`, and on the local
@@ -149,12 +151,16 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
       const at = now();
       const oldest = at.getTime() - settings.maxAgeMs;
       const result = new Map<string, string[]>();
-      const stale: string[] = [];
+      const missing: string[] = [];
+      const aged: string[] = [];
       for (const id of unique) {
         const doc = found.get(id);
         if (doc?.builtAt && doc.builtAt.getTime() >= oldest) result.set(id, doc.friends);
-        else stale.push(id);
+        else if (doc?.builtAt) aged.push(id);
+        else missing.push(id);
       }
+      const stale = [...missing, ...aged].slice(0, rebuildsAtMost);
+      for (const id of aged.slice(Math.max(0, rebuildsAtMost - missing.length))) result.set(id, found.get(id)!.friends);
       if (stale.length === 0) return result;
 
       const rebuilt = await friendsByRelations(applicationId, stale);

@@ -243,7 +243,7 @@ describe('concurrent changes leave one consistent outcome', () => {
     const service = friendshipService({
       repositories: { ...(await createRepositories(db, { maxAgeMs: 3600_000 }, profileCache(100, 0))), relations },
       publish: (type, event) => void published.push({ type, event }),
-      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200 },
+      limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200, suggestionListRebuilds: 20 },
       registrations: registrationCache(),
       presence: { lastSeen: () => undefined },
       onlineWindowMs: 60_000,

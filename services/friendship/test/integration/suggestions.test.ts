@@ -1,6 +1,6 @@
 import type { Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
-import mongoose from 'mongoose';
+import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { expectOk, expectProblem, expectRequested, world } from '../support/world.ts';
@@ -152,5 +152,51 @@ describe('friend suggestions of a gamer with more friends than one call reads', 
     expect(suggested.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x!.id, 2]]);
     // mutual friends with one gamer reads the two lists whole
     expect((await w.mutual(me!, x!.id)).body.map((u) => u.id).sort()).toEqual([f1!.id, f2!.id, f3!.id].sort());
+  });
+});
+
+describe('friend suggestions when many friend-id lists are missing or too old at once', () => {
+  let stack: FriendshipStack;
+  let w: ReturnType<typeof world>;
+  let db: Connection;
+  beforeAll(async () => {
+    stack = await startFriendshipStack({ SUGGESTIONS_LIST_REBUILDS: '3' });
+    w = world(stack);
+    db = await mongoose.createConnection(stack.databaseUrl).asPromise();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await stack?.close();
+  });
+
+  it('rebuilds at most SUGGESTIONS_LIST_REBUILDS of them per call, missing ones first, and answers from the rest as they stand', async () => {
+    const app = randomUUID();
+    const me = await w.join(app, 'Me');
+    const x = await w.join(app, 'Xavier');
+    const friends: Gamer[] = [];
+    for (let i = 0; i < 8; i++) {
+      const friend = await w.join(app, `F${i}`);
+      await w.befriend(me, friend);
+      await w.befriend(friend, x);
+      friends.push(friend);
+    }
+    const lists = db.collection<{ gamerId: string; builtAt?: Date }>('friendlists');
+    // the friends' lists: five gone (a restore, say), three aged past FRIEND_LIST_MAX_AGE_S
+    await lists.deleteMany({ gamerId: { $in: friends.slice(0, 5).map((f) => f.id) } });
+    const aged = new Date(Date.now() - 2 * 3_600_000);
+    await lists.updateMany({ gamerId: { $in: friends.slice(5).map((f) => f.id) } }, { $set: { builtAt: aged } });
+    const rebuilt = async () => (await lists.find({ gamerId: { $in: friends.map((f) => f.id) }, builtAt: { $gt: aged } }).toArray()).length;
+
+    // first call: three of the five missing rebuilt; the aged ones answer as they stand
+    const first = await w.suggestions(me);
+    expect(first.status).toBe(200);
+    expect(first.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 6]]);
+    expect(await rebuilt()).toBe(3);
+    // the next calls rebuild the rest, three at a time
+    await w.suggestions(me);
+    expect(await rebuilt()).toBe(6);
+    const third = await w.suggestions(me);
+    expect(await rebuilt()).toBe(8);
+    expect(third.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 8]]);
   });
 });
