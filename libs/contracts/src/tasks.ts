@@ -194,7 +194,8 @@ export type AssignHeaders = Static<typeof AssignHeaders>;
 export const AssignBody = Type.Object(
   {
     family: Family,
-    numberOfTasks: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, description: `tasks to pick, at most ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower that with MAX_TASKS_PER_ASSIGN); ignored for seasonal, which assigns every seasonal task` }),
+    // no bounds here: the spec takes any number for seasonal (assign-service.ts checks the others)
+    numberOfTasks: Type.Integer({ description: `tasks to pick, from 1 to ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower the most with MAX_TASKS_PER_ASSIGN; outside: 400); for seasonal any integer, ignored: every seasonal task is assigned` }),
   },
   { additionalProperties: false },
 );

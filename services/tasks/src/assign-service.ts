@@ -3,7 +3,7 @@ import { badRequest, conflict, uuidv7 } from '@gfts/platform';
 import { expiryFor } from './domain/expiry.ts';
 import { gamerTaskTree, gamerTaskView } from './domain/gamer-task.ts';
 import { assignFingerprint, decideOnKey } from './domain/idempotency.ts';
-import { assignmentOrder } from './domain/pick.ts';
+import { assignmentOrder, numberOfTasksProblem } from './domain/pick.ts';
 import type { CatalogRepository } from './repository/catalog-repository.ts';
 import type { IdempotencyRepository } from './repository/event-log-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
@@ -41,9 +41,8 @@ export class AssignService {
   }
 
   async assign(identity: Identity, request: AssignRequest, idempotencyKey?: string): Promise<GamerTask[]> {
-    if (request.family !== TaskFamily.SEASONAL && request.numberOfTasks > this.maxTasks) {
-      throw badRequest(`numberOfTasks must be at most ${this.maxTasks}`);
-    }
+    const problem = numberOfTasksProblem(request.family, request.numberOfTasks, this.maxTasks);
+    if (problem) throw badRequest(problem);
     if (idempotencyKey === undefined) return this.pick(identity, request);
     const key = `${identity.applicationId}:${identity.gamerId}:${idempotencyKey}`;
     const fingerprint = assignFingerprint(request);

@@ -10136,7 +10136,7 @@ export interface operations {
                      * @enum {unknown}
                      */
                     family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
-                    /** @description tasks to pick, at most 50 (a deployment may lower that with MAX_TASKS_PER_ASSIGN); ignored for seasonal, which assigns every seasonal task */
+                    /** @description tasks to pick, from 1 to 50 (a deployment may lower the most with MAX_TASKS_PER_ASSIGN; outside: 400); for seasonal any integer, ignored: every seasonal task is assigned */
                     numberOfTasks: number;
                 };
             };

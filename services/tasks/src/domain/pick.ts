@@ -1,3 +1,5 @@
+import { TaskFamily } from '@gfts/contracts';
+
 /** Fisher-Yates shuffle with an injectable random source (tests pin it). */
 export function shuffle<T>(items: readonly T[], random: () => number = Math.random): T[] {
   const out = items.slice();
@@ -15,4 +17,15 @@ export function shuffle<T>(items: readonly T[], random: () => number = Math.rand
  */
 export function assignmentOrder<T extends { id: string }>(candidates: readonly T[], heldTaskIds: ReadonlySet<string>, random: () => number = Math.random): T[] {
   return shuffle(candidates.filter((c) => !heldTaskIds.has(c.id)), random);
+}
+
+/**
+ * Why an assign's numberOfTasks is refused (400), or undefined: 1 to `max` tasks, except for
+ * seasonal, which assigns every seasonal task "whatever numberOfTasks is" (spec 4.2, rule 1;
+ * until 2026-11-29 it too had to be from 1 to 50).
+ */
+export function numberOfTasksProblem(family: TaskFamily, numberOfTasks: number, max: number): string | undefined {
+  if (family === TaskFamily.SEASONAL) return undefined;
+  if (numberOfTasks < 1 || numberOfTasks > max) return `numberOfTasks must be from 1 to ${max}`;
+  return undefined;
 }

@@ -231,6 +231,12 @@ describe('assign and the gamer task list', () => {
     const response = await world.assign(world.gamer(), 'seasonal', 1);
     expect(response.body.map((t) => t.task.id).sort()).toEqual(seasonal.map((s) => s.id).sort());
     expect(response.body[0]!.expiredAt).toBe(expiryFor('seasonal', new Date())!.toISOString());
+    // whatever it is: 0, or past the most (until 2026-11-29 both were a 400)
+    for (const numberOfTasks of [0, 500]) {
+      const other = await world.assign(world.gamer(), 'seasonal', numberOfTasks);
+      expect(other.status, String(numberOfTasks)).toBe(200);
+      expect(other.body).toHaveLength(3);
+    }
   });
 
   it('gives weekly, monthly and lifetime tasks their expiry', async () => {

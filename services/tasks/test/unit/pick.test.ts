@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assignmentOrder, shuffle } from '../../src/domain/pick.ts';
+import { TaskFamily } from '@gfts/contracts';
+import { assignmentOrder, numberOfTasksProblem, shuffle } from '../../src/domain/pick.ts';
 
 const tasks = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}` }));
 
@@ -35,5 +36,15 @@ describe('random pick', () => {
 
   it('offers nothing when the gamer holds everything', () => {
     expect(assignmentOrder(tasks, new Set(tasks.map((t) => t.id)))).toEqual([]);
+  });
+});
+
+describe('numberOfTasksProblem', () => {
+  it('takes 1 to the most for every family but seasonal, which takes any number (spec 4.2, rule 1)', () => {
+    expect(numberOfTasksProblem(TaskFamily.DAILY, 1, 5)).toBeUndefined();
+    expect(numberOfTasksProblem(TaskFamily.DAILY, 5, 5)).toBeUndefined();
+    expect(numberOfTasksProblem(TaskFamily.DAILY, 0, 5)).toBe('numberOfTasks must be from 1 to 5');
+    expect(numberOfTasksProblem(TaskFamily.WEEKLY, 6, 5)).toBe('numberOfTasks must be from 1 to 5');
+    for (const n of [0, -3, 1, 500]) expect(numberOfTasksProblem(TaskFamily.SEASONAL, n, 5)).toBeUndefined();
   });
 });
