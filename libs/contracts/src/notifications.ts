@@ -167,6 +167,16 @@ export const TicketResponse = Type.Object(
 );
 export type TicketResponse = Static<typeof TicketResponse>;
 
+/** GET /api/v1/notifications: a page, and what came after a notification the client has (design.md: resume with ?since=<id>). */
+export const InboxQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    since: Type.Optional(Type.String({ format: 'uuid', description: 'id of the newest notification the client has: only those after it are listed (newest first; the Link pages on toward it)' })),
+  },
+  { additionalProperties: false },
+);
+export type InboxQuery = Static<typeof InboxQuery>;
+
 const errors = { 400: Problem, 401: Problem, 404: Problem, 429: Problem };
 const BASE = '/api/v1/notifications';
 
@@ -187,8 +197,8 @@ export const notificationsRoutes = {
   list: {
     method: 'GET', url: BASE,
     schema: {
-      operationId: 'listNotifications', summary: 'The caller\'s notification inbox, newest first (30 days; task.progress and presence.changed are never kept)', tags: ['notifications'],
-      querystring: PageQuery, response: { 200: Type.Array(Notification), ...errors },
+      operationId: 'listNotifications', summary: 'The caller\'s notification inbox, newest first (30 days; task.progress and presence.changed are never kept); with since, only what came after that notification', tags: ['notifications'],
+      querystring: InboxQuery, response: { 200: Type.Array(Notification), ...errors },
     },
   },
   remove: {

@@ -118,10 +118,11 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
       return { duplicates };
     },
 
-    /** One page, newest first, of the ids before `beforeId` (the whole inbox without it). */
-    async newestFirst(gamer: GamerRef, beforeId: string | undefined, limit: number): Promise<Notification[]> {
+    /** One page, newest first, of the ids before `beforeId` (the whole inbox without it) and after `sinceId` (if given). */
+    async newestFirst(gamer: GamerRef, beforeId: string | undefined, limit: number, sinceId?: string): Promise<Notification[]> {
+      const range = { ...(beforeId ? { $lt: beforeId } : {}), ...(sinceId ? { $gt: sinceId } : {}) };
       const docs = await notifications
-        .find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId, ...live(), ...(beforeId ? { _id: { $lt: beforeId } } : {}) })
+        .find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId, ...live(), ...(beforeId || sinceId ? { _id: range } : {}) })
         .sort({ _id: -1 })
         .limit(limit)
         .toArray();
