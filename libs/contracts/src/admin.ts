@@ -141,7 +141,7 @@ export const DeadLetterReplayAll = Type.Object(
   {
     replayed: Type.Array(DeadLetterReplayed),
     failed: Type.Array(Type.Object({ sequence: DeadLetterSequence, detail: Type.String() }, { additionalProperties: false })),
-    more: Type.Boolean({ description: `letters remain after this call's ${DEAD_LETTER_REPLAY_ALL_MAX} (DEAD_LETTER_REPLAY_ALL_MAX): call again` }),
+    more: Type.Boolean({ description: `letters may remain after this call's ${DEAD_LETTER_REPLAY_ALL_MAX} (DEAD_LETTER_REPLAY_ALL_MAX) or its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS, 5 s): call again` }),
   },
   { additionalProperties: false },
 );

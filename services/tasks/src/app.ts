@@ -166,7 +166,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   await app.register(statsRoutes, { js, names });
   await app.register(applicationRoutes, { settings, unlockRates });
   await app.register(gamerAdministrationRoutes, { resets, erasures });
-  await app.register(adminRoutes, { reads, deadLetters, jsm, names, checks });
+  await app.register(adminRoutes, { reads, deadLetters, jsm, names, checks, replayAllBudgetMs: config.DEAD_LETTER_REPLAY_ALL_BUDGET_MS });
 
   consumer?.start();
   sweeper.start();

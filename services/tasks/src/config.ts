@@ -36,6 +36,7 @@ const TasksSettings = {
   EXPIRY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: DAY, default: 60_000, description: 'period of the expired-task sweep' }),
   EXPIRY_SWEEP_PAGE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1_000, description: 'expired gamer tasks the sweep removes per step, their progress entries with them' }),
   PROCESSED_EVENT_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long an eventId is remembered as processed; at least STATS_STREAM_MAX_AGE_MS' }),
+  DEAD_LETTER_REPLAY_ALL_BUDGET_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 5_000, description: 'how long one replay-all call replays before it answers with more: true (below the gateway\'s UPSTREAM_TIMEOUT_MS, so a stream that answers slowly cannot hold the call, and the service, for minutes)' }),
   IDEMPOTENCY_KEY_RETENTION_MS: Type.Integer({ minimum: MINUTE, default: DAY, description: 'how long an assign Idempotency-Key replays its answer' }),
   TASK_DEFINITION_CACHE_SIZE: Type.Integer({ minimum: 0, default: 100_000, description: 'gamer task definitions the stat consumer keeps in memory (~1.2 KB of heap each, ~115 MB at the default: size the replica\'s memory for it, docs/deploy.md; 0: read them every batch)' }),
   CATALOG_CACHE_TTL_MS: Type.Integer({ minimum: 0, default: 5_000, description: 'lifetime of the consumer\'s cached catalog of an application' }),

@@ -4630,7 +4630,7 @@ export interface operations {
                             /** @description the dead letter's sequence in the dead-letter stream (its id) */
                             sequence: number;
                         }[];
-                        /** @description letters remain after this call's 500 (DEAD_LETTER_REPLAY_ALL_MAX): call again */
+                        /** @description letters may remain after this call's 500 (DEAD_LETTER_REPLAY_ALL_MAX) or its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS, 5 s): call again */
                         more: boolean;
                         replayed: {
                             /** @description JetStream already held this replay (a repeated replay within the duplicate window) */

@@ -12,6 +12,8 @@ interface Deps {
   jsm: JetStreamManager;
   names: NatsNames;
   checks: Record<string, ReadinessCheck>;
+  /** DEAD_LETTER_REPLAY_ALL_BUDGET_MS */
+  replayAllBudgetMs: number;
 }
 
 const DEFAULT_LIMIT = 50;
@@ -94,7 +96,10 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
       // letter was read first, in one unbounded scan a flood made answer 503 while it went on
       // (and held every payload); the flood is when replay-all is wanted.
       let after = 0;
-      for (let tried = 0; tried < DEAD_LETTER_REPLAY_ALL_MAX; ) {
+      // and within a time budget: each replay is bounded (2 s), but 500 of them one after the
+      // other held the call for up to 16 minutes when publishing timed out (until 2026-11-29)
+      const deadline = Date.now() + deps.replayAllBudgetMs;
+      pages: for (let tried = 0; tried < DEAD_LETTER_REPLAY_ALL_MAX; ) {
         const page = await fromNats(request, () => deps.deadLetters.list(applicationId, after, Math.min(REPLAY_PAGE, DEAD_LETTER_REPLAY_ALL_MAX - tried)));
         for (const letter of page.letters) {
           tried++;
@@ -105,6 +110,11 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
             if (outcome.kind === 'replayed') result.replayed.push(replayed(outcome));
           } catch (error) {
             result.failed.push({ sequence: letter.sequence, detail: `${(error as Error).message}; it may have been replayed (a replay again is stored once)` });
+          }
+          // after one at least, so that every call gets on
+          if (Date.now() >= deadline) {
+            result.more = true;
+            break pages;
           }
         }
         if (!page.more) break;

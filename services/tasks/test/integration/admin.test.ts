@@ -227,3 +227,39 @@ describe('tasks admin routes (the console\'s gamer look-up, dead letters, health
     expect((await stack.api('GET', `${ADMIN}/health`, { headers: gamer(world.app, 'P').auth })).status).toBe(403);
   });
 });
+
+describe('replay-all within its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS)', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    // 1 ms: the budget runs out at the first letter of every call
+    stack = await startTasksStack({ DEAD_LETTER_REPLAY_ALL_BUDGET_MS: '1' });
+  });
+  afterAll(async () => stack?.close());
+
+  it('answers with more: true once the budget is spent, having replayed one letter at least; calls again finish the rest', async () => {
+    const world = new World(stack);
+    const player = world.gamer('Slow');
+    const js = jetstream(await stack.nats());
+    for (let i = 0; i < 3; i++) {
+      const letter: StatDeadLetter = {
+        reason: 'processing failed 5 times', subject: stack.names.statsSubject(world.app), streamSequence: i, deliveryCount: 5,
+        deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(world.event(player, { score: 1 })),
+      };
+      await js.publish(stack.names.statsDeadLetterOf(world.app), JSON.stringify(letter));
+    }
+    const replayAll = () => stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay`, { headers: world.admin.auth });
+    // before the budget, one call replayed all three
+    const first = await replayAll();
+    expect(first.status).toBe(200);
+    expect(first.body.replayed).toHaveLength(1);
+    expect(first.body.more).toBe(true);
+    const rest: number[] = [];
+    for (let call = 0; call < 5; call++) {
+      const next = await replayAll();
+      rest.push(...next.body.replayed.map((r) => r.sequence));
+      if (next.body.replayed.length === 0) break;
+    }
+    expect(rest).toHaveLength(2);
+    expect(new Set([first.body.replayed[0]!.sequence, ...rest]).size).toBe(3);
+  });
+});
