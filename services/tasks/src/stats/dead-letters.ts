@@ -250,8 +250,11 @@ export class DeadLetterStore {
     let removed = 0;
     for (const subject of subjects) {
       for await (const letter of this.lettersOn(applicationId, subject, 1)) {
-        // a payload no gamerId can be read from (not JSON, cut short) is hers when it names her
-        const hers = letter.gamerId === null ? letter.payload.toLowerCase().includes(gamerId) : letter.gamerId.toLowerCase() === gamerId;
+        // hers when its gamerId is hers, or when the payload names her anywhere: one no gamerId
+        // can be read from (not JSON, cut short), or whose gamerId names her in another form
+        // (`urn:uuid:<id>`, braces: letters are the events that failed validation; until
+        // 2026-11-29 such a letter was kept)
+        const hers = letter.gamerId?.toLowerCase() === gamerId || letter.payload.toLowerCase().includes(gamerId);
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
         // they stayed in its files until compaction or the max age); gone already (a replay or

@@ -81,4 +81,13 @@ describe('dead letters of an erased gamer', () => {
     expect(await store.removeOfGamer(app, ann)).toBe(2);
     expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob]);
   });
+
+  it('deletes a letter whose gamerId names her in another form (a letter is an event that failed validation)', async () => {
+    const app = randomUUID();
+    const [ann, bob] = [randomUUID(), randomUUID()];
+    const names = await lettersOf(app, `urn:uuid:${ann}`, `{${ann.toUpperCase()}}`, bob);
+    const store = new DeadLetterStore(await jetstreamManager(nc), jetstream(nc), names);
+    expect(await store.removeOfGamer(app, ann)).toBe(2);
+    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob]);
+  });
 });
