@@ -47,6 +47,8 @@ describe('an erasure\'s search for the notifications naming a gamer', () => {
   });
 
   it('seeks each field that names a gamer by its own index, reading only the notifications naming them', async () => {
+    // the fields are the code's own list: an empty one would make this assert nothing
+    expect(MENTION_INDEXES.map((i) => i.field).sort()).toEqual(['data.user.id', 'data.userId']);
     for (const { field, name } of MENTION_INDEXES) {
       const filter = { applicationId: app, [field]: erased };
       const explain = (await store.notifications.find(filter).explain('executionStats')) as Explain;

@@ -12,8 +12,11 @@ const granted = (at = '2026-11-28T12:00:00.000Z', of = gamerTaskId): Notificatio
 
 describe('completionKey: when two notifications are one completion told twice', () => {
   it('keys two copies of a completion, or of a grant, alike whatever their ids', () => {
+    // the key itself, not only two equal answers (undefined for both would be equal too)
+    expect(completionKey(completed('task.completed'))).toBe(`task.completed:${gamerTaskId}:2026-11-28T12:00:00.000Z`);
     expect(completionKey(completed('task.completed'))).toBe(completionKey(completed('task.completed')));
-    expect(completionKey(completed('achievement.completed'))).toBe(completionKey(completed('achievement.completed')));
+    expect(completionKey(completed('achievement.completed'))).toBe(`achievement.completed:${gamerTaskId}:2026-11-28T12:00:00.000Z`);
+    expect(completionKey(granted())).toBe(`inventory.granted:${gamerTaskId}:2026-11-28T12:00:00.000Z`);
     expect(completionKey(granted())).toBe(completionKey(granted()));
   });
 

@@ -132,6 +132,8 @@ describe('assign and the gamer task list', () => {
         });
         const service = assignService(store, { gamerTasks: slow });
         const assigned = await service.assign(identity, { family: 'daily', numberOfTasks: 2 });
+        // the race happened: the clock moved past the reset during the write
+        expect(moved).toBe(true);
         expect(assigned).toHaveLength(2);
         // none of them expired when answered: they are the new day's, and the ones held now
         for (const t of assigned) expect(new Date(t.expiredAt!).getTime()).toBeGreaterThan(Date.now());

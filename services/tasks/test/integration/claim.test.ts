@@ -271,11 +271,14 @@ describe('claims', () => {
     const db = await stack.db();
     // after this request's grants (step 2): a recovery (another replica starting, say) ends the
     // claim, and the task, expired at midnight, goes with the sweep; then this request goes on
+    let removed = 0;
     betweenGrantAndClaimed.set(gamerTaskId, async () => {
       await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never, claimState: 'claiming' }, { $set: { claimState: 'claimed', claimedAt: new Date() } });
-      await db.collection('gamer_tasks').deleteOne({ _id: gamerTaskId as never, claimState: 'claimed' });
+      removed = (await db.collection('gamer_tasks').deleteOne({ _id: gamerTaskId as never, claimState: 'claimed' })).deletedCount;
     });
     const answer = await claim(gamerTaskId, ann);
+    // the race happened: this finish went on with its task gone
+    expect(removed).toBe(1);
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(rewards);
     expect(await world.inventory(ann)).toEqual([...rewards].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1)));
