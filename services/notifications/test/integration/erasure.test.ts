@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { natsNames, NotificationCloseCode, type ErasureJob, type Notification } from '@gfts/contracts';
+import { natsNames, NotificationCloseCode, NotificationType, type ErasureJob, type Notification } from '@gfts/contracts';
 import { eventually, gamer, natsPrefix, type Gamer } from '@gfts/testkit';
 import { jetstreamManager } from '@nats-io/jetstream';
+import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followErasureReports } from '../../src/gamer-erasure.ts';
+import { monotonicUuidv7 } from '../../src/domain/ids.ts';
+import { inboxRepository } from '../../src/repository/inbox.ts';
+import { openStore } from '../../src/repository/store.ts';
 import { LiveClient } from '../support/live-client.ts';
 import { startNotificationsStack, type NotificationsStack } from '../support/stack.ts';
 
@@ -86,20 +90,33 @@ describe('gamer erasure in the notifications service', () => {
 
   it('deletes once more a while after each report: an event published just before it may still be in an ingest batch', async () => {
     const nc = await stack.nats();
+    // the service's inbox on the real store, its deletes seen as they happen
+    const real = inboxRepository(openStore({ db: await stack.db() } as unknown as Connection), 60_000);
+    const gamerId = randomUUID();
+    const late = { applicationId: app, gamerId, id: monotonicUuidv7()(), type: NotificationType.TASK_COMPLETED, at: new Date().toISOString(), data: { gamerTaskId: randomUUID(), taskId: randomUUID() } } as const;
     const erased: string[] = [];
-    const inboxStub = { eraseGamer: async (applicationId: string, gamerId: string) => (erased.push(`${applicationId}:${gamerId}`), { own: 0, mentions: 0 }) };
+    const inbox = {
+      eraseGamer: async (applicationId: string, gamer: string) => {
+        const done = await real.eraseGamer(applicationId, gamer);
+        erased.push(`${applicationId}:${gamer}`);
+        // an ingest batch that was under way stores the gamer's notification after the first delete
+        if (erased.length === 1) await real.add([late]);
+        return done;
+      },
+    };
     // a prefix of its own: the stack's replicas are not in its queue group
     const prefix = natsPrefix();
-    const followUp = followErasureReports(nc, prefix, inboxStub, quietLog as never, 300);
+    const followUp = followErasureReports(nc, prefix, inbox, quietLog as never, 300);
     try {
       await nc.flush();
-      const gamerId = randomUUID();
       const report = (service: string) => nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service, completedAt: new Date().toISOString() }));
       // its own report is not another service's: nothing to delete again
       report('notifications');
       report('tasks');
       await eventually(async () => erased.length === 2, 5_000);
       expect(erased).toEqual([`${app}:${gamerId}`, `${app}:${gamerId}`]);
+      // the second delete, a while later, took what the late batch stored
+      expect(await real.newestFirst({ applicationId: app, gamerId }, undefined, 10)).toEqual([]);
     } finally {
       await followUp.stop();
     }

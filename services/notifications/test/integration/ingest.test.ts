@@ -362,8 +362,13 @@ describe('the ingest when NATS refuses one of its subjects', () => {
   const authFile = fileURLToPath(new URL('../../../../deploy/compose/nats-auth.conf', import.meta.url));
   const composeFile = fileURLToPath(new URL('../../../../deploy/compose/nats.conf', import.meta.url));
   let server: ConfiguredNats;
+  let connection: mongoose.Connection;
+  let store: Store;
 
   beforeAll(async () => {
+    connection = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'ingest-refused')).asPromise();
+    store = openStore(connection);
+    await (await ensureIndexes(store)).dedupe;
     const full = readFileSync(authFile, 'utf8');
     // the notifications user without `gfts.task.completed` among its subscriptions
     const section = full.indexOf('user: "notifications"');
@@ -372,16 +377,19 @@ describe('the ingest when NATS refuses one of its subjects', () => {
     writeFileSync(older, full.slice(0, at) + full.slice(full.indexOf('\n', at) + 1));
     server = await startConfiguredNats([{ source: composeFile, name: 'nats.conf' }, { source: older, name: 'nats-auth.conf' }], composeNatsPasswords());
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await connection?.close();
+  });
 
   it('subscribes again, stores the events once NATS allows them, and stops cleanly', async () => {
     const user = (name: string) => connect({ servers: server.url, user: name, pass: composeNatsPassword(`NATS_${name.toUpperCase()}_PASSWORD`), inboxPrefix: natsInboxPrefix(name) });
     const [notifications, tasks] = await Promise.all([user('notifications'), user('tasks')]);
     const names = natsNames('gfts');
-    const stored: (Notification & GamerRef)[] = [];
     const warnings: string[] = [];
+    const inbox = inboxRepository(store, 60_000);
     const ingest = startIngest({
-      nc: notifications, prefix: 'gfts', inbox: { add: async (batch) => (stored.push(...batch), { duplicates: new Set<string>() }) },
+      nc: notifications, prefix: 'gfts', inbox,
       nextId: monotonicUuidv7(), log: { warn: (_o: unknown, message?: string) => void warnings.push(message ?? ''), error: () => {} } as never, backlogMax: 100,
     });
     const gamer = { applicationId: randomUUID(), gamerId: randomUUID() };
@@ -394,9 +402,9 @@ describe('the ingest when NATS refuses one of its subjects', () => {
       await eventually(async () => {
         tasks.publish(names.taskCompleted, completion());
         await tasks.flush();
-        return stored.length > 0;
+        return (await inbox.newestFirst(gamer, undefined, 1)).length > 0;
       }, 20_000, 500);
-      expect(stored[0]).toMatchObject({ ...gamer, type: NotificationType.TASK_COMPLETED });
+      expect((await inbox.newestFirst(gamer, undefined, 1))[0]).toMatchObject({ type: NotificationType.TASK_COMPLETED });
       await ingest.stop();
       stopped = true;
     } finally {
