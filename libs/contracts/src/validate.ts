@@ -19,13 +19,26 @@ export function createAjv(options: Options = {}): Ajv {
 
 const ajv = createAjv();
 const cache = new WeakMap<TSchema, ValidateFunction>();
+// path parameters and query strings are text: their scalars are coerced, as Fastify's own
+// validator of them does (libs/platform http.ts)
+const textAjv = createAjv({ coerceTypes: true });
+const textCache = new WeakMap<TSchema, ValidateFunction>();
 
 /** Validates a payload that did not come through Fastify (NATS messages, config). */
 export function check<T extends TSchema>(schema: T, value: unknown): { ok: true; value: Static<T> } | { ok: false; errors: string[] } {
-  let validate = cache.get(schema);
+  return validateWith(ajv, cache, schema, value);
+}
+
+/** Validates text values (path parameters) as Fastify does: `"5"` is an integer 5; coerces `value` in place. */
+export function checkText<T extends TSchema>(schema: T, value: unknown): { ok: true; value: Static<T> } | { ok: false; errors: string[] } {
+  return validateWith(textAjv, textCache, schema, value);
+}
+
+function validateWith<T extends TSchema>(compiler: Ajv, compiled: WeakMap<TSchema, ValidateFunction>, schema: T, value: unknown): { ok: true; value: Static<T> } | { ok: false; errors: string[] } {
+  let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
-    cache.set(schema, validate);
+    validate = compiler.compile(schema);
+    compiled.set(schema, validate);
   }
   if (validate(value)) return { ok: true, value: value as Static<T> };
   return {
