@@ -188,9 +188,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
      */
     async registerCaller(caller: Caller): Promise<void> {
       const { key, fingerprint } = registrationOf(caller);
-      if (registrations.isFresh(key, fingerprint)) return;
-      const { asOf } = registrations;
-      registrations.remember(key, fingerprint, await repo.gamers.upsert(caller.applicationId, caller, now()), asOf);
+      await registrations.register(key, fingerprint, () => repo.gamers.upsert(caller.applicationId, caller, now()));
     },
 
     /**

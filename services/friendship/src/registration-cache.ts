@@ -11,12 +11,36 @@ export const registrationKey = (applicationId: string, gamerId: string) => `${ap
  * missed a rename elsewhere, or a directory entry removed by hand, is repaired within `ttlMs`.
  * An erasure empties a gamer's entry (`forget`), and a registration whose write started
  * before any erasure was heard is not remembered: its write may have come before the
- * erasure's delete.
+ * erasure's delete. Nor is one that overlapped another registration of the same gamer in
+ * this process: which of the two writes landed last is not known from which answered last
+ * (a rename's new token and an old one in flight at once: until 2026-11-29 the later answer
+ * was remembered while the directory could hold the other's name, and the writes that would
+ * have mended it were skipped for `ttlMs`).
  */
+
+/** One registration's write, from `begin` to `remember` (or `end` when it failed). */
+export interface RegistrationWrite {
+  key: string;
+  erasures: number;
+  /** another write of the gamer's was running when this one began */
+  startedWhileBusy: boolean;
+  /** the gamer's overlaps counted when this one began */
+  overlaps: number;
+}
 export function registrationCache(maxEntries = 10_000, ttlMs = 5 * 60_000, clock: () => number = Date.now) {
   const seen = new Map<string, { fingerprint: string; at: number; stored: StoredSummary }>();
   // erasures are rare: one count for all gamers is enough
   let erasures = 0;
+  // per gamer with a registration in flight: how many run, and how often one began while
+  // another ran (an overlap: every write running then overlapped)
+  const inFlight = new Map<string, { running: number; overlaps: number }>();
+  const end = (write: RegistrationWrite): boolean => {
+    const flight = inFlight.get(write.key)!;
+    flight.running--;
+    if (flight.running === 0) inFlight.delete(write.key);
+    // alone from its start to its end
+    return !write.startedWhileBusy && flight.overlaps === write.overlaps;
+  };
   const fresh = (key: string, fingerprint: string) => {
     const entry = seen.get(key);
     return entry !== undefined && entry.fingerprint === fingerprint && clock() - entry.at < ttlMs ? entry : undefined;
@@ -29,14 +53,45 @@ export function registrationCache(maxEntries = 10_000, ttlMs = 5 * 60_000, clock
     storedSummary(key: string, fingerprint: string): StoredSummary | undefined {
       return fresh(key, fingerprint)?.stored;
     },
-    /** What `remember` needs to know that no erasure came between: take it before the write. */
-    get asOf(): number {
-      return erasures;
+    /** Before the directory write: what `remember` (or `end`) needs to know what came between. */
+    begin(key: string): RegistrationWrite {
+      const flight = inFlight.get(key) ?? { running: 0, overlaps: 0 };
+      const startedWhileBusy = flight.running > 0;
+      if (startedWhileBusy) flight.overlaps++;
+      flight.running++;
+      inFlight.set(key, flight);
+      return { key, erasures, startedWhileBusy, overlaps: flight.overlaps };
     },
-    remember(key: string, fingerprint: string, stored: StoredSummary, asOf: number): void {
-      if (asOf !== erasures) return;
-      seen.delete(key);
-      seen.set(key, { fingerprint, at: clock(), stored });
+    /** The write failed: nothing to remember, and no longer in flight. */
+    end(write: RegistrationWrite): void {
+      if (!end(write)) seen.delete(write.key);
+    },
+    /**
+     * The directory write of a registration (`write`), unless this process stored the same
+     * values lately; what it stored is remembered when nothing came between.
+     */
+    async register(key: string, fingerprint: string, write: () => Promise<StoredSummary>): Promise<void> {
+      if (fresh(key, fingerprint)) return;
+      const started = this.begin(key);
+      let stored: StoredSummary;
+      try {
+        stored = await write();
+      } catch (error) {
+        this.end(started);
+        throw error;
+      }
+      this.remember(started, fingerprint, stored);
+    },
+    /** The write answered: remembered only if nothing else of the gamer's came between. */
+    remember(write: RegistrationWrite, fingerprint: string, stored: StoredSummary): void {
+      const alone = end(write);
+      if (!alone || write.erasures !== erasures) {
+        // another registration overlapped: whatever was remembered may not be what landed
+        if (!alone) seen.delete(write.key);
+        return;
+      }
+      seen.delete(write.key);
+      seen.set(write.key, { fingerprint, at: clock(), stored });
       if (seen.size > maxEntries) seen.delete(seen.keys().next().value!);
     },
     /** The gamer was erased: their next call registers them again. */

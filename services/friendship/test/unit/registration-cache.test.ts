@@ -8,7 +8,7 @@ describe('registration cache', () => {
     let now = 0;
     const cache = registrationCache(10, 1_000, () => now);
     expect(cache.isFresh('app:a', 'x')).toBe(false);
-    cache.remember('app:a', 'x', ann, cache.asOf);
+    cache.remember(cache.begin('app:a'), 'x', ann);
     expect(cache.isFresh('app:a', 'x')).toBe(true);
     expect(cache.isFresh('app:a', 'renamed')).toBe(false);
     now = 999;
@@ -21,7 +21,7 @@ describe('registration cache', () => {
     let now = 0;
     const cache = registrationCache(10, 1_000, () => now);
     expect(cache.storedSummary('app:a', 'x')).toBeUndefined();
-    cache.remember('app:a', 'x', { displayName: 'Ann', avatar: 'https://cdn.example/ann.png' }, cache.asOf);
+    cache.remember(cache.begin('app:a'), 'x', { displayName: 'Ann', avatar: 'https://cdn.example/ann.png' });
     expect(cache.storedSummary('app:a', 'x')).toEqual({ displayName: 'Ann', avatar: 'https://cdn.example/ann.png' });
     expect(cache.storedSummary('app:a', 'other claims')).toBeUndefined();
     now = 1_000;
@@ -30,10 +30,10 @@ describe('registration cache', () => {
 
   it('forgets the least recently registered gamer beyond its size', () => {
     const cache = registrationCache(2, 60_000, () => 0);
-    cache.remember('a', '1', ann, cache.asOf);
-    cache.remember('b', '1', ann, cache.asOf);
-    cache.remember('a', '1', ann, cache.asOf);
-    cache.remember('c', '1', ann, cache.asOf);
+    cache.remember(cache.begin('a'), '1', ann);
+    cache.remember(cache.begin('b'), '1', ann);
+    cache.remember(cache.begin('a'), '1', ann);
+    cache.remember(cache.begin('c'), '1', ann);
     expect(cache.size).toBe(2);
     expect(cache.isFresh('b', '1')).toBe(false);
     expect(cache.isFresh('a', '1')).toBe(true);
@@ -42,15 +42,48 @@ describe('registration cache', () => {
 
   it('forgets an erased gamer, and does not remember a registration whose write began before an erasure was heard', () => {
     const cache = registrationCache(10, 1_000, () => 0);
-    cache.remember('app:a', 'x', ann, cache.asOf);
+    cache.remember(cache.begin('app:a'), 'x', ann);
     cache.forget('app', 'a');
     expect(cache.isFresh('app:a', 'x')).toBe(false);
     // a write that started before the erasure's report may have landed before its delete
-    const before = cache.asOf;
+    const before = cache.begin('app:a');
     cache.forget('app', 'b');
-    cache.remember('app:a', 'x', ann, before);
+    cache.remember(before, 'x', ann);
     expect(cache.isFresh('app:a', 'x')).toBe(false);
-    cache.remember('app:a', 'x', ann, cache.asOf);
+    cache.remember(cache.begin('app:a'), 'x', ann);
     expect(cache.isFresh('app:a', 'x')).toBe(true);
+  });
+
+  it('does not remember registrations of one gamer that overlapped: which write landed last is not known', () => {
+    const cache = registrationCache(10, 60_000, () => 0);
+    const renamed = { displayName: 'New', avatar: '' };
+    // an old token's call and the renamed token's, in flight at once; the new one answers first
+    const old = cache.begin('app:a');
+    const fresh = cache.begin('app:a');
+    cache.remember(fresh, 'new', renamed);
+    expect(cache.isFresh('app:a', 'new')).toBe(false);
+    cache.remember(old, 'old', ann);
+    expect(cache.isFresh('app:a', 'old')).toBe(false);
+    // the next call writes again, alone this time, and is remembered
+    cache.remember(cache.begin('app:a'), 'new', renamed);
+    expect(cache.isFresh('app:a', 'new')).toBe(true);
+    // a write that failed while another ran leaves nothing remembered either
+    const failing = cache.begin('app:a');
+    const other = cache.begin('app:a');
+    cache.end(failing);
+    cache.remember(other, 'new', renamed);
+    expect(cache.isFresh('app:a', 'new')).toBe(false);
+  });
+
+  it('registers through the directory write unless fresh, and not after a failed write', async () => {
+    const cache = registrationCache(10, 60_000, () => 0);
+    let writes = 0;
+    const write = async () => (writes++, ann);
+    await cache.register('app:a', 'x', write);
+    await cache.register('app:a', 'x', write);
+    expect(writes).toBe(1);
+    await expect(cache.register('app:b', 'x', async () => Promise.reject(new Error('store away')))).rejects.toThrow('store away');
+    await cache.register('app:b', 'x', write);
+    expect(writes).toBe(2);
   });
 });
