@@ -355,6 +355,13 @@ else
   bad "monitoring files"
   record_failure "monitoring"
 fi
+# A service added by values alone has its down alert too (gfts.serviceDownRule).
+if grep -q 'job="gfts-sample"} == 1)' "$WORK/added-service.yaml" 2>/dev/null; then
+  ok "added-service renders the added service's GftsServiceDown rule"
+else
+  bad "added-service must render a GftsServiceDown rule for the added service (gfts-sample)"
+  record_failure "monitoring objects"
+fi
 # The services' rules and the NATS servers' (prometheus-rules-nats.yaml).
 if [ "$(grep -c '^kind: PrometheusRule$' "$WORK/prod.yaml" 2>/dev/null)" = 2 ] && grep -q 'kind: ServiceMonitor' "$WORK/prod.yaml"; then
   ok "prod renders the ServiceMonitor and the two PrometheusRules"

@@ -80,15 +80,14 @@ merge and mergeOverwrite both treat those as unset), maps merge key by key, list
 {{- end -}}
 
 {{/*
-The GftsServiceDown rule of one enabled service (files/prometheus-rules.yaml): (list $ "tasks").
-`absent(up == 1)`: no target of the service answered its last scrape.
+The GftsServiceDown rule of a service added by values (files/prometheus-rules.yaml writes
+the chart's four out): (list $ "sample"). `absent(up == 1)`: no target of the service
+answered its last scrape.
 */}}
 {{- define "gfts.serviceDownRule" -}}
 {{- $root := index . 0 -}}
 {{- $name := index . 1 -}}
-{{- $consequences := dict "gateway" "the public API is down" "friendship" "the gateway answers its routes 502" "tasks" "its routes answer 502, stat events wait in the stream" "notifications" "no live notifications, gamers shown offline" -}}
 {{- $summary := printf "%s: no pod answers its scrape" $name -}}
-{{- if hasKey $consequences $name }}{{ $summary = printf "%s; %s" $summary (get $consequences $name) }}{{ end -}}
 - alert: GftsServiceDown
   expr: absent(up{namespace="{{ $root.Release.Namespace }}",job="{{ include "gfts.fullname" $root }}-{{ $name }}"} == 1)
   for: 3m
