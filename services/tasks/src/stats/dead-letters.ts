@@ -1,4 +1,4 @@
-import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
+import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, UUID_PATTERN, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck, type StoredMsg } from '@nats-io/jetstream';
 import { requestHeaders, validRequestId } from '@gfts/platform';
 import { subjectApplication } from './parse.ts';
@@ -250,11 +250,13 @@ export class DeadLetterStore {
     let removed = 0;
     for (const subject of subjects) {
       for await (const letter of this.lettersOn(applicationId, subject, 1)) {
-        // hers when its gamerId is hers, or when the payload names her anywhere: one no gamerId
-        // can be read from (not JSON, cut short), or whose gamerId names her in another form
-        // (`urn:uuid:<id>`, braces: letters are the events that failed validation; until
-        // 2026-11-29 such a letter was kept)
-        const hers = letter.gamerId?.toLowerCase() === gamerId || letter.payload.toLowerCase().includes(gamerId);
+        // hers when its gamerId is hers; when it has no gamerId that is a plain id (not JSON, cut
+        // short, or `urn:uuid:<id>`, braces: letters are events that failed validation; until
+        // 2026-11-29 such a gamerId was matched whole and the letter kept), when the payload
+        // names her anywhere. Another gamer's letter that mentions her stays his.
+        const hers = letter.gamerId !== null && UUID_PATTERN.test(letter.gamerId)
+          ? letter.gamerId.toLowerCase() === gamerId
+          : letter.payload.toLowerCase().includes(gamerId);
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
         // they stayed in its files until compaction or the max age); gone already (a replay or

@@ -62,32 +62,42 @@ describe('dead letters of an erased gamer', () => {
   // by where the message sat: each case below meets one of them
   it.each([
     // Ann's letters are the stream's first and last: the race is on the delete of one of them
-    ['the first of three', 1, 0],
-    ['the last one', 2, 2],
-  ])('counts a letter deleted in between (a replay, an admin) as gone: %s', async (_which, raceAtDelete, index) => {
+    ['the first of three', 1, 0, 10057],
+    ['the last one', 2, 2, 10043],
+  ])('counts a letter deleted in between (a replay, an admin) as gone: %s', async (_which, raceAtDelete, index, code) => {
     const app = randomUUID();
     const [ann, bob] = [randomUUID(), randomUUID()];
     const names = await lettersOf(app, ann, bob, ann);
     const jsm = await jetstreamManager(nc);
     const all = (await new DeadLetterStore(jsm, jetstream(nc), names).list(app, 0, 10)).letters;
     let deletes = 0;
+    let answered: number | undefined;
     const faulty = interceptRequests(nc, async (subject, send) => {
-      if (subject.startsWith(`$JS.API.STREAM.MSG.DELETE.${names.statsDeadLetterStream}`) && ++deletes === raceAtDelete) {
-        await jsm.streams.deleteMessage(names.statsDeadLetterStream, all[index]!.sequence);
-      }
-      return send();
+      const raced = subject.startsWith(`$JS.API.STREAM.MSG.DELETE.${names.statsDeadLetterStream}`) && ++deletes === raceAtDelete;
+      if (raced) await jsm.streams.deleteMessage(names.statsDeadLetterStream, all[index]!.sequence);
+      const reply = await send();
+      if (raced) answered = (reply.json<{ error?: { err_code?: number } }>()).error?.err_code;
+      return reply;
     });
     const store = new DeadLetterStore(await jetstreamManager(faulty), jetstream(faulty), names);
     expect(await store.removeOfGamer(app, ann)).toBe(2);
+    expect(answered).toBe(code);
     expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob]);
   });
 
-  it('deletes a letter whose gamerId names her in another form (a letter is an event that failed validation)', async () => {
+  it('deletes a letter whose gamerId names her in another form (a letter is an event that failed validation), not another gamer\'s that mentions her', async () => {
     const app = randomUUID();
     const [ann, bob] = [randomUUID(), randomUUID()];
     const names = await lettersOf(app, `urn:uuid:${ann}`, `{${ann.toUpperCase()}}`, bob);
+    // Bob's game against Ann: his letter, naming her in a stat
+    const js = jetstream(nc);
+    const bobs: StatDeadLetter = {
+      reason: 'processing failed 5 times', subject: names.statsSubject(app), streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(),
+      payload: JSON.stringify({ eventId: randomUUID(), applicationId: app, gamerId: bob, occurredAt: new Date().toISOString(), stats: [{ statId: `duel-${ann}`, value: 1 }] }),
+    };
+    await js.publish(names.statsDeadLetterOf(app), JSON.stringify(bobs));
     const store = new DeadLetterStore(await jetstreamManager(nc), jetstream(nc), names);
     expect(await store.removeOfGamer(app, ann)).toBe(2);
-    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob]);
+    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob, bob]);
   });
 });
