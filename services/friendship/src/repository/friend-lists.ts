@@ -138,8 +138,10 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
      * `_id $in` query. Lists missing, not built or too old are rebuilt from the relations
      * in one batch (two `$in` reads) and written back where nothing changed them meanwhile;
      * the answer uses the relations' view for those. `rebuildsAtMost` bounds the rebuilds of
-     * one call (missing lists first): past it a list too old is answered as it is, and a
-     * missing one not at all, until a later read rebuilds it.
+     * one call (missing lists first, then never built, then too old): past it a list that
+     * exists is answered as it stands (a list a friendship change made, never built, follows
+     * every change since it was made), and a missing one not at all, until a later read
+     * rebuilds it.
      */
     async friendsOf(applicationId: string, gamerIds: string[], rebuildsAtMost = Number.POSITIVE_INFINITY): Promise<Map<string, string[]>> {
       const unique = [...new Set(gamerIds)];
@@ -152,15 +154,21 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
       const oldest = at.getTime() - settings.maxAgeMs;
       const result = new Map<string, string[]>();
       const missing: string[] = [];
+      const unbuilt: string[] = [];
       const aged: string[] = [];
       for (const id of unique) {
         const doc = found.get(id);
         if (doc?.builtAt && doc.builtAt.getTime() >= oldest) result.set(id, doc.friends);
         else if (doc?.builtAt) aged.push(id);
+        else if (doc) unbuilt.push(id);
         else missing.push(id);
       }
-      const stale = [...missing, ...aged].slice(0, rebuildsAtMost);
-      for (const id of aged.slice(Math.max(0, rebuildsAtMost - missing.length))) result.set(id, found.get(id)!.friends);
+      const due = [...missing, ...unbuilt, ...aged];
+      const stale = due.slice(0, rebuildsAtMost);
+      for (const id of due.slice(stale.length)) {
+        const doc = found.get(id);
+        if (doc) result.set(id, doc.friends);
+      }
       if (stale.length === 0) return result;
 
       const rebuilt = await friendsByRelations(applicationId, stale);

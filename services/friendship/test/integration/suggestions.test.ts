@@ -181,16 +181,19 @@ describe('friend suggestions when many friend-id lists are missing or too old at
       friends.push(friend);
     }
     const lists = db.collection<{ gamerId: string; builtAt?: Date }>('friendlists');
-    // the friends' lists: five gone (a restore, say), three aged past FRIEND_LIST_MAX_AGE_S
-    await lists.deleteMany({ gamerId: { $in: friends.slice(0, 5).map((f) => f.id) } });
+    // the friends' lists: four gone (a restore, say), two aged past FRIEND_LIST_MAX_AGE_S, two
+    // as the friendship changes made them (never built: they follow every change since)
+    await lists.deleteMany({ gamerId: { $in: friends.slice(0, 4).map((f) => f.id) } });
     const aged = new Date(Date.now() - 2 * 3_600_000);
-    await lists.updateMany({ gamerId: { $in: friends.slice(5).map((f) => f.id) } }, { $set: { builtAt: aged } });
+    await lists.updateMany({ gamerId: { $in: friends.slice(4, 6).map((f) => f.id) } }, { $set: { builtAt: aged } });
+    await lists.updateMany({ gamerId: { $in: friends.slice(6).map((f) => f.id) } }, { $unset: { builtAt: '' } });
     const rebuilt = async () => (await lists.find({ gamerId: { $in: friends.map((f) => f.id) }, builtAt: { $gt: aged } }).toArray()).length;
 
-    // first call: three of the five missing rebuilt; the aged ones answer as they stand
+    // first call: three of the four missing rebuilt; the others answer as they stand, the
+    // fourth missing one as no friends
     const first = await w.suggestions(me);
     expect(first.status).toBe(200);
-    expect(first.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 6]]);
+    expect(first.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 7]]);
     expect(await rebuilt()).toBe(3);
     // the next calls rebuild the rest, three at a time
     await w.suggestions(me);
@@ -198,5 +201,20 @@ describe('friend suggestions when many friend-id lists are missing or too old at
     const third = await w.suggestions(me);
     expect(await rebuilt()).toBe(8);
     expect(third.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 8]]);
+  });
+
+  it('counts friends from lists the friendship changes made, never built, past the cap too', async () => {
+    const app = randomUUID();
+    const me = await w.join(app, 'Me');
+    const x = await w.join(app, 'Xavier');
+    for (let i = 0; i < 8; i++) {
+      const friend = await w.join(app, `G${i}`);
+      await w.befriend(me, friend);
+      await w.befriend(friend, x);
+    }
+    // no list touched: as the changes left them
+    const suggested = await w.suggestions(me);
+    expect(suggested.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 8]]);
+    expect((await w.mutual(me, x.id)).body).toHaveLength(8);
   });
 });
