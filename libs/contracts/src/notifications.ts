@@ -171,7 +171,7 @@ export type TicketResponse = Static<typeof TicketResponse>;
 export const InboxQuery = Type.Object(
   {
     ...PageQuery.properties,
-    since: Type.Optional(Type.String({ format: 'uuid', description: 'id of the newest notification the client has: only those after it are listed (newest first; the Link pages on toward it)' })),
+    since: Type.Optional(Type.String({ format: 'uuid', description: 'id of the newest notification the client has: only those after it are listed, oldest first; the Link\'s next page has since = the last one shown (not with cursor: 400)' })),
   },
   { additionalProperties: false },
 );
@@ -197,7 +197,7 @@ export const notificationsRoutes = {
   list: {
     method: 'GET', url: BASE,
     schema: {
-      operationId: 'listNotifications', summary: 'The caller\'s notification inbox, newest first (30 days; task.progress and presence.changed are never kept); with since, only what came after that notification', tags: ['notifications'],
+      operationId: 'listNotifications', summary: 'The caller\'s notification inbox, newest first (30 days; task.progress and presence.changed are never kept); with since, only what came after that notification, oldest first', tags: ['notifications'],
       querystring: InboxQuery, response: { 200: Type.Array(Notification), ...errors },
     },
   },

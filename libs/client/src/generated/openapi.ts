@@ -588,7 +588,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's notification inbox, newest first (30 days; task.progress and presence.changed are never kept); with since, only what came after that notification */
+        /** The caller's notification inbox, newest first (30 days; task.progress and presence.changed are never kept); with since, only what came after that notification, oldest first */
         get: operations["listNotifications"];
         put?: never;
         post?: never;
@@ -8654,7 +8654,7 @@ export interface operations {
                 cursor?: string;
                 /** @description page size (default 50) */
                 limit?: number;
-                /** @description id of the newest notification the client has: only those after it are listed (newest first; the Link pages on toward it) */
+                /** @description id of the newest notification the client has: only those after it are listed, oldest first; the Link's next page has since = the last one shown (not with cursor: 400) */
                 since?: string;
             };
             header?: never;

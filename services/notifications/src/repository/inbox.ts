@@ -118,18 +118,17 @@ export function inboxRepository(store: Store, retentionMs: number, clock: () => 
       return { duplicates };
     },
 
-    /** One page, newest first, of the ids before `beforeId` (the whole inbox without it) and after `sinceId` (if given). */
-    async newestFirst(gamer: GamerRef, beforeId: string | undefined, limit: number, sinceId?: string): Promise<Notification[]> {
-      const range = { ...(beforeId ? { $lt: beforeId } : {}), ...(sinceId ? { $gt: sinceId } : {}) };
+    /** One page, newest first, of the ids before `beforeId` (the whole inbox without it). */
+    async newestFirst(gamer: GamerRef, beforeId: string | undefined, limit: number): Promise<Notification[]> {
       const docs = await notifications
-        .find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId, ...live(), ...(beforeId || sinceId ? { _id: range } : {}) })
+        .find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId, ...live(), ...(beforeId ? { _id: { $lt: beforeId } } : {}) })
         .sort({ _id: -1 })
         .limit(limit)
         .toArray();
       return docs.map(toNotification);
     },
 
-    /** The notifications after `afterId`, oldest first: what a resuming client missed. */
+    /** The notifications after `afterId`, oldest first: what a resuming client missed (the live replay, the inbox's since). */
     async after(gamer: GamerRef, afterId: string, limit: number): Promise<Notification[]> {
       const docs = await notifications
         .find({ applicationId: gamer.applicationId, gamerId: gamer.gamerId, ...live(), _id: { $gt: afterId } })

@@ -48,26 +48,31 @@ describe('the notification inbox', () => {
     expect(seen).toEqual(all.map((n) => n.id));
   });
 
-  it('lists only what came after ?since=<id>, newest first, paging toward it (design.md: resume with ?since=<id>)', async () => {
+  it('lists only what came after ?since=<id>, oldest first, each next page after the last shown (design.md: resume with ?since=<id>)', async () => {
     const ann = gamer(app, 'Ann');
     await requestsTo(ann, 6);
     const all = (await inbox(ann)).body;
-    // the client holds the third oldest: three came after it
+    // the client holds the third oldest: three came after it, oldest first
     const held = all[3]!;
+    const missed = all.slice(0, 3).reverse().map((n) => n.id);
     const after = await inbox(ann, `?since=${held.id.toUpperCase()}`);
     expect(after.status).toBe(200);
-    expect(after.body.map((n) => n.id)).toEqual(all.slice(0, 3).map((n) => n.id));
-    // paged, the link keeps the bound
+    expect(after.body.map((n) => n.id)).toEqual(missed);
+    // paged: the link's since is the last one shown, so a client that stops after a page
+    // and comes back with the last id it read misses nothing
     const first = await inbox(ann, `?since=${held.id}&limit=2`);
-    expect(first.body.map((n) => n.id)).toEqual(all.slice(0, 2).map((n) => n.id));
+    expect(first.body.map((n) => n.id)).toEqual(missed.slice(0, 2));
     const next = first.headers.get('link')?.match(/^<([^>]+)>; rel="next"$/)?.[1];
-    expect(next).toContain(`since=${held.id}`);
+    expect(next).toBe(`/api/v1/notifications?since=${missed[1]}&limit=2`);
     const second = await stack.api<Notification[]>('GET', next!, { headers: ann.auth });
-    expect(second.body.map((n) => n.id)).toEqual([all[2]!.id]);
+    expect(second.body.map((n) => n.id)).toEqual([missed[2]]);
     expect(second.headers.get('link')).toBeNull();
-    // the newest: nothing after it; a malformed one: 400 (until 2026-11-29 any since was a 400)
+    // the newest: nothing after it; a malformed one, or one with a cursor: 400 (until
+    // 2026-11-29 any since was a 400)
     expect((await inbox(ann, `?since=${all[0]!.id}`)).body).toEqual([]);
     expect((await inbox(ann, '?since=not-an-id')).status).toBe(400);
+    const cursor = (await inbox(ann, '?limit=1')).headers.get('link')!.match(/cursor=([^&>]+)/)![1];
+    expect((await inbox(ann, `?since=${held.id}&cursor=${cursor}`)).status).toBe(400);
   });
 
   it('deletes one of the caller\'s notifications; an unknown or foreign id is the same 404', async () => {
