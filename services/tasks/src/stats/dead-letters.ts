@@ -1,4 +1,4 @@
-import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, UUID_PATTERN, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
+import { DEAD_LETTER_ERRORS_MAX, STAT_DEAD_LETTER_MAX_BYTES, type DeadLetter, type NatsNames, type StatDeadLetter } from '@gfts/contracts';
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck, type StoredMsg } from '@nats-io/jetstream';
 import { requestHeaders, validRequestId } from '@gfts/platform';
 import { subjectApplication } from './parse.ts';
@@ -67,6 +67,9 @@ export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, w
  * termination was lost, or the advisory's copy followed a letter that was written).
  */
 export type DeadLetterStored = 'stored' | 'repeat';
+
+/** An id anywhere in a text (a letter's gamerId in whatever form it came). */
+const AN_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
 /** nats-server's JSSequenceNotFoundErrF ("sequence N not found"). */
 const SEQUENCE_NOT_FOUND = 10043;
@@ -250,13 +253,13 @@ export class DeadLetterStore {
     let removed = 0;
     for (const subject of subjects) {
       for await (const letter of this.lettersOn(applicationId, subject, 1)) {
-        // hers when its gamerId is hers; when it has no gamerId that is a plain id (not JSON, cut
-        // short, or `urn:uuid:<id>`, braces: letters are events that failed validation; until
-        // 2026-11-29 such a gamerId was matched whole and the letter kept), when the payload
-        // names her anywhere. Another gamer's letter that mentions her stays his.
-        const hers = letter.gamerId !== null && UUID_PATTERN.test(letter.gamerId)
-          ? letter.gamerId.toLowerCase() === gamerId
-          : letter.payload.toLowerCase().includes(gamerId);
+        // hers when the id in its gamerId is hers, in whatever form (`urn:uuid:<id>`, braces:
+        // letters are events that failed validation; until 2026-11-29 such a gamerId was
+        // matched whole and the letter kept); when it has no gamerId naming an id (not JSON,
+        // cut short), when the payload names her anywhere. Another gamer's letter that
+        // mentions her stays his.
+        const named = letter.gamerId?.match(AN_ID)?.[0];
+        const hers = named !== undefined ? named.toLowerCase() === gamerId : letter.payload.toLowerCase().includes(gamerId);
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
         // they stayed in its files until compaction or the max age); gone already (a replay or

@@ -89,15 +89,17 @@ describe('dead letters of an erased gamer', () => {
     const app = randomUUID();
     const [ann, bob] = [randomUUID(), randomUUID()];
     const names = await lettersOf(app, `urn:uuid:${ann}`, `{${ann.toUpperCase()}}`, bob);
-    // Bob's game against Ann: his letter, naming her in a stat
+    // Bob's games against Ann: his letters, naming her in a stat, his id plain or not
     const js = jetstream(nc);
-    const bobs: StatDeadLetter = {
-      reason: 'processing failed 5 times', subject: names.statsSubject(app), streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(),
-      payload: JSON.stringify({ eventId: randomUUID(), applicationId: app, gamerId: bob, occurredAt: new Date().toISOString(), stats: [{ statId: `duel-${ann}`, value: 1 }] }),
-    };
-    await js.publish(names.statsDeadLetterOf(app), JSON.stringify(bobs));
+    for (const his of [bob, `urn:uuid:${bob}`]) {
+      const letter: StatDeadLetter = {
+        reason: 'processing failed 5 times', subject: names.statsSubject(app), streamSequence: 1, deliveryCount: 5, deadLetteredAt: new Date().toISOString(),
+        payload: JSON.stringify({ eventId: randomUUID(), applicationId: app, gamerId: his, occurredAt: new Date().toISOString(), stats: [{ statId: `duel-${ann}`, value: 1 }] }),
+      };
+      await js.publish(names.statsDeadLetterOf(app), JSON.stringify(letter));
+    }
     const store = new DeadLetterStore(await jetstreamManager(nc), jetstream(nc), names);
     expect(await store.removeOfGamer(app, ann)).toBe(2);
-    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob, bob]);
+    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob, bob, `urn:uuid:${bob}`]);
   });
 });
