@@ -10,7 +10,7 @@ export function linkNextPage(request: FastifyRequest, reply: FastifyReply, page:
   if (page.nextCursor === undefined && page.next === undefined) return;
   // a filter (favorite=true) is the service's own rendering of a validated value, never the raw query
   const query = page.next
-    ? new URLSearchParams({ ...page.next, limit: String(page.limit) })
+    ? new URLSearchParams({ ...page.filter, ...page.next, limit: String(page.limit) })
     : new URLSearchParams({ ...page.filter, limit: String(page.limit), cursor: page.nextCursor! });
   reply.header('link', `<${request.routeOptions.url}?${query.toString()}>; rel="next"`);
 }

@@ -99,9 +99,19 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
       // and within a time budget: each replay is bounded (2 s), but 500 of them one after the
       // other held the call for up to 16 minutes when publishing timed out (until 2026-11-29)
       const deadline = Date.now() + deps.replayAllBudgetMs;
+      // checked before each read and each replay but the first, so that every call gets on
+      const spent = (tried: number) => tried > 0 && Date.now() >= deadline;
       pages: for (let tried = 0; tried < DEAD_LETTER_REPLAY_ALL_MAX; ) {
+        if (spent(tried)) {
+          result.more = true;
+          break;
+        }
         const page = await fromNats(request, () => deps.deadLetters.list(applicationId, after, Math.min(REPLAY_PAGE, DEAD_LETTER_REPLAY_ALL_MAX - tried)));
         for (const letter of page.letters) {
+          if (spent(tried)) {
+            result.more = true;
+            break pages;
+          }
           tried++;
           after = letter.sequence;
           try {
@@ -110,11 +120,6 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
             if (outcome.kind === 'replayed') result.replayed.push(replayed(outcome));
           } catch (error) {
             result.failed.push({ sequence: letter.sequence, detail: `${(error as Error).message}; it may have been replayed (a replay again is stored once)` });
-          }
-          // after one at least, so that every call gets on
-          if (Date.now() >= deadline) {
-            result.more = true;
-            break pages;
           }
         }
         if (!page.more) break;
