@@ -171,7 +171,7 @@ export type TicketResponse = Static<typeof TicketResponse>;
 export const InboxQuery = Type.Object(
   {
     ...PageQuery.properties,
-    since: Type.Optional(Type.String({ format: 'uuid', description: 'id of the newest notification the client has: only those after it are listed, oldest first; the Link\'s next page has since = the last one shown (not with cursor: 400)' })),
+    since: Type.Optional(Type.String({ format: 'uuid', description: 'id of the newest notification the client has: only those after it are listed, oldest first; the Link\'s next page has since = the last one shown (a cursor beside it is not read)' })),
   },
   { additionalProperties: false },
 );

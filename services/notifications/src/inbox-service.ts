@@ -1,5 +1,5 @@
 import { DEFAULT_PAGE_SIZE, type Identity, type Notification } from '@gfts/contracts';
-import { badRequest, decodeCursor, encodeCursor, notFound } from '@gfts/platform';
+import { decodeCursor, encodeCursor, notFound } from '@gfts/platform';
 import type { InboxRepository } from './repository/inbox.ts';
 
 export interface InboxPage {
@@ -21,10 +21,10 @@ export function inboxService(inbox: InboxRepository) {
     async page(caller: Caller, request: { limit?: number | undefined; cursor?: string | undefined; since?: string | undefined }): Promise<InboxPage> {
       const limit = request.limit ?? DEFAULT_PAGE_SIZE;
       if (request.since !== undefined) {
-        if (request.cursor !== undefined) throw badRequest('since and cursor do not go together: a page after since links to the next with since');
         // Oldest first, as the live channel's replay: a client that holds the last id of each
         // page it read can stop at any page and go on from there, missing nothing. Ids are
-        // lower case where stored; a client may send the one it holds in any case.
+        // lower case where stored; a client may send the one it holds in any case. A cursor
+        // beside it is not read: the next page follows from since alone.
         const rows = await inbox.after(caller, request.since.toLowerCase(), limit + 1);
         const shown = rows.slice(0, limit);
         const last = shown.at(-1);
