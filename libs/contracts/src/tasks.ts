@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { DateTime, Uuid } from './common.ts';
 import { Problem } from './errors.ts';
-import { TASK_FAMILIES } from './task-families.ts';
+import { TASK_FAMILIES, TaskFamily } from './task-families.ts';
 
 // Task families live in a module of their own, for the console's bundle.
 export { TaskFamily, TASK_FAMILIES } from './task-families.ts';
@@ -191,14 +191,28 @@ export const AssignHeaders = Type.Object({
 });
 export type AssignHeaders = Static<typeof AssignHeaders>;
 
-export const AssignBody = Type.Object(
-  {
-    family: Family,
-    // no bounds here: the spec takes any number for seasonal (assign-service.ts checks the others)
-    numberOfTasks: Type.Integer({ description: `tasks to pick, from 1 to ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower the most with MAX_TASKS_PER_ASSIGN; outside: 400); for seasonal any integer, ignored: every seasonal task is assigned` }),
-  },
-  { additionalProperties: false },
-);
+/**
+ * Two shapes, by family: seasonal assigns every seasonal task "whatever numberOfTasks is"
+ * (spec 4.2, rule 1), any integer; the others pick 1 to 50 (a deployment may lower the most
+ * with MAX_TASKS_PER_ASSIGN: above it, 400). The schema says both, so a request it takes is
+ * one the service takes (the fuzz test holds it to that).
+ */
+export const AssignBody = Type.Union([
+  Type.Object(
+    {
+      family: Type.Literal(TaskFamily.SEASONAL, { description: 'any casing accepted' }),
+      numberOfTasks: Type.Integer({ description: 'any integer, ignored: every seasonal task the gamer does not hold is assigned' }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      family: Type.Enum(TASK_FAMILIES.filter((f) => f !== TaskFamily.SEASONAL), { description: 'daily, weekly, monthly or lifetime; any casing accepted in requests' }),
+      numberOfTasks: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, description: `tasks to pick, at most ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower that with MAX_TASKS_PER_ASSIGN)` }),
+    },
+    { additionalProperties: false },
+  ),
+], { description: 'the family and how many of its tasks to assign' });
 export type AssignBody = Static<typeof AssignBody>;
 
 /** A boolean query parameter that may also be sent empty (as absent); any case of true/false and 1/0 (libs/platform boolean-query.ts). */

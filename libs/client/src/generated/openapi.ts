@@ -8654,7 +8654,7 @@ export interface operations {
                 cursor?: string;
                 /** @description page size (default 50) */
                 limit?: number;
-                /** @description id of the newest notification the client has: only those after it are listed, oldest first; the Link's next page has since = the last one shown (not with cursor: 400) */
+                /** @description id of the newest notification the client has: only those after it are listed, oldest first; the Link's next page has since = the last one shown (a cursor beside it is not read) */
                 since?: string;
             };
             header?: never;
@@ -10134,11 +10134,19 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses
+                     * @description any casing accepted
+                     * @constant
+                     */
+                    family: "seasonal";
+                    /** @description any integer, ignored: every seasonal task the gamer does not hold is assigned */
+                    numberOfTasks: number;
+                } | {
+                    /**
+                     * @description daily, weekly, monthly or lifetime; any casing accepted in requests
                      * @enum {unknown}
                      */
-                    family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
-                    /** @description tasks to pick, from 1 to 50 (a deployment may lower the most with MAX_TASKS_PER_ASSIGN; outside: 400); for seasonal any integer, ignored: every seasonal task is assigned */
+                    family: "daily" | "weekly" | "monthly" | "lifetime";
+                    /** @description tasks to pick, at most 50 (a deployment may lower that with MAX_TASKS_PER_ASSIGN) */
                     numberOfTasks: number;
                 };
             };
