@@ -66,16 +66,26 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   let beatRevision: number | undefined;
   let inFlight = 0;
   let failures = 0;
+  // writes are numbered as they start: a failure of one older than a write that went through
+  // belongs to an outage already over (its answer came late), not to a new one
+  let started = 0;
+  let lastWritten = 0;
   let drained: (() => void) | undefined;
 
   /** how long the marker of a released gamer stays for the watches to see (Go duration) */
   const markerTtl = `${Math.ceil((MARKER_INTERVALS * opts.refreshMs) / 1000)}s`;
   const keyOf = (gamer: GamerRef) => presenceHoldKey(opts.holderId, gamer.applicationId, gamer.gamerId);
-  /** Logged once per outage: its first failed write, then the first write that went through. */
-  const failed = (error: unknown) => {
+  /**
+   * Logged once per outage: its first failed write, then the first write that went through.
+   * `attempt`: the write's number (`started` when it began); a late failure of a write older
+   * than one that went through is not a new outage (until 2026-11-29 it logged one, under load).
+   */
+  const failed = (error: unknown, attempt: number) => {
+    if (attempt < lastWritten) return;
     if (failures++ === 0) opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
   };
-  const wrote = () => {
+  const wrote = (attempt: number) => {
+    lastWritten = Math.max(lastWritten, attempt);
     if (failures === 0) return;
     opts.log.info({ bucket: names.presenceBucket, failedWrites: failures }, 'presence written again');
     failures = 0;
@@ -87,14 +97,15 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       const write = ledger.next();
       if (!write) break;
       inFlight++;
+      const attempt = ++started;
       // a release purges the key (no earlier put left behind) with a marker that expires by itself
       const done = write.op === 'put' ? kv!.put(write.key, String(Date.now())) : kv!.purge(write.key, { ttl: markerTtl });
       done.then(() => {
         ledger.written(write);
-        wrote();
+        wrote(attempt);
       }, (error: unknown) => {
         ledger.failed(write);
-        failed(error);
+        failed(error, attempt);
       }).finally(() => {
         inFlight--;
         pump();
@@ -118,6 +129,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
    */
   async function afterConflict(bucket: KV): Promise<'ours' | 'purged' | 'unknown'> {
     if (unansweredBeats.size === 0) return 'purged';
+    const attempt = ++started;
     try {
       const entry = await bucket.get(beatKey);
       if (entry?.operation !== 'PUT' || !unansweredBeats.has(entry.string())) return 'purged';
@@ -125,7 +137,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       unansweredBeats.clear();
       return 'ours';
     } catch (error) {
-      failed(error);
+      failed(error, attempt);
       return 'unknown';
     }
   }
@@ -139,13 +151,16 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
     let lostAnswer = false;
     try {
       const now = String(Date.now());
+      const attempt = ++started;
       try {
         beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
         unansweredBeats.clear();
-        wrote();
+        wrote(attempt);
       } catch (error) {
-        failed(error);
         if (!conflict(error)) {
+          // a conflict is no failed write: the bucket answered, and afterConflict tells what
+          // it holds (until 2026-11-29 the first after a bucket came back logged an outage)
+          failed(error, attempt);
           unansweredBeats.add(now);
           if (unansweredBeats.size > UNANSWERED_BEATS_MAX) unansweredBeats.delete(unansweredBeats.values().next().value!);
         } else {
@@ -216,7 +231,8 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
         await Promise.race([writes, sleep(CLOSE_WRITES_MS)]);
       }
       // ... then the heartbeat: a friendship replica ends whatever is left of this replica at once, and purges its keys
-      await kv.purge(beatKey, { ttl: markerTtl }).catch(failed);
+      const attempt = ++started;
+      await kv.purge(beatKey, { ttl: markerTtl }).catch((error: unknown) => failed(error, attempt));
     },
   };
 }
