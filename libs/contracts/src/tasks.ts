@@ -192,27 +192,25 @@ export const AssignHeaders = Type.Object({
 export type AssignHeaders = Static<typeof AssignHeaders>;
 
 /**
- * Two shapes, by family: seasonal assigns every seasonal task "whatever numberOfTasks is"
+ * numberOfTasks by family: seasonal assigns every seasonal task "whatever numberOfTasks is"
  * (spec 4.2, rule 1), any integer; the others pick 1 to 50 (a deployment may lower the most
- * with MAX_TASKS_PER_ASSIGN: above it, 400). The schema says both, so a request it takes is
- * one the service takes (the fuzz test holds it to that).
+ * with MAX_TASKS_PER_ASSIGN: above it, 400). The schema says both (if/then/else, JSON Schema
+ * 2020-12 as OpenAPI 3.1 takes it), so a request it takes is one the service takes (the fuzz
+ * test holds it to that), and a refused number is named as such: a union of two shapes
+ * blamed the family first.
  */
-export const AssignBody = Type.Union([
-  Type.Object(
-    {
-      family: Type.Literal(TaskFamily.SEASONAL, { description: 'any casing accepted' }),
-      numberOfTasks: Type.Integer({ description: 'any integer, ignored: every seasonal task the gamer does not hold is assigned' }),
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    {
-      family: Type.Enum(TASK_FAMILIES.filter((f) => f !== TaskFamily.SEASONAL), { description: 'daily, weekly, monthly or lifetime; any casing accepted in requests' }),
-      numberOfTasks: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, description: `tasks to pick, at most ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower that with MAX_TASKS_PER_ASSIGN)` }),
-    },
-    { additionalProperties: false },
-  ),
-], { description: 'the family and how many of its tasks to assign' });
+export const AssignBody = Type.Object(
+  {
+    family: Family,
+    numberOfTasks: Type.Integer({ description: `tasks to pick, from 1 to ${TaskLimits.TASKS_PER_ASSIGN_MAX} (a deployment may lower the most with MAX_TASKS_PER_ASSIGN); for seasonal any integer, ignored: every seasonal task the gamer does not hold is assigned` }),
+  },
+  {
+    additionalProperties: false,
+    if: { properties: { family: { const: TaskFamily.SEASONAL } } },
+    then: {},
+    else: { properties: { numberOfTasks: { minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX } } },
+  },
+);
 export type AssignBody = Static<typeof AssignBody>;
 
 /** A boolean query parameter that may also be sent empty (as absent); any case of true/false and 1/0 (libs/platform boolean-query.ts). */

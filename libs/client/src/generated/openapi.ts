@@ -10134,19 +10134,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description any casing accepted
-                     * @constant
-                     */
-                    family: "seasonal";
-                    /** @description any integer, ignored: every seasonal task the gamer does not hold is assigned */
-                    numberOfTasks: number;
-                } | {
-                    /**
-                     * @description daily, weekly, monthly or lifetime; any casing accepted in requests
+                     * @description daily, weekly, monthly, seasonal or lifetime; any casing accepted in requests, lower case in responses
                      * @enum {unknown}
                      */
-                    family: "daily" | "weekly" | "monthly" | "lifetime";
-                    /** @description tasks to pick, at most 50 (a deployment may lower that with MAX_TASKS_PER_ASSIGN) */
+                    family: "daily" | "weekly" | "monthly" | "seasonal" | "lifetime";
+                    /** @description tasks to pick, from 1 to 50 (a deployment may lower the most with MAX_TASKS_PER_ASSIGN); for seasonal any integer, ignored: every seasonal task the gamer does not hold is assigned */
                     numberOfTasks: number;
                 };
             };
