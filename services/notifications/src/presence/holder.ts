@@ -66,27 +66,34 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   let beatRevision: number | undefined;
   let inFlight = 0;
   let failures = 0;
-  // writes are numbered as they start: a failure of one older than a write that went through
-  // belongs to an outage already over (its answer came late), not to a new one
+  // Writes are numbered as they start. A failure of one older than a write of its kind that
+  // went through belongs to an outage already over (its answer came late), not to a new one;
+  // a success of one older than the failure that opened the outage does not end it. By kind:
+  // gamer puts going through say nothing of failing purges or heartbeats.
   let started = 0;
-  let lastWritten = 0;
+  const lastWritten: Record<'put' | 'purge' | 'beat', number> = { put: 0, purge: 0, beat: 0 };
+  let outageFrom = 0;
   let drained: (() => void) | undefined;
 
   /** how long the marker of a released gamer stays for the watches to see (Go duration) */
   const markerTtl = `${Math.ceil((MARKER_INTERVALS * opts.refreshMs) / 1000)}s`;
   const keyOf = (gamer: GamerRef) => presenceHoldKey(opts.holderId, gamer.applicationId, gamer.gamerId);
   /**
-   * Logged once per outage: its first failed write, then the first write that went through.
-   * `attempt`: the write's number (`started` when it began); a late failure of a write older
-   * than one that went through is not a new outage (until 2026-11-29 it logged one, under load).
+   * Logged once per outage: its first failed write, then the first write begun after it that
+   * went through. `attempt`: the write's number (`started` when it began). Until 2026-11-29
+   * answers that came late, under load, logged an outage that was over, or ended one that
+   * was not.
    */
-  const failed = (error: unknown, attempt: number) => {
-    if (attempt < lastWritten) return;
-    if (failures++ === 0) opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
+  const failed = (error: unknown, attempt: number, kind: keyof typeof lastWritten) => {
+    if (attempt < lastWritten[kind]) return;
+    if (failures++ === 0) {
+      outageFrom = attempt;
+      opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
+    }
   };
-  const wrote = (attempt: number) => {
-    lastWritten = Math.max(lastWritten, attempt);
-    if (failures === 0) return;
+  const wrote = (attempt: number, kind: keyof typeof lastWritten) => {
+    lastWritten[kind] = Math.max(lastWritten[kind], attempt);
+    if (failures === 0 || attempt < outageFrom) return;
     opts.log.info({ bucket: names.presenceBucket, failedWrites: failures }, 'presence written again');
     failures = 0;
   };
@@ -100,12 +107,13 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       const attempt = ++started;
       // a release purges the key (no earlier put left behind) with a marker that expires by itself
       const done = write.op === 'put' ? kv!.put(write.key, String(Date.now())) : kv!.purge(write.key, { ttl: markerTtl });
+      const kind = write.op === 'put' ? 'put' : 'purge';
       done.then(() => {
         ledger.written(write);
-        wrote(attempt);
+        wrote(attempt, kind);
       }, (error: unknown) => {
         ledger.failed(write);
-        failed(error, attempt);
+        failed(error, attempt, kind);
       }).finally(() => {
         inFlight--;
         pump();
@@ -137,7 +145,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       unansweredBeats.clear();
       return 'ours';
     } catch (error) {
-      failed(error, attempt);
+      failed(error, attempt, 'beat');
       return 'unknown';
     }
   }
@@ -155,12 +163,12 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       try {
         beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
         unansweredBeats.clear();
-        wrote(attempt);
+        wrote(attempt, 'beat');
       } catch (error) {
         if (!conflict(error)) {
           // a conflict is no failed write: the bucket answered, and afterConflict tells what
           // it holds (until 2026-11-29 the first after a bucket came back logged an outage)
-          failed(error, attempt);
+          failed(error, attempt, 'beat');
           unansweredBeats.add(now);
           if (unansweredBeats.size > UNANSWERED_BEATS_MAX) unansweredBeats.delete(unansweredBeats.values().next().value!);
         } else {
@@ -232,7 +240,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       }
       // ... then the heartbeat: a friendship replica ends whatever is left of this replica at once, and purges its keys
       const attempt = ++started;
-      await kv.purge(beatKey, { ttl: markerTtl }).catch((error: unknown) => failed(error, attempt));
+      await kv.purge(beatKey, { ttl: markerTtl }).catch((error: unknown) => failed(error, attempt, 'beat'));
     },
   };
 }

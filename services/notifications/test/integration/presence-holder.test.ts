@@ -42,6 +42,50 @@ describe('presence holder', () => {
     expect(count('presence not written; retried at the next heartbeat')).toBe(2);
   });
 
+  it('takes the late answer of a write from before an outage for no end of it', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const bucket = () => new Kvm(jetstream(nc)).create(names.presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
+    await bucket();
+    const jsm = await jetstreamManager(nc);
+    const said: string[] = [];
+    const log = { info: (_o: unknown, msg: string) => void said.push(msg), warn: (_o: unknown, msg: string) => void said.push(msg) };
+    const count = (msg: string) => said.filter((m) => m === msg).length;
+    const holderId = randomUUID();
+    const late = { applicationId: randomUUID(), gamerId: randomUUID() };
+    const lateSubject = `$KV.${names.presenceBucket}.${presenceHoldKey(holderId, late.applicationId, late.gamerId)}`;
+    // this gamer's put lands, and its answer is held until the outage has begun
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    const faulty = interceptRequests(nc, async (subject, send) => {
+      if (subject !== lateSubject || held) return send();
+      held = true;
+      const answer = await send();
+      await gate;
+      return answer;
+    });
+    const holder = presenceHolder({ nc: faulty, prefix, holderId, refreshMs: 100, maxInFlight: 16, log: log as never });
+    try {
+      holder.held({ applicationId: randomUUID(), gamerId: randomUUID() });
+      await eventually(async () => count('presence of connected gamers recorded') === 1);
+      holder.held(late);
+      await eventually(async () => held);
+      await jsm.streams.delete(names.presenceStream);
+      await eventually(async () => count('presence not written; retried at the next heartbeat') === 1);
+      // the put from before the outage answers now: it went through, and says nothing of now
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(count('presence written again')).toBe(0);
+      await bucket();
+      await eventually(async () => count('presence written again') === 1);
+    } finally {
+      release();
+      await holder.close();
+    }
+    expect(count('presence not written; retried at the next heartbeat')).toBe(1);
+  });
+
   it('takes a heartbeat whose answer was lost for its own, not for a purge, and still deletes a gamer let go meanwhile', async () => {
     for (const beats of [['lost'], ['lost', 'unsent']] as const) {
       const prefix = natsPrefix();
