@@ -68,8 +68,8 @@ export async function publishDeadLetter(js: JetStreamClient, names: NatsNames, w
  */
 export type DeadLetterStored = 'stored' | 'repeat';
 
-/** An id anywhere in a text (a letter's gamerId in whatever form it came). */
-const AN_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** The ids anywhere in a text (a letter's gamerId in whatever form it came). */
+const ALL_IDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** nats-server's JSSequenceNotFoundErrF ("sequence N not found"). */
 const SEQUENCE_NOT_FOUND = 10043;
@@ -258,8 +258,9 @@ export class DeadLetterStore {
         // matched whole and the letter kept); when it has no gamerId naming an id (not JSON,
         // cut short), when the payload names her anywhere. Another gamer's letter that
         // mentions her stays his.
-        const named = letter.gamerId?.match(AN_ID)?.[0];
-        const hers = named !== undefined ? named.toLowerCase() === gamerId : letter.payload.toLowerCase().includes(gamerId);
+        // (every id in it but the application's: `urn:app:<app>:gamer:<id>` names the gamer too)
+        const named = [...(letter.gamerId ?? '').matchAll(ALL_IDS)].map((m) => m[0].toLowerCase()).filter((id) => id !== applicationId.toLowerCase());
+        const hers = named.length > 0 ? named.includes(gamerId) : letter.payload.toLowerCase().includes(gamerId);
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
         // they stayed in its files until compaction or the max age); gone already (a replay or

@@ -88,7 +88,7 @@ describe('dead letters of an erased gamer', () => {
   it('deletes a letter whose gamerId names her in another form (a letter is an event that failed validation), not another gamer\'s that mentions her', async () => {
     const app = randomUUID();
     const [ann, bob] = [randomUUID(), randomUUID()];
-    const names = await lettersOf(app, `urn:uuid:${ann}`, `{${ann.toUpperCase()}}`, bob);
+    const names = await lettersOf(app, `urn:uuid:${ann}`, `{${ann.toUpperCase()}}`, `urn:app:${app}:gamer:${ann}`, bob);
     // Bob's games against Ann: his letters, naming her in a stat, his id plain or not
     const js = jetstream(nc);
     for (const his of [bob, `urn:uuid:${bob}`]) {
@@ -99,7 +99,7 @@ describe('dead letters of an erased gamer', () => {
       await js.publish(names.statsDeadLetterOf(app), JSON.stringify(letter));
     }
     const store = new DeadLetterStore(await jetstreamManager(nc), jetstream(nc), names);
-    expect(await store.removeOfGamer(app, ann)).toBe(2);
+    expect(await store.removeOfGamer(app, ann)).toBe(3);
     expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob, bob, `urn:uuid:${bob}`]);
   });
 });
