@@ -1,6 +1,6 @@
 import type { ErasureJobRecord } from '../domain/erasure-job.ts';
 import type { GamerRef } from './gamer-task-repository.ts';
-import type { ErasureJobDoc, Store } from './store.ts';
+import { CLOCK_SKEW_MARGIN_MS, type ErasureJobDoc, type Store } from './store.ts';
 
 const toRecord = (doc: ErasureJobDoc): ErasureJobRecord => ({
   id: doc._id,
@@ -12,7 +12,6 @@ const toRecord = (doc: ErasureJobDoc): ErasureJobRecord => ({
   ...(doc.publishedAt ? { publishedAt: doc.publishedAt } : {}),
 });
 
-const CLOCK_SKEW_MARGIN_MS = 60_000;
 
 /** Erasure jobs: written once, then each service's report `$set`s its own field. */
 export class ErasureJobRepository {

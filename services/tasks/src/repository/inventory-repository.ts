@@ -1,5 +1,5 @@
 import type { InventoryItem } from '@gfts/contracts';
-import { isDuplicateKey, type GrantDoc, type Store } from './store.ts';
+import { CLOCK_SKEW_MARGIN_MS, isDuplicateKey, type GrantDoc, type Store } from './store.ts';
 
 /**
  * The inventory is a ledger of grants; an item's quantity is the sum of its grants. Each
@@ -49,9 +49,15 @@ export class InventoryRepository {
     return (await this.store.grants.deleteMany({ applicationId, gamerId, gamerTaskId: { $nin: kept } })).deletedCount;
   }
 
-  /** Whether a reset of scope all emptied the gamer's inventory at or after `since`. */
+  /**
+   * Whether a reset of scope all emptied the gamer's inventory at or after `since`, a
+   * minute's margin for the clocks of the replicas that wrote the two times (as erasingSince
+   * allows; until 2026-11-29 none: a claim started on a replica 2 s ahead missed a reset of
+   * the next second, and its grants came back into the emptied inventory).
+   */
   async resetSince(owner: { applicationId: string; gamerId: string }, since: Date): Promise<boolean> {
-    return (await this.store.inventoryResets.findOne({ _id: `${owner.applicationId}:${owner.gamerId}`, at: { $gte: since } }, { projection: { _id: 1 } })) !== null;
+    const after = new Date(since.getTime() - CLOCK_SKEW_MARGIN_MS);
+    return (await this.store.inventoryResets.findOne({ _id: `${owner.applicationId}:${owner.gamerId}`, at: { $gte: after } }, { projection: { _id: 1 } })) !== null;
   }
 
   async list(applicationId: string, gamerId: string): Promise<InventoryItem[]> {

@@ -423,6 +423,21 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await jobs.erasingSince(owner(randomUUID()), since)).toBe(false);
   });
 
+  it('a claim counts a reset of scope all since it started, with a minute\'s margin for the replicas\' clocks', async () => {
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const inventory = new InventoryRepository(store);
+    const app = randomUUID();
+    const since = new Date();
+    const resetAt = async (gamerId: string, at: Date) => (await stack.tasksDb()).collection('inventory_resets').insertOne({ _id: `${app}:${gamerId}` as never, at });
+    const [skewed, before, none] = [randomUUID(), randomUUID(), randomUUID()];
+    // the claim began on a replica 2 s ahead of the one that reset (until 2026-11-29: missed)
+    await resetAt(skewed, new Date(since.getTime() - 2_000));
+    await resetAt(before, new Date(since.getTime() - 120_000));
+    expect(await inventory.resetSince({ applicationId: app, gamerId: skewed }, since)).toBe(true);
+    expect(await inventory.resetSince({ applicationId: app, gamerId: before }, since)).toBe(false);
+    expect(await inventory.resetSince({ applicationId: app, gamerId: none }, since)).toBe(false);
+  });
+
   it('a job is only its application\'s admins\' to read: 403 for others on its path, 404 from another application, 400 for a malformed id', async () => {
     const w = world();
     const unknownGamer = randomUUID();
