@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
-import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, keepSubscribed, pingMongo, pingNats, startGamerErasure } from '@gfts/platform';
+import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, keepSubscribed, pingMongo, pingNats, startGamerErasure, uuidv7 } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
 import { AssignService } from './assign-service.ts';
@@ -35,6 +35,7 @@ import { StatBatchProcessor, type ProcessorFaults } from './stats/processor.ts';
 import { ensureStatsTopology } from './stats/stream.ts';
 import { streamMetrics } from './stats/stream-metrics.ts';
 import { SettingsService } from './settings-service.ts';
+import { LeaseRepository } from './repository/lease-repository.ts';
 import { Sweeper } from './sweep.ts';
 import { UnlockRateService } from './unlock-rate-service.ts';
 
@@ -125,6 +126,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     processed,
     keys,
     log: app.log,
+    lease: { leases: new LeaseRepository(store), holder: uuidv7() },
     settings: {
       intervalMs: config.EXPIRY_SWEEP_INTERVAL_MS,
       expiryPage: config.EXPIRY_SWEEP_PAGE,

@@ -4,6 +4,7 @@ import type { ErasureService } from './erasure/erasure-service.ts';
 import type { IdempotencyRepository, ProcessedEventRepository } from './repository/event-log-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
+import type { LeaseRepository } from './repository/lease-repository.ts';
 
 export interface SweepSettings {
   intervalMs: number;
@@ -16,17 +17,27 @@ export interface SweepSettings {
   erasureRepublishAfterMs: number;
 }
 
+/** The lease that picks the replica sweeping this period. */
+export const SWEEP_LEASE = 'sweep';
+
 /**
  * The periodic housekeeping FerretDB's missing TTL indexes call for: finish claims left
  * half-done, delete expired gamer tasks and their progress entries, forget old processed-event ids and idempotency keys,
  * publish the events of erasure jobs a crash left unpublished.
- * Every step is idempotent, so all replicas may run it at once.
+ * One replica sweeps per period, the holder of the `sweep` lease (until 2026-11-29 every
+ * replica did, each finding the same pages: after a daily reset's millions of expired tasks,
+ * the reads times the replicas). Every step is idempotent, so a second sweep (a lease that
+ * ran out during a long one) changes nothing.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   private running: Promise<void> | undefined;
-  private readonly deps: { gamerTasks: GamerTaskRepository; progress: Pick<GamerProgressRepository, 'dropExpired'>; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings };
+  private readonly deps: {
+    gamerTasks: GamerTaskRepository; progress: Pick<GamerProgressRepository, 'dropExpired'>; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings;
+    /** the lease and this replica's name in it; without one, every tick sweeps */
+    lease?: { leases: Pick<LeaseRepository, 'take'>; holder: string };
+  };
 
   constructor(deps: Sweeper['deps']) {
     this.deps = deps;
@@ -34,9 +45,27 @@ export class Sweeper {
 
   start(): void {
     this.timer = setInterval(() => {
-      if (!this.running) this.running = this.runOnce().finally(() => (this.running = undefined));
+      if (!this.running) this.running = this.tick().then(() => undefined).finally(() => (this.running = undefined));
     }, this.deps.settings.intervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * One period: sweeps when this replica holds the lease (taken for nine tenths of a period,
+   * so that the next period's first replica finds it free). Whether it swept.
+   */
+  async tick(now: Date = new Date()): Promise<boolean> {
+    const { lease, log, settings } = this.deps;
+    if (lease) {
+      const until = new Date(now.getTime() + Math.floor(settings.intervalMs * 0.9));
+      const held = await lease.leases.take(SWEEP_LEASE, lease.holder, now, until).catch((error: unknown) => {
+        log.warn({ err: error }, 'sweep lease not read; next period retries');
+        return false;
+      });
+      if (!held) return false;
+    }
+    await this.runOnce(now);
+    return true;
   }
 
   async stop(): Promise<void> {

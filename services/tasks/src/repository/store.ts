@@ -112,6 +112,13 @@ export interface GrantDoc {
   grantedAt: Date;
 }
 /** When a gamer's inventory was last emptied by a reset of scope all (`<applicationId>:<gamerId>`). */
+/** Who runs the periodic sweep this period (sweep.ts): one replica at a time. */
+export interface LeaseDoc {
+  _id: string;
+  holder: string;
+  until: Date;
+}
+
 export interface InventoryResetDoc {
   _id: string;
   applicationId: string;
@@ -139,6 +146,7 @@ export interface Store {
   gamerProgress: mongo.Collection<GamerProgressDoc>;
   grants: mongo.Collection<GrantDoc>;
   inventoryResets: mongo.Collection<InventoryResetDoc>;
+  leases: mongo.Collection<LeaseDoc>;
   processedEvents: mongo.Collection<ProcessedEventDoc>;
   idempotencyKeys: mongo.Collection<IdempotencyDoc>;
   achievementStats: mongo.Collection<AchievementStatsDoc>;
@@ -156,6 +164,7 @@ export function openStore(connection: Connection): Store {
     gamerProgress: db.collection<GamerProgressDoc>('gamer_progress'),
     grants: db.collection<GrantDoc>('inventory_grants'),
     inventoryResets: db.collection<InventoryResetDoc>('inventory_resets'),
+    leases: db.collection<LeaseDoc>('leases'),
     processedEvents: db.collection<ProcessedEventDoc>('processed_events'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     achievementStats: db.collection<AchievementStatsDoc>('achievement_stats'),
