@@ -36,7 +36,9 @@ export class Sweeper {
   private readonly deps: {
     gamerTasks: GamerTaskRepository; progress: Pick<GamerProgressRepository, 'dropExpired'>; claims: ClaimService; erasures: ErasureService; processed: ProcessedEventRepository; keys: IdempotencyRepository; log: FastifyBaseLogger; settings: SweepSettings;
     /** the lease and this replica's name in it; without one, every tick sweeps */
-    lease?: { leases: Pick<LeaseRepository, 'take'>; holder: string };
+    lease?: { leases: Pick<LeaseRepository, 'take' | 'release'>; holder: string };
+    /** the time a renewal between pages takes (tests) */
+    clock?: () => Date;
   };
 
   constructor(deps: Sweeper['deps']) {
@@ -51,34 +53,42 @@ export class Sweeper {
   }
 
   /**
-   * One period: sweeps when this replica holds the lease (taken for nine tenths of a period,
-   * so that the next period's first replica finds it free). Whether it swept.
+   * One period: sweeps when this replica holds the lease. It is taken for nine tenths of a
+   * period and renewed at every page of a long sweep; another replica takes it only half a
+   * period after it ran out by its own clock (clocks differ), or at once when its holder
+   * stopped and gave it back. Whether it swept.
    */
   async tick(now: Date = new Date()): Promise<boolean> {
-    const { lease, log, settings } = this.deps;
-    if (lease) {
-      const until = new Date(now.getTime() + Math.floor(settings.intervalMs * 0.9));
-      const held = await lease.leases.take(SWEEP_LEASE, lease.holder, now, until).catch((error: unknown) => {
-        log.warn({ err: error }, 'sweep lease not read; next period retries');
-        return false;
-      });
-      if (!held) return false;
-    }
-    await this.runOnce(now);
+    if (!(await this.holdLease(now))) return false;
+    await this.runOnce(now, () => this.holdLease(this.deps.clock?.() ?? new Date()));
     return true;
+  }
+
+  /** Takes or renews the lease; true without one (every tick sweeps). */
+  private async holdLease(now: Date): Promise<boolean> {
+    const { lease, log, settings } = this.deps;
+    if (!lease) return true;
+    const until = new Date(now.getTime() + Math.floor(settings.intervalMs * 0.9));
+    return lease.leases.take(SWEEP_LEASE, lease.holder, now, until, Math.floor(settings.intervalMs / 2)).catch((error: unknown) => {
+      log.warn({ err: error }, 'sweep lease not read; next period retries');
+      return false;
+    });
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
     await this.running;
+    const { lease } = this.deps;
+    await lease?.leases.release(SWEEP_LEASE, lease.holder).catch(() => undefined);
   }
 
-  async runOnce(now: Date = new Date()): Promise<void> {
+  /** `keep`: asked between pages of a long step; false (the lease was lost) ends the step there. */
+  async runOnce(now: Date = new Date(), keep: () => Promise<boolean> = async () => true): Promise<void> {
     const { claims, processed, keys, log, settings } = this.deps;
     try {
       const recovered = await claims.recover(new Date(now.getTime() - settings.claimRecoveryAfterMs));
-      const expired = await this.deleteExpired(now);
+      const expired = await this.deleteExpired(now, keep);
       const events = await processed.prune(new Date(now.getTime() - settings.processedEventRetentionMs));
       const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
       // erasures whose event is not known to be in JetStream (a crash after storing the job, a publish not acknowledged)
@@ -96,14 +106,15 @@ export class Sweeper {
    * between: the consumer drops them). A large backlog (the first sweep over old data) is
    * worked through page by page until the replica stops; the next sweep goes on from there.
    */
-  private async deleteExpired(now: Date): Promise<number> {
+  private async deleteExpired(now: Date, keep: () => Promise<boolean>): Promise<number> {
     const { gamerTasks, progress, settings } = this.deps;
     let removed = 0;
     for (;;) {
       const page = await gamerTasks.deleteExpiredPage(now, settings.expiryPage);
       await progress.dropExpired(page.removed);
       removed += page.removed.length;
-      if (page.found < settings.expiryPage || this.stopping) return removed;
+      // the lease renewed at every page: a long sweep keeps it, and stops where it lost it
+      if (page.found < settings.expiryPage || this.stopping || !(await keep())) return removed;
     }
   }
 }

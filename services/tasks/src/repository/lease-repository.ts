@@ -12,11 +12,16 @@ export class LeaseRepository {
     this.store = store;
   }
 
-  /** Whether `holder` holds lease `name` until `until`, having taken or renewed it now. */
-  async take(name: string, holder: string, now: Date, until: Date): Promise<boolean> {
+  /**
+   * Whether `holder` holds lease `name` until `until`, having taken or renewed it now. Another
+   * holder's lease is taken only once it ran out `skewMs` ago by this replica's clock: the
+   * times are the replicas' own, and a replica whose clock runs ahead would take a lease
+   * its holder still renews.
+   */
+  async take(name: string, holder: string, now: Date, until: Date, skewMs = 0): Promise<boolean> {
     try {
       const lease = await this.store.leases.findOneAndUpdate(
-        { _id: name, $or: [{ until: { $lte: now } }, { holder }] },
+        { _id: name, $or: [{ until: { $lte: new Date(now.getTime() - skewMs) } }, { holder }] },
         { $set: { holder, until } },
         { upsert: true, returnDocument: 'after' },
       );
@@ -26,5 +31,10 @@ export class LeaseRepository {
       if (isDuplicateKey(error)) return false;
       throw error;
     }
+  }
+
+  /** Gives the lease back (a replica stopping), so that another takes it at its next tick. */
+  async release(name: string, holder: string): Promise<void> {
+    await this.store.leases.deleteOne({ _id: name, holder });
   }
 }

@@ -1,6 +1,7 @@
 import { databaseUrl, infra } from '@gfts/testkit';
 import mongoose from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GamerProgressRepository } from '../../src/repository/gamer-progress-repository.ts';
 import { GamerTaskRepository } from '../../src/repository/gamer-task-repository.ts';
 import { LeaseRepository } from '../../src/repository/lease-repository.ts';
@@ -20,32 +21,72 @@ describe('the sweep lease', () => {
     await connection?.close();
   });
 
-  const replica = (holder: string) => {
-    const gamerTasks = new GamerTaskRepository(store);
+  const replica = (holder: string, opts: { gamerTasks?: GamerTaskRepository; clock?: () => Date; expiryPage?: number } = {}) => {
+    const gamerTasks = opts.gamerTasks ?? new GamerTaskRepository(store);
     const noop = { recover: async () => 0, publishLeftOver: async () => 0, republishUnfinished: async () => 0, prune: async () => 0 };
     const quiet = { info: () => {}, warn: () => {} } as unknown as ConstructorParameters<typeof Sweeper>[0]['log'];
     return new Sweeper({
       gamerTasks, progress: new GamerProgressRepository(store, gamerTasks, 100), claims: noop as never, erasures: noop as never, processed: noop as never, keys: noop as never, log: quiet,
       lease: { leases: new LeaseRepository(store), holder },
-      settings: { intervalMs: 60_000, claimRecoveryAfterMs: 60_000, processedEventRetentionMs: 0, idempotencyKeyRetentionMs: 0, expiryPage: 100, erasureRepublishAfterMs: 60 * 60_000 },
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      settings: { intervalMs: 60_000, claimRecoveryAfterMs: 60_000, processedEventRetentionMs: 0, idempotencyKeyRetentionMs: 0, expiryPage: opts.expiryPage ?? 100, erasureRepublishAfterMs: 60 * 60_000 },
     });
   };
 
-  it('lets one of two replicas sweep a period, the same one again while it holds the lease, the other once it ran out', async () => {
+  it('lets one of two replicas sweep a period, the same one again while it holds the lease, the other half a period after it ran out', async () => {
+    await store.leases.deleteMany({});
     const [a, b] = [replica('a'), replica('b')];
     const start = new Date();
     // both at once, the store's first lease: one sweeps
     const first = await Promise.all([a.tick(start), b.tick(start)]);
     expect(first.filter(Boolean)).toHaveLength(1);
     const [holder, other] = first[0] ? [a, b] : [b, a];
-    // within the lease (nine tenths of a period)
+    // within the lease (nine tenths of a period, until start + 54 s)
     const later = new Date(start.getTime() + 30_000);
     expect(await other.tick(later)).toBe(false);
     expect(await holder.tick(later)).toBe(true);
-    // renewed at `later`: still the holder's a period after the start
-    expect(await other.tick(new Date(start.getTime() + 60_000))).toBe(false);
-    // run out: the other's
-    expect(await other.tick(new Date(later.getTime() + 60_000))).toBe(true);
-    expect(await holder.tick(new Date(later.getTime() + 61_000))).toBe(false);
+    // renewed at `later` (until later + 54 s = start + 84 s); ran out, but not half a period
+    // ago by the other's clock: a clock 30 s ahead takes no lease its holder still renews
+    expect(await other.tick(new Date(start.getTime() + 100_000))).toBe(false);
+    // half a period after it ran out: the other's
+    expect(await other.tick(new Date(start.getTime() + 115_000))).toBe(true);
+    expect(await holder.tick(new Date(start.getTime() + 116_000))).toBe(false);
+  });
+
+  it('renews the lease at every page of a long sweep, and gives it back when the replica stops', async () => {
+    await store.leases.deleteMany({});
+    const app = randomUUID();
+    const past = new Date(Date.now() - 1_000);
+    await store.gamerTasks.insertMany([1, 2, 3].map((i) => ({ _id: `${app}:${i}`, applicationId: app, gamerId: randomUUID(), taskId: randomUUID(), expiredAt: past, claimState: 'none' }) as never));
+    // A's second and third pages wait for the test
+    const gates: (() => void)[] = [];
+    const real = new GamerTaskRepository(store);
+    let pages = 0;
+    const slow = Object.assign(Object.create(real) as GamerTaskRepository, {
+      deleteExpiredPage: async (...args: Parameters<GamerTaskRepository['deleteExpiredPage']>) => {
+        if (++pages > 1) await new Promise<void>((resolve) => gates.push(resolve));
+        return real.deleteExpiredPage(...args);
+      },
+    });
+    const start = new Date();
+    let clockA = start;
+    const a = replica('a', { gamerTasks: slow, clock: () => clockA, expiryPage: 1 });
+    const b = replica('b');
+    const sweeping = a.tick(start);
+    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    // a long sweep: A's clock is 80 s on when its first page ends and it renews the lease
+    clockA = new Date(start.getTime() + 80_000);
+    gates.shift()!();
+    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    // without the renewal the lease ran out at start + 54 s: B would take it and sweep too
+    expect(await b.tick(new Date(start.getTime() + 115_000))).toBe(false);
+    gates.shift()!();
+    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    gates.shift()!();
+    expect(await sweeping).toBe(true);
+    expect(await store.gamerTasks.countDocuments({ applicationId: app })).toBe(0);
+    // stopped, A gives the lease back: B takes it at once
+    await a.stop();
+    expect(await b.tick(new Date(start.getTime() + 116_000))).toBe(true);
   });
 });
