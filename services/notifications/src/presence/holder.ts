@@ -6,6 +6,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { GamerRef } from '../repository/inbox.ts';
 import { presenceLedger } from './ledger.ts';
+import { WriteOutages, type PresenceWriteKind } from './write-outages.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
@@ -65,37 +66,19 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   /** revision of this replica's heartbeat; undefined until written (gamer keys wait for it) */
   let beatRevision: number | undefined;
   let inFlight = 0;
-  let failures = 0;
-  // Writes are numbered as they start. A failure of one older than a write of its kind that
-  // went through belongs to an outage already over (its answer came late), not to a new one;
-  // a success of one older than the failure that opened the outage does not end it. By kind:
-  // gamer puts going through say nothing of failing purges or heartbeats.
-  let started = 0;
-  const lastWritten: Record<'put' | 'purge' | 'beat', number> = { put: 0, purge: 0, beat: 0 };
-  let outageFrom = 0;
+  const outages = new WriteOutages();
   let drained: (() => void) | undefined;
 
   /** how long the marker of a released gamer stays for the watches to see (Go duration) */
   const markerTtl = `${Math.ceil((MARKER_INTERVALS * opts.refreshMs) / 1000)}s`;
   const keyOf = (gamer: GamerRef) => presenceHoldKey(opts.holderId, gamer.applicationId, gamer.gamerId);
-  /**
-   * Logged once per outage: its first failed write, then the first write begun after it that
-   * went through. `attempt`: the write's number (`started` when it began). Until 2026-11-29
-   * answers that came late, under load, logged an outage that was over, or ended one that
-   * was not.
-   */
-  const failed = (error: unknown, attempt: number, kind: keyof typeof lastWritten) => {
-    if (attempt < lastWritten[kind]) return;
-    if (failures++ === 0) {
-      outageFrom = attempt;
-      opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
-    }
+  /** Logged once per outage (write-outages.ts): its first failed write, then its end. */
+  const failed = (error: unknown, attempt: number, kind: PresenceWriteKind) => {
+    if (outages.failed(attempt, kind) === 'opened') opts.log.warn({ err: error, bucket: names.presenceBucket }, 'presence not written; retried at the next heartbeat');
   };
-  const wrote = (attempt: number, kind: keyof typeof lastWritten) => {
-    lastWritten[kind] = Math.max(lastWritten[kind], attempt);
-    if (failures === 0 || attempt < outageFrom) return;
-    opts.log.info({ bucket: names.presenceBucket, failedWrites: failures }, 'presence written again');
-    failures = 0;
+  const wrote = (attempt: number, kind: PresenceWriteKind) => {
+    const failedWrites = outages.wrote(attempt, kind);
+    if (failedWrites !== undefined) opts.log.info({ bucket: names.presenceBucket, failedWrites }, 'presence written again');
   };
 
   function pump(): void {
@@ -104,7 +87,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       const write = ledger.next();
       if (!write) break;
       inFlight++;
-      const attempt = ++started;
+      const attempt = outages.start();
       // a release purges the key (no earlier put left behind) with a marker that expires by itself
       const done = write.op === 'put' ? kv!.put(write.key, String(Date.now())) : kv!.purge(write.key, { ttl: markerTtl });
       const kind = write.op === 'put' ? 'put' : 'purge';
@@ -137,7 +120,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
    */
   async function afterConflict(bucket: KV): Promise<'ours' | 'purged' | 'unknown'> {
     if (unansweredBeats.size === 0) return 'purged';
-    const attempt = ++started;
+    const attempt = outages.start();
     try {
       const entry = await bucket.get(beatKey);
       if (entry?.operation !== 'PUT' || !unansweredBeats.has(entry.string())) return 'purged';
@@ -159,7 +142,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
     let lostAnswer = false;
     try {
       const now = String(Date.now());
-      const attempt = ++started;
+      const attempt = outages.start();
       try {
         beatRevision = beatRevision === undefined ? await kv.put(beatKey, now) : await kv.update(beatKey, now, beatRevision);
         unansweredBeats.clear();
@@ -239,7 +222,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
         await Promise.race([writes, sleep(CLOSE_WRITES_MS)]);
       }
       // ... then the heartbeat: a friendship replica ends whatever is left of this replica at once, and purges its keys
-      const attempt = ++started;
+      const attempt = outages.start();
       await kv.purge(beatKey, { ttl: markerTtl }).catch((error: unknown) => failed(error, attempt, 'beat'));
     },
   };
