@@ -1,5 +1,8 @@
 import type { InventoryItem } from '@gfts/contracts';
-import { CLOCK_SKEW_MARGIN_MS, isDuplicateKey, type GrantDoc, type Store } from './store.ts';
+import { isDuplicateKey, type GrantDoc, type Store } from './store.ts';
+
+/** resetSince's allowance for the replicas' clocks. */
+const RESET_CLOCK_MARGIN_MS = 5_000;
 
 /**
  * The inventory is a ledger of grants; an item's quantity is the sum of its grants. Each
@@ -50,13 +53,15 @@ export class InventoryRepository {
   }
 
   /**
-   * Whether a reset of scope all emptied the gamer's inventory at or after `since`, a
-   * minute's margin for the clocks of the replicas that wrote the two times (as erasingSince
-   * allows; until 2026-11-29 none: a claim started on a replica 2 s ahead missed a reset of
-   * the next second, and its grants came back into the emptied inventory).
+   * Whether a reset of scope all emptied the gamer's inventory at or after `since`, a few
+   * seconds' margin for the clocks of the replicas that wrote the two times (until 2026-11-29
+   * none: a claim started on a replica 2 s ahead missed a reset of the next second, and its
+   * grants came back into the emptied inventory). Not erasingSince's minute: here the margin
+   * also takes back the grants of a claim that began that long after a reset and was ended
+   * by another finish, and a reset is an admin's act, not an erasure that must win.
    */
   async resetSince(owner: { applicationId: string; gamerId: string }, since: Date): Promise<boolean> {
-    const after = new Date(since.getTime() - CLOCK_SKEW_MARGIN_MS);
+    const after = new Date(since.getTime() - RESET_CLOCK_MARGIN_MS);
     return (await this.store.inventoryResets.findOne({ _id: `${owner.applicationId}:${owner.gamerId}`, at: { $gte: after } }, { projection: { _id: 1 } })) !== null;
   }
 

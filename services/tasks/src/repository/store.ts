@@ -6,8 +6,8 @@ type WithId<T extends { id: string }> = Omit<T, 'id'> & { _id: string };
 
 
 /**
- * Times written by one replica and compared with another's (a claim's start, an erasure's or
- * a reset's): a minute's margin for their clocks' skew.
+ * Times written by one replica and compared with another's (a claim's start and an
+ * erasure's): a minute's margin for their clocks' skew.
  */
 export const CLOCK_SKEW_MARGIN_MS = 60_000;
 
