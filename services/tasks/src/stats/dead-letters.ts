@@ -259,7 +259,7 @@ export class DeadLetterStore {
         // cut short), when the payload names her anywhere. Another gamer's letter that
         // mentions her stays his.
         // (every id in it but the application's: `urn:app:<app>:gamer:<id>` names the gamer too)
-        const named = [...(letter.gamerId ?? '').matchAll(ALL_IDS)].map((m) => m[0].toLowerCase()).filter((id) => id !== applicationId.toLowerCase());
+        const named = [...(letter.gamerId ?? '').matchAll(ALL_IDS)].map((m) => m[0].toLowerCase()).filter((id) => id !== applicationId.toLowerCase() || id === gamerId);
         const hers = named.length > 0 ? named.includes(gamerId) : letter.payload.toLowerCase().includes(gamerId);
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28
