@@ -258,8 +258,11 @@ export class DeadLetterStore {
         // matched whole and the letter kept); when it has no gamerId naming an id (not JSON,
         // cut short), when the payload names her anywhere. Another gamer's letter that
         // mentions her stays his.
-        // (every id in it but the application's: `urn:app:<app>:gamer:<id>` names the gamer too)
-        const named = [...(letter.gamerId ?? '').matchAll(ALL_IDS)].map((m) => m[0].toLowerCase()).filter((id) => id !== applicationId.toLowerCase() || id === gamerId);
+        // (every id in it but the application's: `urn:app:<app>:gamer:<id>` names the gamer too;
+        // one naming only the application's id names a gamer of that id)
+        const ids = [...(letter.gamerId ?? '').matchAll(ALL_IDS)].map((m) => m[0].toLowerCase());
+        const others = ids.filter((id) => id !== applicationId.toLowerCase());
+        const named = others.length > 0 ? others : ids;
         const hers = named.length > 0 ? named.includes(gamerId) : letter.payload.toLowerCase().includes(gamerId);
         if (!hers) continue;
         // erased, not only deleted: the stream overwrites the message's bytes (until 2026-11-28

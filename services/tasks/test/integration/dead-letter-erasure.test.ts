@@ -102,4 +102,13 @@ describe('dead letters of an erased gamer', () => {
     expect(await store.removeOfGamer(app, ann)).toBe(3);
     expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([bob, bob, `urn:uuid:${bob}`]);
   });
+
+  it('erases a gamer whose id is the application\'s, and no one else\'s letter naming the application', async () => {
+    const app = randomUUID();
+    const other = randomUUID();
+    const names = await lettersOf(app, app, `urn:app:${app}:gamer:${other}`);
+    const store = new DeadLetterStore(await jetstreamManager(nc), jetstream(nc), names);
+    expect(await store.removeOfGamer(app, app)).toBe(1);
+    expect((await store.list(app, 0, 10)).letters.map((l) => l.gamerId)).toEqual([`urn:app:${app}:gamer:${other}`]);
+  });
 });

@@ -73,15 +73,15 @@ describe('the sweep lease', () => {
     const a = replica('a', { gamerTasks: slow, clock: () => clockA, expiryPage: 1 });
     const b = replica('b');
     const sweeping = a.tick(start);
-    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    await vi.waitFor(() => expect(gates).toHaveLength(1), { timeout: 15_000 });
     // a long sweep: A's clock is 80 s on when its first page ends and it renews the lease
     clockA = new Date(start.getTime() + 80_000);
     gates.shift()!();
-    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    await vi.waitFor(() => expect(gates).toHaveLength(1), { timeout: 15_000 });
     // without the renewal the lease ran out at start + 54 s: B would take it and sweep too
     expect(await b.tick(new Date(start.getTime() + 115_000))).toBe(false);
     gates.shift()!();
-    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    await vi.waitFor(() => expect(gates).toHaveLength(1), { timeout: 15_000 });
     gates.shift()!();
     expect(await sweeping).toBe(true);
     expect(await store.gamerTasks.countDocuments({ applicationId: app })).toBe(0);
