@@ -15,17 +15,21 @@ describe('presence holder', () => {
   });
   afterAll(async () => nc?.close());
 
-  it('says when its writes fail and when they go through again, for every outage, not only the first', async () => {
+  /** A prefix of its own with the bucket as the friendship service makes it (`bucket` makes it again), and a log the test reads. */
+  async function outageSetup() {
     const prefix = natsPrefix();
     const names = natsNames(prefix);
-    // the bucket as the friendship service makes it
     const bucket = () => new Kvm(jetstream(nc)).create(names.presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
     await bucket();
-    const jsm = await jetstreamManager(nc);
     const said: string[] = [];
     const log = { info: (_o: unknown, msg: string) => void said.push(msg), warn: (_o: unknown, msg: string) => void said.push(msg) };
-    const holder = presenceHolder({ nc, prefix, holderId: randomUUID(), refreshMs: 100, maxInFlight: 16, log: log as never });
     const count = (msg: string) => said.filter((m) => m === msg).length;
+    return { prefix, names, bucket, jsm: await jetstreamManager(nc), log: log as never, count };
+  }
+
+  it('says when its writes fail and when they go through again, for every outage, not only the first', async () => {
+    const { prefix, names, bucket, jsm, log, count } = await outageSetup();
+    const holder = presenceHolder({ nc, prefix, holderId: randomUUID(), refreshMs: 100, maxInFlight: 16, log });
     try {
       holder.held({ applicationId: randomUUID(), gamerId: randomUUID() });
       await eventually(async () => count('presence of connected gamers recorded') === 1);
@@ -43,14 +47,7 @@ describe('presence holder', () => {
   });
 
   it('takes the late answer of a write from before an outage for no end of it', async () => {
-    const prefix = natsPrefix();
-    const names = natsNames(prefix);
-    const bucket = () => new Kvm(jetstream(nc)).create(names.presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
-    await bucket();
-    const jsm = await jetstreamManager(nc);
-    const said: string[] = [];
-    const log = { info: (_o: unknown, msg: string) => void said.push(msg), warn: (_o: unknown, msg: string) => void said.push(msg) };
-    const count = (msg: string) => said.filter((m) => m === msg).length;
+    const { prefix, names, bucket, jsm, log, count } = await outageSetup();
     const holderId = randomUUID();
     const late = { applicationId: randomUUID(), gamerId: randomUUID() };
     const lateSubject = `$KV.${names.presenceBucket}.${presenceHoldKey(holderId, late.applicationId, late.gamerId)}`;
@@ -65,7 +62,7 @@ describe('presence holder', () => {
       await gate;
       return answer;
     });
-    const holder = presenceHolder({ nc: faulty, prefix, holderId, refreshMs: 100, maxInFlight: 16, log: log as never });
+    const holder = presenceHolder({ nc: faulty, prefix, holderId, refreshMs: 100, maxInFlight: 16, log });
     try {
       holder.held({ applicationId: randomUUID(), gamerId: randomUUID() });
       await eventually(async () => count('presence of connected gamers recorded') === 1);
