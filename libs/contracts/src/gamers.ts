@@ -46,6 +46,12 @@ export const GamerErasureCompletedEvent = Type.Object(
     gamerId: Uuid,
     service: ServiceName,
     completedAt: DateTime,
+    /**
+     * the report answers an event published again for the services that had not reported
+     * (GamerErasedEvent.services): the gamer may have come back since, so the others do not
+     * delete again on it (the notifications service's follow-up)
+     */
+    republished: Type.Optional(Type.Boolean()),
   },
   // as GamerErasedEvent: a newer reporter's field is ignored
   { additionalProperties: true },

@@ -150,7 +150,10 @@ export async function startGamerErasure(
       return;
     }
     await erase(event);
-    const report: GamerErasureCompletedEvent = { jobId: event.jobId, applicationId: event.applicationId, gamerId: event.gamerId, service, completedAt: new Date().toISOString() };
+    const report: GamerErasureCompletedEvent = {
+      jobId: event.jobId, applicationId: event.applicationId, gamerId: event.gamerId, service, completedAt: new Date().toISOString(),
+      ...(event.services ? { republished: true } : {}),
+    };
     // one report per job and service in the stream, however often the event is handled (its
     // duplicate window); core NATS subscribers of the subject hear every publish
     await js.publish(names.gamerErasureCompleted, JSON.stringify(report), { msgID: `${event.jobId}:${service}` });

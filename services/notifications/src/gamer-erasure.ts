@@ -73,7 +73,9 @@ export function followErasureReports(nc: NatsConnection, prefix: string, inbox: 
   const what = 'notifications an erased gamer\'s late events stored stay';
   const subscription = keepSubscribed(nc, names.gamerErasureCompleted, { queue: names.notificationsErasureFollowUpQueue, what, log }, (msg) => {
     const report = erasureReportOf(msg);
-    if (!report || report.service === 'notifications') return;
+    // a report of a republished event's erasure: the gamer may have come back since, and her
+    // notifications are hers (until 2026-11-29 they were deleted again on it)
+    if (!report || report.service === 'notifications' || report.republished) return;
     const { applicationId, gamerId, service, jobId } = report;
     const erase = () => {
       const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(

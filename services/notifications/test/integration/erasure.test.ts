@@ -117,6 +117,11 @@ describe('gamer erasure in the notifications service', () => {
       expect(erased).toEqual([`${app}:${gamerId}`, `${app}:${gamerId}`]);
       // the second delete, a while later, took what the late batch stored
       expect(await real.newestFirst({ applicationId: app, gamerId }, undefined, 10)).toEqual([]);
+      // a report of a republished event's erasure (the gamer may be back): no delete on it
+      nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service: 'tasks', completedAt: new Date().toISOString(), republished: true }));
+      await nc.flush();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(erased).toHaveLength(2);
     } finally {
       await followUp.stop();
     }
