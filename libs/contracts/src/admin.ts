@@ -101,6 +101,15 @@ export const DeadLetterQuery = Type.Object(
 );
 export type DeadLetterQuery = Static<typeof DeadLetterQuery>;
 
+/** POST .../dead-letters/replay: where to begin. */
+export const DeadLetterReplayAllQuery = Type.Object(
+  {
+    after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'replay the letters after this sequence (an earlier call\'s `after`); absent, from the oldest' })),
+  },
+  { additionalProperties: false },
+);
+export type DeadLetterReplayAllQuery = Static<typeof DeadLetterReplayAllQuery>;
+
 /** A stat event the consumer gave up on, as the dead-letter stream keeps it (contracts StatDeadLetter) plus its id. */
 export const DeadLetter = Type.Object(
   {
@@ -142,6 +151,7 @@ export const DeadLetterReplayAll = Type.Object(
     replayed: Type.Array(DeadLetterReplayed),
     failed: Type.Array(Type.Object({ sequence: DeadLetterSequence, detail: Type.String() }, { additionalProperties: false })),
     more: Type.Boolean({ description: `letters may remain after this call's ${DEAD_LETTER_REPLAY_ALL_MAX} (DEAD_LETTER_REPLAY_ALL_MAX) or its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS, 5 s): call again` }),
+    after: Type.Integer({ minimum: 0, description: 'the sequence of the last letter this call tried (0: none): call again with ?after= to go on past it, past letters that failed and stay' }),
   },
   { additionalProperties: false },
 );
@@ -198,7 +208,7 @@ export const tasksAdminRoutes = {
   },
   replayAllDeadLetters: {
     method: 'POST', url: `${TASKS_ADMIN}/dead-letters/replay`,
-    schema: { operationId: 'adminReplayAllDeadLetters', summary: 'Replay the dead letters of the application, oldest first, as one replay each, at most DEAD_LETTER_REPLAY_ALL_MAX (500) per call; `more` says letters remain (role admin)', tags: ['admin'], response: { 200: DeadLetterReplayAll, ...tasksErrors } },
+    schema: { operationId: 'adminReplayAllDeadLetters', summary: 'Replay the dead letters of the application, oldest first (after ?after= when given), as one replay each, at most DEAD_LETTER_REPLAY_ALL_MAX (500) per call; `more` says letters remain, `after` where to go on (role admin)', tags: ['admin'], querystring: DeadLetterReplayAllQuery, response: { 200: DeadLetterReplayAll, ...tasksErrors } },
   },
   deleteDeadLetter: {
     method: 'DELETE', url: `${TASKS_ADMIN}/dead-letters/:sequence`,

@@ -123,7 +123,7 @@ const problemResponse = (status: string) => {
 
 const isProblem = (schema: JsonSchema) => schema.$id === 'Problem';
 
-/** A paged list (its query takes a `cursor` or an `after`) says where the next page is in a Link header. */
+/** A paged list (a GET whose query takes a `cursor` or an `after`) says where the next page is in a Link header; replay-all's `after` is where a POST goes on, no page. */
 const NEXT_PAGE_LINK = {
   Link: {
     description: 'RFC 8288 `<path?query>; rel="next"` when there is a next page (the same query with its cursor); absent on the last page. Follow it: a page holds at most `limit` entries (default 50)',
@@ -146,7 +146,7 @@ export function openApiDocument(version = '1.0.0') {
         const links = Number(status) < 300 && route.links
           ? { links: Object.fromEntries(Object.entries(route.links).map(([operationId, parameters]) => [operationId, { operationId, parameters }])) }
           : {};
-        const headers = { ...answerHeaders(route), ...(Number(status) < 300 && isPaged(schema.querystring) ? NEXT_PAGE_LINK : {}) };
+        const headers = { ...answerHeaders(route), ...(Number(status) < 300 && route.method === 'GET' && isPaged(schema.querystring) ? NEXT_PAGE_LINK : {}) };
         responses[status] = { description: STATUS_TEXT[status] ?? 'Response', headers, content: { [route.produces ?? 'application/json']: { schema: clean(body) } }, ...links };
       }
     }

@@ -239,7 +239,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay the dead letters of the application, oldest first, as one replay each, at most DEAD_LETTER_REPLAY_ALL_MAX (500) per call; `more` says letters remain (role admin) */
+        /** Replay the dead letters of the application, oldest first (after ?after= when given), as one replay each, at most DEAD_LETTER_REPLAY_ALL_MAX (500) per call; `more` says letters remain, `after` where to go on (role admin) */
         post: operations["adminReplayAllDeadLetters"];
         delete?: never;
         options?: never;
@@ -4607,7 +4607,10 @@ export interface operations {
     };
     adminReplayAllDeadLetters: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description replay the letters after this sequence (an earlier call's `after`); absent, from the oldest */
+                after?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4625,6 +4628,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the sequence of the last letter this call tried (0: none): call again with ?after= to go on past it, past letters that failed and stay */
+                        after: number;
                         failed: {
                             detail: string;
                             /** @description the dead letter's sequence in the dead-letter stream (its id) */

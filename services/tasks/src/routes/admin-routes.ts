@@ -91,11 +91,13 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
     ...tasksAdminRoutes.replayAllDeadLetters,
     handler: async (request) => {
       const { applicationId } = request.identity;
-      const result: DeadLetterReplayAll = { replayed: [], failed: [], more: false };
+      const result: DeadLetterReplayAll = { replayed: [], failed: [], more: false, after: request.query.after ?? 0 };
       // A page at a time, at most DEAD_LETTER_REPLAY_ALL_MAX per call: until 2026-11-28 every
       // letter was read first, in one unbounded scan a flood made answer 503 while it went on
       // (and held every payload); the flood is when replay-all is wanted.
-      let after = 0;
+      // from ?after= (an earlier call's `after`): letters that failed stay, and a call that
+      // began at the oldest again every time kept trying them (until 2026-11-29)
+      let after = request.query.after ?? 0;
       // and within a time budget: each replay is bounded (2 s), but 500 of them one after the
       // other held the call for up to 16 minutes when publishing timed out (until 2026-11-29)
       const deadline = Date.now() + deps.replayAllBudgetMs;
@@ -114,6 +116,7 @@ export async function adminRoutes(parent: FastifyInstance, deps: Deps): Promise<
           }
           tried++;
           after = letter.sequence;
+          result.after = after;
           try {
             const outcome = await bounded(deps.deadLetters.replay(applicationId, letter.sequence));
             // gone meanwhile (a concurrent replay or delete): nothing to do

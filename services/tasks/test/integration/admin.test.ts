@@ -262,4 +262,29 @@ describe('replay-all within its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS)',
     expect(rest).toHaveLength(2);
     expect(new Set([first.body.replayed[0]!.sequence, ...rest]).size).toBe(3);
   });
+
+  it('goes on after ?after= (an earlier call\'s after): letters before it are left as they are', async () => {
+    const world = new World(stack);
+    const player = world.gamer('Later');
+    const js = jetstream(await stack.nats());
+    for (let i = 0; i < 3; i++) {
+      const letter: StatDeadLetter = {
+        reason: 'processing failed 5 times', subject: stack.names.statsSubject(world.app), streamSequence: i, deliveryCount: 5,
+        deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(world.event(player, { score: 1 })),
+      };
+      await js.publish(stack.names.statsDeadLetterOf(world.app), JSON.stringify(letter));
+    }
+    const replayAll = (query = '') => stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay${query}`, { headers: world.admin.auth });
+    const first = await replayAll();
+    expect(first.body.replayed).toHaveLength(1);
+    expect(first.body.after).toBe(first.body.replayed[0]!.sequence);
+    // the second letter skipped on purpose (as one that keeps failing would be): after it
+    const list = await stack.api<DeadLetter[]>('GET', `${ADMIN}/dead-letters`, { headers: world.admin.auth });
+    const [second, third] = list.body.map((l) => l.sequence);
+    const next = await replayAll(`?after=${second}`);
+    expect(next.body.replayed.map((r) => r.sequence)).toEqual([third]);
+    expect(next.body.after).toBe(third);
+    expect((await stack.api<DeadLetter[]>('GET', `${ADMIN}/dead-letters`, { headers: world.admin.auth })).body.map((l) => l.sequence)).toEqual([second]);
+    expect((await replayAll('?after=-1')).status).toBe(400);
+  });
 });
