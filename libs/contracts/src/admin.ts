@@ -151,7 +151,7 @@ export const DeadLetterReplayAll = Type.Object(
     replayed: Type.Array(DeadLetterReplayed),
     failed: Type.Array(Type.Object({ sequence: DeadLetterSequence, detail: Type.String() }, { additionalProperties: false })),
     more: Type.Boolean({ description: `letters may remain after this call's ${DEAD_LETTER_REPLAY_ALL_MAX} (DEAD_LETTER_REPLAY_ALL_MAX) or its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS, 5 s): call again` }),
-    after: Type.Integer({ minimum: 0, description: 'the sequence of the last letter this call tried (0: none): call again with ?after= to go on past it, past letters that failed and stay' }),
+    after: Type.Integer({ minimum: 0, description: 'the sequence of the last letter this call tried, or the ?after= it was given (0 without one) when it tried none: call again with ?after= to go on past it, past letters that failed and stay' }),
   },
   { additionalProperties: false },
 );

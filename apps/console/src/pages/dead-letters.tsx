@@ -28,6 +28,9 @@ export function DeadLettersPage({ session }: { session: Session }) {
   const [after, setAfter] = useState<number | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState('');
+  // where the next Replay all goes on (the last call's `after` while more remain): letters
+  // whose replay failed stay, and a call from the oldest would try them again first
+  const [replayFrom, setReplayFrom] = useState<number | undefined>(undefined);
   // one thing at a time (a page load, a replay, a delete): Show more must not append a page
   // to a list being replaced, and a letter is not acted on twice
   const [busy, run] = useSingleFlight();
@@ -95,9 +98,11 @@ export function DeadLettersPage({ session }: { session: Session }) {
     const what = count === null ? 'every dead letter of the application' : `the ${count} dead letter${count === 1 ? '' : 's'} the application holds now`;
     if (!confirm(`Replay ${what}, oldest first? Each event is published again, with its eventId. One call replays up to its limit; if more remain you will be told.`)) return;
     try {
-      const result = await ok(api.POST('/api/v1/admin/dead-letters/replay'));
-      // at most DEAD_LETTER_REPLAY_ALL_MAX per call: the rest waits for another click
-      setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed` : ''}.${result.more ? ' More remain: Replay all again.' : ''}`);
+      const result = await ok(api.POST('/api/v1/admin/dead-letters/replay', { params: { query: replayFrom !== undefined ? { after: replayFrom } : {} } }));
+      // at most DEAD_LETTER_REPLAY_ALL_MAX per call, within its time budget: the rest waits
+      // for another click, which goes on after the last letter this one tried
+      setReplayFrom(result.more ? result.after : undefined);
+      setNotice(`Replayed ${result.replayed.length} dead letter(s)${result.failed.length ? `, ${result.failed.length} failed (kept)` : ''}.${result.more ? ' More remain: Replay all again goes on after them.' : ''}`);
       setError(null);
     } catch (e) {
       // the service replays one by one; past the gateway's upstream timeout the gateway

@@ -427,6 +427,24 @@ describe('the admin console in Chromium, against the real stack', () => {
     expect(await page.getByText('may still be running').count()).toBe(0);
     await page.unroute('**/admin/health');
     expect(replayAlls.count).toBe(1);
+
+    // more remain: the next Replay all goes on after the last letter the one before tried
+    // (letters whose replay failed stay: from the oldest it would try them again first)
+    await page.unroute('**/api/v1/admin/dead-letters/replay');
+    const asked: (string | null)[] = [];
+    await page.route(/\/api\/v1\/admin\/dead-letters\/replay(\?|$)/, (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      asked.push(new URL(route.request().url()).searchParams.get('after'));
+      return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ replayed: [], failed: [], more: true, after: 4242 }) });
+    });
+    for (let call = 1; call <= 2; call++) {
+      const confirmed = nextDialog(true);
+      await replayAll.click();
+      await confirmed;
+      await expect.poll(() => asked.length, { timeout: UI_TIMEOUT_MS }).toBe(call);
+      await expect.poll(() => replayAll.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(false);
+    }
+    expect(asked).toEqual([null, '4242']);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -4628,7 +4628,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description the sequence of the last letter this call tried (0: none): call again with ?after= to go on past it, past letters that failed and stay */
+                        /** @description the sequence of the last letter this call tried, or the ?after= it was given (0 without one) when it tried none: call again with ?after= to go on past it, past letters that failed and stay */
                         after: number;
                         failed: {
                             detail: string;
