@@ -236,9 +236,10 @@ describe('replay-all within its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS)',
   });
   afterAll(async () => stack?.close());
 
-  it('answers with more: true once the budget is spent, having replayed one letter at least; calls again finish the rest', async () => {
+  /** A world whose gamer `name` has three dead letters. */
+  async function worldWithLetters(name: string): Promise<World> {
     const world = new World(stack);
-    const player = world.gamer('Slow');
+    const player = world.gamer(name);
     const js = jetstream(await stack.nats());
     for (let i = 0; i < 3; i++) {
       const letter: StatDeadLetter = {
@@ -247,6 +248,11 @@ describe('replay-all within its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS)',
       };
       await js.publish(stack.names.statsDeadLetterOf(world.app), JSON.stringify(letter));
     }
+    return world;
+  }
+
+  it('answers with more: true once the budget is spent, having replayed one letter at least; calls again finish the rest', async () => {
+    const world = await worldWithLetters('Slow');
     const replayAll = () => stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay`, { headers: world.admin.auth });
     // before the budget, one call replayed all three
     const first = await replayAll();
@@ -264,16 +270,7 @@ describe('replay-all within its time budget (DEAD_LETTER_REPLAY_ALL_BUDGET_MS)',
   });
 
   it('goes on after ?after= (an earlier call\'s after): letters before it are left as they are', async () => {
-    const world = new World(stack);
-    const player = world.gamer('Later');
-    const js = jetstream(await stack.nats());
-    for (let i = 0; i < 3; i++) {
-      const letter: StatDeadLetter = {
-        reason: 'processing failed 5 times', subject: stack.names.statsSubject(world.app), streamSequence: i, deliveryCount: 5,
-        deadLetteredAt: new Date().toISOString(), payload: JSON.stringify(world.event(player, { score: 1 })),
-      };
-      await js.publish(stack.names.statsDeadLetterOf(world.app), JSON.stringify(letter));
-    }
+    const world = await worldWithLetters('Later');
     const replayAll = (query = '') => stack.api<DeadLetterReplayAll>('POST', `${ADMIN}/dead-letters/replay${query}`, { headers: world.admin.auth });
     const first = await replayAll();
     expect(first.body.replayed).toHaveLength(1);
