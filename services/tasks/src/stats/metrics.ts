@@ -47,24 +47,18 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
     }
     return read.done;
   };
-  new Gauge({
-    name: 'gfts_stats_consumer_pending',
-    help: 'stat events in the stream not yet delivered to the tasks consumer (NaN: NATS unread for a minute)',
-    registers: [registry],
-    async collect() {
-      await consumerInfo();
-      this.set(pending.now());
-    },
-  });
-  new Gauge({
-    name: 'gfts_stats_consumer_ack_pending',
-    help: 'stat events delivered to the tasks replicas and not acknowledged yet: being written, or held by a write that does not end (NaN: NATS unread for a minute)',
-    registers: [registry],
-    async collect() {
-      await consumerInfo();
-      this.set(ackPending.now());
-    },
-  });
+  const consumerGauge = (name: string, help: string, value: LastKnown) =>
+    new Gauge({
+      name,
+      help: `${help} (NaN: NATS unread for a minute)`,
+      registers: [registry],
+      async collect() {
+        await consumerInfo();
+        this.set(value.now());
+      },
+    });
+  consumerGauge('gfts_stats_consumer_pending', 'stat events in the stream not yet delivered to the tasks consumer', pending);
+  consumerGauge('gfts_stats_consumer_ack_pending', 'stat events delivered to the tasks replicas and not acknowledged yet: being written, or held by a write that does not end', ackPending);
   return {
     processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, stale: redelivered to apply on newer state, interrupted: put back by a replica stopping during a store outage, failed)', labelNames: ['outcome'], registers: [registry] }),
     batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: [1, 4, 16, 64, 128, 256, 512, 1000], registers: [registry] }),
