@@ -23,8 +23,8 @@ const REPLAY_DRAIN_POLL_MS = 20;
 /** Ids a replay sent, for the live check after it: a live copy of one is not sent again. */
 interface Replayed {
   ids: Set<string>;
-  /** the greatest */
-  last: string;
+  /** Date.now() past which none of them can still arrive live (LIVE_AFTER_REPLAY_MS after the replay) */
+  until: number;
 }
 
 /** A notification as it travels: parsed, and the JSON text every socket sends as is. */
@@ -54,7 +54,7 @@ export class Session {
   private held: Outgoing[] | undefined;
   /** bytes of `held`: bounded by NOTIFY_SEND_BUFFER_BYTES, as what waits in the socket is */
   private heldBytes = 0;
-  /** after a replay: its ids, until a live notification newer than the last of them arrives */
+  /** after a replay: its ids, for LIVE_AFTER_REPLAY_MS */
   private replayed: Replayed | undefined;
   /** the ids of a replay that ended with a gap open: they join the live check of the gap's catch-up */
   private carried: Replayed | undefined;
@@ -135,7 +135,6 @@ export class Session {
     // inbox) would otherwise keep every id it replayed for the socket's life
     const recent = uuidv7Floor(Date.now() - LIVE_AFTER_REPLAY_MS);
     const replayed = new Set<string>();
-    let greatest: string | undefined;
     let after = since;
     for (;;) {
       const page = await inbox.after(this.gamer, after, this.limits.replayPage);
@@ -145,16 +144,17 @@ export class Session {
         this.forgetCompleted(notification);
         if (!alreadySent.has(notification.id)) this.sendStored(notification.id, JSON.stringify(notification));
         if (notification.id >= recent) replayed.add(notification.id);
-        greatest = notification.id;
       }
       const last = page.at(-1);
       if (!last || page.length < this.limits.replayPage) break;
       after = last.id;
     }
     // A notification stored before the inbox read but published after the replay ended
-    // arrives live once more: the replayed ids stay until a newer one arrives (bench, storm).
-    // (pages come oldest first: the last id replayed is the greatest)
-    const sent = joinReplayed(this.carried, replayed.size > 0 && greatest !== undefined ? { ids: replayed, last: greatest } : undefined);
+    // arrives live once more (bench, storm): the replayed ids stay for as long as that can
+    // happen. Until 2026-11-29 they went as soon as a newer id arrived live, which holds for
+    // one ingest replica only: another replica's newer notification could come first, and
+    // the late one was sent twice.
+    const sent = joinReplayed(this.carried, replayed.size > 0 ? { ids: replayed, until: Date.now() + LIVE_AFTER_REPLAY_MS } : undefined);
     if (this.gap) {
       // NATS left during this read: what arrives live stays held until the gap's catch-up has
       // sent what the inbox got (until 2026-11-28 a resume's replay ending released it, and a
@@ -163,7 +163,9 @@ export class Session {
       return;
     }
     this.carried = undefined;
-    this.replayed = sent;
+    // joined with an earlier replay's ids still live: a catch-up that sent nothing replaced a
+    // resume's (until 2026-11-29), and a live copy of one it replayed went out twice
+    this.replayed = joinReplayed(this.replayedStill(), sent);
     // The held ones in order, paced as the replay was (released at once, up to the whole send
     // buffer's worth on top of what the replay left waiting, they cut healthy clients as slow);
     // what arrives meanwhile joins the end of the queue.
@@ -233,17 +235,19 @@ export class Session {
     const { notification, text } = outgoing;
     // before the replayed-id check: the live copy of a replayed completion still ends its task's progress
     this.forgetCompleted(notification);
-    if (this.replayed && isStoredNotificationType(notification.type)) {
-      if (this.replayed.ids.has(notification.id)) return;
-      // one replica publishes in id order: past the last replayed id nothing replayed can follow
-      if (notification.id > this.replayed.last) this.replayed = undefined;
-    }
+    if (isStoredNotificationType(notification.type) && this.replayedStill()?.ids.has(notification.id)) return;
     if (notification.type === NotificationType.TASK_PROGRESS) {
       this.throttle.offer(notification.data.gamerTaskId, text);
       return;
     }
     if (isStoredNotificationType(notification.type)) this.sendStored(notification.id, text);
     else this.write(text);
+  }
+
+  /** The last replays' ids while one of them can still arrive live; forgotten after. */
+  private replayedStill(): Replayed | undefined {
+    if (this.replayed && Date.now() > this.replayed.until) this.replayed = undefined;
+    return this.replayed;
   }
 
   /** Writes a stored notification and notes it: a catch-up after a NATS gap starts after it. */
@@ -333,5 +337,5 @@ export class Session {
 /** The ids of two replays, for one live check. */
 function joinReplayed(a: Replayed | undefined, b: Replayed | undefined): Replayed | undefined {
   if (!a || !b) return a ?? b;
-  return { ids: new Set([...a.ids, ...b.ids]), last: a.last > b.last ? a.last : b.last };
+  return { ids: new Set([...a.ids, ...b.ids]), until: Math.max(a.until, b.until) };
 }
