@@ -28,4 +28,27 @@ describe('readiness metrics', () => {
     expect(flapped).toMatch(/^gfts_readiness_check\{check="mongodb",service="test"\} 1$/m);
     await app.close();
   });
+
+  it('drops a check\'s result a minute after the last /readyz: no stale 0 for a pod no probe calls', async () => {
+    let clock = 1_000_000;
+    const app = createHttpServer({ service: 'test', logLevel: 'silent', bodyLimit: 1024 });
+    let upstreamUp = false;
+    await app.register(healthPlugin, {
+      checks: { tasks: async () => { if (!upstreamUp) throw new Error('down'); } },
+      now: () => clock,
+    });
+    const metrics = async () => (await app.inject({ method: 'GET', url: '/metrics' })).body;
+
+    // an operator's one call during an incident; then the upstream recovers, nobody calls again
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    upstreamUp = true;
+    clock += 60_000;
+    expect(await metrics()).toMatch(/^gfts_readiness_check\{check="tasks",service="test"\} 0$/m);
+    clock += 1;
+    expect(await metrics()).not.toMatch(/^gfts_readiness_check\{/m);
+    // a later call sets it again
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    expect(await metrics()).toMatch(/^gfts_readiness_check\{check="tasks",service="test"\} 1$/m);
+    await app.close();
+  });
 });
