@@ -1,5 +1,5 @@
 import type { ProgressResetResult, ResetScope } from '@gfts/contracts';
-import { entriesToDrop, resetSelection } from './domain/progress-reset.ts';
+import { entriesToDrop, grantsKept, resetSelection } from './domain/progress-reset.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
@@ -31,7 +31,7 @@ export class ProgressResetService {
     // whatever the scope) may have written its grants already and marks its task claimed next,
     // and a claimed task kept in its tree must not show claimed with its rewards gone. The ids
     // are read after the trees went, expired ones too (a claim may finish after its task expired).
-    const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllBut(applicationId, gamerId, await gamerTasks.idsOf(owner)) : 0;
+    const inventoryItemsRemoved = scope === 'all' ? await inventory.removeAllBut(applicationId, gamerId, grantsKept(await gamerTasks.idsOf(owner), removedIds)) : 0;
     return { gamerId, scope, tasksRemoved: count, inventoryItemsRemoved };
   }
 }

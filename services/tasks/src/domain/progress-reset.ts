@@ -40,3 +40,15 @@ export function entriesToDrop(entries: readonly string[], held: readonly string[
   const keep = new Set(held.filter((id) => !gone.has(id)));
   return entries.filter((id) => !keep.has(id));
 }
+
+/**
+ * Whose grants a reset of scope `all` keeps: the gamer tasks the gamer still has (`present`,
+ * read after the trees went: a claim in flight keeps what it paid), but not those it
+ * `removed`, even when one was tracked again meanwhile under its derived id (an
+ * achievement's read or stat): the grants are the old one's, and kept they made a later
+ * claim of it grant nothing (its grant ids taken).
+ */
+export function grantsKept(present: readonly string[], removed: readonly string[]): string[] {
+  const gone = new Set(removed);
+  return present.filter((id) => !gone.has(id));
+}

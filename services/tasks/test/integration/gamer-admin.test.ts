@@ -5,6 +5,7 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErasureService } from '../../src/erasure/erasure-service.ts';
+import { ProgressResetService } from '../../src/progress-reset-service.ts';
 import { tasksEraser } from '../../src/erasure/erase-gamer.ts';
 import { AchievementStatsRepository } from '../../src/repository/achievement-stats-repository.ts';
 import { ErasureJobRepository } from '../../src/repository/erasure-job-repository.ts';
@@ -168,6 +169,32 @@ describe('gamer admin: progress reset and erasure', () => {
     // her achievements start again from zero (and she is tracked again by reading them)
     expect((await w.achievements(g.ann)).every((a) => !a.completed && a.progress === 0 && !a.claimed)).toBe(true);
     expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [0, 1]], ['Done ach', [0, 1]], ['Open ach', [0, 1]]]));
+  });
+
+  it('scope all takes the grants of a claimed achievement tracked again while the reset ran; completed again, its claim pays again', async () => {
+    const w = world();
+    const g = await playedGamer(w);
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const gamerTasks = new GamerTaskRepository(store);
+    // Ann reads her achievements right after the reset removed her trees: the claimed one is
+    // tracked again under its derived id, the id its grants carry
+    const racing = Object.assign(Object.create(gamerTasks) as GamerTaskRepository, {
+      removeTrees: async (...args: Parameters<GamerTaskRepository['removeTrees']>) => {
+        const removed = await gamerTasks.removeTrees(...args);
+        await w.achievements(g.ann);
+        return removed;
+      },
+    });
+    const service = new ProgressResetService({
+      gamerTasks: racing, progress: new GamerProgressRepository(store, gamerTasks, 0), inventory: new InventoryRepository(store), unlockStats: new AchievementStatsRepository(store),
+    });
+    // two grants: the task's and the achievement's (before the fix 1: the achievement's 3 items stayed)
+    expect(await service.reset(w.app, g.ann.id, 'all')).toMatchObject({ tasksRemoved: 5, inventoryItemsRemoved: 2 });
+    expect(await w.inventory(g.ann)).toEqual([]);
+    await w.play(g.ann, { c: 1 });
+    const again = await w.waitFor(g.ann, byTask(g.claimedAch.id), (t) => t.completed, 'achievements');
+    expect((await claim(g.ann, again.id)).status).toBe(200);
+    expect(await w.inventory(g.ann)).toEqual([{ inventoryItemId: g.item, quantity: 3 }]);
   });
 
   it('refuses a gamer, a game server and another application\'s admin (403), bad input (400), and touches only the path\'s application', async () => {

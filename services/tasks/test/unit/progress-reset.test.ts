@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entriesToDrop, isRemovableTree } from '../../src/domain/progress-reset.ts';
+import { entriesToDrop, grantsKept, isRemovableTree } from '../../src/domain/progress-reset.ts';
 
 describe('entriesToDrop (a reset\'s progress cleanup)', () => {
   it('drops the removed tasks\' entries and those of tasks no longer held, keeps the held ones', () => {
@@ -34,5 +34,12 @@ describe('isRemovableTree (which trees a reset or erase may take)', () => {
   it('keeps a tree with a claim in flight anywhere in it', () => {
     expect(isRemovableTree(node('none'), [node('claiming')], ['none', 'claimed'])).toBe(false);
     expect(isRemovableTree(node('claiming'), [], ['none', 'claimed'])).toBe(false);
+  });
+});
+
+describe('grantsKept (a reset of scope all\'s inventory)', () => {
+  it('keeps the grants of the gamer tasks left, not of one removed and tracked again under its id', () => {
+    expect(grantsKept(['left', 'retracked'], ['retracked', 'gone'])).toEqual(['left']);
+    expect(grantsKept([], ['gone'])).toEqual([]);
   });
 });
