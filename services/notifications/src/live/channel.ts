@@ -22,6 +22,10 @@ export function liveChannel(deps: { hub: Hub; inbox: InboxRepository; tickets: T
       const gamer = { applicationId: identity.applicationId, gamerId: identity.gamerId };
       const resumeFrom = since?.toLowerCase();
       const session = new Session(socket, gamer, limits, metrics, resumeFrom !== undefined);
+      socket.on('error', (error) => {
+        log.warn({ err: error }, 'live socket error');
+        session.failed(error);
+      });
       // A client sends only heartbeat pings (a browser cannot see WebSocket pings); anything
       // else it sends is ignored.
       socket.on('message', (data, isBinary) => {

@@ -19,6 +19,8 @@ const LIVE_AFTER_REPLAY_MS = 60_000;
  */
 const REPLAY_DRAIN_WAIT_MS = 10_000;
 const REPLAY_DRAIN_POLL_MS = 20;
+/** ws's error for a client frame over its maxPayload, which it answers with 1009 */
+const WS_MESSAGE_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
 
 /** Ids a replay sent, for the live check after it: a live copy of one is not sent again. */
 interface Replayed {
@@ -269,6 +271,23 @@ export class Session {
     this.stop();
     this.metrics.closed(code);
     this.socket.close(code, reason);
+  }
+
+  /**
+   * The socket's error: ws refused what the client sent (a frame over NOTIFY's 4 KiB, a
+   * malformed one) and is closing it itself, with the code that says why (1009, 1002, 1007):
+   * its close handshake runs to its end (ws cuts a peer that does not answer it in 30 s).
+   * Until 2026-11-29 the socket was cut at once, mid-handshake, and no 1009 was counted.
+   * Any other error cuts the socket.
+   */
+  failed(error: Error & { code?: string }): void {
+    if (this.socket.readyState === this.socket.CLOSING) {
+      if (!this.closed && error.code === WS_MESSAGE_TOO_BIG) this.metrics.closed(NotificationCloseCode.MESSAGE_TOO_BIG);
+      this.stop();
+      return;
+    }
+    this.stop();
+    this.socket.terminate();
   }
 
   /** The heartbeat's ping; the pong marks the socket alive again. */

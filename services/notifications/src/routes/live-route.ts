@@ -56,12 +56,8 @@ export function liveRoute(fastify: FastifyInstance, channel: LiveChannel): void 
       if (reply) recordHijacked(request, reply, 101);
       releaseUpgradeRequest(request);
       // @fastify/websocket's own 'error' listener closes over the upgrade's request and reply
-      // and so keeps them reachable as well: this one does the same (log, cut) without them.
+      // and so keeps them reachable as well: the channel's (log, close) holds neither.
       socket.removeAllListeners('error');
-      socket.on('error', (error) => {
-        fastify.log.warn({ err: error }, 'live socket error');
-        socket.terminate();
-      });
       channel.open(socket, identity, since);
     },
   });

@@ -268,4 +268,17 @@ describe('the live channel across replicas, resumes, slow and dead clients', () 
     third.close();
     fourth.close();
   });
+
+  it('closes a socket whose client sends a frame over 4 KiB with 1009, its handshake complete, and counts it', async () => {
+    const ann = await registered('Ann');
+    const tooBig = async () => Number(/^gfts_notifications_closed_total\{reason="message_too_big"[^}]*\} (\d+)$/m.exec(await (await fetch(`${a.url}/metrics`)).text())?.[1] ?? 0);
+    const before = await tooBig();
+    // a little over, and far over: the client still reads the close frame (not cut, 1006)
+    for (const size of [5 * 1024, 1024 * 1024]) {
+      const live = await open(a, ann);
+      live.socket.send('x'.repeat(size));
+      expect((await live.closed).code, `${size} B`).toBe(1009);
+    }
+    expect(await tooBig()).toBe(before + 2);
+  });
 });
