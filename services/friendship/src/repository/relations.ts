@@ -295,7 +295,15 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       // lifted: it may stand, and the repeat answered its id) or before the block was
       // written (whose own clearing of the pair, after its write, removes it).
       const removed = await relations.findOneAndDelete({ _id: id, applicationId, kept: { $ne: true } }).lean();
-      if (removed?.status !== FriendshipStatus.ACCEPTED) return refusal;
+      if (!removed) {
+        // Kept by that repeat, which answered its id: it stands, and this call, its creator,
+        // answers and announces it as the other refusals' withdrawal does when it finds a
+        // kept request (until 2026-11-29 this answered 403 and nobody announced it).
+        const stands = await relationsCollection.findOne({ _id: id, applicationId });
+        if (stands?.kept !== true) return refusal;
+        return stands.status === FriendshipStatus.PENDING ? { kind: 'requested', request } : { kind: 'exists', relation: toRelation(stands) };
+      }
+      if (removed.status !== FriendshipStatus.ACCEPTED) return refusal;
       // relation first, list after (a request found pending was linked only by an accept
       // refused for the friend limit, which unlinks the pair itself after putting it back)
       await friendLists.unlinked(applicationId, requester, addressee);
