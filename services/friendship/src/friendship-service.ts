@@ -136,17 +136,22 @@ export function friendshipService(deps: FriendshipServiceDeps) {
    * pending -> accepted by the addressee (`caller`), keeping the request's id. `gone` is
    * the answer when no such pending request is there (anymore).
    */
-  async function acceptRequest(caller: Caller, id: string, gone: () => Error): Promise<void> {
+  async function acceptRequest(caller: Caller, id: string, gone: () => Error | Promise<Error>): Promise<void> {
     const { applicationId, gamerId } = caller;
     const outcome = await repo.relations.accept(applicationId, id, gamerId, now(), limits.maxFriends);
-    if (outcome.kind === 'notFound') throw gone();
+    if (outcome.kind === 'notFound') throw await gone();
     if (outcome.kind === 'friendLimit') throw limitReached(Quota.friends, limits.maxFriends, outcome.whose);
     publish(FriendshipEventType.ACCEPTED, { applicationId, friendshipId: id, actorId: gamerId, targetId: outcome.friendship.requester, actor: await actorSummary(caller) });
   }
 
   /** The target asked first: the caller accepts that request, which keeps its id. */
-  async function acceptCrossed(caller: Caller, id: string): Promise<FriendRequestResponse> {
-    await acceptRequest(caller, id, () => conflict(ErrorCode.CONFLICT, "the other gamer's request changed while we accepted it; try again"));
+  async function acceptCrossed(caller: Caller, id: string, target: string): Promise<FriendRequestResponse> {
+    await acceptRequest(caller, id, async () => {
+      // gone: a block written meanwhile cleared the pair (403, as a request racing a block
+      // answers; until 2026-11-29 409 CONFLICT), or the other gamer cancelled it
+      assertNotBlocked(await repo.blocks.between(caller.applicationId, caller.gamerId, target));
+      return conflict(ErrorCode.CONFLICT, "the other gamer's request changed while we accepted it; try again");
+    });
     return { ok: true, id, status: FriendshipStatus.ACCEPTED };
   }
   const stillPending = (id: string): FriendRequestResponse => ({ ok: true, id, status: FriendshipStatus.PENDING });
@@ -217,7 +222,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
       if (outcome.kind === 'exists') {
         // the pair already has a relation (from before, or a racing call): the rules decide on it, once
         const next = decideOnExistingRelation(gamerId, outcome.relation);
-        if (next.kind === 'accept-crossed') return acceptCrossed(caller, next.relationId);
+        if (next.kind === 'accept-crossed') return acceptCrossed(caller, next.relationId, target);
         return stillPending(outcome.relation.id);
       }
       publish(FriendshipEventType.REQUESTED, { applicationId, friendshipId: outcome.request.id, actorId: gamerId, targetId: target, actor: await actorSummary(caller) });

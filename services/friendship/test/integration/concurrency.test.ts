@@ -289,6 +289,27 @@ describe('concurrent changes leave one consistent outcome', () => {
     }
   });
 
+  it('a crossed request whose accept finds the request gone to a block written meanwhile answers 403, not 409', async () => {
+    const { relations: real } = await checkedLate();
+    const [a, b] = await w.gamers(2);
+    const id = (await w.request(a!, b!.id)).body.id;
+    // B's request found A's pending and read no block; A's block lands before B's accept
+    const relations = Object.assign(Object.create(real) as typeof real, {
+      accept: async (...args: Parameters<typeof real.accept>) => {
+        expectOk(await w.block(a!, b!.id));
+        return real.accept(...args);
+      },
+    });
+    const { service, published } = await serviceOver(relations);
+    const sent = await service.sendRequest({ applicationId: b!.app, gamerId: b!.id, displayName: b!.name, avatar: '' }, a!.id).catch((error: unknown) => error);
+    expect(sent).toBeInstanceOf(AppError);
+    expect(sent).toMatchObject({ status: 403, code: 'BLOCKED' });
+    // the block cleared A's request
+    expect((await relationsOf(a!, b!)).map((r) => r._id)).not.toContain(id);
+    expect(await relationsOf(a!, b!)).toEqual([]);
+    expect(published).toEqual([]);
+  });
+
   it('a request across a standing block that its addressee accepts while it checks itself ends that friendship as a block does, and announces it', async () => {
     const { relations, duringCheck } = await checkedLate();
     const { service, published } = await serviceOver(relations);
