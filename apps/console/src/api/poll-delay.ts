@@ -1,4 +1,4 @@
-import { ApiProblem } from './client.ts';
+import { answerLost, ApiProblem } from './client.ts';
 
 /** The longest wait between two polls of a page. */
 export const POLL_BACKOFF_MAX_MS = 30_000;
@@ -6,11 +6,13 @@ export const POLL_BACKOFF_MAX_MS = 30_000;
 export type PollOutcome = 'ok' | 'failed' | 'unavailable';
 
 /**
- * How a poll failed: `unavailable` when the API asked for room (429, 503) or did not answer
- * at all (fetch's TypeError: network down, gateway gone); `failed` for any other answer
- * (a 404, a 502 of a service down), which is worth asking again at the usual pace.
+ * How a poll failed: `unavailable` when the API asked for room (429, 503), did not answer
+ * at all (fetch's TypeError: network down, gateway gone) or not in time (this client's
+ * timeout, the gateway's 504: until 2026-11-29 polled again at the usual pace); `failed` for
+ * any other answer (a 404, a 502 of a service down), worth asking again at the usual pace.
  */
 export function failureKind(error: unknown): Exclude<PollOutcome, 'ok'> {
+  if (answerLost(error)) return 'unavailable';
   if (error instanceof ApiProblem) return error.status === 429 || error.status === 503 ? 'unavailable' : 'failed';
   return error instanceof TypeError ? 'unavailable' : 'failed';
 }

@@ -17,10 +17,13 @@ describe('the pace of a page\'s polls', () => {
     expect(nextPollDelay(5_000, 5_000, 'unavailable')).toBe(10_000);
   });
 
-  it('takes 429, 503 and no answer at all as unavailable, other answers as ordinary failures', () => {
+  it('takes 429, 503 and no answer at all or in time as unavailable, other answers as ordinary failures', () => {
     expect(failureKind(new ApiProblem(429, { title: 'Too Many Requests' }))).toBe('unavailable');
     expect(failureKind(new ApiProblem(503, { title: 'Service Unavailable' }))).toBe('unavailable');
     expect(failureKind(new TypeError('Failed to fetch'))).toBe('unavailable');
+    // no answer in time: the client's own timeout, the gateway's
+    expect(failureKind(new DOMException('signal timed out', 'TimeoutError'))).toBe('unavailable');
+    expect(failureKind(new ApiProblem(504, { title: 'Gateway Timeout' }))).toBe('unavailable');
     expect(failureKind(new ApiProblem(502, { title: 'Bad Gateway' }))).toBe('failed');
     expect(failureKind(new ApiProblem(404, { title: 'Not Found' }))).toBe('failed');
     expect(failureKind(new SyntaxError('not JSON'))).toBe('failed');
