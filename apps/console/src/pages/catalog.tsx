@@ -19,7 +19,8 @@ function TaskRow({ task, onEdit, onDelete, busy }: { task: ApplicationTask; onEd
           {task.rewards.length > 0 ? ` · rewards: ${task.rewards.map((r) => `${r.quantity}× ${r.inventoryItemId.slice(0, 8)}`).join(', ')}` : ''}
         </span>
         <span class="actions">
-          <button type="button" onClick={() => onEdit(task)} aria-label={`Edit ${task.name}`}>Edit</button>
+          {/* not while a save runs: its success empties the form, and an edit chosen meanwhile was lost */}
+          <button type="button" onClick={() => onEdit(task)} disabled={busy} aria-label={`Edit ${task.name}`}>Edit</button>
           <button type="button" class="danger" onClick={() => onDelete(task)} disabled={busy} aria-label={`Delete ${task.name}`}>Delete</button>
         </span>
       </div>
