@@ -95,8 +95,13 @@ export function DeadLettersPage({ session }: { session: Session }) {
       setError(e);
       return;
     }
-    const what = count === null ? 'every dead letter of the application' : `the ${count} dead letter${count === 1 ? '' : 's'} the application holds now`;
-    if (!confirm(`Replay ${what}, oldest first? Each event is published again, with its eventId. One call replays up to its limit; if more remain you will be told.`)) return;
+    const held = count === null ? null : `${count} dead letter${count === 1 ? '' : 's'}`;
+    // a run going on after the last one: it skips what that one tried (its failures stay), so
+    // it is not "all, oldest first" (until 2026-11-29 it said so)
+    const what = replayFrom !== undefined
+      ? `the dead letters after number ${replayFrom}, where the last Replay all stopped${held === null ? '' : ` (the application holds ${held} now, those it could not replay included, which stay)`}`
+      : held === null ? 'every dead letter of the application, oldest first' : `the ${held} the application holds now, oldest first`;
+    if (!confirm(`Replay ${what}? Each event is published again, with its eventId. One call replays up to its limit; if more remain you will be told.`)) return;
     try {
       const result = await ok(api.POST('/api/v1/admin/dead-letters/replay', { params: { query: replayFrom !== undefined ? { after: replayFrom } : {} } }));
       // at most DEAD_LETTER_REPLAY_ALL_MAX per call, within its time budget: the rest waits

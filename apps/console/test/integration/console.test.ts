@@ -441,14 +441,18 @@ describe('the admin console in Chromium, against the real stack', () => {
       asked.push(new URL(route.request().url()).searchParams.get('after'));
       return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ replayed: [], failed: [], more: true, after: 4242 }) });
     });
+    const questions: string[] = [];
     for (let call = 1; call <= 2; call++) {
       const confirmed = nextDialog(true);
       await replayAll.click();
-      await confirmed;
+      questions.push(await confirmed);
       await expect.poll(() => asked.length, { timeout: UI_TIMEOUT_MS }).toBe(call);
       await expect.poll(() => replayAll.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(false);
     }
     expect(asked).toEqual([null, '4242']);
+    // the second is asked as what it does: on after 4242, not all of them from the oldest
+    expect(questions[0]).toMatch(/^Replay the \d+ dead letters the application holds now, oldest first\?/);
+    expect(questions[1]).toMatch(/^Replay the dead letters after number 4242, where the last Replay all stopped \(the application holds \d+ dead letters now/);
     expect(pageErrors).toEqual([]);
   });
 });
