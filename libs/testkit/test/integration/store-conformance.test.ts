@@ -222,6 +222,31 @@ describe('store conformance: the guarantees the services rely on', () => {
       for (const [i, o] of outcomes.entries()) if (i % 2 === 1 && o.status === 'fulfilled') expect(o.value).toEqual({ name: `n${i}`, avatar: '' });
       expect(await gamers.find(filter, { projection: { _id: 0 } }).toArray()).toEqual([{ ...filter, name: expect.any(String), avatar: '' }]);
     });
+
+    it('applies as an update an upsert by _id that loses its insert to a concurrent insertOne of that _id, rejecting no upsert', async () => {
+      // services/friendship/src/repository/friend-lists.ts: an accept's $addToSet upsert of a
+      // gamer's friend-id list races a read's insertOne of the list it rebuilt. MongoDB (since
+      // 4.2) retries the losing upsert as an update (its filter is the _id); until 2026-11-29
+      // the FerretDB recipe did not serialize inserts, and the upsert failed with 11000.
+      const lists = fresh<Listed<'f', number> & { v?: number }>('racing_inserts');
+      for (const round of range(20)) {
+        const _id = `list-${round}`;
+        const upserts: number[] = [];
+        const outcomes = await Promise.allSettled(
+          range(N).map((i) => {
+            if (i % 2 === 0) return lists.insertOne({ _id, f: [], v: 0 }).catch((error: unknown) => {
+              if ((error as { code?: number }).code !== DUPLICATE_KEY) throw error;
+            });
+            upserts.push(i);
+            return lists.updateOne({ _id }, { $addToSet: { f: i }, $inc: { v: 1 } }, { upsert: true });
+          }),
+        );
+        expect(outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${i}: ${(o.reason as { code?: number }).code}`] : [])), `round ${round}`).toEqual([]);
+        const stored = await lists.findOne({ _id });
+        expect([...(stored?.f ?? [])].sort((a, b) => a - b), `round ${round}`).toEqual(upserts);
+        expect(stored?.v, `round ${round}`).toBe(upserts.length);
+      }
+    });
   });
 
   describe('unique indexes', () => {
