@@ -353,8 +353,12 @@ export class Session {
   }
 }
 
-/** The ids of two replays, for one live check. */
+/**
+ * The ids of two replays, for one live check: those that can still arrive live (a socket
+ * whose catch-ups follow each other within the minute would otherwise keep every id).
+ */
 function joinReplayed(a: Replayed | undefined, b: Replayed | undefined): Replayed | undefined {
   if (!a || !b) return a ?? b;
-  return { ids: new Set([...a.ids, ...b.ids]), until: Math.max(a.until, b.until) };
+  const recent = uuidv7Floor(Date.now() - LIVE_AFTER_REPLAY_MS);
+  return { ids: new Set([...a.ids, ...b.ids].filter((id) => id >= recent)), until: Math.max(a.until, b.until) };
 }

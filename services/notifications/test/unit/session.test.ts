@@ -170,6 +170,31 @@ describe('Session catch-up after NATS was away', () => {
     expect(ids(socket)).toEqual([newer.id]);
   });
 
+  it('keeps across catch-ups only the replayed ids that can still arrive live', async () => {
+    vi.useFakeTimers({ now: Date.now(), toFake: ['Date'] });
+    try {
+      const { socket, session } = resumingSession();
+      const start = Date.now();
+      const first = completed(uuidv7Floor(start));
+      await session.replay(inboxOf([first]), uuidv7Floor(start - 1_000));
+      // NATS flaps: a catch-up 50 s later, another 50 s after that, each within the last one's minute
+      const second = completed(uuidv7Floor(start + 50_000));
+      const third = completed(uuidv7Floor(start + 100_000));
+      vi.setSystemTime(start + 50_000);
+      session.markGap();
+      await session.catchUp(inboxOf([first, second]));
+      vi.setSystemTime(start + 100_000);
+      session.markGap();
+      await session.catchUp(inboxOf([first, second, third]));
+      // the first, 100 s old, is no longer kept (a live copy of it cannot come now); the second is
+      session.deliver(outgoing(first));
+      session.deliver(outgoing(second));
+      expect(ids(socket)).toEqual([first.id, second.id, third.id, first.id]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('keeps a resume\'s replayed ids through a catch-up that sent nothing', async () => {
     const { socket, session } = resumingSession();
     await session.replay(inboxOf([completed('01')]), idOf('00'));
