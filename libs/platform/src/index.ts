@@ -9,6 +9,7 @@ export * from './ids.ts';
 export * from './lifecycle.ts';
 export * from './observability.ts';
 export * from './request-context.ts';
+export * from './message-headers.ts';
 export { onEveryResponse, recordHijacked, type ResponseRecord } from './response-records.ts';
 export * from './cursor.ts';
 export * from './next-link.ts';

@@ -3,6 +3,7 @@ import { REQUEST_ID_HEADER } from '@gfts/contracts';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { headersOf } from './message-headers.ts';
 import { validRequestId } from './observability.ts';
 import { injectTraceContext } from './tracing/spans.ts';
 import { tracingStarted } from './tracing/state.ts';
@@ -42,8 +43,8 @@ export function requestHeaders(requestId: string | undefined = currentRequestId(
  * stat events themselves, so the header is checked as the gateway checks it on HTTP: an id
  * of any length or content would otherwise go onto every log line and event it leads to.
  */
-export function requestIdOf(msg: { headers?: MsgHdrs | undefined }): string | undefined {
-  return validRequestId(msg.headers?.get(REQUEST_ID_HEADER));
+export function requestIdOf(msg: { readonly headers?: MsgHdrs | undefined }): string | undefined {
+  return validRequestId(headersOf(() => msg.headers)?.get(REQUEST_ID_HEADER));
 }
 
 /** Every hook and handler of a request runs inside its context (callback hook: done runs inside). */

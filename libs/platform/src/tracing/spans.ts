@@ -2,6 +2,7 @@ import {
   context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span, type TextMapGetter,
 } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/transport-node';
+import { headersOf } from '../message-headers.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { onEveryResponse } from '../response-records.ts';
@@ -135,7 +136,8 @@ const NO_SPAN: MessageSpan = { end: () => undefined, context: ROOT_CONTEXT };
  */
 export function startMessageSpan(msg: { subject: string; headers?: MsgHdrs | undefined }, attributes: Record<string, string | number | boolean> = {}): MessageSpan {
   if (!tracingStarted()) return NO_SPAN;
-  const parent = msg.headers ? propagation.extract(ROOT_CONTEXT, msg.headers, natsGetter) : ROOT_CONTEXT;
+  const headers = headersOf(() => msg.headers);
+  const parent = headers ? propagation.extract(ROOT_CONTEXT, headers, natsGetter) : ROOT_CONTEXT;
   const span = tracer().startSpan(`process ${msg.subject}`, {
     kind: SpanKind.CONSUMER,
     attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': msg.subject, ...attributes },

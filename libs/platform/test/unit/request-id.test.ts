@@ -20,4 +20,10 @@ describe('requestIdOf (a NATS message from a publisher that may be a game server
     expect(requestIdOf(withHeader('id with spaces'))).toBeUndefined();
     expect(requestIdOf(withHeader('{"log":"injection"}'))).toBeUndefined();
   });
+
+  it('takes headers nats.js cannot decode (a name with a space, from another library\'s client) as none, without throwing', () => {
+    // what nats.js does on the first read of such a message's headers
+    const undecodable = { get headers(): never { throw new Error("' ' is not a valid character in a header name"); } };
+    expect(requestIdOf(undecodable)).toBeUndefined();
+  });
 });

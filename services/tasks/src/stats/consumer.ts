@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { inBatchSpan, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
+import { headersOf, inBatchSpan, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
@@ -346,8 +346,13 @@ export class StatsConsumer {
   }
 
   private track(letter: Promise<void>): void {
-    this.letters.add(letter);
-    void letter.finally(() => this.letters.delete(letter));
+    // never rejects: a dead letter or requeue that failed unforeseen is logged (its message,
+    // neither acknowledged nor terminated, is redelivered, or past its last delivery
+    // dead-lettered by the MAX_DELIVERIES advisory), not an unhandled rejection that stops
+    // the process, nor a throw out of the pull's race on letters
+    const settled = letter.catch((error: unknown) => this.deps.log.error({ err: error }, 'could not dead-letter or requeue a stat event'));
+    this.letters.add(settled);
+    void settled.finally(() => this.letters.delete(settled));
   }
 
   /**
@@ -362,14 +367,16 @@ export class StatsConsumer {
   private async requeue(msg: JsMsg, why: 'stale' | 'interrupted'): Promise<void> {
     const { js, log, settings } = this.deps;
     // a game server may publish any header: a count that is not one is taken as used up
-    const header = msg.headers?.get(REQUEUED_HEADER) || '0';
+    // headers nats.js cannot decode go as none (headersOf): the copy is made without them
+    const original = headersOf(() => msg.headers);
+    const header = original?.get(REQUEUED_HEADER) || '0';
     const requeued = /^\d{1,2}$/.test(header) ? Number(header) : MAX_REQUEUES;
     if (requeued >= MAX_REQUEUES) {
       const cause = why === 'stale' ? 'the gamer kept being moved by other writers' : 'its batch kept failing as a whole while replicas stopped';
       return this.deadLetter(msg, `${why} on ${msg.info.deliveryCount} deliveries, requeued ${requeued} times: ${cause}`);
     }
     const headers = natsHeaders();
-    for (const [name, values] of msg.headers ?? []) {
+    for (const [name, values] of original ?? []) {
       // JetStream's own (Nats-Expected-Last-Sequence, Nats-Msg-Id, Nats-TTL…) were directives
       // for the first publish: a copy carrying them would be refused, or deduplicated
       if (name.toLowerCase().startsWith('nats-')) continue;
@@ -477,7 +484,7 @@ export class StatsConsumer {
           deliveryCount: deliveries,
           deadLetteredAt: new Date().toISOString(),
           payload: text.decode(stored.data),
-          ...requestIdField(requestIdOf({ headers: stored.header })),
+          ...requestIdField(requestIdOf({ headers: headersOf(() => stored.header) })),
         };
         const msgID = `dlq-${names.statsStream}-${stored.seq}`;
         if (this.letterCount.counts(msgID, await publishDeadLetter(this.deps.js, names, letter, msgID))) this.deps.metrics.deadLettered.inc();

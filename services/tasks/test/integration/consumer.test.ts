@@ -6,6 +6,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { mongo } from 'mongoose';
 import { REQUEUED_HEADER } from '../../src/stats/consumer.ts';
 import { randomUUID } from 'node:crypto';
+import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
@@ -16,6 +17,35 @@ const SCALE_EVENTS = Number(process.env.TASKS_SCALE_EVENTS ?? 600);
 const SETTLE_MS = Math.max(150_000, SCALE_EVENTS * 250);
 
 const HUGE = 1_000_000_000;
+
+/**
+ * Publishes as a client of another NATS library may: a header block nats.js would not
+ * write (a name with a space), sent as raw HPUB. Resolves once the server answered a PING
+ * after it (the messages are stored).
+ */
+async function publishRawWithHeaders(natsUrl: string, subject: string, headerLines: string[], payloads: string[]): Promise<void> {
+  const { hostname, port } = new URL(natsUrl);
+  const socket = tcpConnect(Number(port), hostname);
+  let received = '';
+  await new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      received += String(chunk);
+      if (received.includes('PONG')) resolve();
+    });
+    socket.once('connect', () => {
+      let out = 'CONNECT {"verbose":false,"pedantic":false,"headers":true,"lang":"raw","version":"0"}\r\n';
+      for (const payload of payloads) {
+        const block = `NATS/1.0\r\n${headerLines.join('\r\n')}\r\n\r\n`;
+        const hdr = Buffer.byteLength(block);
+        out += `HPUB ${subject} ${hdr} ${hdr + Buffer.byteLength(payload)}\r\n${block}${payload}\r\n`;
+      }
+      socket.write(`${out}PING\r\n`);
+    });
+  });
+  expect(received).not.toContain('-ERR');
+  socket.destroy();
+}
 
 /** A world where every gamer holds a never-completing task and achievement on `score`. */
 async function scoreWorld(stack: TasksStack, gamers: number) {
@@ -284,6 +314,34 @@ describe('poison and failing events', () => {
     expect((await world.tasks(dan)).find((t) => t.task.id === task.id)).toMatchObject({ progress: 0 });
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
     expect(metrics).toMatch(/gfts_stats_requeued_total\{[^}]*\} 5/);
+    sub.unsubscribe();
+  });
+
+  it('applies an event whose headers nats.js cannot decode (another library\'s client), requeues it when stale, dead-letters a poison one, and holds nothing up', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const [eve, fay] = [world.gamer('Eve'), world.gamer('Fay')];
+    for (const p of [eve, fay]) await world.assign(p, 'lifetime', 1);
+    const nc = await stack.nats();
+    const letters: StatDeadLetter[] = [];
+    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+    await nc.flush();
+
+    const odd = world.event(eve, { score: 4 });
+    // stale on all 3 deliveries: requeued, its copy applied
+    const staleOdd = world.event(eve, { score: 20 });
+    staleFor.set(staleOdd.eventId, 3);
+    const poison = { ...world.event(fay, { score: 1 }), stats: [{ applicationStatsId: 'score', value: -1 }] };
+    await publishRawWithHeaders(stack.natsUrl, stack.names.statsSubject(world.app), ['Trace Id: x', 'X-Request-Id: r-1'], [JSON.stringify(odd), JSON.stringify(staleOdd), JSON.stringify(poison)]);
+    const after = [world.event(fay, { score: 2 }), world.event(fay, { score: 3 })];
+    for (const event of after) await world.publish(event);
+
+    // before the fix the pull was interrupted by each read of the headers, and the poison one's
+    // dead letter rejected unhandled: the events behind went out of deliveries
+    await world.waitFor(fay, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 5 && t.gamesPlayed === 2, 'tasks', 20_000);
+    await world.waitFor(eve, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 24 && t.gamesPlayed === 2, 'tasks', 20_000);
+    await eventually(async () => letters.some((l) => JSON.parse(l.payload).eventId === poison.eventId), 20_000);
+    expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.reason])).toEqual([[poison.eventId, 'payload does not match the StatEvent schema']]);
     sub.unsubscribe();
   });
 });
