@@ -296,12 +296,16 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
       // written (whose own clearing of the pair, after its write, removes it).
       const removed = await relations.findOneAndDelete({ _id: id, applicationId, kept: { $ne: true } }).lean();
       if (!removed) {
-        // Kept by that repeat, which answered its id: it stands, and this call, its creator,
-        // answers and announces it as the other refusals' withdrawal does when it finds a
-        // kept request (until 2026-11-29 this answered 403 and nobody announced it).
+        // Kept by that repeat, which answered its id. With the block lifted it stands, and
+        // this call, its creator, answers and announces it as the other refusals' withdrawal
+        // does when it finds a kept request (until 2026-11-29 this answered 403 and nobody
+        // announced it). With a block standing (the repeat read before it was written) the
+        // block's clearing removes it: refused, and announced by nobody but the block.
         const stands = await relationsCollection.findOne({ _id: id, applicationId });
         if (stands?.kept !== true) return refusal;
-        return stands.status === FriendshipStatus.PENDING ? { kind: 'requested', request } : { kind: 'exists', relation: toRelation(stands) };
+        if (stands.status !== FriendshipStatus.PENDING) return { kind: 'exists', relation: toRelation(stands) };
+        const blockedNow = blockRefusal(await blockStateBetween(blocksModel, applicationId, requester, addressee));
+        return blockedNow ?? { kind: 'requested', request };
       }
       if (removed.status !== FriendshipStatus.ACCEPTED) return refusal;
       // relation first, list after (a request found pending was linked only by an accept

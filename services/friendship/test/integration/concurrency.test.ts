@@ -426,7 +426,11 @@ describe('concurrent changes leave one consistent outcome', () => {
     expect(accepted).toMatchObject({ kind: 'exists', relation: { id: second.id, status: 'accepted' } });
   });
 
-  it('a request refused for a block that its repeat, reading after the unblock, kept stands: both answers name it, its creator announces it', async () => {
+  it.each([
+    ['stands: both answers name it, its creator announces it', false],
+    // the repeat read between the unblock and a new block's record, whose clearing of the pair has not run yet
+    ['is refused when a new block stands: its creator announces nothing, the block\'s clearing removes it', true],
+  ])('a request refused for a block that its repeat, reading after the unblock, kept %s', async (_title, blockedAgain) => {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
     const directory = gamerDirectory(models.gamers, profileCache(100, 0));
@@ -446,6 +450,8 @@ describe('concurrent changes leave one consistent outcome', () => {
             const run = (async () => {
               expectOk(await w.unblock(b!, blockId));
               repeat = await plain.request(pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date()), 100);
+              // B blocks again: the block's record is written, its clearing of the pair still to come
+              if (blockedAgain) await db.collection('blocks').insertOne({ _id: uuidv7() as never, applicationId: a!.app, blocker: b!.id, blocked: a!.id, createdAt: new Date() });
             })();
             // mongoose's query, awaited by the caller with .lean(): run the twin first
             const query = target.findOneAndDelete(...args);
@@ -457,11 +463,16 @@ describe('concurrent changes leave one consistent outcome', () => {
     );
     const created = pendingRequest(a!.app, a!.id, b!.id, uuidv7(), new Date());
     const outcome = await creator.request(created, 100);
-    // 'requested': the service announces it (until 2026-11-29 'blocked', 403, and nobody did)
-    expect(outcome).toMatchObject({ kind: 'requested', request: { id: created.id } });
     expect(repeat).toMatchObject({ kind: 'exists', relation: { id: created.id, status: 'pending' } });
-    // the request both answered is there
+    // the request both answered is there (when blocked again, until the block's clearing)
     expect((await relationsOf(a!, b!)).map((r) => r._id)).toEqual([created.id]);
+    if (blockedAgain) {
+      // a 403, announced by nobody: a `requested` would tell B of a request from a gamer B blocks
+      expect(outcome.kind).toBe('blocked');
+    } else {
+      // 'requested': the service announces it (until 2026-11-29 'blocked', 403, and nobody did)
+      expect(outcome).toMatchObject({ kind: 'requested', request: { id: created.id } });
+    }
   });
 
   it('concurrent identical blocks leave one block record', async () => {
