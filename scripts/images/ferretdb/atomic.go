@@ -1,6 +1,7 @@
-// gfts: serializes read-modify-write per collection, so that a conditional update, a
-// findAndModify, an upsert or a delete is atomic against every other one on the same
-// collection, as single-document writes are on MongoDB. Upstream FerretDB v1 reads the
+// gfts: serializes every write per collection, so that a conditional update, a
+// findAndModify, an upsert, a delete or an insert is atomic against every other one on the
+// same collection, as single-document writes are on MongoDB (an insert too: one landing
+// between an upsert's read and its insert failed the upsert with 11000). Upstream FerretDB v1 reads the
 // matching documents, changes them in Go and writes them back by _id, so two concurrent
 // writers could both pass the same filter. See scripts/images/ferretdb/README.md.
 
