@@ -678,6 +678,19 @@ describe('store conformance: the guarantees the services rely on', () => {
       expect(await docs.findOne({ _id: 'd' })).toEqual({ _id: 'd', low: 3, high: 9, first: early, last: late, unset: 1, unsetToo: 2 });
     });
 
+    it('$max with $setOnInsert on an upsert: the value and the inserted fields when it inserts, the larger value after', async () => {
+      // services/tasks/src/repository/inventory-repository.ts (removeAllBut): the time of a gamer's last reset
+      const resets = fresh('max_upsert');
+      const [early, late] = [new Date('2026-01-01T00:00:00Z'), new Date('2026-06-01T00:00:00Z')];
+      const reset = (at: Date) => resets.updateOne({ _id: 'a:g' }, { $max: { at }, $setOnInsert: { app: 'a', gamer: 'g' } }, { upsert: true });
+      expect((await reset(late)).upsertedCount).toBe(1);
+      expect(await resets.findOne({ _id: 'a:g' })).toEqual({ _id: 'a:g', at: late, app: 'a', gamer: 'g' });
+      expect((await reset(early)).modifiedCount).toBe(0);
+      const later = new Date('2026-07-01T00:00:00Z');
+      expect((await reset(later)).modifiedCount).toBe(1);
+      expect(await resets.findOne({ _id: 'a:g' })).toEqual({ _id: 'a:g', at: later, app: 'a', gamer: 'g' });
+    });
+
     it('$push with $each appends in order, and $slice keeps the last n (negative), none (0) or the first n (positive)', async () => {
       const lists = fresh<Listed<'arr', number | string>>('push_slice');
       await lists.insertMany([
@@ -1021,6 +1034,32 @@ describe('store conformance: the guarantees the services rely on', () => {
         { _id: 'potion', quantity: 2 },
       ]);
       expect(await grants.aggregate([{ $match: { app: 'a', gamer: 'nobody' } }, { $group: { _id: '$item', quantity: { $sum: '$quantity' } } }]).toArray()).toEqual([]);
+    });
+
+    it('groups by a compound key and keeps the groups whose count passes a $match, leaving a missing field out of the key', async () => {
+      // services/notifications/src/repository/store.ts (dropKeyedCopies): the keys held by more
+      // than one notification, found before the unique dedupe index is built
+      const notes = fresh('group_compound');
+      await notes.insertMany([
+        { _id: '1', app: 'a', gamer: 'g', key: 'k1' },
+        { _id: '2', app: 'a', gamer: 'g', key: 'k1' },
+        { _id: '3', app: 'a', gamer: 'g', key: 'k2' },
+        { _id: '4', app: 'a', gamer: 'h', key: 'k1' },
+        { _id: '5', app: 'a', key: 'k3' },
+        { _id: '6', app: 'a', key: 'k3' },
+        { _id: '7', app: 'a', gamer: 'g' },
+      ]);
+      const rows = await notes
+        .aggregate<{ _id: Record<string, string>; copies: number }>([
+          { $match: { key: { $exists: true } } },
+          { $group: { _id: { app: '$app', gamer: '$gamer', key: '$key' }, copies: { $sum: 1 } } },
+          { $match: { copies: { $gt: 1 } } },
+        ])
+        .toArray();
+      expect(rows.sort((x, y) => (x._id.key! < y._id.key! ? -1 : 1))).toEqual([
+        { _id: { app: 'a', gamer: 'g', key: 'k1' }, copies: 2 },
+        { _id: { app: 'a', key: 'k3' }, copies: 2 },
+      ]);
     });
   });
 
