@@ -26,7 +26,7 @@ export function useSingleFlight(): [running: boolean, run: (work: () => Promise<
 /**
  * Runs `load` now and again `everyMs` after each load has finished: never two at once, so
  * an older answer cannot land after a newer one. After a load that found the API
- * unavailable (429, 503, no answer) the wait doubles up to 30 s (nextPollDelay). While the
+ * unavailable (429, 503, 504, no answer or none in time) the wait doubles up to 30 s (nextPollDelay). While the
  * tab is hidden nothing is loaded; it loads again as soon as the tab is shown. `load` throws
  * to report a failure (after showing it); `live()` turns false once the view is gone.
  */

@@ -180,6 +180,8 @@ export function CatalogPage({ session }: { session: Session }) {
         <section aria-labelledby="form-heading">
           <h2 id="form-heading">{editing ? `Edit “${editing.name}”` : 'New task'}</h2>
           <form class="task-form" onSubmit={submit}>
+            {/* read-only while a save runs: its success empties the form, and what was typed meanwhile was lost */}
+            <fieldset class="fields" disabled={saving}>
             <label>Name <input value={form.name} onInput={(e) => update({ name: e.currentTarget.value })} /></label>
             <label>Description <textarea value={form.description} onInput={(e) => update({ description: e.currentTarget.value })} /></label>
             <label>Family
@@ -216,6 +218,7 @@ export function CatalogPage({ session }: { session: Session }) {
                 <button type="button" onClick={() => update({ children: [...form.children, emptyChild()] })}>Add child task</button>
               </fieldset>
             )}
+            </fieldset>
             <div class="row">
               <button type="submit" class="primary" disabled={saving}>{editing ? 'Save changes' : 'Create task'}</button>
               {editing && <button type="button" onClick={() => { setEditing(null); setForm(emptyForm()); setFormError(null); }}>Cancel</button>}

@@ -189,10 +189,11 @@ describe('the admin console in Chromium, against the real stack', () => {
     const create = page.getByRole('button', { name: 'Create task' });
     await create.dblclick();
     await expect.poll(() => create.isDisabled(), { timeout: UI_TIMEOUT_MS }).toBe(true);
-    // and no edit can be chosen meanwhile: the create's success would empty the form under it
+    // and no edit can be chosen, nothing typed meanwhile: the create's success would empty the form under it
     const edits = page.getByRole('button', { name: /^Edit / });
     expect(await edits.count()).toBeGreaterThan(0);
     for (const edit of await edits.all()) expect(await edit.isDisabled()).toBe(true);
+    expect(await page.getByLabel('Name', { exact: true }).isEditable()).toBe(false);
     posts.release();
     await expect.poll(() => page.getByRole('status').first().textContent(), { timeout: UI_TIMEOUT_MS }).toContain('Created “Weekly once”');
     expect(posts.count).toBe(1);
