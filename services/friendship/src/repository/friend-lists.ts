@@ -138,7 +138,7 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
      * `_id $in` query. Lists missing, not built or too old are rebuilt from the relations
      * in one batch (two `$in` reads) and written back where nothing changed them meanwhile;
      * the answer uses the relations' view for those. `rebuildsAtMost` bounds the rebuilds of
-     * one call (missing lists first, then never built, then too old): past it a list that
+     * one call (missing lists first, then never built, then too old, oldest first): past it a list that
      * exists is answered as it stands (a list a friendship change made, never built, follows
      * every change since it was made), and a missing one not at all, until a later read
      * rebuilds it.
@@ -163,6 +163,9 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
         else if (doc) unbuilt.push(id);
         else missing.push(id);
       }
+      // the aged ones oldest first: in the caller's order the same first ones were rebuilt on
+      // every call made past FRIEND_LIST_MAX_AGE_S, and those past the bound never (until 2026-11-29)
+      aged.sort((a, b) => found.get(a)!.builtAt!.getTime() - found.get(b)!.builtAt!.getTime());
       const due = [...missing, ...unbuilt, ...aged];
       const stale = due.slice(0, rebuildsAtMost);
       for (const id of due.slice(stale.length)) {

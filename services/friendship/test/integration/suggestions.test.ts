@@ -203,6 +203,34 @@ describe('friend suggestions when many friend-id lists are missing or too old at
     expect(third.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 8]]);
   });
 
+  it('rebuilds the aged lists oldest first, so that calls further apart than FRIEND_LIST_MAX_AGE_S reach every one', async () => {
+    const app = randomUUID();
+    const me = await w.join(app, 'Me');
+    const x = await w.join(app, 'Xavier');
+    const friends: Gamer[] = [];
+    for (let i = 0; i < 8; i++) {
+      const friend = await w.join(app, `H${i}`);
+      await w.befriend(me, friend);
+      await w.befriend(friend, x);
+      friends.push(friend);
+    }
+    const lists = db.collection<{ gamerId: string; builtAt?: Date }>('friendlists');
+    const ids = friends.map((f) => f.id);
+    const [older, old] = [new Date(Date.now() - 3 * 3_600_000), new Date(Date.now() - 2 * 3_600_000)];
+    await lists.updateMany({ gamerId: { $in: ids } }, { $set: { builtAt: older } });
+    const everRebuilt = new Set<string>();
+    for (let call = 0; call < 3; call++) {
+      expect((await w.suggestions(me)).status).toBe(200);
+      const rebuilt = (await lists.find({ gamerId: { $in: ids }, builtAt: { $gt: old } }).toArray()).map((l) => l.gamerId);
+      expect(rebuilt).toHaveLength(3);
+      for (const id of rebuilt) everRebuilt.add(id);
+      // the next call comes past FRIEND_LIST_MAX_AGE_S: the lists just rebuilt are aged again,
+      // yet younger than the others (before: the same first three were rebuilt every call)
+      await lists.updateMany({ gamerId: { $in: rebuilt } }, { $set: { builtAt: old } });
+    }
+    expect([...everRebuilt].sort()).toEqual([...ids].sort());
+  });
+
   it('counts friends from lists the friendship changes made, never built, past the cap too', async () => {
     const app = randomUUID();
     const me = await w.join(app, 'Me');
