@@ -122,8 +122,10 @@ export function friendshipPermissions(prefix: string): NatsUserPermissions {
       `${api}.INFO`,
       `${api}.STREAM.INFO.${stream}`,
       `${api}.STREAM.CREATE.${stream}`,
-      // the keys of a notifications replica that stopped or died (one subject-filtered purge)
+      // the keys of a notifications replica that stopped or died (one subject-filtered purge),
+      // after a look at its heartbeat (a direct get: the sweep confirms it is old)
       `${api}.STREAM.PURGE.${stream}`,
+      `${api}.DIRECT.GET.${stream}.>`,
       // the watch: its ordered consumer is created, inspected, and replaced after a gap
       `${api}.CONSUMER.CREATE.${stream}.>`,
       `${api}.CONSUMER.INFO.${stream}.>`,

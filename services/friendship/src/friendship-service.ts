@@ -25,9 +25,10 @@ export interface FriendshipLimits {
   suggestionListRebuilds: number;
 }
 
-/** What the friend list needs of presence: the latest refresh of a live connection this replica's board holds. */
+/** What the friend list needs of presence: the latest refresh of a live connection this replica's board holds, and the time to age it by (the server's, presence/server-clock.ts). */
 export interface PresenceSource {
   lastSeen(applicationId: string, gamerId: string): number | undefined;
+  now(): number;
 }
 
 export interface FriendshipServiceDeps {
@@ -126,7 +127,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     const notes = relation.notes?.[me];
     const presence = presenceOf(
       { liveSeenAt: deps.presence.lastSeen(applicationId, friend), storedSeenAt: profiles.get(friend)?.lastSeenAt },
-      now().getTime(),
+      deps.presence.now(),
       deps.onlineWindowMs,
     );
     return { id: relation.id, status: FriendshipStatus.ACCEPTED, user: summary(friend, profiles), presence, alias: notes?.alias ?? '', favorite: notes?.favorite ?? false };

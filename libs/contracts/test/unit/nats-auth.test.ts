@@ -40,7 +40,8 @@ describe('NATS users and permissions', () => {
     // presence announcements: its own bucket's keys and the settled-change subject; it writes no presence itself
     expect(p.publish).toContain(names.presenceChanged);
     expect(p.publish.filter((s) => s.startsWith('$KV.'))).toEqual([`$KV.${names.presenceAnnouncedBucket}.>`]);
-    expect(p.publish.filter((s) => s.includes('DIRECT.GET'))).toEqual([`$JS.API.DIRECT.GET.${names.presenceAnnouncedStream}.>`]);
+    // direct gets: its announced records, and the presence bucket's keys (the sweep's look at an overdue heartbeat); it puts none there
+    expect(p.publish.filter((s) => s.includes('DIRECT.GET')).sort()).toEqual([`$JS.API.DIRECT.GET.${names.presenceAnnouncedStream}.>`, `$JS.API.DIRECT.GET.${names.presenceStream}.>`].sort());
     expect(p.publish.some((s) => s.includes(names.statsStream) || s.includes(names.erasureProgressConsumer))).toBe(false);
     // the presence bucket: created, watched, and purged of a stopped notifications replica's keys; no other stream purged
     expect(p.publish.filter((s) => s.includes('.PURGE.'))).toEqual([`$JS.API.STREAM.PURGE.${names.presenceStream}`]);

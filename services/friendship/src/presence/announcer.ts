@@ -190,7 +190,7 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     if (!kv) return schedule(key, RETRY_MS, offlineAt);
     const dot = key.indexOf('.');
     const [applicationId, gamerId] = [key.slice(0, dot), key.slice(dot + 1)];
-    const now = Date.now();
+    const now = opts.board.now();
     const since = opts.board.onlineSince(key, now);
     const current = since !== undefined ? { status: 'online' as const, since } : { status: 'offline' as const, since: offlineAt ?? now };
     const entry = await kv.get(key);
@@ -240,7 +240,15 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
   /** The winner's part: the gamer's friends to tell, read now, and the event; kept to tell at the next try when the read fails. */
   async function tell(key: string, applicationId: string, gamerId: string, text: string): Promise<void> {
     untold.set(key, text);
-    publish(applicationId, gamerId, parseAnnounced(text)!, await opts.recipients(applicationId, gamerId));
+    const recipients = await opts.recipients(applicationId, gamerId);
+    // The record read again after the friends' query, which may take long (a store
+    // failover): a newer status another replica claimed and told meanwhile is not followed
+    // by this older one (until 2026-11-29 a late "online" could reach friends after "offline").
+    if ((await kv!.get(key))?.string() !== text) {
+      untold.delete(key);
+      return;
+    }
+    publish(applicationId, gamerId, parseAnnounced(text)!, recipients);
     untold.delete(key);
     if (failures > 0) opts.log.info({ failedSettles: failures }, 'presence changes announced again');
     failures = 0;
@@ -254,7 +262,7 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
   return {
     changed(change) {
       if (stop.signal.aborted) return;
-      const wait = Math.max(0, change.at + opts.settleMs - Date.now());
+      const wait = Math.max(0, change.at + opts.settleMs - opts.board.now());
       schedule(change.key, wait, change.status === 'offline' ? change.at : undefined);
     },
     async forget(applicationId, gamerId) {

@@ -11,7 +11,8 @@ import type { PresenceBoard } from './board.ts';
  */
 export function presenceAudience(repositories: Pick<FriendshipRepositories, 'relations' | 'blocks'>, board: PresenceBoard) {
   return async (applicationId: string, gamerId: string): Promise<string[]> => {
-    const isOnline = (friend: string) => board.isOnline(applicationId, friend, Date.now());
+    const now = board.now();
+    const isOnline = (friend: string) => board.isOnline(applicationId, friend, now);
     const friends = (await repositories.relations.friendIds(applicationId, gamerId)).filter((friend) => friend !== gamerId && isOnline(friend));
     if (friends.length === 0) return [];
     // the blockers among those friends only: any number of gamers may block one

@@ -1,5 +1,6 @@
 import type { PresenceStatus } from '../domain/presence.ts';
 import type { LastSeen } from '../repository/gamers.ts';
+import { serverClock, type ServerClock } from './server-clock.ts';
 
 /** A gamer's key on the board and in the announced bucket: `<applicationId>.<gamerId>` (both uuids, so two tokens). */
 export const gamerKey = (applicationId: string, gamerId: string) => `${applicationId}.${gamerId}`;
@@ -16,6 +17,8 @@ export interface PresenceBoardOptions {
   onlineWindowMs: number;
   /** most gamers held; beyond it the longest online go first (and show offline) */
   maxEntries: number;
+  /** the server's time, which the board's times are (server-clock.ts) */
+  clock?: ServerClock;
 }
 
 /** A gamer went online (their first hold) or offline (their last hold ended), at `at` (epoch ms). */
@@ -66,6 +69,7 @@ export function presenceBoard(opts: PresenceBoardOptions) {
   /** in order of session start: the capacity bound drops the longest online first */
   const online = new Map<string, Online>();
   const fresh = (at: number, now: number) => now - at < opts.onlineWindowMs;
+  const clock = opts.clock ?? serverClock();
 
   const holderOf = (id: string, at: number): Holder => {
     let holder = holders.get(id);
@@ -119,6 +123,17 @@ export function presenceBoard(opts: PresenceBoardOptions) {
   }
 
   return {
+    /** An entry the server stamped `stamp` arrived just now (the watch, live): the board's clock follows the server's. */
+    heard: (stamp: number): void => clock.heard(stamp),
+
+    /** Now, on the server's clock: what the board's times are compared with (every `now` below). */
+    now: (): number => clock.now(),
+
+    /** Whether the board has heard an entry live, which sets its clock (until then: this replica's wall clock). */
+    get clockSet(): boolean {
+      return clock.set;
+    },
+
     /** A replica's heartbeat, written at `at`. */
     beat(id: string, at: number): void {
       holderOf(id, at);
@@ -149,13 +164,19 @@ export function presenceBoard(opts: PresenceBoardOptions) {
       return endHolder(id, at, at);
     },
 
+    /** The replicas whose latest heartbeat left the window at `now`, with it: sweep's candidates. */
+    overdue(now: number): { id: string; beat: number }[] {
+      return [...holders.values()].filter((h) => !fresh(h.beat, now)).map((h) => ({ id: h.id, beat: h.beat }));
+    },
+
     /**
-     * Ends the replicas whose heartbeat left the window (crashed or cut off) and, with them,
-     * the sessions no live replica holds (offline at the replica's last heartbeat). Answers
-     * the updates and the replicas ended (their keys are to be purged).
+     * Ends the replicas whose heartbeat left the window (crashed or cut off), those of `only`
+     * when given, and, with them, the sessions no live replica holds (offline at the
+     * replica's last heartbeat). Answers the updates and the replicas ended (their keys are
+     * to be purged).
      */
-    sweep(now: number): { updates: BoardUpdate[]; dead: string[] } {
-      const dead = [...holders].filter(([, h]) => !fresh(h.beat, now)).map(([id]) => id);
+    sweep(now: number, only?: readonly string[]): { updates: BoardUpdate[]; dead: string[] } {
+      const dead = [...holders].filter(([id, h]) => !fresh(h.beat, now) && (only === undefined || only.includes(id))).map(([id]) => id);
       const updates = dead.flatMap((id) => endHolder(id, holders.get(id)!.beat, now));
       return { updates, dead };
     },

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { natsNames, parsePresenceKey, presenceHolderFilter } from '@gfts/contracts';
+import { natsNames, parsePresenceKey, presenceBeatKey, presenceHolderFilter } from '@gfts/contracts';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { LastSeen } from '../repository/gamers.ts';
@@ -51,6 +51,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
   const names = natsNames(opts.prefix);
   let current: { stop(): void } | undefined;
   let purger: ((holder: string) => Promise<unknown>) | undefined;
+  /** the bucket and the stream's manager of the watch running, for the sweep's look (confirmDead) */
+  let bucket: { kv: KV; streamInfo: () => Promise<unknown> } | undefined;
   /**
    * While the bucket's current keys load, a replica's holds come before its heartbeat (the
    * heartbeat, rewritten every few seconds, is the newest message), each with the time it
@@ -131,6 +133,7 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     const kv = await kvm.create(names.presenceBucket, limits).catch(() => kvm.open(names.presenceBucket));
     const jsm = await jetstreamManager(opts.nc);
     purger = (holder) => jsm.streams.purge(names.presenceStream, { filter: `$KV.${names.presenceBucket}.${presenceHolderFilter(holder)}` });
+    bucket = { kv, streamInfo: () => jsm.streams.info(names.presenceStream) };
     const { values } = await kv.status();
     const updates = await kv.watch({ ignoreDeletes: false });
     current = updates;
@@ -146,11 +149,14 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
       loading = false;
       loadingBucket = false;
       reloadAfterReconnect = false;
-      if (seen) for (const update of opts.board.retainOnly(seen, Date.now())) apply(update);
+      if (seen) for (const update of opts.board.retainOnly(seen, opts.board.now())) apply(update);
     };
     if (!loading) loaded();
     for await (const entry of updates) {
       const key = parsePresenceKey(entry.key);
+      // an entry heard live tells the server's time now (the board's clock, server-clock.ts);
+      // those of a load are older
+      if (!loading) opts.board.heard(entry.created.getTime());
       if (key && entry.operation === 'PUT') {
         // When NATS stored it, as for a delete below: the writer's own clock (the value) may be
         // behind or ahead of this replica's, and a writer 40 s behind looked dead at every
@@ -190,12 +196,62 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     }
   })();
 
+  /**
+   * Of the replicas the board has not heard from for the online window, those the bucket
+   * confirms dead: JetStream answers for the stream (it has a leader: the replicas' heartbeat
+   * writes could land), and each one's heartbeat in it is no newer than the board's. The
+   * watch hears nothing while JetStream is away with this connection up (a cluster that lost
+   * its quorum); the sweep then ended every replica, and their gamers, whose holds stayed in
+   * the bucket, stayed offline here after JetStream was back (until 2026-11-29). A look that
+   * fails skips the sweep; a newer heartbeat means the watch missed updates: it reads the
+   * bucket again (and no sweep until it has).
+   */
+  async function confirmDead(overdue: { id: string; beat: number }[]): Promise<string[]> {
+    if (!bucket) return [];
+    await bucket.streamInfo();
+    const dead: string[] = [];
+    let missed = false;
+    for (const { id, beat } of overdue) {
+      const entry = await bucket.kv.get(presenceBeatKey(id));
+      if (entry?.operation === 'PUT' && entry.created.getTime() > beat) missed = true;
+      else dead.push(id);
+    }
+    if (missed) {
+      opts.log.warn({ bucket: names.presenceBucket }, 'presence watch missed heartbeats: it reads the bucket again');
+      reloadAfterReconnect = true;
+      current?.stop();
+      return [];
+    }
+    return dead;
+  }
+  let sweeping = false;
+  let skippedWarnedAt = -Infinity;
+  const startedAt = performance.now();
   const sweeper = setInterval(() => {
-    if (loadingBucket || natsAway || reloadAfterReconnect) return;
-    const { updates, dead } = opts.board.sweep(Date.now());
-    for (const update of updates) apply(update);
-    for (const holder of dead) purge(holder);
-    if (dead.length > 0) opts.log.info({ replicas: dead.length }, 'notifications replicas without a heartbeat: their gamers are offline');
+    if (sweeping || loadingBucket || natsAway || reloadAfterReconnect) return;
+    // Until an entry is heard live the board's clock is this replica's wall clock, which may
+    // be off from the server's: a live notifications replica writes its heartbeat every few
+    // seconds, so none heard for an online window since the start means none is alive.
+    if (!opts.board.clockSet && performance.now() - startedAt < opts.onlineWindowMs) return;
+    const overdue = opts.board.overdue(opts.board.now());
+    if (overdue.length === 0) return;
+    sweeping = true;
+    void confirmDead(overdue)
+      .then((confirmed) => {
+        // the watch may have gone away meanwhile: its reload decides then
+        if (confirmed.length === 0 || stop.signal.aborted || loadingBucket || natsAway || reloadAfterReconnect) return;
+        const { updates, dead } = opts.board.sweep(opts.board.now(), confirmed);
+        for (const update of updates) apply(update);
+        for (const holder of dead) purge(holder);
+        if (dead.length > 0) opts.log.info({ replicas: dead.length }, 'notifications replicas without a heartbeat: their gamers are offline');
+      }, (error: unknown) => {
+        if (Date.now() - skippedWarnedAt < 60_000) return;
+        skippedWarnedAt = Date.now();
+        opts.log.warn({ err: error, replicas: overdue.length }, 'presence sweeps skipped: the bucket does not answer, so a replica not heard from may be alive');
+      })
+      .finally(() => {
+        sweeping = false;
+      });
   }, opts.sweepMs);
   sweeper.unref();
 

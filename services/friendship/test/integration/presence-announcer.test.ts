@@ -117,6 +117,35 @@ describe('presence announcer, when a step fails', () => {
     }
   });
 
+  it('does not tell a status it claimed once a newer one was claimed and told while it read the friends', async () => {
+    const prefix = natsPrefix();
+    const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = gamerKey(app, ann);
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let reading!: () => void;
+    const aReads = new Promise<void>((resolve) => (reading = resolve));
+    // replica A claims "online", then its friends' query stalls (a store failover)
+    const a = await announcing(prefix, { recipients: async () => { reading(); await stalled; return [bob]; } });
+    const b = await announcing(prefix, { recipients: async () => [bob], received: a.received });
+    try {
+      a.announcer.changed(a.board.hold(key, 'r1', Date.now()).change!);
+      await aReads;
+      // the gamer leaves; replica B claims "offline" and tells it
+      const at = Date.now();
+      b.board.hold(key, 'r1', at - 1_000);
+      b.announcer.changed(b.board.release(key, 'r1', at).change!);
+      await eventually(async () => a.received.some((e) => e.status === 'offline'), 10_000);
+      // A's query answers: its "online" is older than what friends were told (before: told after it)
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(a.received.map((e) => e.status)).toEqual(['offline']);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('settles one change of a gamer at a time: a change settled while the last is still being told tells it once', async () => {
     const [app, ann, bob] = [randomUUID(), randomUUID(), randomUUID()];
     const key = gamerKey(app, ann);

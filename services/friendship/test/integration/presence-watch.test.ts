@@ -5,7 +5,7 @@ import { eventually, infra, interceptRequests, natsPrefix, tcpHop } from '@gfts/
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gamerKey, presenceBoard, type PresenceChange } from '../../src/presence/board.ts';
 import { startPresenceWatch } from '../../src/presence/watch.ts';
 
@@ -180,6 +180,80 @@ describe('presence watch across an outage of its NATS connection', () => {
       replica.stop();
       await watch.close();
       await nc.close();
+    }
+  });
+
+  it('ages heartbeats on the server\'s time: a friendship replica whose clock is ahead takes the notifications replicas for live', async () => {
+    const prefix = natsPrefix();
+    const windowMs = 2_000;
+    const [app, gamer] = [randomUUID(), randomUUID()];
+    const nc = await connectNats(infra().natsUrl, 'presence-watch-ahead-test', quiet);
+    const changes: PresenceChange[] = [];
+    const real = Date.now.bind(Date);
+    // this replica's clock: 90 s (45 online windows) ahead of the server's
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => real() + 90_000);
+    const board = presenceBoard({ onlineWindowMs: windowMs, maxEntries: 1_000 });
+    const watch = startPresenceWatch({ nc, prefix, board, onlineWindowMs: windowMs, replicas: 1, sweepMs: 100, persist: async () => undefined, changed: (c) => void changes.push(c), log: quiet });
+    let replica: Awaited<ReturnType<typeof holding>> | undefined;
+    try {
+      const jsm = await jetstreamManager(writer);
+      await eventually(async () => (await jsm.streams.info(natsNames(prefix).presenceStream).catch(() => undefined)) !== undefined);
+      // the writer's stamps on its own clock, as the server's (its values are not read)
+      replica = await holding(prefix, app, [gamer], -90_000);
+      await eventually(async () => board.isOnline(app, gamer, board.now()));
+      // several sweeps later: still online, never announced offline, its keys still there
+      // (before: its heartbeat looked 90 s old at every sweep, the replica was ended and purged)
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(board.isOnline(app, gamer, board.now())).toBe(true);
+      expect(changes.filter((c) => c.status === 'offline')).toEqual([]);
+      expect((await replica.kv.get(presenceHoldKey(replica.holder, app, gamer)))?.operation).toBe('PUT');
+    } finally {
+      ahead.mockRestore();
+      replica?.stop();
+      await watch.close();
+      await nc.close();
+    }
+  });
+
+  it('ends no notifications replica while the bucket does not answer (JetStream away, the connection up), and shows its gamers online once it answers', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const windowMs = 2_000;
+    const [app, gamer] = [randomUUID(), randomUUID()];
+    let jetStreamAway = false;
+    const base = await connectNats(infra().natsUrl, 'presence-watch-js-away-test', quiet);
+    // JetStream's answers to this replica: none while away (a cluster that lost its quorum)
+    const nc = interceptRequests(base, async (subject, send) => {
+      if (jetStreamAway && subject.startsWith('$JS.')) throw new Error('injected: JetStream does not answer');
+      return send();
+    });
+    const board = presenceBoard({ onlineWindowMs: windowMs, maxEntries: 1_000 });
+    const changes: PresenceChange[] = [];
+    const watch = startPresenceWatch({ nc, prefix, board, onlineWindowMs: windowMs, replicas: 1, sweepMs: 100, persist: async () => undefined, changed: (c) => void changes.push(c), log: quiet });
+    const jsm = await jetstreamManager(writer);
+    await eventually(async () => (await jsm.streams.info(names.presenceStream).catch(() => undefined)) !== undefined);
+    const replica = await holding(prefix, app, [gamer]);
+    let beats: ReturnType<typeof setInterval> | undefined;
+    try {
+      await eventually(async () => board.isOnline(app, gamer, board.now()));
+      // the outage: the replica's heartbeat writes fail (it writes none), and this replica's looks get no answer
+      replica.stop();
+      jetStreamAway = true;
+      await new Promise((resolve) => setTimeout(resolve, 3 * windowMs));
+      // back: the heartbeats land again, the watch hears them, JetStream answers
+      beats = setInterval(() => void replica.kv.put(presenceBeatKey(replica.holder), String(Date.now())).catch(() => undefined), 300);
+      await eventually(async () => board.isOnline(app, gamer, board.now()), 10_000);
+      jetStreamAway = false;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // held all along: online, never announced offline, its keys kept (before: the sweep ended
+      // the replica during the outage, purged its keys, and the gamer stayed offline)
+      expect(board.isOnline(app, gamer, board.now())).toBe(true);
+      expect(changes.filter((c) => c.status === 'offline')).toEqual([]);
+      expect((await replica.kv.get(presenceHoldKey(replica.holder, app, gamer)))?.operation).toBe('PUT');
+    } finally {
+      clearInterval(beats);
+      await watch.close();
+      await base.close();
     }
   });
 });
