@@ -204,10 +204,13 @@ export function startIngest(deps: Deps): Ingest {
       return;
     }
     let admitted = drafts;
-    if (stored < drafts.length && queue.length - queuedStored + (drafts.length - stored) > backlogMax) {
+    const waitingLive = queue.length - queuedStored;
+    if (stored < drafts.length && waitingLive > 0 && waitingLive + (drafts.length - stored) > backlogMax) {
       // Live-only notifications beyond their own bound are dropped: sent now they would pass
       // the batch being stored (a client resuming after their ids would never get it), and
-      // nothing replays them anyway (docs/notifications.md, "Live only")
+      // nothing replays them anyway (docs/notifications.md, "Live only"). The bound is on what
+      // waits: one event's fan-out behind nothing is taken whole (until 2026-11-29 a presence
+      // change with more online friends than NOTIFY_INGEST_BACKLOG_MAX was always dropped).
       if (!droppingLive) log.error({ waiting: queue.length - queuedStored }, 'inbox write slow or away and live-only notifications pile up behind it: new ones are dropped until it is written');
       droppingLive = true;
       liveDropped(drafts.length - stored);

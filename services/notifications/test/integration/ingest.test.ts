@@ -218,6 +218,33 @@ describe('the ingest when the inbox write fails', () => {
     }
   });
 
+  it('takes a presence change with more recipients than its bound whole when nothing waits', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    let dropped = 0;
+    const ingest = startIngest({
+      nc, prefix, inbox: inboxRepository(store, 60_000), nextId: monotonicUuidv7(), log: { warn: () => {}, error: () => {} }, backlogMax: 2,
+      liveDropped: (n) => (dropped += n),
+    });
+    const watcher = await connect({ servers: infra().natsUrl });
+    const live: Notification[] = [];
+    watcher.subscribe(`${prefix}.notify.>`, { callback: (_error, msg) => void live.push(msg.json<Notification>()) });
+    await watcher.flush();
+    try {
+      // a gamer with three online friends comes online: more than the bound of 2, nothing waiting
+      const recipients = [randomUUID(), randomUUID(), randomUUID()];
+      nc.publish(names.presenceChanged, JSON.stringify({
+        applicationId: randomUUID(), gamerId: randomUUID(), status: 'online', lastSeenAt: null, occurredAt: new Date().toISOString(), recipients,
+      }));
+      await eventually(async () => (live.length === 3 ? true : undefined));
+      // before: all three dropped, and the "inbox write slow or away" error logged with the inbox healthy
+      expect(dropped).toBe(0);
+    } finally {
+      await ingest.stop();
+      await watcher.close();
+    }
+  });
+
   it('writes a backlog in batches of at most INBOX_WRITE_MAX, in order', async () => {
     const prefix = natsPrefix();
     const names = natsNames(prefix);
