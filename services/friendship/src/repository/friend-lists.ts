@@ -1,4 +1,6 @@
+import { FriendshipStatus } from '@gfts/contracts';
 import type { AnyBulkWriteOperation, Model, mongo } from 'mongoose';
+import { pairKeyOf } from '../domain/relation-rules.ts';
 import { friendEdgesIn } from './relations.ts';
 import type { FriendListDoc, RelationDoc } from './models.ts';
 
@@ -79,8 +81,31 @@ export function friendListRepository(lists: Model<FriendListDoc>, relations: Mod
     }
   }
 
-  /** A friendship ended (its relation is gone): neither is in the other's list. Harmless when they were not friends. */
-  const unlinked = (applicationId: string, a: string, b: string) => follow([listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]);
+  /**
+   * A friendship ended (its relation is gone): neither is in the other's list. Harmless when
+   * they were not friends. Then the lists follow the pair's relation as it is now, a few
+   * rounds at most (as an accept's undo does): an unlink landing late (a slow store) may come
+   * after a new friendship of the same pair linked them, which it would otherwise leave out of
+   * both lists until they age (until 2026-11-29). One read more per unfriend or block of a friend.
+   */
+  async function unlinked(applicationId: string, a: string, b: string): Promise<void> {
+    const link = (on: boolean) => follow(on ? [listOp(applicationId, a, { add: [b] }), listOp(applicationId, b, { add: [a] })] : [listOp(applicationId, a, { remove: b }), listOp(applicationId, b, { remove: a })]);
+    let linked = false;
+    await link(linked);
+    for (let round = 1; round <= 3; round++) {
+      let friends: boolean;
+      try {
+        friends = (await relations.exists({ applicationId, pairKey: pairKeyOf(a, b), status: FriendshipStatus.ACCEPTED })) !== null;
+      } catch (error) {
+        // as a failed list update: the lists heal by age
+        settings.onChangeFailed?.(error);
+        return;
+      }
+      if (friends === linked) return;
+      linked = friends;
+      await link(linked);
+    }
+  }
 
   /** The friends of each gamer by the relations (the rebuild's read): two `$in` reads over the list indexes. */
   async function friendsByRelations(applicationId: string, gamerIds: string[]): Promise<Map<string, Set<string>>> {

@@ -267,6 +267,41 @@ describe('friend-id lists', () => {
     expect(await friendsInList(h!)).toEqual([g!.id]);
   });
 
+  it('an unfriend whose list update lands after the pair made friends again leaves each in the other\'s list', async () => {
+    const models = await createModels(db);
+    const bound = (target: object, prop: string | symbol) => {
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    };
+    // the next list update first runs what `late.next` holds (once): a slow store, say
+    const late: { next: (() => Promise<unknown>) | undefined } = { next: undefined };
+    const slowCollection = new Proxy(models.friendLists.collection, {
+      get(target, prop) {
+        if (prop !== 'bulkWrite') return bound(target, prop);
+        return async (...args: Parameters<typeof target.bulkWrite>) => {
+          const run = late.next;
+          late.next = undefined;
+          await run?.();
+          return target.bulkWrite(...args);
+        };
+      },
+    });
+    const slowLists = new Proxy(models.friendLists, { get: (target, prop, receiver) => (prop === 'collection' ? slowCollection : (Reflect.get(target, prop, receiver) as unknown)) });
+    const lists = friendListRepository(slowLists, models.relations, { maxAgeMs: 3600_000 });
+    const relations = relationRepository(models.relations, models.blocks, lists, gamerDirectory(models.gamers, profileCache(100, 0)));
+    const [a, b] = await w.gamers(2);
+    await w.befriend(a!, b!);
+    const first = await w.friendshipId(a!, b!);
+    // A unfriends B; before that call's list update lands, they make friends again (the service, its own lists)
+    late.next = () => w.befriend(b!, a!);
+    expect((await relations.unfriend(a!.app, first, a!.id)).kind).toBe('removed');
+    expect(late.next).toBeUndefined();
+    expect((await w.friends(a!)).body.map((friend) => friend.user.id)).toEqual([b!.id]);
+    // before the fix the late $pull took them out of both lists until they aged
+    expect(await friendsInList(a!)).toEqual([b!.id]);
+    expect(await friendsInList(b!)).toEqual([a!.id]);
+  });
+
   it('two refused accepts of one request, interleaved, leave the pair out of the lists', async () => {
     const models = await createModels(db);
     const lists = friendListRepository(models.friendLists, models.relations, { maxAgeMs: 3600_000 });
