@@ -297,7 +297,9 @@ export class NotificationsClient {
   /** Connects (and keeps reconnecting until close()). */
   start(): this {
     if (this.#state !== 'idle') throw new Error(`start() on a ${this.#state} client`);
-    if (this.#ignoredSince !== undefined) this.#emit('error', new RangeError(`since ${this.#ignoredSince} is not a notification id (a UUIDv7): starting after the inbox's newest notification instead`));
+    // on the next tick: connectNotifications() starts the client before its caller can add a listener
+    const ignored = this.#ignoredSince;
+    if (ignored !== undefined) queueMicrotask(() => this.#emit('error', new RangeError(`since ${ignored} is not a notification id (a UUIDv7): starting after the inbox's newest notification instead`)));
     void this.#connect();
     return this;
   }
@@ -447,6 +449,7 @@ export class NotificationsClient {
   async #startingPoint(): Promise<string | undefined> {
     const { data, error, response } = await this.#timed((signal) => this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } }, signal }));
     if (credentialsRefused(response)) {
+      this.#emit('error', callError('GET /api/v1/notifications', response, error));
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
@@ -458,6 +461,7 @@ export class NotificationsClient {
   async #ticket(): Promise<string | undefined> {
     const { data, error, response } = await this.#timed((signal) => this.#api.POST('/api/v1/notifications/ticket', { signal }));
     if (credentialsRefused(response)) {
+      this.#emit('error', callError('POST /api/v1/notifications/ticket', response, error));
       this.#stop({ reason: 'unauthorized' });
       return undefined;
     }
@@ -477,6 +481,8 @@ export class NotificationsClient {
       const { error, response } = await this.#timed((signal) => this.#api.GET('/api/v1/notifications', { params: { query: { limit: 1 } }, signal }));
       if (this.#state === 'stopped') return;
       if (credentialsRefused(response)) {
+        // the problem says why (an expired token, an audience not allowed), as for any other refusal
+        this.#emit('error', callError('GET /api/v1/notifications', response, error));
         this.#emit('disconnect', { code, reason, retryInMs: undefined });
         this.#stop({ reason: 'unauthorized' });
         return;

@@ -2,7 +2,7 @@
 // real service is exercised by test/integration.
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BEFORE_EVERY_ID, NotificationsCallError, NotificationsClient, resumePoint, retryAfterDelay, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
+import { BEFORE_EVERY_ID, connectNotifications, NotificationsCallError, NotificationsClient, resumePoint, retryAfterDelay, type NotificationsClientOptions, type WebSocketLike } from '../../src/notifications/client.ts';
 import type { Notification } from '../../src/notifications/messages.ts';
 
 class ScriptedSocket implements WebSocketLike {
@@ -119,6 +119,18 @@ describe('notifications client', () => {
     shouted.live.close();
   });
 
+  it('says so to a listener added after connectNotifications() started it', async () => {
+    const live = connectNotifications({
+      baseUrl: 'http://gw.test', token: 'tok', auth: 'header', WebSocket: ScriptedSocket, since: 'e3b0c442-98fc-4c14-9afb-f4c8996fb924',
+      fetch: answering(200, [completed(id(5))]) as unknown as typeof fetch,
+    });
+    const errors: string[] = [];
+    live.on('error', (e) => errors.push(e.message));
+    await settle();
+    expect(errors).toEqual(['since e3b0c442-98fc-4c14-9afb-f4c8996fb924 is not a notification id (a UUIDv7): starting after the inbox\'s newest notification instead']);
+    live.close();
+  });
+
   it('starts after the inbox\'s newest, and says so, given a since that is a UUID but no notification id (a v4 sorts by no time)', async () => {
     const fetch = answering(200, [completed(id(5))]);
     const { live, seen } = client({ since: 'e3b0c442-98fc-4c14-9afb-f4c8996fb924', fetch: fetch as unknown as typeof globalThis.fetch });
@@ -190,13 +202,16 @@ describe('notifications client', () => {
     live.close();
   });
 
-  it('stops when the token is refused instead of hammering the gateway', async () => {
-    const fetch = answering(401, { code: 'UNAUTHORIZED' });
+  it('stops when the token is refused instead of hammering the gateway, saying why', async () => {
+    const fetch = answering(401, { code: 'UNAUTHORIZED', title: 'Unauthorized', status: 401, detail: 'token expired' });
     const first = client({ fetch: fetch as unknown as typeof globalThis.fetch });
+    const refusals: unknown[] = [];
+    first.live.on('error', (e) => refusals.push(e));
     first.live.start();
     await settle();
-    // refused when asked where to start: no socket at all
+    // refused when asked where to start: no socket at all, and the problem told (its detail is the developer's aid)
     expect(first.seen.stops).toEqual([{ reason: 'unauthorized' }]);
+    expect(refusals).toEqual([expect.objectContaining({ status: 401, problem: expect.objectContaining({ detail: 'token expired' }) })]);
     expect(ScriptedSocket.made).toHaveLength(0);
     fetch.mockClear();
     // refused later (a resume point given): the failed upgrade is followed by a credentials probe
@@ -208,6 +223,7 @@ describe('notifications client', () => {
     const probe = fetch.mock.calls[0]![0];
     expect([probe.method, probe.url, probe.headers.get('authorization')]).toEqual(['GET', 'http://gw.test/api/v1/notifications?limit=1', 'Bearer tok']);
     expect(seen.stops).toEqual([{ reason: 'unauthorized' }]);
+    expect(seen.errors).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(ScriptedSocket.made).toHaveLength(1);
     expect(live.state).toBe('stopped');
@@ -239,6 +255,7 @@ describe('notifications client', () => {
     await settle();
     expect(ScriptedSocket.made).toHaveLength(0);
     expect(seen.stops).toEqual([{ reason: 'unauthorized' }]);
+    expect(seen.errors).toHaveLength(1);
   });
 
   it('asks the token function before every connect', async () => {
