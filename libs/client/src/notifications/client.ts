@@ -153,6 +153,9 @@ export interface NotificationsEvents {
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
 
 /** The service's close codes (docs/notifications.md, "Close codes"). */
+/** Closes for the server's own trouble (an internal error, a store too slow for the replay): back off across them. */
+const SERVER_TROUBLE_CODES: readonly number[] = [1011, 1013];
+
 export const CloseCode = {
   NORMAL: 1000,
   /** a replica shutting down: reconnect, resume (a gateway shutting down cuts the socket: 1006) */
@@ -234,6 +237,8 @@ export class NotificationsClient {
   readonly #delivered = new Map<string, number>();
   readonly #overlapMs: number;
   #failures = 0;
+  /** lasting connections the server closed for its own trouble, in a row (SERVER_TROUBLE_CODES) */
+  #troubledInARow = 0;
   #socket: WebSocketLike | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #stableTimer: ReturnType<typeof setTimeout> | undefined;
@@ -417,8 +422,15 @@ export class NotificationsClient {
       // A refused upgrade looks like any network failure to a WebSocket (1006, no status):
       // in header mode, ask the API whether the token is the reason before retrying.
       if (!opened && this.#auth === 'header') void this.#probeThenRetry(event.code, event.reason);
-      // a connection that lasted is no failed connect: its drop neither counts nor gives up
-      else this.#retry(event.code, event.reason, !lasted);
+      // a connection that lasted is no failed connect: its drop neither counts nor gives up;
+      // but one the server closed for its own trouble (1011, 1013: a store too slow for the
+      // replay) waits longer each time in a row, as a fleet reconnecting every 250–500 ms
+      // would only start another replay on that store (until 2026-11-29 it did)
+      else if (lasted && SERVER_TROUBLE_CODES.includes(event.code)) this.#retry(event.code, event.reason, false, 0, this.#troubledInARow++);
+      else {
+        if (lasted) this.#troubledInARow = 0;
+        this.#retry(event.code, event.reason, !lasted);
+      }
     };
   }
 
@@ -580,9 +592,9 @@ export class NotificationsClient {
    * that lasted starts the schedule over (until 2026-11-28 it counted too, so `maxAttempts: 1`
    * stopped the client at the first deploy's 1001).
    */
-  #retry(code: number, reason: string, failed = true, atLeastMs = 0): void {
+  #retry(code: number, reason: string, failed = true, atLeastMs = 0, attempt = this.#failures): void {
     if (this.#state === 'stopped') return;
-    const drawn = backoffDelay(this.#failures, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
+    const drawn = backoffDelay(attempt, failed ? this.#backoff : { ...this.#backoff, maxAttempts: Infinity }, this.#options.random);
     const delay = drawn === undefined ? undefined : Math.max(drawn, retryAfterDelay(atLeastMs, this.#retryAfterMaxMs, this.#backoff.jitter, this.#options.random));
     this.#emit('disconnect', { code, reason, retryInMs: delay });
     // a listener may have closed the client

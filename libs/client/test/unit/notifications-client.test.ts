@@ -202,6 +202,26 @@ describe('notifications client', () => {
     live.close();
   });
 
+  it('waits longer each time the server closes a connection that lasted for its own trouble (1011, 1013), and starts over after another close', async () => {
+    const { live, seen } = client({ since: id(1) });
+    live.start();
+    await settle();
+    const lastingThenClosed = async (code: number) => {
+      latest().open();
+      await vi.advanceTimersByTimeAsync(6_000);
+      latest().drop(code, 'try again later');
+      await vi.advanceTimersByTimeAsync(seen.retries.at(-1)!);
+    };
+    for (const code of [1013, 1011, 1013]) await lastingThenClosed(code);
+    // a store too slow for the replays is not asked again every 100 ms by every client (before: 100, 100, 100)
+    expect(seen.retries).toEqual([100, 200, 400]);
+    // a replica's shutdown after that: the schedule starts over
+    await lastingThenClosed(1001);
+    await lastingThenClosed(1013);
+    expect(seen.retries.slice(3)).toEqual([100, 100]);
+    live.close();
+  });
+
   it('stops when the token is refused instead of hammering the gateway, saying why', async () => {
     const fetch = answering(401, { code: 'UNAUTHORIZED', title: 'Unauthorized', status: 401, detail: 'token expired' });
     const first = client({ fetch: fetch as unknown as typeof globalThis.fetch });
