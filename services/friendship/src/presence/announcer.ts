@@ -212,10 +212,10 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     const lastSeenAt = current.status === 'online' ? new Date(opts.board.lastSeen(applicationId, gamerId) ?? now).toISOString() : new Date(current.since).toISOString();
     const record: Announced = { status: current.status, lastSeenAt, at: new Date(now).toISOString() };
     const text = JSON.stringify(record);
+    let revision: number;
     try {
       // the claim: exactly one replica moves the announced status from what it read
-      if (entry) await kv.update(key, text, entry.revision);
-      else await kv.create(key, text);
+      revision = entry ? await kv.update(key, text, entry.revision) : await kv.create(key, text);
     } catch (error) {
       if (!isConflict(error)) {
         unanswered.set(key, [...unansweredOf(key), text].slice(-4));
@@ -234,17 +234,22 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       }
       return;
     }
-    await tell(key, applicationId, gamerId, text);
+    await tell(key, applicationId, gamerId, text, revision);
   }
 
   /** The winner's part: the gamer's friends to tell, read now, and the event; kept to tell at the next try when the read fails. */
-  async function tell(key: string, applicationId: string, gamerId: string, text: string): Promise<void> {
+  /** `revision`: the record's, when this call's claim just wrote it */
+  async function tell(key: string, applicationId: string, gamerId: string, text: string, revision?: number): Promise<void> {
     untold.set(key, text);
     const recipients = await opts.recipients(applicationId, gamerId);
     // The record read again after the friends' query, which may take long (a store
     // failover): a newer status another replica claimed and told meanwhile is not followed
     // by this older one (until 2026-11-29 a late "online" could reach friends after "offline").
-    if ((await kv!.get(key))?.string() !== text) {
+    // By revision where the claim's is known: a direct get from a follower that lags
+    // (PRESENCE_KV_REPLICAS > 1) may still answer the record before it, or none.
+    const now = await kv!.get(key);
+    const still = revision !== undefined ? (now === null || now.revision <= revision) : now?.string() === text;
+    if (!still) {
       untold.delete(key);
       return;
     }

@@ -130,7 +130,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     // their own TTL (needs NATS 2.11's per-message TTL, which markerTTL turns on).
     const limits = { history: 1, storage: StorageType.Memory, replicas: opts.replicas, allow_direct: true, markerTTL: opts.onlineWindowMs };
     // An existing bucket keeps the settings it was created with (docs/operations.md, Presence).
-    const kv = await kvm.create(names.presenceBucket, limits).catch(() => kvm.open(names.presenceBucket));
+    // opened with direct gets, as it was created: the sweep's look is one (friendship may not use STREAM.MSG.GET)
+    const kv = await kvm.create(names.presenceBucket, limits).catch(() => kvm.open(names.presenceBucket, { allow_direct: true }));
     const jsm = await jetstreamManager(opts.nc);
     purger = (holder) => jsm.streams.purge(names.presenceStream, { filter: `$KV.${names.presenceBucket}.${presenceHolderFilter(holder)}` });
     bucket = { kv, streamInfo: () => jsm.streams.info(names.presenceStream) };
@@ -208,14 +209,24 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
    */
   async function confirmDead(overdue: { id: string; beat: number }[]): Promise<string[]> {
     if (!bucket) return [];
-    await bucket.streamInfo();
     const dead: string[] = [];
     let missed = false;
-    for (const { id, beat } of overdue) {
-      const entry = await bucket.kv.get(presenceBeatKey(id));
-      if (entry?.operation === 'PUT' && entry.created.getTime() > beat) missed = true;
-      else dead.push(id);
+    try {
+      await bucket.streamInfo();
+      for (const { id, beat } of overdue) {
+        const entry = await bucket.kv.get(presenceBeatKey(id));
+        if (entry?.operation === 'PUT' && entry.created.getTime() > beat) missed = true;
+        else dead.push(id);
+      }
+    } catch (error) {
+      lookFailedAt = performance.now();
+      throw error;
     }
+    // Back from a look that failed, the replicas' heartbeats land within their interval, not
+    // at once: until the bucket has answered for an online window, the old ones prove nothing
+    // (ended at the first look after the outage, every replica's gamers were told offline and
+    // then online again).
+    if (performance.now() - lookFailedAt < opts.onlineWindowMs) return [];
     if (missed) {
       opts.log.warn({ bucket: names.presenceBucket }, 'presence watch missed heartbeats: it reads the bucket again');
       reloadAfterReconnect = true;
@@ -226,6 +237,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
   }
   let sweeping = false;
   let skippedWarnedAt = -Infinity;
+  /** when a look of confirmDead last failed (monotonic ms) */
+  let lookFailedAt = -Infinity;
   const startedAt = performance.now();
   const sweeper = setInterval(() => {
     if (sweeping || loadingBucket || natsAway || reloadAfterReconnect) return;
