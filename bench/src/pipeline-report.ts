@@ -65,6 +65,12 @@ export interface RatePhase {
   /** seconds the publishing took (≥ durationS when NATS or the bench fell behind) */
   sendS: number;
   acceptedRate: number;
+  /**
+   * The most an event's publish came after its slot in the schedule (start + i / rate), ms.
+   * Latencies count from the slot, so a publisher that fell behind adds its lag to them
+   * instead of hiding it (absent in runs before 2026-11-29, whose latencies counted from the send)
+   */
+  maxSendLagMs?: number;
   /** events the consumer acknowledged by the end of the offering window */
   processedInWindow: number;
   /** processedInWindow / sendS */
@@ -224,6 +230,11 @@ export function p99OfAllEvents(p: Pick<RatePhase, 'accepted' | 'unprocessed' | '
   if (Number.isFinite(unprocessed) && unprocessed > 0.01) {
     return { value: Math.max(capMs, Number.isFinite(p.latency.p99) ? p.latency.p99 : 0), lowerBound: true, detail: `${p.unprocessed} of ${p.accepted} events (${(unprocessed * 100).toFixed(1)} %) were not processed within the ${capMs / 1000} s after the window: p99 ≥ ${capMs / 1000} s` };
   }
+  // fewer than 1 % never processed: the slowest events are missing from the p99 below, which
+  // is then no p99 of all events; the aim is not taken as met on it (until 2026-11-29 it was)
+  if (p.unprocessed > 0) {
+    return { value: Math.max(capMs, Number.isFinite(p.latency.p99) ? p.latency.p99 : 0), lowerBound: true, detail: `${p.unprocessed} of ${p.accepted} events were not processed within the ${capMs / 1000} s after the window: the p99 of the processed ones (${Number.isFinite(p.latency.p99) ? Math.round(p.latency.p99) : 'none'} ms) leaves them out` };
+  }
   if (p.latency.n === 0) return { value: Number.NaN, lowerBound: false, detail: 'no completion observed' };
   return { value: p.latency.p99, lowerBound: false, detail: `${p.latency.n} completing events` };
 }
@@ -350,3 +361,19 @@ export function slowSecondsCpuLine(seconds: readonly SecondLatency[], timeline: 
 }
 
 export { div as ratioOf };
+
+/**
+ * The store ceiling the consumer is compared with: the best full-document figure of the run,
+ * one command at a time or two at once (the consumer writes from CONSUMER_LANES lanes, 2 by
+ * default, so two at once is its own shape; until 2026-11-29 the one-at-a-time figure alone,
+ * which flattered the ratio by up to a fifth). Minimal documents are not the consumer's.
+ */
+export function ceilingForRatio(c: Pick<CeilingResult, 'batch' | 'statementsPerSecond' | 'variants'> | undefined): { statementsPerSecond: number; what: string } {
+  if (!c) return { statementsPerSecond: Number.NaN, what: 'no ceiling' };
+  let best = { statementsPerSecond: c.statementsPerSecond, what: `${c.batch} statements per bulkWrite, 1 at a time` };
+  for (const v of c.variants ?? []) {
+    if (v.documents !== 'copy' || !(v.statementsPerSecond > best.statementsPerSecond)) continue;
+    best = { statementsPerSecond: v.statementsPerSecond, what: `${v.batch} statement${v.batch > 1 ? 's' : ''} per bulkWrite, ${v.concurrency} at a time` };
+  }
+  return best;
+}

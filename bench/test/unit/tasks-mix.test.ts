@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gameStats, MixModel, mixCatalog, seededRandom, type CatalogTaskView } from '../../src/datagen/tasks-mix.ts';
 import { seededPicks } from '../../src/datagen/tasks-direct.ts';
-import { describeKnee, keptUp, p99OfAllEvents, stalls } from '../../src/pipeline-report.ts';
+import { ceilingForRatio, describeKnee, keptUp, p99OfAllEvents, stalls } from '../../src/pipeline-report.ts';
 import { parseMachineTicks } from '../../src/procstat.ts';
 import { summarize } from '../../src/stats.ts';
 
@@ -110,6 +110,19 @@ describe('pipeline figures', () => {
     expect(p99OfAllEvents({ accepted: 1000, unprocessed: 500, latency: lat }, 30_000)).toMatchObject({ value: 30_000, lowerBound: true });
     expect(p99OfAllEvents({ accepted: 1000, unprocessed: 0, latency: lat }, 30_000)).toMatchObject({ value: 30, lowerBound: false });
     expect(p99OfAllEvents({ accepted: 1000, unprocessed: 0, latency: summarize([]) }, 30_000).value).toBeNaN();
+    // fewer than 1 % never processed: the slowest are missing from the p99, which meets no aim
+    expect(p99OfAllEvents({ accepted: 1000, unprocessed: 3, latency: lat }, 30_000)).toMatchObject({ value: 30_000, lowerBound: true });
+  });
+
+  it('compares the consumer with the store\'s best full-document ceiling of the run, two commands at once included', () => {
+    const variants = [
+      { batch: 1, concurrency: 1, documents: 'copy' as const, statementsPerSecond: 900, batchLatency: summarize([]), storeCpuPercent: 50 },
+      { batch: 256, concurrency: 2, documents: 'copy' as const, statementsPerSecond: 9_442, batchLatency: summarize([]), storeCpuPercent: 90 },
+      { batch: 256, concurrency: 1, documents: 'minimal' as const, statementsPerSecond: 18_000, batchLatency: summarize([]), storeCpuPercent: 88 },
+    ];
+    expect(ceilingForRatio({ batch: 256, statementsPerSecond: 7_722, variants })).toEqual({ statementsPerSecond: 9_442, what: '256 statements per bulkWrite, 2 at a time' });
+    expect(ceilingForRatio({ batch: 256, statementsPerSecond: 7_722, variants: [] })).toEqual({ statementsPerSecond: 7_722, what: '256 statements per bulkWrite, 1 at a time' });
+    expect(ceilingForRatio(undefined).statementsPerSecond).toBeNaN();
   });
 
   it('finds the spans where nothing was acknowledged with events queued, merging adjacent ones', () => {
