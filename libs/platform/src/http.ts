@@ -6,7 +6,7 @@ import { declaredRoutes, type UpstreamRoute } from './declared-routes.ts';
 import { answerClientError, answerFrameworkError, problemHandlers, shuttingDown, validationError } from './errors.ts';
 import { accessLog, logDestination, loggerOptions, metricsPlugin, requestIdEcho, requestIdFrom } from './observability.ts';
 import { requestContextPlugin } from './request-context.ts';
-import { recordAnswered } from './response-records.ts';
+import { recordAnswered, recordLeftByClient } from './response-records.ts';
 import { tracingPlugin } from './tracing/spans.ts';
 import { createAjv, REQUEST_ID_HEADER } from '@gfts/contracts';
 import { JSON_NESTING_MAX, nestsDeeperThan } from './json-nesting.ts';
@@ -172,6 +172,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.addHook('onRequest', async () => {
     if (closing) throw shuttingDown();
   });
+  app.addHook('onRequest', async (request, reply) => recordLeftByClient(request, reply));
   // first of the plugins' onRequest hooks (after the two above, which need no span), so every
   // later hook and the handler run inside the span
   void app.register(tracingPlugin, { skip: PROBE_PATHS, trustIncomingContext: opts.trustTraceContext ?? true });

@@ -7,7 +7,7 @@ import { registerCors } from './cors.ts';
 import type { GatewayConfig } from './config.ts';
 import { consolePlugin } from './console.ts';
 import { rateLimiting } from './rate-limit/plugin.ts';
-import { isLivePath } from './live-proxy.ts';
+import { isLiveUpgrade } from './live-proxy.ts';
 import { registerRoutes } from './routing.ts';
 import { ticketSealer } from './tickets.ts';
 
@@ -25,7 +25,7 @@ export async function buildGateway(config: GatewayConfig): Promise<FastifyInstan
     // the edge starts each trace; a client's traceparent is only linked (docs/operations.md)
     trustTraceContext: false,
     // the live channel is the one path that upgrades; elsewhere an Upgrade offer is ignored
-    acceptsUpgrade: (request) => config.NOTIFICATIONS_URL !== undefined && isLivePath(request.url),
+    acceptsUpgrade: (request) => config.NOTIFICATIONS_URL !== undefined && isLiveUpgrade(request.method, request.url),
   });
   await app.register(healthPlugin, {
     checks: {

@@ -10,11 +10,26 @@ import { lookAt, type LastHeard } from './upstream-silence.ts';
 
 export const LIVE_PATH = notificationsRoutes.live.url;
 
-/** Whether a request is for the live channel, the one path that upgrades (the router ignores one trailing slash, libs/platform http.ts: so does this). */
+/**
+ * Whether a request is for the live channel, the one path that upgrades (the router ignores
+ * one trailing slash, libs/platform http.ts: so does this). Compared decoded, as the router
+ * matches it: `/api/v1/notifications/%6Cive` is the live route too (until 2026-11-29 it was
+ * taken as a plain request and answered 426 to a client that had sent the upgrade).
+ */
 export function isLivePath(url: string | undefined): boolean {
   // the router reads a path up to a `?` or a `#`
-  const path = (url ?? '').split(/[?#]/)[0];
+  let path = (url ?? '').split(/[?#]/)[0]!;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
   return path === LIVE_PATH || path === `${LIVE_PATH}/`;
+}
+
+/** An upgrade the gateway proxies: a GET of the live path (a HEAD offering one was relayed a 101, its ticket spent, until 2026-11-29). */
+export function isLiveUpgrade(method: string | undefined, url: string | undefined): boolean {
+  return method === 'GET' && isLivePath(url);
 }
 
 interface PendingUpgrade {
@@ -53,7 +68,7 @@ export function routeUpgrades(app: FastifyInstance): void {
       socket.destroy();
       return;
     }
-    if (isLivePath(req.url)) pending.set(req, { socket, head });
+    if (isLiveUpgrade(req.method, req.url)) pending.set(req, { socket, head });
     else {
       delete req.headers.upgrade;
       req.headers.connection = 'close';
@@ -128,7 +143,11 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     schema: { querystring: schema.querystring },
     handler: async (request, reply) => {
       const upgrade = pending.get(request.raw);
-      if (!upgrade) throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
+      if (!upgrade) {
+        // a 426 names the protocol to upgrade to (RFC 9110, 15.5.22)
+        void reply.header('upgrade', 'websocket').header('connection', 'Upgrade');
+        throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
+      }
       pending.delete(request.raw);
       // authenticated while the gateway began to stop: nothing would cut a pipe opened now
       if (closing) throw shuttingDown();
@@ -184,6 +203,9 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       protocol: target.protocol, hostname: target.hostname, port: target.port, method: 'GET', headers,
       path: since === undefined ? LIVE_PATH : `${LIVE_PATH}?since=${encodeURIComponent(since)}`,
       timeout: opts.timeoutMs,
+      // a connection of its own: a refused upgrade's answer says keep-alive while the service
+      // closes it, and from the shared pool the next upgrade could take that dying socket (502)
+      agent: false,
     });
     waiting.add(upstream);
     upstream.on('close', () => waiting.delete(upstream));

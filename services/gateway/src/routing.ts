@@ -24,6 +24,16 @@ export function hasDotSegment(url: string): boolean {
 }
 
 /**
+ * Whether a request path holds a backslash. The router takes it for a plain character and the
+ * proxy's URL parsing for a separator: `/api/v1/friendship\search` matched the tasks
+ * service's catch-all and went there as `/api/v1/friendship/search`, with the gamer's
+ * identity (until 2026-11-29). No API path has one; refused with 400.
+ */
+export function hasBackslash(url: string): boolean {
+  return url.split('?', 1)[0]!.includes('\\');
+}
+
+/**
  * Path routing: /api/v1/friendship/* to the friendship service, /api/v1/notifications/* to
  * the notifications service (when NOTIFICATIONS_URL is set), every other /api/v1 path to
  * the tasks service. Paths are forwarded unchanged, so each service owns its full URLs. The
@@ -34,6 +44,7 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
   const within503Window = retryWindow();
   app.addHook('onRequest', async (request) => {
     if (hasDotSegment(request.url)) throw badRequest('the path has a "." or ".." segment');
+    if (hasBackslash(request.url)) throw badRequest('the path has a backslash');
   });
   const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
   /**

@@ -110,4 +110,29 @@ describe('redactUrl', () => {
     expect(redactUrl('/search?%64isplayName=Mona')).toBe('/search?%64isplayName=[redacted]');
     expect(redactUrl('/search?name=Mona')).toBe('/search?name=Mona');
   });
+
+  it('writes one line, status 499, for a request whose client left before its answer', async () => {
+    const { lines, stream } = captured();
+    const app = createHttpServer({ service: 'test', logLevel: 'info', bodyLimit: 1024, logStream: stream });
+    let reached!: () => void;
+    const handled = new Promise<void>((resolve) => (reached = resolve));
+    app.get('/slow', async () => {
+      reached();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { ok: true };
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    const client = connect({ host: '127.0.0.1', port: Number(port) });
+    client.on('error', () => undefined);
+    client.write('GET /slow HTTP/1.1\r\nhost: x\r\n\r\n');
+    await handled;
+    client.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await app.close();
+    // before: no line at all
+    const slow = lines.filter((l) => l.msg === 'request completed' && (l.req as { url?: string } | undefined)?.url === '/slow');
+    expect(slow).toHaveLength(1);
+    expect(slow[0]).toMatchObject({ res: { statusCode: 499 } });
+  });
 });

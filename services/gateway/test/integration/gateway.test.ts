@@ -290,6 +290,12 @@ describe('gateway (HS256)', () => {
       expect(dotted.status, path).toBe(400);
       expect(JSON.parse(dotted.body), path).toMatchObject({ code: 'VALIDATION_FAILED' });
     }
+    // a backslash: the router takes it for a character, the proxy for a separator
+    for (const path of ['/api/v1/friendship\\search', '/api/v1/notifications\\live']) {
+      const slashed = await rawGet(path);
+      expect(slashed.status, path).toBe(400);
+      expect(JSON.parse(slashed.body), path).toMatchObject({ code: 'VALIDATION_FAILED', detail: 'the path has a backslash' });
+    }
     // a dot inside a segment, or in the query, is no dot segment
     for (const path of ['/api/v1/friendship/search?displayName=a.b', '/api/v1/friendship/a.b', '/api/v1/x..y', '/console/assets/index-abc.js']) {
       expect((await rawGet(path)).body, path).not.toContain('".." segment');

@@ -1,5 +1,5 @@
 import { IncomingMessage } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { connect, createServer, Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { notificationsRoutes } from '@gfts/contracts';
 import { eventually, listen, mintToken, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, testLogLevel } from '@gfts/testkit';
@@ -281,5 +281,67 @@ describe('the live channel through the gateway', () => {
     } finally {
       await tasks.close();
     }
+  });
+
+  it('sends each upgrade on a connection of its own: a refused one\'s, said kept alive, is not taken again', async () => {
+    // a service that refuses the first upgrade with a keep-alive answer (as @fastify/websocket
+    // writes it) and closes that connection only a moment later; it takes the others
+    let connections = 0;
+    let requests = 0;
+    const service = createServer((socket) => {
+      connections++;
+      socket.on('error', () => socket.destroy());
+      socket.on('data', () => {
+        if (++requests === 1) {
+          socket.write('HTTP/1.1 401 Unauthorized\r\nconnection: keep-alive\r\ncontent-type: application/problem+json\r\ncontent-length: 2\r\n\r\n{}');
+          setTimeout(() => socket.destroy(), 300);
+        } else {
+          socket.write('HTTP/1.1 101 Switching Protocols\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = service.address() as { port: number };
+      const url = await gatewayTo(`http://127.0.0.1:${port}`);
+      expect((await askUpgrade(`${url}${LIVE}`, auth)).status).toBe(401);
+      const second = await askUpgrade(`${url}${LIVE}`, auth);
+      expect(second.status).toBe(101);
+      second.socket?.destroy();
+      // before: the second went on the first's connection, which the service was closing (a 502 when it did first)
+      expect(connections).toBe(2);
+    } finally {
+      service.close();
+    }
+  });
+
+  it('proxies only GET upgrades of the live path, the path compared decoded, and names the protocol in a 426', async () => {
+    upstream = await liveUpstream();
+    const url = new URL(await gatewayTo(upstream.url));
+    // the live path percent-encoded is the live route, as the router matches it
+    const encoded = await askUpgrade(`${url.origin}/api/v1/notifications/%6Cive`, auth);
+    expect(encoded.status).toBe(101);
+    encoded.socket?.destroy();
+    // a HEAD offering an upgrade is no upgrade: not relayed a 101, nothing sent to the service
+    const before = upstream.upgrades;
+    const head = await new Promise<string>((resolve, reject) => {
+      const client = connect({ host: url.hostname, port: Number(url.port) });
+      let answer = '';
+      client.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+        if (answer.includes('\r\n\r\n')) {
+          client.destroy();
+          resolve(answer);
+        }
+      });
+      client.on('error', reject);
+      client.write(`HEAD ${LIVE} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${auth.authorization}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    });
+    expect(head).not.toMatch(/^HTTP\/1\.1 101/);
+    expect(upstream.upgrades).toBe(before);
+    // a plain GET: 426, with the protocol to upgrade to (RFC 9110)
+    const plain = await fetch(`${url.origin}${LIVE}`, { headers: auth });
+    expect(plain.status).toBe(426);
+    expect(plain.headers.get('upgrade')).toBe('websocket');
   });
 });
