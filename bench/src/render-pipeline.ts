@@ -104,7 +104,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   const steady = r.rates;
   if (steady.length > 0) {
     const ok = steady.filter(keptUp).map((x) => x.offeredRate);
-    const most = Math.max(...steady.map((x) => x.processedRateInWindow));
+    const most = Math.max(...steady.map((x) => x.processedRateInWindow).filter(Number.isFinite));
     p(`| open-loop: highest offered rate kept up; most events/s processed in a window | ${ok.length > 0 ? `${Math.max(...ok)}/s` : 'none'}; ${fmt(most, 0)} |`);
   }
   // a ceiling on gamer-task copies: the consumer's gamer-task updates against it (on progress
@@ -115,7 +115,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   p();
   p('## Open-loop rates');
   p();
-  p(`Each rate is offered for ${o.phaseS} s, published straight to JetStream; then the bench waits up to ${o.drainCapS} s for the consumer to catch up, purges what is left, and before the next rate waits until the consumer is idle. "processed/s in window" = events the consumer acknowledged by the end of the window ÷ the window; "queue age" = how long the oldest unacknowledged event had waited at the end of the window (0: kept up). Latency = the event's slot in the publishing schedule (its send, if the publisher was early) → first \`task.completed\` carrying its eventId, over the events that completed a task and were processed before the purge.`);
+  p(`Each rate is offered for ${o.phaseS} s, published straight to JetStream; then the bench waits up to ${o.drainCapS} s for the consumer to catch up, purges what is left, and before the next rate waits until the consumer is idle. "processed/s in window" = events the consumer acknowledged by the end of the window ÷ the window; "queue age" = how long the oldest unacknowledged event had waited at the end of the window (0: kept up). Latency = ${r.rates.some((x) => x.maxSendLagMs !== undefined) ? "the event's slot in the publishing schedule (its send, if the publisher was early)" : 'the event\'s send (a run before 2026-11-29: not from its slot in the schedule)'} → first \`task.completed\` carrying its eventId, over the events that completed a task and were processed before the purge.`);
   p();
   p(`| offered/s | accepted (/s) | processed in window (/s) | backlog at window end | queue age s | drained after s | never processed | event→completion p50 ms | p99 ms | completions seen / model | ${PROCS.map((name) => `${name} %`).join(' | ')} | machine % | other % |`);
   p(`|${'---|'.repeat(12 + PROCS.length)}`);

@@ -379,13 +379,14 @@ export async function runPipeline(ctx: PipelineCtx, o: PipelineOptions): Promise
         const eventId = crypto.randomUUID();
         const body = `{"eventId":"${eventId}","applicationId":"${app}","gamerId":"${gamerIds[events[i]!.gamer]}","gameId":"game-${offset + i}","occurredAt":"${occurredAt}","stats":${statsJson[i]}}`;
         const sentAt = performance.now();
-        sendTimes[i] = sentAt;
         // latency counts from the event's slot in the schedule, not its send: a publisher that
         // fell behind (a busy machine, the in-flight bound) must not take its lag out of the
         // figure (coordinated omission; until 2026-11-29 it counted from the send)
         const slot = Number.isFinite(rate) ? start + (i / rate) * 1000 : sentAt;
         const at = Math.min(slot, sentAt);
         maxLag = Math.max(maxLag, sentAt - at);
+        // the queue age at the end of a window counts from the slot as well
+        sendTimes[i] = at;
         sent.set(eventId, { phase, at, completed: false });
         inflight++;
         js.publish(subject, body, { msgID: eventId, timeout: 30_000 })

@@ -20,7 +20,8 @@ export function isLivePath(url: string | undefined): boolean {
   // the router reads a path up to a `?` or a `#`
   let path = (url ?? '').split(/[?#]/)[0]!;
   try {
-    path = decodeURIComponent(path);
+    // decodeURI: like the router, it leaves what would change the path's shape (%2F, %3F) encoded
+    path = decodeURI(path);
   } catch {
     return false;
   }
@@ -144,8 +145,10 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
     handler: async (request, reply) => {
       const upgrade = pending.get(request.raw);
       if (!upgrade) {
-        // a 426 names the protocol to upgrade to (RFC 9110, 15.5.22)
-        void reply.header('upgrade', 'websocket').header('connection', 'Upgrade');
+        // a 426 names the protocol to upgrade to (RFC 9110, 15.5.22), listed in Connection
+        // as Upgrade must be, keeping a client's close
+        const closes = /\bclose\b/i.test(String(request.headers.connection ?? ''));
+        void reply.header('upgrade', 'websocket').header('connection', closes ? 'Upgrade, close' : 'Upgrade');
         throw new AppError(426, ErrorCode.UPGRADE_REQUIRED, 'this path is a WebSocket: send Connection: Upgrade and Upgrade: websocket');
       }
       pending.delete(request.raw);

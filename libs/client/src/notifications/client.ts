@@ -155,6 +155,8 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'waiting' | 'stop
 /** The service's close codes (docs/notifications.md, "Close codes"). */
 /** Closes for the server's own trouble (an internal error, a store too slow for the replay): back off across them. */
 const SERVER_TROUBLE_CODES: readonly number[] = [1011, 1013];
+/** How long a connection must have been open for its trouble close to start the back-off over. */
+const TROUBLE_FORGOTTEN_AFTER_MS = 5 * 60_000;
 
 export const CloseCode = {
   NORMAL: 1000,
@@ -304,7 +306,12 @@ export class NotificationsClient {
     if (this.#state !== 'idle') throw new Error(`start() on a ${this.#state} client`);
     // on the next tick: connectNotifications() starts the client before its caller can add a listener
     const ignored = this.#ignoredSince;
-    if (ignored !== undefined) queueMicrotask(() => this.#emit('error', new RangeError(`since ${ignored} is not a notification id (a UUIDv7): starting after the inbox's newest notification instead`)));
+    if (ignored !== undefined) {
+      queueMicrotask(() => {
+        // closed in the same tick (a component mounted and unmounted at once): nothing more to say
+        if (this.#state !== 'stopped') this.#emit('error', new RangeError(`since ${ignored} is not a notification id (a UUIDv7): starting after the inbox's newest notification instead`));
+      });
+    }
     void this.#connect();
     return this;
   }
@@ -375,6 +382,7 @@ export class NotificationsClient {
     this.#socket = socket;
     let opened = false;
     let lasted = false;
+    let openedAt = 0;
     this.#openTimer = setTimeout(() => {
       if (this.#socket !== socket || opened) return;
       this.#abandon(socket, 'no answer to the connect');
@@ -384,6 +392,7 @@ export class NotificationsClient {
       if (this.#socket !== socket) return;
       clearTimeout(this.#openTimer);
       opened = true;
+      openedAt = performance.now();
       this.#state = 'open';
       // only a connection that lasts starts the schedule over (BackoffOptions.resetAfterMs)
       this.#stableTimer = setTimeout(() => {
@@ -426,7 +435,11 @@ export class NotificationsClient {
       // but one the server closed for its own trouble (1011, 1013: a store too slow for the
       // replay) waits longer each time in a row, as a fleet reconnecting every 250–500 ms
       // would only start another replay on that store (until 2026-11-29 it did)
-      else if (lasted && SERVER_TROUBLE_CODES.includes(event.code)) this.#retry(event.code, event.reason, false, 0, this.#troubledInARow++);
+      else if (lasted && SERVER_TROUBLE_CODES.includes(event.code)) {
+        // a connection healthy for long ends the run: troubles hours apart are not in a row
+        if (performance.now() - openedAt >= TROUBLE_FORGOTTEN_AFTER_MS) this.#troubledInARow = 0;
+        this.#retry(event.code, event.reason, false, 0, this.#troubledInARow++);
+      }
       else {
         if (lasted) this.#troubledInARow = 0;
         this.#retry(event.code, event.reason, !lasted);

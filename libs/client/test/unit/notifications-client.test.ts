@@ -203,7 +203,8 @@ describe('notifications client', () => {
   });
 
   it('waits longer each time the server closes a connection that lasted for its own trouble (1011, 1013), and starts over after another close', async () => {
-    const { live, seen } = client({ since: id(1) });
+    // no heartbeat: the scripted socket answers no ping, and one test step keeps a connection 5 minutes
+    const { live, seen } = client({ since: id(1), heartbeat: false });
     live.start();
     await settle();
     const lastingThenClosed = async (code: number) => {
@@ -219,7 +220,25 @@ describe('notifications client', () => {
     await lastingThenClosed(1001);
     await lastingThenClosed(1013);
     expect(seen.retries.slice(3)).toEqual([100, 100]);
+    // troubles far apart are not in a row: one after a connection healthy for 5 minutes starts over
+    await lastingThenClosed(1013);
+    latest().open();
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    latest().drop(1011, 'internal error');
+    expect(seen.retries.slice(5)).toEqual([200, 100]);
     live.close();
+  });
+
+  it('says nothing of an ignored since once closed in the same tick', async () => {
+    const live = connectNotifications({
+      baseUrl: 'http://gw.test', token: 'tok', auth: 'header', WebSocket: ScriptedSocket, since: 'e3b0c442-98fc-4c14-9afb-f4c8996fb924',
+      fetch: answering(200, []) as unknown as typeof fetch,
+    });
+    const errors: string[] = [];
+    live.on('error', (e) => errors.push(e.message));
+    live.close();
+    await settle();
+    expect(errors).toEqual([]);
   });
 
   it('stops when the token is refused instead of hammering the gateway, saying why', async () => {

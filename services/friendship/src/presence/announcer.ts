@@ -201,7 +201,7 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     // below), not both in a row.
     const claimed = unansweredOf(key);
     const mine = [untold.get(key), ...claimed].find((text) => text !== undefined && text === recorded);
-    if (mine !== undefined && parseAnnounced(mine)?.status === current.status) await tell(key, applicationId, gamerId, mine);
+    if (mine !== undefined && parseAnnounced(mine)?.status === current.status) await tell(key, applicationId, gamerId, mine, entry!.revision);
     // what this replica had pending is settled: told, moot, or not its own (another record)
     untold.delete(key);
     if (mine !== undefined || recorded !== undefined) unanswered.delete(key);
@@ -225,11 +225,12 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
       // then it is this replica's to tell (kept if the look fails: the next try tells it)
       if (claimed.length > 0) {
         unanswered.set(key, claimed);
-        const stored = (await kv.get(key))?.string();
+        const storedEntry = await kv.get(key);
+        const stored = storedEntry?.string();
         const late = claimed.find((text) => text === stored);
         // it was made at the revision this claim was (the record it replaced had not moved),
         // so it is the status of now: told
-        if (late !== undefined) await tell(key, applicationId, gamerId, late);
+        if (late !== undefined) await tell(key, applicationId, gamerId, late, storedEntry!.revision);
         unanswered.delete(key);
       }
       return;
