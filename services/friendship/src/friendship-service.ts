@@ -28,6 +28,8 @@ export interface FriendshipLimits {
 /** What the friend list needs of presence: the latest refresh of a live connection this replica's board holds, and the time to age it by (the server's, presence/server-clock.ts). */
 export interface PresenceSource {
   lastSeen(applicationId: string, gamerId: string): number | undefined;
+  /** the end of a session ended and not yet in the directory */
+  endedAt(applicationId: string, gamerId: string): number | undefined;
   now(): number;
 }
 
@@ -126,7 +128,7 @@ export function friendshipService(deps: FriendshipServiceDeps) {
     const friend = otherMember(relation, me);
     const notes = relation.notes?.[me];
     const presence = presenceOf(
-      { liveSeenAt: deps.presence.lastSeen(applicationId, friend), storedSeenAt: profiles.get(friend)?.lastSeenAt },
+      { liveSeenAt: deps.presence.lastSeen(applicationId, friend), endedAt: deps.presence.endedAt(applicationId, friend), storedSeenAt: profiles.get(friend)?.lastSeenAt },
       deps.presence.now(),
       deps.onlineWindowMs,
     );

@@ -5,6 +5,8 @@ export type PresenceStatus = Presence['status'];
 export interface PresenceFacts {
   /** epoch ms of the latest write of a live connection's hold the presence board has, if online */
   liveSeenAt: number | undefined;
+  /** epoch ms of a session the board ended and the directory may not have recorded yet */
+  endedAt?: number | undefined;
   /** the end of the last session the directory recorded, if any */
   storedSeenAt: Date | undefined;
 }
@@ -12,11 +14,14 @@ export interface PresenceFacts {
 /**
  * A gamer is online while they hold a live notifications connection: the board has a hold
  * written less than `onlineWindowMs` ago (docs/friendship.md, Presence). `lastSeenAt` is the
- * latest of what the board and the directory know; null when neither ever saw the gamer.
+ * latest of what the board (live, or a session it ended) and the directory know; null when
+ * neither ever saw the gamer.
  */
 export function presenceOf(facts: PresenceFacts, now: number, onlineWindowMs: number): Presence {
   const stored = facts.storedSeenAt?.getTime();
-  const latest = Math.max(facts.liveSeenAt ?? -Infinity, stored ?? -Infinity);
+  // the end just seen counts until the directory has it (written in batches, after): until
+  // 2026-11-29 a gamer's lastSeenAt went back to the session before, or to null, meanwhile
+  const latest = Math.max(facts.liveSeenAt ?? -Infinity, facts.endedAt ?? -Infinity, stored ?? -Infinity);
   if (latest === -Infinity) return { status: 'offline', lastSeenAt: null };
   const online = facts.liveSeenAt !== undefined && now - facts.liveSeenAt < onlineWindowMs;
   return { status: online ? 'online' : 'offline', lastSeenAt: new Date(latest).toISOString() };

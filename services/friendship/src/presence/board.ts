@@ -68,6 +68,8 @@ export function presenceBoard(opts: PresenceBoardOptions) {
   const holders = new Map<string, Holder>();
   /** in order of session start: the capacity bound drops the longest online first */
   const online = new Map<string, Online>();
+  /** sessions ended here and not yet stored in the directory (`stored`): their end, by key */
+  const endedAt = new Map<string, number>();
   const fresh = (at: number, now: number) => now - at < opts.onlineWindowMs;
   const clock = opts.clock ?? serverClock();
 
@@ -94,6 +96,7 @@ export function presenceBoard(opts: PresenceBoardOptions) {
 
   function end(key: string, entry: Online, at: number): BoardUpdate {
     online.delete(key);
+    endedAt.set(key, Math.max(at, endedAt.get(key) ?? -Infinity));
     for (const id of entry.holders) holders.get(id)?.gamers.delete(key);
     return { change: { key, status: 'offline', at }, ended: [ended(key, at)] };
   }
@@ -149,6 +152,7 @@ export function presenceBoard(opts: PresenceBoardOptions) {
         return NOTHING;
       }
       online.set(key, { holders: [holder.id], since: at });
+      endedAt.delete(key);
       const out: LastSeen[] = [];
       while (online.size > opts.maxEntries) {
         const [oldest, oldestEntry] = online.entries().next().value!;
@@ -195,6 +199,19 @@ export function presenceBoard(opts: PresenceBoardOptions) {
         }
       }
       return out;
+    },
+
+    /** The end of a gamer's session this board ended, until the directory has it (`stored`). */
+    endedAt(applicationId: string, gamerId: string): number | undefined {
+      return endedAt.get(gamerKey(applicationId, gamerId));
+    },
+
+    /** These ends are in the directory now (or were given up): the board forgets them. */
+    stored(ended: readonly LastSeen[]): void {
+      for (const { applicationId, gamerId, at } of ended) {
+        const key = gamerKey(applicationId, gamerId);
+        if ((endedAt.get(key) ?? Infinity) <= at.getTime()) endedAt.delete(key);
+      }
     },
 
     /** The latest heartbeat of the replicas holding a gamer on the board (their lastSeenAt while online), if any. */

@@ -95,6 +95,7 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     toPersist.push(...ended);
     if (toPersist.length > PERSIST_WAITING_MAX) {
       const dropped = toPersist.splice(0, toPersist.length - PERSIST_WAITING_MAX);
+      opts.board.stored(dropped);
       opts.log.warn({ sessions: dropped.length }, 'last-seen times dropped: too many wait for the store');
     }
     if (persisting || toPersist.length === 0) return;
@@ -102,6 +103,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     const batch = toPersist.splice(0, PERSIST_BATCH);
     opts.persist(batch).then(
       () => {
+        // the directory has them: the board's copies go (the friend list reads the directory)
+        opts.board.stored(batch);
         persisting = false;
         persist([]);
       },

@@ -245,7 +245,7 @@ describe('concurrent changes leave one consistent outcome', () => {
       publish: (type, event) => void published.push({ type, event }),
       limits: { maxFriends: 1000, maxPendingOutgoing: 100, maxBlocks: 1000, suggestionFriendsRead: 200, suggestionListRebuilds: 20 },
       registrations: registrationCache(),
-      presence: { lastSeen: () => undefined, now: () => Date.now() },
+      presence: { lastSeen: () => undefined, endedAt: () => undefined, now: () => Date.now() },
       onlineWindowMs: 60_000,
     });
     return { service, published };

@@ -157,3 +157,26 @@ describe('presenceRecipients (who is told)', () => {
     expect(presenceRecipients('me', ['me', 'a', 'a'], new Set(), online(['me', 'a']))).toEqual(['a']);
   });
 });
+
+describe('the board\'s ended sessions (until the directory has them)', () => {
+  it('keeps a session\'s end until it is stored, and shows it as lastSeenAt meanwhile, never online', () => {
+    const board = presenceBoard({ onlineWindowMs: WINDOW, maxEntries: 10 });
+    const [app, gamer] = ['app', 'g'];
+    board.hold(gamerKey(app, gamer), 'r1', T - 30_000);
+    const { ended } = board.release(gamerKey(app, gamer), 'r1', T - 1_000);
+    expect(ended).toEqual([{ applicationId: app, gamerId: gamer, at: new Date(T - 1_000) }]);
+    expect(board.endedAt(app, gamer)).toBe(T - 1_000);
+    // the directory still holds the session before: the friend list shows the one just ended (before: that older one)
+    const older = new Date(T - 3_600_000);
+    expect(presenceOf({ liveSeenAt: board.lastSeen(app, gamer), endedAt: board.endedAt(app, gamer), storedSeenAt: older }, T, WINDOW))
+      .toEqual({ status: 'offline', lastSeenAt: new Date(T - 1_000).toISOString() });
+    board.stored(ended);
+    expect(board.endedAt(app, gamer)).toBeUndefined();
+    // back online: nothing ended is kept
+    board.hold(gamerKey(app, gamer), 'r1', T);
+    board.release(gamerKey(app, gamer), 'r1', T + 1_000);
+    board.hold(gamerKey(app, gamer), 'r1', T + 2_000);
+    expect(board.endedAt(app, gamer)).toBeUndefined();
+  });
+});
+
