@@ -169,17 +169,23 @@ describe('friend suggestions when many friend-id lists are missing or too old at
     await stack?.close();
   });
 
-  it('rebuilds at most SUGGESTIONS_LIST_REBUILDS of them per call, missing ones first, and answers from the rest as they stand', async () => {
+  /** Me, Xavier, and 8 gamers friends with both (Xavier is 8 mutual friends away from me). */
+  async function eightInCommon(prefix: string) {
     const app = randomUUID();
     const me = await w.join(app, 'Me');
     const x = await w.join(app, 'Xavier');
     const friends: Gamer[] = [];
     for (let i = 0; i < 8; i++) {
-      const friend = await w.join(app, `F${i}`);
+      const friend = await w.join(app, `${prefix}${i}`);
       await w.befriend(me, friend);
       await w.befriend(friend, x);
       friends.push(friend);
     }
+    return { me, x, friends };
+  }
+
+  it('rebuilds at most SUGGESTIONS_LIST_REBUILDS of them per call, missing ones first, and answers from the rest as they stand', async () => {
+    const { me, x, friends } = await eightInCommon('F');
     const lists = db.collection<{ gamerId: string; builtAt?: Date }>('friendlists');
     // the friends' lists: four gone (a restore, say), two aged past FRIEND_LIST_MAX_AGE_S, two
     // as the friendship changes made them (never built: they follow every change since)
@@ -204,16 +210,7 @@ describe('friend suggestions when many friend-id lists are missing or too old at
   });
 
   it('rebuilds the aged lists oldest first, so that calls further apart than FRIEND_LIST_MAX_AGE_S reach every one', async () => {
-    const app = randomUUID();
-    const me = await w.join(app, 'Me');
-    const x = await w.join(app, 'Xavier');
-    const friends: Gamer[] = [];
-    for (let i = 0; i < 8; i++) {
-      const friend = await w.join(app, `H${i}`);
-      await w.befriend(me, friend);
-      await w.befriend(friend, x);
-      friends.push(friend);
-    }
+    const { me, friends } = await eightInCommon('H');
     const lists = db.collection<{ gamerId: string; builtAt?: Date }>('friendlists');
     const ids = friends.map((f) => f.id);
     const [older, old] = [new Date(Date.now() - 3 * 3_600_000), new Date(Date.now() - 2 * 3_600_000)];
@@ -232,14 +229,7 @@ describe('friend suggestions when many friend-id lists are missing or too old at
   });
 
   it('counts friends from lists the friendship changes made, never built, past the cap too', async () => {
-    const app = randomUUID();
-    const me = await w.join(app, 'Me');
-    const x = await w.join(app, 'Xavier');
-    for (let i = 0; i < 8; i++) {
-      const friend = await w.join(app, `G${i}`);
-      await w.befriend(me, friend);
-      await w.befriend(friend, x);
-    }
+    const { me, x } = await eightInCommon('G');
     // no list touched: as the changes left them
     const suggested = await w.suggestions(me);
     expect(suggested.body.map((s) => [s.user.id, s.mutualFriends])).toEqual([[x.id, 8]]);
