@@ -47,6 +47,15 @@ async function publishRawWithHeaders(natsUrl: string, subject: string, headerLin
   socket.destroy();
 }
 
+/** The dead letters of `world`'s application, as they are published from now on. */
+async function deadLettersOf(stack: TasksStack, world: World) {
+  const nc = await stack.nats();
+  const letters: StatDeadLetter[] = [];
+  const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
+  await nc.flush();
+  return { nc, letters, sub };
+}
+
 /** A world where every gamer holds a never-completing task and achievement on `score`. */
 async function scoreWorld(stack: TasksStack, gamers: number) {
   const world = new World(stack);
@@ -207,10 +216,7 @@ describe('poison and failing events', () => {
     const players = [world.gamer('A'), world.gamer('B')];
     for (const p of players) await world.assign(p, 'lifetime', 1);
 
-    const nc = await stack.nats();
-    const letters: StatDeadLetter[] = [];
-    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
-    await nc.flush();
+    const { letters, sub } = await deadLettersOf(stack, world);
 
     const failing = world.event(players[0]!, { score: 7 });
     failAlways.add(failing.eventId);
@@ -258,10 +264,7 @@ describe('poison and failing events', () => {
     // write of hers is refused by the store, the same way each time
     const db = await stack.db();
     expect((await db.collection('gamer_progress').updateOne({ _id: `${world.app}:${eve.id}` as never }, { $set: { applied: 'damaged' } })).matchedCount).toBe(1);
-    const nc = await stack.nats();
-    const letters: StatDeadLetter[] = [];
-    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
-    await nc.flush();
+    const { letters, sub } = await deadLettersOf(stack, world);
 
     const broken = world.event(eve, { score: 5 });
     const good = world.event(fay, { score: 7 });
@@ -279,10 +282,7 @@ describe('poison and failing events', () => {
     const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
     const [cat, dan] = [world.gamer('Cat'), world.gamer('Dan')];
     for (const p of [cat, dan]) await world.assign(p, 'lifetime', 1);
-    const nc = await stack.nats();
-    const letters: StatDeadLetter[] = [];
-    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
-    await nc.flush();
+    const { nc, letters, sub } = await deadLettersOf(stack, world);
 
     // stale on its 3 deliveries (STATS_MAX_DELIVER) and on the first of its copy, then applied
     const unlucky = world.event(cat, { score: 5 });
@@ -322,10 +322,7 @@ describe('poison and failing events', () => {
     const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
     const [eve, fay] = [world.gamer('Eve'), world.gamer('Fay')];
     for (const p of [eve, fay]) await world.assign(p, 'lifetime', 1);
-    const nc = await stack.nats();
-    const letters: StatDeadLetter[] = [];
-    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
-    await nc.flush();
+    const { letters, sub } = await deadLettersOf(stack, world);
 
     const odd = world.event(eve, { score: 4 });
     // stale on all 3 deliveries: requeued, its copy applied
@@ -736,10 +733,7 @@ describe('stopping', () => {
 
   it('puts back an event its batch still failed to write when it stopped, not dead-lettered on its last delivery', async () => {
     const { world, players } = await scoreWorld(stack, 1);
-    const nc = await stack.nats();
-    const letters: StatDeadLetter[] = [];
-    const sub = nc.subscribe(stack.names.statsDeadLetterOf(world.app), { callback: (_e, msg) => void letters.push(msg.json<StatDeadLetter>()) });
-    await nc.flush();
+    const { nc, letters, sub } = await deadLettersOf(stack, world);
     const event = world.event(players[0]!, { score: 3 });
     // the store away for this event's batch: every attempt fails as a whole, until the first
     // one after the stop began (a copy the stopping replica pulls again then goes through)
