@@ -89,4 +89,44 @@ describe('the sweep lease', () => {
     await a.stop();
     expect(await b.tick(new Date(start.getTime() + 116_000))).toBe(true);
   });
+
+  it('stops paging once another replica took its lease, and gives back no lease it no longer holds', async () => {
+    await store.leases.deleteMany({});
+    const app = randomUUID();
+    const past = new Date(Date.now() - 1_000);
+    await store.gamerTasks.insertMany([1, 2, 3].map((i) => ({ _id: `${app}:${i}`, applicationId: app, gamerId: randomUUID(), taskId: randomUUID(), expiredAt: past, claimState: 'none' }) as never));
+    // A's second page waits for the test
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const atSecondPage = new Promise<void>((resolve) => (reached = resolve));
+    const real = new GamerTaskRepository(store);
+    let pages = 0;
+    const slow = Object.assign(Object.create(real) as GamerTaskRepository, {
+      deleteExpiredPage: async (...args: Parameters<GamerTaskRepository['deleteExpiredPage']>) => {
+        if (++pages === 2) {
+          reached();
+          await gate;
+        }
+        return real.deleteExpiredPage(...args);
+      },
+    });
+    // B deletes nothing itself: what goes is A's doing
+    const idle = Object.assign(Object.create(real) as GamerTaskRepository, { deleteExpiredPage: async () => 0 });
+    const start = new Date();
+    const a = replica('a', { gamerTasks: slow, clock: () => start, expiryPage: 1 });
+    const b = replica('b', { gamerTasks: idle });
+    const sweeping = a.tick(start);
+    await atSecondPage;
+    // A stalled past its lease (renewed at its first page, until start + 54 s): B takes it
+    expect(await b.tick(new Date(start.getTime() + 115_000))).toBe(true);
+    release();
+    expect(await sweeping).toBe(true);
+    // A's second page went, then its renewal failed: no third page (two sweepers at once)
+    expect(await store.gamerTasks.countDocuments({ applicationId: app })).toBe(1);
+    // stopped, A leaves B's lease alone: B still holds it
+    await a.stop();
+    expect(await b.tick(new Date(start.getTime() + 116_000))).toBe(true);
+    expect(await replica('c').tick(new Date(start.getTime() + 117_000))).toBe(false);
+  });
 });
