@@ -52,6 +52,12 @@ export const GamerErasureCompletedEvent = Type.Object(
      * delete again on it (the notifications service's follow-up)
      */
     republished: Type.Optional(Type.Boolean()),
+    /**
+     * when the erasure was asked (the event's): a report long after it comes from a service
+     * that lagged, when the gamer may have come back (the notifications service's follow-up
+     * leaves her inbox then; absent from reporters before 2026-11-29)
+     */
+    requestedAt: Type.Optional(DateTime),
   },
   // as GamerErasedEvent: a newer reporter's field is ignored
   { additionalProperties: true },

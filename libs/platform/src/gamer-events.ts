@@ -152,6 +152,7 @@ export async function startGamerErasure(
     await erase(event);
     const report: GamerErasureCompletedEvent = {
       jobId: event.jobId, applicationId: event.applicationId, gamerId: event.gamerId, service, completedAt: new Date().toISOString(),
+      requestedAt: event.requestedAt,
       ...(event.services ? { republished: true } : {}),
     };
     // one report per job and service in the stream, however often the event is handled (its

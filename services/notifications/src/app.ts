@@ -53,7 +53,7 @@ export async function buildNotificationsApp(config: NotificationsConfig): Promis
   const erasure = await startNotificationsErasure(nats, { inbox, hub }, {
     prefix: config.NATS_PREFIX, streamReplicas: config.GAMERS_STREAM_REPLICAS, streamMaxBytes: config.GAMERS_STREAM_MAX_BYTES, ackWaitMs: config.ERASURE_ACK_WAIT_MS, retryBaseMs: config.ERASURE_RETRY_BASE_MS,
   }, app.log);
-  const erasureFollowUp = followErasureReports(nats, config.NATS_PREFIX, inbox, app.log);
+  const erasureFollowUp = followErasureReports(nats, config.NATS_PREFIX, inbox, app.log, { windowMs: config.NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS });
   // Before the HTTP server stops: sockets get 1001 and a moment to close, so clients move on.
   await app.register(websocket, {
     options: { maxPayload: CLIENT_FRAME_MAX_BYTES },

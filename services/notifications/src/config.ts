@@ -21,6 +21,7 @@ const NotificationsSettings = {
   ...GamersStreamConfig,
   ERASURE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 30_000, description: 'time a delivered gamer.erased event has before it is redelivered' }),
   ERASURE_RETRY_BASE_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000, description: 'first redelivery delay of a failed gamer.erased event; doubles per attempt, at most 30 s' }),
+  NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS: Type.Integer({ minimum: 60_000, maximum: 30 * DAY_MS, default: DAY_MS, description: 'how long after an erasure was asked another service\'s report of it still has the gamer\'s inbox deleted again (what its late events stored); a later report, from a service that lagged, leaves the inbox of a gamer who may have come back' }),
   NOTIFY_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 1_000, maximum: DAY_MS, default: 3_600_000, description: 'period of the expired-notification sweep, where the store has no TTL index' }),
 };
 export type NotificationsConfig = Static<TObject<typeof NotificationsSettings>>;

@@ -63,9 +63,15 @@ export interface ErasureFollowUp {
  * report), the gamer's inbox and the notifications naming them are deleted again, at once and
  * a minute later (an event published just before the report may still be in an ingest batch,
  * behind a slow inbox write). A report missed (a replica cut from NATS), or a replica that
- * stops within that minute, leaves what those events stored.
+ * stops within that minute, leaves what those events stored; so does a report that comes
+ * more than NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS after the erasure was asked.
  */
-export function followErasureReports(nc: NatsConnection, prefix: string, inbox: Pick<InboxRepository, 'eraseGamer'>, log: FastifyBaseLogger, againAfterMs = FOLLOW_UP_AGAIN_MS): ErasureFollowUp {
+export function followErasureReports(
+  nc: NatsConnection, prefix: string, inbox: Pick<InboxRepository, 'eraseGamer'>, log: FastifyBaseLogger,
+  opts: { againAfterMs?: number; windowMs: number; now?: () => number },
+): ErasureFollowUp {
+  const againAfterMs = opts.againAfterMs ?? FOLLOW_UP_AGAIN_MS;
+  const now = opts.now ?? Date.now;
   const names = natsNames(prefix);
   const running = new Set<Promise<void>>();
   const later = new Set<NodeJS.Timeout>();
@@ -77,6 +83,14 @@ export function followErasureReports(nc: NatsConnection, prefix: string, inbox: 
     // notifications are hers (until 2026-11-29 they were deleted again on it)
     if (!report || report.service === 'notifications' || report.republished) return;
     const { applicationId, gamerId, service, jobId } = report;
+    // a report long after the erasure was asked (a service that lagged, down for days): the
+    // gamer may have come back, and what its late events stored is long gone from her mind;
+    // her inbox is left (until 2026-11-29 it was deleted again, whenever the report came)
+    const askedAt = report.requestedAt === undefined ? Number.NaN : Date.parse(report.requestedAt);
+    if (now() - askedAt > opts.windowMs) {
+      log.info({ jobId, after: service, requestedAt: report.requestedAt }, 'erasure report past NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS: the gamer\'s inbox is left as it is');
+      return;
+    }
     const erase = () => {
       const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(
         (removed) => {

@@ -106,10 +106,10 @@ describe('gamer erasure in the notifications service', () => {
     };
     // a prefix of its own: the stack's replicas are not in its queue group
     const prefix = natsPrefix();
-    const followUp = followErasureReports(nc, prefix, inbox, quietLog as never, 300);
+    const followUp = followErasureReports(nc, prefix, inbox, quietLog as never, { againAfterMs: 300, windowMs: 86_400_000 });
     try {
       await nc.flush();
-      const report = (service: string) => nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service, completedAt: new Date().toISOString() }));
+      const report = (service: string, requestedAt = new Date(Date.now() - 60_000)) => nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service, completedAt: new Date().toISOString(), requestedAt: requestedAt.toISOString() }));
       // its own report is not another service's: nothing to delete again
       report('notifications');
       report('tasks');
@@ -119,6 +119,12 @@ describe('gamer erasure in the notifications service', () => {
       expect(await real.newestFirst({ applicationId: app, gamerId }, undefined, 10)).toEqual([]);
       // a report of a republished event's erasure (the gamer may be back): no delete on it
       nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service: 'tasks', completedAt: new Date().toISOString(), republished: true }));
+      await nc.flush();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(erased).toHaveLength(2);
+      // a report of a service that lagged 8 days (down, its durable replaying the original event):
+      // the gamer may be back, her inbox is hers (before: deleted again)
+      report('friendship', new Date(Date.now() - 8 * 86_400_000));
       await nc.flush();
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(erased).toHaveLength(2);
