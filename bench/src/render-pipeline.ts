@@ -62,7 +62,9 @@ function checksTable(checks: AimCheck[]): string {
 
 const latencyCell = (p: RatePhase, capS: number) => {
   const all = p99OfAllEvents(p, capS * 1000);
-  return all.lowerBound ? `≥ ${fmt(all.value / 1000, 0)} s (see note)` : fmt(p.latency.p99, 0);
+  if (all.lowerBound) return `≥ ${fmt(all.value / 1000, 0)} s (see note)`;
+  // a few events never processed: the p99 of all is bounded by the processed ones' p99.9
+  return p.unprocessed > 0 ? `≤ ${fmt(all.value, 0)} (see note)` : fmt(p.latency.p99, 0);
 };
 
 export function renderPipeline(r: PipelineReport, before?: PipelineReport): string {
@@ -128,6 +130,7 @@ export function renderPipeline(r: PipelineReport, before?: PipelineReport): stri
   for (const x of r.rates) {
     const all = p99OfAllEvents(x, o.drainCapS * 1000);
     if (all.lowerBound) p(`- ${x.offeredRate}/s: ${all.detail}; the p99 over the ${x.latency.n} completing events that were processed is ${fmt(x.latency.p99, 0)} ms.`);
+    else if (x.unprocessed > 0) p(`- ${x.offeredRate}/s: ${all.detail}.`);
     if (x.failedAttempts > 0) p(`- ${x.offeredRate}/s: ${x.failedAttempts} processing attempts failed and were retried (service counter).`);
     if (x.latencyBySecond && x.latencyBySecond.length > 0 && x.drained) {
       p(`- ${x.offeredRate}/s: ${secondsLine(x.latencyBySecond, P99_AIM_MS)}`);
