@@ -169,10 +169,10 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
   // is not run: a 503 problem tells the client, or the gateway, to try another instance.
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (request, reply) => {
     if (closing) throw shuttingDown();
+    recordLeftByClient(request, reply);
   });
-  app.addHook('onRequest', async (request, reply) => recordLeftByClient(request, reply));
   // first of the plugins' onRequest hooks (after the two above, which need no span), so every
   // later hook and the handler run inside the span
   void app.register(tracingPlugin, { skip: PROBE_PATHS, trustIncomingContext: opts.trustTraceContext ?? true });

@@ -11,26 +11,18 @@ import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
 
 /**
- * Whether a request path holds a `.` or `..` segment, as sent or percent-encoded, between
- * slashes or backslashes (the proxy's URL parsing takes either for a separator). The router
- * matches the path as sent, and the proxy's URL parsing removes such segments on the way
- * out: `/api/v1/./friendship/search` matched the tasks service's catch-all and went there as
- * `/api/v1/friendship/search` (until 2026-11-28). No API path has one; refused with 400.
+ * Why a request path is refused (400), if it is: a backslash, or a `.` or `..` segment, as
+ * sent or percent-encoded. The router matches the path as sent, and the proxy's URL parsing
+ * takes a backslash for a separator and removes dot segments on the way out:
+ * `/api/v1/./friendship/search` (until 2026-11-28) and `/api/v1/friendship\search` (until
+ * 2026-11-29) matched the tasks service's catch-all and went there as
+ * `/api/v1/friendship/search`, with the gamer's identity. No API path has either.
  */
-export function hasDotSegment(url: string): boolean {
+export function pathRefusal(url: string): string | undefined {
   const path = url.split('?', 1)[0]!;
-  // a backslash is a separator to the URL parser as well (`/api/v1/.\friendship`)
-  return path.split(/[/\\]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
-}
-
-/**
- * Whether a request path holds a backslash. The router takes it for a plain character and the
- * proxy's URL parsing for a separator: `/api/v1/friendship\search` matched the tasks
- * service's catch-all and went there as `/api/v1/friendship/search`, with the gamer's
- * identity (until 2026-11-29). No API path has one; refused with 400.
- */
-export function hasBackslash(url: string): boolean {
-  return url.split('?', 1)[0]!.includes('\\');
+  if (path.includes('\\')) return 'the path has a backslash';
+  if (path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))) return 'the path has a "." or ".." segment';
+  return undefined;
 }
 
 /**
@@ -43,8 +35,8 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
   const sign = createIdentitySigner(config.INTERNAL_TOKEN_SECRET);
   const within503Window = retryWindow();
   app.addHook('onRequest', async (request) => {
-    if (hasDotSegment(request.url)) throw badRequest('the path has a "." or ".." segment');
-    if (hasBackslash(request.url)) throw badRequest('the path has a backslash');
+    const refusal = pathRefusal(request.url);
+    if (refusal) throw badRequest(refusal);
   });
   const { reportStats, createCatalogTask, updateCatalogTask } = tasksRoutes;
   /**

@@ -153,17 +153,14 @@ export interface NotificationsEvents {
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
 
 /** The service's close codes (docs/notifications.md, "Close codes"). */
-/** Closes for the server's own trouble (an internal error, a store too slow for the replay): back off across them. */
-const SERVER_TROUBLE_CODES: readonly number[] = [1011, 1013];
-/** How long a connection must have been open for its trouble close to start the back-off over. */
-const TROUBLE_FORGOTTEN_AFTER_MS = 5 * 60_000;
-
 export const CloseCode = {
   NORMAL: 1000,
   /** a replica shutting down: reconnect, resume (a gateway shutting down cuts the socket: 1006) */
   GOING_AWAY: 1001,
   /** no close frame: the connection died (also what `disconnect` says when a heartbeat ping got no answer) */
   ABNORMAL: 1006,
+  /** the replica failed on its side: reconnect, resume */
+  INTERNAL_ERROR: 1011,
   /** the replica held too much behind a slow inbox read: reconnect, resume */
   TRY_AGAIN_LATER: 1013,
   /** the client read too slowly: reconnect, resume */
@@ -176,6 +173,11 @@ export const CloseCode = {
   /** the gamer was erased: nothing of them is left to notify, so the client stops */
   GAMER_ERASED: 4410,
 } as const;
+
+/** Closes for the server's own trouble (an internal error, a store too slow for the replay): back off across them. */
+const SERVER_TROUBLE_CODES: readonly number[] = [CloseCode.INTERNAL_ERROR, CloseCode.TRY_AGAIN_LATER];
+/** How long a connection must have been open for its trouble close to start the back-off over. */
+const TROUBLE_FORGOTTEN_AFTER_MS = 5 * 60_000;
 const DEFAULT_STOP_CODES: readonly number[] = [CloseCode.TOO_MANY_SOCKETS, CloseCode.GAMER_ERASED];
 
 /**

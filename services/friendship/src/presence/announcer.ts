@@ -238,19 +238,20 @@ export function startPresenceAnnouncer(opts: PresenceAnnouncerOptions): Presence
     await tell(key, applicationId, gamerId, text, revision);
   }
 
-  /** The winner's part: the gamer's friends to tell, read now, and the event; kept to tell at the next try when the read fails. */
-  /** `revision`: the record's, when this call's claim just wrote it */
-  async function tell(key: string, applicationId: string, gamerId: string, text: string, revision?: number): Promise<void> {
+  /**
+   * The winner's part: the gamer's friends to tell, read now, and the event; kept to tell at
+   * the next try when the read fails. `revision`: the record's that `text` is.
+   */
+  async function tell(key: string, applicationId: string, gamerId: string, text: string, revision: number): Promise<void> {
     untold.set(key, text);
     const recipients = await opts.recipients(applicationId, gamerId);
     // The record read again after the friends' query, which may take long (a store
     // failover): a newer status another replica claimed and told meanwhile is not followed
     // by this older one (until 2026-11-29 a late "online" could reach friends after "offline").
-    // By revision where the claim's is known: a direct get from a follower that lags
-    // (PRESENCE_KV_REPLICAS > 1) may still answer the record before it, or none.
-    const now = await kv!.get(key);
-    const still = revision !== undefined ? (now === null || now.revision <= revision) : now?.string() === text;
-    if (!still) {
+    // By revision: a direct get from a follower that lags (PRESENCE_KV_REPLICAS > 1) may
+    // still answer the record before it, or none.
+    const current = await kv!.get(key);
+    if (current !== null && current.revision > revision) {
       untold.delete(key);
       return;
     }

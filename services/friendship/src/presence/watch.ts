@@ -228,7 +228,8 @@ export function startPresenceWatch(opts: PresenceWatchOptions): PresenceWatch {
     // Back from a look that failed, the replicas' heartbeats land within their interval, not
     // at once: until the bucket has answered for an online window, the old ones prove nothing
     // (ended at the first look after the outage, every replica's gamers were told offline and
-    // then online again).
+    // then online again). The looks go on meanwhile: the window counts from the last that
+    // failed, the last moment the bucket was known away.
     if (performance.now() - lookFailedAt < opts.onlineWindowMs) return [];
     if (missed) {
       opts.log.warn({ bucket: names.presenceBucket }, 'presence watch missed heartbeats: it reads the bucket again');
