@@ -33,6 +33,15 @@ describe('the sweep lease', () => {
     });
   };
 
+  /** No lease held, and three gamer tasks of a new application expired a second ago: three pages of one. */
+  async function noLeaseAndThreeExpiredTasks(): Promise<string> {
+    await store.leases.deleteMany({});
+    const app = randomUUID();
+    const past = new Date(Date.now() - 1_000);
+    await store.gamerTasks.insertMany([1, 2, 3].map((i) => ({ _id: `${app}:${i}`, applicationId: app, gamerId: randomUUID(), taskId: randomUUID(), expiredAt: past, claimState: 'none' }) as never));
+    return app;
+  }
+
   it('lets one of two replicas sweep a period, the same one again while it holds the lease, the other half a period after it ran out', async () => {
     await store.leases.deleteMany({});
     const [a, b] = [replica('a'), replica('b')];
@@ -54,10 +63,7 @@ describe('the sweep lease', () => {
   });
 
   it('renews the lease at every page of a long sweep, and gives it back when the replica stops', async () => {
-    await store.leases.deleteMany({});
-    const app = randomUUID();
-    const past = new Date(Date.now() - 1_000);
-    await store.gamerTasks.insertMany([1, 2, 3].map((i) => ({ _id: `${app}:${i}`, applicationId: app, gamerId: randomUUID(), taskId: randomUUID(), expiredAt: past, claimState: 'none' }) as never));
+    const app = await noLeaseAndThreeExpiredTasks();
     // A's second and third pages wait for the test
     const gates: (() => void)[] = [];
     const real = new GamerTaskRepository(store);
@@ -91,10 +97,7 @@ describe('the sweep lease', () => {
   });
 
   it('stops paging once another replica took its lease, and gives back no lease it no longer holds', async () => {
-    await store.leases.deleteMany({});
-    const app = randomUUID();
-    const past = new Date(Date.now() - 1_000);
-    await store.gamerTasks.insertMany([1, 2, 3].map((i) => ({ _id: `${app}:${i}`, applicationId: app, gamerId: randomUUID(), taskId: randomUUID(), expiredAt: past, claimState: 'none' }) as never));
+    const app = await noLeaseAndThreeExpiredTasks();
     // A's second page waits for the test
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
