@@ -12,7 +12,7 @@ const TasksSettings = {
   // The contract's bound is what the OpenAPI document promises; configuration may only lower it.
   MAX_TASKS_PER_ASSIGN: Type.Integer({ minimum: 1, maximum: TaskLimits.TASKS_PER_ASSIGN_MAX, default: TaskLimits.TASKS_PER_ASSIGN_MAX, description: 'largest numberOfTasks of one assign (at most 50, the documented bound)' }),
   CATALOG_MAX_TASKS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000, description: 'live top-level tasks and achievements (a composite with its children counts once) an application\'s catalog may hold: a create past it is a 409 CATALOG_FULL; archiving makes room (archived entries are not counted, docs/tasks.md)' }),
-  STATS_MAX_DELIVER: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'deliveries of a stat event before it goes to the dead-letter subject' }),
+  STATS_MAX_DELIVER: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'deliveries of a stat event before it goes to the dead-letter subject (set on the shared consumer at the replica\'s start; every replica acts on the consumer\'s live value, docs/tasks.md)' }),
   STATS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'JetStream replicas of the stats stream' }),
   STATS_STREAM_MAX_AGE_MS: Type.Integer({ minimum: MINUTE, default: 7 * DAY, description: 'how long the stats stream keeps events, at most (STATS_STREAM_MAX_BYTES may make it shorter)' }),
   STATS_STREAM_MAX_BYTES: Type.Integer({

@@ -11,6 +11,7 @@ import { SpillRouter } from './lanes.ts';
 import type { EventStage, StatsMetrics } from './metrics.ts';
 import { LetterCount, publishDeadLetter, requestIdField, type DeadLetterStored } from './dead-letters.ts';
 import { isStoreOutage } from '../repository/store.ts';
+import { LiveConsumerSettings } from './live-consumer-settings.ts';
 import { eventAgeSeconds, parseStatMessage, retryDelay } from './parse.ts';
 import type { DeliveredEvent, EventOutcome, StatBatchProcessor } from './processor.ts';
 
@@ -21,9 +22,10 @@ export interface ConsumerSettings {
   batchWaitMs: number;
   /** most batches of disjoint gamers in flight at once; lanes past the first open under a backlog (stats/lanes.ts) */
   lanes: number;
+  /** STATS_MAX_DELIVER: the consumer's max_deliver until its live setting was read (LiveConsumerSettings) */
   maxDeliver: number;
   retryBaseMs: number;
-  /** the consumer's ack_wait: events held longer are kept alive with in-progress acks */
+  /** STATS_ACK_WAIT_MS: the consumer's ack_wait until its live setting was read; events held longer are kept alive with in-progress acks */
   ackWaitMs: number;
   /** bytes of events held (pulled, not yet settled) past which the pull waits (CONSUMER_HELD_MAX_BYTES) */
   heldMaxBytes: number;
@@ -68,6 +70,11 @@ export const REQUEUED_HEADER = 'Gfts-Requeued';
  * them means something keeps moving the gamer, not a race to wait out.
  */
 const MAX_REQUEUES = 3;
+
+/** Age past which a batch reads the consumer's live settings again (without waiting for them). */
+const LIVE_SETTINGS_MAX_AGE_MS = 10_000;
+/** Age past which a requeue or dead-letter decision waits for the consumer's live settings. */
+export const DECISION_SETTINGS_MAX_AGE_MS = 1_000;
 
 interface Parsed {
   msg: JsMsg;
@@ -115,9 +122,13 @@ export class StatsConsumer {
   private readonly overdue: { seq: number; deliveries: number }[] = [];
   private overdueRunning = 0;
   private readonly overdueCopies = new Set<Promise<void>>();
+  /** the shared consumer's max_deliver and ack_wait as the server holds them */
+  private readonly live: LiveConsumerSettings;
 
   constructor(deps: Deps) {
     this.deps = deps;
+    const { jsm, names, settings } = deps;
+    this.live = new LiveConsumerSettings(settings, async () => (await jsm.consumers.info(names.statsStream, names.statsConsumer)).config);
     this.held = new ByteBudget(deps.settings.heldMaxBytes);
     // every attempt of a batch and every overdue copy's wait listen for the stop (not a leak)
     setMaxListeners(0, this.stopped.signal);
@@ -152,6 +163,7 @@ export class StatsConsumer {
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
+        this.live.adopt((await consumer.info(true)).config);
         // What arrives while stopping is applied too (a batch is quick), so none is left
         // unacknowledged. Pulled messages wait in the pull's queue until taken (one batch at
         // most, taken as soon as a batch leaves its lane), kept in progress by the pull; once
@@ -208,11 +220,12 @@ export class StatsConsumer {
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
     for (const { msg } of batch) this.observeAge(msg, 'batched');
+    void this.live.fresh(LIVE_SETTINGS_MAX_AGE_MS);
     // while the batch is written (or waits for the store), its events and those queued behind
     // it are kept in progress, so JetStream does not redeliver them meanwhile
     const keepAlive = setInterval(() => {
       for (const { msg } of [...batch, ...lane.queue.waiting]) msg.working();
-    }, Math.max(100, Math.floor(settings.ackWaitMs / 3)));
+    }, Math.max(100, Math.floor(this.live.current.ackWaitMs / 3)));
     const delivered = batch.map((p) => p.delivered);
     const spans = batch.map((p) => p.span);
     // The batch as a whole failing (the store is away) is no fault of its events, so it must
@@ -286,23 +299,29 @@ export class StatsConsumer {
   }
 
   private settle(msg: JsMsg, delivered: DeliveredEvent, outcome: EventOutcome): void {
-    const { metrics, log, settings } = this.deps;
-    metrics.processed.inc({ outcome: outcome.kind });
+    this.deps.metrics.processed.inc({ outcome: outcome.kind });
     if (outcome.kind === 'processed' || outcome.kind === 'duplicate') {
       msg.ack();
       return this.observeAge(msg, 'acknowledged');
     }
+    // whether this is the event's last delivery is the consumer's live max_deliver's to say
+    this.track(this.live.fresh(DECISION_SETTINGS_MAX_AGE_MS).then(({ maxDeliver }) => this.settleUnapplied(msg, delivered, outcome, maxDeliver)));
+  }
+
+  /** An event its batch did not apply: tried again, requeued or dead-lettered. */
+  private async settleUnapplied(msg: JsMsg, delivered: DeliveredEvent, outcome: Exclude<EventOutcome, { kind: 'processed' | 'duplicate' }>, maxDeliver: number): Promise<void> {
+    const { log, settings } = this.deps;
     if (outcome.kind === 'stale' || outcome.kind === 'interrupted') {
-      if (msg.info.deliveryCount < settings.maxDeliver) return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
+      if (msg.info.deliveryCount < maxDeliver) return msg.nak(STALE_REDELIVERY_MS + Math.floor(Math.random() * STALE_REDELIVERY_MS));
       // JetStream counts every delivery and would drop the event now, as if it had failed
-      return this.track(this.requeue(msg, outcome.kind));
+      return this.requeue(msg, outcome.kind);
     }
     const { eventId } = delivered.event;
     const deliveries = msg.info.deliveryCount;
     const reason = (outcome.error as Error)?.message ?? String(outcome.error);
-    if (deliveries >= settings.maxDeliver) {
+    if (deliveries >= maxDeliver) {
       log.error({ err: outcome.error, eventId, deliveries }, 'stat event failed on its last delivery; dead-lettering it');
-      this.track(this.deadLetter(msg, `processing failed ${deliveries} times: ${reason}`));
+      await this.deadLetter(msg, `processing failed ${deliveries} times: ${reason}`);
     } else {
       log.warn({ err: outcome.error, eventId, deliveries }, 'stat event failed; will be redelivered');
       msg.nak(retryDelay(deliveries, settings.retryBaseMs));

@@ -4,7 +4,7 @@ import { eventually, type Gamer, testLogLevel } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { mongo } from 'mongoose';
-import { REQUEUED_HEADER } from '../../src/stats/consumer.ts';
+import { DECISION_SETTINGS_MAX_AGE_MS, REQUEUED_HEADER } from '../../src/stats/consumer.ts';
 import { randomUUID } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -340,6 +340,32 @@ describe('poison and failing events', () => {
     await eventually(async () => letters.some((l) => JSON.parse(l.payload).eventId === poison.eventId), 20_000);
     expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.reason])).toEqual([[poison.eventId, 'payload does not match the StatEvent schema']]);
     sub.unsubscribe();
+  });
+
+  it('decides an event\'s last delivery by the shared consumer\'s live max_deliver, not by its own STATS_MAX_DELIVER (a rollout changed it)', async () => {
+    const world = new World(stack);
+    await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const gamer = world.gamer('Rollout');
+    await world.assign(gamer, 'lifetime', 1);
+    const { nc, letters, sub } = await deadLettersOf(stack, world);
+    const jsm = await jetstreamManager(nc);
+    const { statsStream, statsConsumer } = stack.names;
+    // a newer replica started with STATS_MAX_DELIVER 4 and updated the consumer every replica shares
+    await jsm.consumers.update(statsStream, statsConsumer, { max_deliver: 4 });
+    expect((await jsm.consumers.info(statsStream, statsConsumer)).config.max_deliver).toBe(4);
+    // what the replica read of the consumer before is this old at most when it decides
+    await new Promise((resolve) => setTimeout(resolve, DECISION_SETTINGS_MAX_AGE_MS + 100));
+    try {
+      const failing = world.event(gamer, { score: 3 });
+      failAlways.add(failing.eventId);
+      await world.publish(failing);
+      await eventually(async () => letters.length >= 1, 20_000);
+      // before: dead-lettered by this replica on its 3rd delivery, which the server would have delivered once more
+      expect(letters.map((l) => [JSON.parse(l.payload).eventId, l.deliveryCount, l.reason.slice(0, 25)])).toEqual([[failing.eventId, 4, 'processing failed 4 times']]);
+    } finally {
+      await jsm.consumers.update(statsStream, statsConsumer, { max_deliver: 3 });
+      sub.unsubscribe();
+    }
   });
 });
 
