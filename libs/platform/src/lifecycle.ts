@@ -52,15 +52,38 @@ export const TRACE_FLUSH_AFTER_GRACE_MS = 1_000;
  * Starts a service and stops it cleanly on SIGTERM/SIGINT: stop accepting, let in-flight
  * requests and consumers finish (the app's onClose hooks), then exit; a stop that takes
  * longer than the grace period exits non-zero.
+ *
+ * The signals are listened for before the start: a Node process that is its container's
+ * PID 1 (our images' exec-form entrypoints) does not die of a SIGTERM it does not handle,
+ * so one sent while the service started (a pod deleted during a slow start) was lost, and
+ * the pod ran on until its grace ended in SIGKILL, its consumers' messages held until their
+ * ack_wait. A signal during the start now stops the service as soon as it started; a second
+ * one exits at once.
  */
 export async function runService(opts: RunOptions): Promise<void> {
+  // the stop once the service started (a signal before waits for it)
+  const started: { stop?: (signal: string) => void } = {};
+  let signalledWhileStarting: string | undefined;
+  const onSignal = (signal: string) => {
+    if (started.stop) return started.stop(signal);
+    if (signalledWhileStarting) {
+      console.error(`${opts.name}: ${signal} again while starting; exiting now`);
+      process.exit(1);
+    }
+    signalledWhileStarting = signal;
+    console.error(`${opts.name}: ${signal} while starting; stopping once started`);
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
   let app: FastifyInstance;
   let graceMs: number;
   try {
-    const started = await opts.start();
-    app = started.app;
-    graceMs = started.config.SHUTDOWN_GRACE_MS;
-    await app.listen({ port: started.config.PORT, host: started.config.HOST, backlog: started.config.LISTEN_BACKLOG });
+    const service = await opts.start();
+    app = service.app;
+    graceMs = service.config.SHUTDOWN_GRACE_MS;
+    // stopped before it took any request: no listening, its consumers drained by the close
+    if (!signalledWhileStarting) await app.listen({ port: service.config.PORT, host: service.config.HOST, backlog: service.config.LISTEN_BACKLOG });
     const overLimit = heapOverMemoryLimit(getHeapStatistics().heap_size_limit, process.constrainedMemory(), totalmem());
     if (overLimit) {
       app.log.warn(overLimit, 'the heap may grow past three quarters of the memory limit: the process can be killed before it collects. Set NODE_OPTIONS=--max-old-space-size to about half the limit, or raise the limit (docs/deploy.md, "Memory")');
@@ -95,16 +118,20 @@ export async function runService(opts: RunOptions): Promise<void> {
       async () => {
         // a close that ends while the grace timer's flush runs leaves that flush to finish
         if (overGrace) return;
+        // closed within the grace: a slow export of the spans after it is no failed stop
+        // (until 2026-11-29 the timer still fired during it and exited 1)
+        clearTimeout(timer);
         await stopTracing();
         process.exit(0);
       },
       async (error: unknown) => {
+        clearTimeout(timer);
         app.log.error({ err: error }, 'error while shutting down');
         await stopTracing();
         process.exit(1);
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  started.stop = stop;
+  if (signalledWhileStarting) stop(signalledWhileStarting);
 }
