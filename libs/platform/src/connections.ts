@@ -8,7 +8,10 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 /** A service's own MongoDB database. Only features MongoDB 7+ and FerretDB v1 share are used. */
 export async function connectMongo(url: string, log: Logger): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
-    serverSelectionTimeoutMS: 10_000,
+    // a request while the store is away fails after this (a 503 with Retry-After,
+    // errors.ts), within the gateway's UPSTREAM_TIMEOUT_MS (10 s by default), so the client
+    // hears it from the service instead of a 504 (10 s until 2026-11-29)
+    serverSelectionTimeoutMS: 5_000,
     // a connection cut off without a reset (the store's container stopped behind a port
     // proxy) would hold its operation, and its pool slot, for ever: after this long without an
     // answer the operation fails and the connection is replaced. None of ours runs that long.

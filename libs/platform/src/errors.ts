@@ -2,6 +2,7 @@ import { ErrorCode, PROBLEM_CONTENT_TYPE, PROBLEM_ERRORS_MAX, problemType, type 
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isStoreUnreachable } from './store-errors.ts';
 
 /** An error the client caused or may act on; the one error handler maps it to problem+json. */
 export class AppError extends Error {
@@ -25,6 +26,9 @@ export const conflict = (code: ErrorCode, detail: string, opts: { retryAfterSeco
 export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAUTHORIZED, detail);
 /** A request this instance will not serve because it is stopping: another instance will. */
 export const shuttingDown = () => new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
+
+/** Seconds a client waits before retrying a request its service's store could not serve. */
+export const STORE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
@@ -159,6 +163,12 @@ function toProblem(error: FastifyError & { status?: number }, request: FastifyRe
   if (error instanceof SyntaxError) return problem(400, ErrorCode.VALIDATION_FAILED, 'body is not valid JSON');
   const status = error.statusCode ?? error.status ?? 500;
   if (status >= 400 && status < 500) return problem(status, clientErrorCode(status), error.message);
+  // the store away is no bug (docs/client.md): 503 with Retry-After, and one short log line
+  // per request rather than a stack (until 2026-11-29 a 500 INTERNAL, logged as unhandled)
+  if (isStoreUnreachable(error)) {
+    request.log.warn({ err: { name: error.name, message: error.message } }, 'store unavailable');
+    return problem(503, ErrorCode.SERVICE_UNAVAILABLE, 'a store this service needs is unavailable; retry the request');
+  }
   request.log.error({ err: error }, 'unhandled error');
   return problem(500, ErrorCode.INTERNAL, 'internal error');
 }
@@ -187,6 +197,7 @@ export const problemHandlers = fp<{ allowedMethods: (path: string) => string[] }
       if (allowed.length > 0 && !allowed.includes(request.method)) return unrouted(request, reply, opts.allowedMethods);
     }
     if (error instanceof AppError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    else if (isStoreUnreachable(error)) reply.header('retry-after', String(STORE_UNAVAILABLE_RETRY_AFTER_S));
     return sendProblem(reply, toProblem(error, request));
   });
   // A request no route takes is answered before its body is read: Fastify would otherwise

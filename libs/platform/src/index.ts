@@ -1,6 +1,7 @@
 export * from './config.ts';
 export * from './connections.ts';
 export * from './errors.ts';
+export * from './store-errors.ts';
 export * from './expiring-cache.ts';
 export * from './health.ts';
 export * from './http.ts';
