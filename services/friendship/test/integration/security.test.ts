@@ -1,10 +1,38 @@
 import { FORGEABLE_IDENTITY_HEADERS, friendshipRoutes } from '@gfts/contracts';
 import { createIdentitySigner } from '@gfts/platform';
-import { mintToken, TEST_INTERNAL_SECRET, unsignedToken, type Gamer } from '@gfts/testkit';
+import { gamer, mintToken, TEST_INTERNAL_SECRET, unsignedToken, type Gamer } from '@gfts/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFriendshipStack, type FriendshipStack } from '../support/stack.ts';
 import { BASE, expectOk, expectProblem, world, expectRequested } from '../support/world.ts';
+
+/**
+ * Every route of the contracts, each asked validly but for the credentials, on `id` (a route
+ * the contracts gain must be given its request here: the type says so).
+ */
+function everyRoute(id: string, target: string) {
+  const valid: Record<keyof typeof friendshipRoutes, { query?: string; body?: unknown }> = {
+    search: { query: '?displayName=a' },
+    sendRequest: { body: { target } },
+    accept: {},
+    listFriends: {},
+    listIncoming: {},
+    listOutgoing: {},
+    reject: {},
+    cancel: {},
+    unblock: {},
+    block: { body: { target } },
+    unfriend: {},
+    updateNotes: { body: { alias: 'x', favorite: true } },
+    suggestions: {},
+    mutualFriends: {},
+    listBlocked: {},
+  };
+  return (Object.keys(friendshipRoutes) as (keyof typeof friendshipRoutes)[]).map((name) => {
+    const { method, url } = friendshipRoutes[name];
+    return [method, `${url.replace(/:\w+/g, id)}${valid[name].query ?? ''}`, valid[name].body] as const;
+  });
+}
 
 describe('friendship security', () => {
   let stack: FriendshipStack;
@@ -35,29 +63,7 @@ describe('friendship security', () => {
 
     it.each(cases)('refuses %s with 401 problem+json on every endpoint', async (_why, headers) => {
       const id = randomUUID();
-      // every route of the contracts, each asked validly but for the credentials (a route the
-      // contracts gain must be given its request here: the type says so)
-      const valid: Record<keyof typeof friendshipRoutes, { query?: string; body?: unknown }> = {
-        search: { query: '?displayName=a' },
-        sendRequest: { body: { target: bob.id } },
-        accept: {},
-        listFriends: {},
-        listIncoming: {},
-        listOutgoing: {},
-        reject: {},
-        cancel: {},
-        unblock: {},
-        block: { body: { target: bob.id } },
-        unfriend: {},
-        updateNotes: { body: { alias: 'x', favorite: true } },
-        suggestions: {},
-        mutualFriends: {},
-        listBlocked: {},
-      };
-      const calls = (Object.keys(friendshipRoutes) as (keyof typeof friendshipRoutes)[]).map((name) => {
-        const { method, url } = friendshipRoutes[name];
-        return [method, `${url.replace(/:\w+/g, id)}${valid[name].query ?? ''}`, valid[name].body] as const;
-      });
+      const calls = everyRoute(id, bob.id);
       expect(calls.map(([method, path]) => `${method} ${path}`)).toEqual(expect.arrayContaining([`PATCH ${BASE}/${id}`, `GET ${BASE}/suggestions`, `GET ${BASE}/mutual/${id}`]));
       for (const [method, path, body] of calls) {
         const response = await stack.api(method, path, { headers: headers(), ...(body ? { body } : {}) });
@@ -102,6 +108,21 @@ describe('friendship security', () => {
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(await response.json()).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
       }
+    });
+  });
+
+  describe('game server tokens', () => {
+    it('refuses a token with the server role on every endpoint with 403, before it registers the server as a gamer', async () => {
+      const server = gamer(alice.app, 'Match Server', { roles: ['server'] });
+      for (const [method, path, body] of everyRoute(randomUUID(), bob.id)) {
+        const response = await stack.api(method, path, { headers: server.auth, ...(body ? { body } : {}) });
+        // before: served as a gamer (a friend request sent with the servers' rate limit)
+        expectProblem(response, 403, 'FORBIDDEN');
+      }
+      // never entered in the directory: nobody finds it or can befriend it
+      expect((await w.search(alice, 'match server')).body).toEqual([]);
+      expectProblem(await w.request(alice, server.id), 404, 'NOT_FOUND');
+      expect((await w.incoming(bob)).body).toEqual([]);
     });
   });
 
