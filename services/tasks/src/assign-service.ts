@@ -1,4 +1,4 @@
-import { ErrorCode, TaskFamily, type GamerTask, type Identity } from '@gfts/contracts';
+import { ErrorCode, TaskFamily, TaskLimits, type GamerTask, type Identity } from '@gfts/contracts';
 import { badRequest, conflict, uuidv7 } from '@gfts/platform';
 import { expiryFor } from './domain/expiry.ts';
 import { gamerTaskTree, gamerTaskView } from './domain/gamer-task.ts';
@@ -10,6 +10,9 @@ import type { GamerProgressRepository } from './repository/gamer-progress-reposi
 import type { GamerTaskRepository } from './repository/gamer-task-repository.ts';
 import type { SettingsRepository } from './repository/settings-repository.ts';
 import type { GamerTaskRecord } from './domain/model.ts';
+
+/** Most task trees one round of an assign writes at once (the largest numberOfTasks). */
+export const ASSIGN_ROUND_MAX = TaskLimits.TASKS_PER_ASSIGN_MAX;
 
 /** A pending key older than this belongs to a request that died; a retry takes it over. */
 const ABANDONED_AFTER_MS = 30_000;
@@ -121,7 +124,10 @@ export class AssignService {
     let next = 0;
     // in rounds: a task a concurrent assign took first is skipped and the next one tried
     while (created.length < wanted && next < order.length) {
-      const round = order.slice(next, next + (wanted - created.length));
+      // at most ASSIGN_ROUND_MAX trees written at once: a seasonal assign takes every
+      // seasonal task, up to CATALOG_MAX_TASKS composites of 20 children, which all went in
+      // one round (one insert each at once, one bulk write of them all) until 2026-11-29
+      const round = order.slice(next, next + Math.min(wanted - created.length, ASSIGN_ROUND_MAX));
       next += round.length;
       const trees = round.map((entry) => gamerTaskTree(entry, { applicationId, gamerId, now, expiredAt, idFor: () => uuidv7(), ...(assignKey !== undefined ? { assignKey } : {}) }));
       const inserted = await Promise.all(trees.map((tree) => this.gamerTasks.insertTree(tree.parent, tree.children)));

@@ -1,5 +1,6 @@
 import { countStoreCommands, infra, uniqueSuffix, type Gamer, type StoreCommandCounter } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASSIGN_ROUND_MAX } from '../../src/assign-service.ts';
 import { startTasksStack, untilAcknowledged, type TasksStack } from '../support/stack.ts';
 import { World } from '../support/world.ts';
 
@@ -59,5 +60,20 @@ describe('store round trips per stat batch', () => {
     // and the events all counted: 1 + 1 + 5 each
     const progress = (await world.tasks(players[0]!))[0]!;
     expect({ progress: progress.progress, games: progress.gamesPlayed }).toEqual({ progress: 7, games: 7 });
+  });
+
+  it(`writes a seasonal assign of more tasks than ${ASSIGN_ROUND_MAX} in rounds of at most that many trees`, async () => {
+    const seasonal = ASSIGN_ROUND_MAX * 2 + 10;
+    for (let i = 0; i < seasonal; i++) await world.createTask({ name: `Season ${i}`, family: 'seasonal', targetValue: 10, applicationStatsId: 'score' });
+    const gamer = world.gamer('Seasoned');
+    counter.take();
+    const assigned = await world.assign(gamer, 'seasonal', 1);
+    const commands = counter.take();
+    expect(assigned.status).toBe(200);
+    expect(assigned.body).toHaveLength(seasonal);
+    // each round's progress entries go in a bulk write of their own (the first round's, on a
+    // gamer with no progress document yet, one more): three rounds, where before all 110 went at once
+    expect(commands['update gamer_progress']).toBe(Math.ceil(seasonal / ASSIGN_ROUND_MAX) + 1);
+    expect(commands['insert gamer_tasks']).toBe(seasonal);
   });
 });
