@@ -21,12 +21,17 @@ export class ProgressResetService {
     // their progress goes after them (and before the unlock counts), with every entry
     // without a gamer task, so a reset retried after a failure here removes what is left
     const removedIds = removed.flatMap((top) => [top.id, ...top.children.map((c) => c.gamerTaskId)]);
-    // the entries before the gamer tasks held: a task assigned in between keeps its entry
-    const entries = await progress.entryIds(owner);
-    const held = (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id);
-    await progress.remove(owner, entriesToDrop(entries, held, removedIds));
-    // removed achievements are tracked again, from zero, on the gamer's next event or read
-    await unlockStats.forget(removed);
+    try {
+      // the entries before the gamer tasks held: a task assigned in between keeps its entry
+      const entries = await progress.entryIds(owner);
+      const held = (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id);
+      await progress.remove(owner, entriesToDrop(entries, held, removedIds));
+    } finally {
+      // removed achievements are tracked again, from zero, on the gamer's next event or read.
+      // Uncounted even when their progress failed to go: only this call knows it removed
+      // them, and a retry, which finds them gone, would never uncount them (until 2026-11-29)
+      await unlockStats.forget(removed);
+    }
     // `all` takes the inventory, but not what the tasks it left paid: a claim in flight (kept,
     // whatever the scope) may have written its grants already and marks its task claimed next,
     // and a claimed task kept in its tree must not show claimed with its rewards gone. The ids

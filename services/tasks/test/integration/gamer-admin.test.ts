@@ -197,6 +197,32 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await w.inventory(g.ann)).toEqual([{ inventoryItemId: g.item, quantity: 3 }]);
   });
 
+  it('uncounts the achievements a reset removed even when their progress failed to go; the retry removes the rest', async () => {
+    const w = world();
+    const g = await playedGamer(w);
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const gamerTasks = new GamerTaskRepository(store);
+    const progress = new GamerProgressRepository(store, gamerTasks, 0);
+    // the store fails the progress write once, after the trees went
+    let failures = 1;
+    const failing = Object.assign(Object.create(progress) as GamerProgressRepository, {
+      remove: async (...args: Parameters<GamerProgressRepository['remove']>) => {
+        if (failures-- > 0) throw new Error('injected: the store failed the progress write');
+        return progress.remove(...args);
+      },
+    });
+    const service = new ProgressResetService({ gamerTasks, progress: failing, inventory: new InventoryRepository(store), unlockStats: new AchievementStatsRepository(store) });
+    await expect(service.reset(w.app, g.ann.id, 'achievements')).rejects.toThrow(/injected/);
+    // Done ach and Open ach went: neither counts Ann any more (before: [1, 1] and [0, 1] for good)
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [1, 1]], ['Done ach', [0, 0]], ['Open ach', [0, 0]]]));
+    // the retry finds no tree left, and removes their progress entries
+    expect((await reset(w, g.ann.id, { scope: 'achievements' })).body).toMatchObject({ tasksRemoved: 0 });
+    const achievements = await w.achievements(g.ann);
+    expect(find(achievements, g.doneAch.id)).toMatchObject({ completed: false, progress: 0 });
+    expect(find(achievements, g.openAch.id)).toMatchObject({ completed: false, progress: 0 });
+    expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [1, 1]], ['Done ach', [0, 1]], ['Open ach', [0, 1]]]));
+  });
+
   it('refuses a gamer, a game server and another application\'s admin (403), bad input (400), and touches only the path\'s application', async () => {
     const w = world();
     const g = await playedGamer(w);
