@@ -61,22 +61,36 @@ export interface ErasureFollowUp {
  * friendship or tasks lagged (hours while one was down). So when another service reports
  * its part done (`gamer.erasure.completed`, core NATS, one replica of the queue group per
  * report), the gamer's inbox and the notifications naming them are deleted again, at once and
- * a minute later (an event published just before the report may still be in an ingest batch,
- * behind a slow inbox write). A report missed (a replica cut from NATS), or a replica that
- * stops within that minute, leaves what those events stored; so does a report that comes
- * more than NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS after the erasure was asked.
+ * a minute after that delete went through (an event published just before the report may
+ * still be in an ingest batch, behind a slow inbox write, or held by the ingest while the
+ * inbox store is away). A delete the store fails is tried again, 1 s then doubling to 30 s
+ * apart, while the report is within NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS of the erasure's
+ * request: until 2026-11-29 a failed one was logged and left, so an outage of the store
+ * longer than a minute left the notifications the ingest wrote when it came back. A report
+ * missed (a replica cut from NATS), or a replica that stops before its deletes went through,
+ * leaves what those events stored; so does a report that comes more than the window after
+ * the erasure was asked.
  */
 export function followErasureReports(
   nc: NatsConnection, prefix: string, inbox: Pick<InboxRepository, 'eraseGamer'>, log: FastifyBaseLogger,
-  opts: { againAfterMs?: number; windowMs: number; now?: () => number },
+  opts: { againAfterMs?: number; retryBaseMs?: number; windowMs: number; now?: () => number },
 ): ErasureFollowUp {
   const againAfterMs = opts.againAfterMs ?? FOLLOW_UP_AGAIN_MS;
+  const retryBaseMs = opts.retryBaseMs ?? FOLLOW_UP_RETRY_BASE_MS;
   const now = opts.now ?? Date.now;
   const names = natsNames(prefix);
   const running = new Set<Promise<void>>();
   const later = new Set<NodeJS.Timeout>();
   let stopped = false;
   const what = 'notifications an erased gamer\'s late events stored stay';
+  const after = (ms: number, work: () => void) => {
+    const timer = setTimeout(() => {
+      later.delete(timer);
+      if (!stopped) work();
+    }, ms);
+    timer.unref();
+    later.add(timer);
+  };
   const subscription = keepSubscribed(nc, names.gamerErasureCompleted, { queue: names.notificationsErasureFollowUpQueue, what, log }, (msg) => {
     const report = erasureReportOf(msg);
     // a report of a republished event's erasure: the gamer may have come back since, and her
@@ -91,25 +105,28 @@ export function followErasureReports(
       log.info({ jobId, after: service, requestedAt: report.requestedAt }, 'erasure report past NOTIFY_ERASURE_FOLLOW_UP_WINDOW_MS: the gamer\'s inbox is left as it is');
       return;
     }
-    const erase = () => {
+    // a report without the request's time (a replica of before 2026-11-29) is tried from its arrival
+    const triedUntil = (Number.isNaN(askedAt) ? now() : askedAt) + opts.windowMs;
+    const withinWindow = () => now() <= triedUntil;
+    /** Deletes; on success `then`, on failure the same again later while within the window. */
+    const erase = (attempt: number, then?: () => void) => {
       const work = inbox.eraseGamer(applicationId.toLowerCase(), gamerId.toLowerCase()).then(
         (removed) => {
           if (removed.own + removed.mentions > 0) log.info({ jobId, after: service, ...removed }, 'notifications of an erased gamer stored after its erasure removed');
+          then?.();
         },
-        (error: unknown) => log.warn({ err: error, jobId, after: service }, 'notifications of an erased gamer stored after its erasure not removed: a second erasure removes them'),
+        (error: unknown) => {
+          if (stopped || !withinWindow()) return void log.warn({ err: error, jobId, after: service }, 'notifications of an erased gamer stored after its erasure not removed: a second erasure removes them');
+          log.warn({ err: error, jobId, after: service, attempt }, 'notifications of an erased gamer stored after its erasure not removed yet; trying again');
+          after(Math.min(FOLLOW_UP_RETRY_MAX_MS, retryBaseMs * 2 ** (attempt - 1)), () => erase(attempt + 1, then));
+        },
       );
       running.add(work);
       void work.finally(() => running.delete(work));
     };
-    erase();
-    // and once more a while later: an event the service published just before its report may
-    // still be in an ingest batch (on another replica, behind a slow inbox write)
-    const timer = setTimeout(() => {
-      later.delete(timer);
-      if (!stopped) erase();
-    }, againAfterMs);
-    timer.unref();
-    later.add(timer);
+    // and once more a while after it went through: an event the service published just before
+    // its report may still be in an ingest batch (on another replica, behind a slow inbox write)
+    erase(1, () => after(againAfterMs, () => erase(1)));
   });
   return {
     async stop() {
@@ -121,6 +138,10 @@ export function followErasureReports(
     },
   };
 }
+
+/** First wait before a follow-up delete the store failed is tried again; it doubles up to FOLLOW_UP_RETRY_MAX_MS. */
+const FOLLOW_UP_RETRY_BASE_MS = 1_000;
+const FOLLOW_UP_RETRY_MAX_MS = 30_000;
 
 /** How long after another service's report its late events are sought once more. */
 const FOLLOW_UP_AGAIN_MS = 60_000;

@@ -133,6 +133,36 @@ describe('gamer erasure in the notifications service', () => {
     }
   });
 
+  it('tries a follow-up delete again while the inbox store is away, and deletes once more a while after it went through', async () => {
+    const nc = await stack.nats();
+    const real = inboxRepository(openStore({ db: await stack.db() } as unknown as Connection), 60_000);
+    const gamerId = randomUUID();
+    const held = { applicationId: app, gamerId, id: monotonicUuidv7()(), type: NotificationType.TASK_COMPLETED, at: new Date().toISOString(), data: { gamerTaskId: randomUUID(), taskId: randomUUID() } } as const;
+    let failuresLeft = 3;
+    let deleted = 0;
+    const inbox = {
+      eraseGamer: async (applicationId: string, gamer: string) => {
+        // the store is away for the first three tries
+        if (failuresLeft-- > 0) throw new Error('injected: the inbox store is away');
+        const done = await real.eraseGamer(applicationId, gamer);
+        // back: the ingest writes the notification it held through the outage, after this delete
+        if (++deleted === 1) await real.add([held]);
+        return done;
+      },
+    };
+    const prefix = natsPrefix();
+    const followUp = followErasureReports(nc, prefix, inbox, quietLog as never, { againAfterMs: 300, retryBaseMs: 50, windowMs: 86_400_000 });
+    try {
+      await nc.flush();
+      nc.publish(natsNames(prefix).gamerErasureCompleted, JSON.stringify({ jobId: randomUUID(), applicationId: app, gamerId, service: 'tasks', completedAt: new Date().toISOString(), requestedAt: new Date().toISOString() }));
+      // before: one failed try and one more a minute later (failed too), then nothing: the held notification stayed
+      await eventually(async () => deleted === 2, 5_000);
+      expect(await real.newestFirst({ applicationId: app, gamerId }, undefined, 10)).toEqual([]);
+    } finally {
+      await followUp.stop();
+    }
+  });
+
   it('leaves other gamers\' inboxes alone', async () => {
     const [dan, eve, fay] = [await join('Dan'), await join('Eve'), await join('Fay')];
     await request(eve, fay);
