@@ -6,7 +6,7 @@ import {
 import type { TSchema, Static } from 'typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { PULL_EXPIRES_MS, pullUntilStopped } from './jetstream-pull.ts';
-import { ensureStream } from './jetstream-streams.ts';
+import { ensureStream, isConsumerOrStreamMissing } from './jetstream-streams.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -78,7 +78,11 @@ export interface GamerEventConsumer {
  * legal duty, so a store outage delays it and never loses it.
  */
 export function consumeGamerEvents<S extends TSchema>(
-  deps: { js: JetStreamClient; names: NatsNames; durable: string; schema: S; log: Logger; retryBaseMs: number },
+  deps: {
+    js: JetStreamClient; names: NatsNames; durable: string; schema: S; log: Logger; retryBaseMs: number;
+    /** makes the stream and the durable again when they are found gone (as the service's start does) */
+    recreate?: () => Promise<void>;
+  },
   handle: (event: Static<S>) => Promise<void>,
 ): GamerEventConsumer {
   const { js, names, durable, schema, log, retryBaseMs } = deps;
@@ -116,6 +120,13 @@ export function consumeGamerEvents<S extends TSchema>(
       } catch (error) {
         if (stopping) break;
         log.warn({ err: error, durable }, 'gamer event consumer interrupted; resuming');
+        // gone for good until made again: until 2026-11-29 it was asked for every second until a restart
+        if (deps.recreate && isConsumerOrStreamMissing(error)) {
+          await deps.recreate().then(
+            () => log.warn({ durable }, 'gamer event consumer was gone: made again (it delivers what its stream still holds)'),
+            (recreateError: unknown) => log.error({ err: recreateError, durable }, 'gamer event consumer is gone and could not be made again'),
+          );
+        }
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       }
     }
@@ -140,9 +151,12 @@ export async function startGamerErasure(
 ): Promise<GamerEventConsumer> {
   const { js, jsm, names, service, log } = deps;
   const durable = names.gamerErasedConsumer(service);
-  await ensureGamersStream(jsm, names, deps.stream);
-  await ensureGamersConsumer(jsm, names, durable, names.gamerErased, deps.durable);
-  return consumeGamerEvents({ js, names, durable, schema: GamerErasedEvent, log, retryBaseMs: deps.durable.retryBaseMs }, async (event) => {
+  const ensure = async () => {
+    await ensureGamersStream(jsm, names, deps.stream);
+    await ensureGamersConsumer(jsm, names, durable, names.gamerErased, deps.durable);
+  };
+  await ensure();
+  return consumeGamerEvents({ js, names, durable, schema: GamerErasedEvent, log, retryBaseMs: deps.durable.retryBaseMs, recreate: ensure }, async (event) => {
     // published again for the services that have not reported: this one has, and the gamer
     // may have come back since
     if (event.services && !event.services.includes(service)) {

@@ -7,6 +7,15 @@ function isNotFound(error: unknown): boolean {
   return error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound;
 }
 
+/**
+ * The consumer or its stream is gone (an operator's `nats consumer rm`, a JetStream store
+ * lost): a pull loop that meets it makes them again, as its service's start does, instead
+ * of retrying a consumer that will never come back until a restart.
+ */
+export function isConsumerOrStreamMissing(error: unknown): boolean {
+  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.ConsumerNotFound || error.code === JetStreamApiCodes.StreamNotFound);
+}
+
 /** JetStream's "stream name already in use with a different configuration" (JSStreamNameExistErr). */
 const STREAM_NAME_IN_USE = 10058;
 

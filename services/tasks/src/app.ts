@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { GamerErasureCompletedEvent, natsNames } from '@gfts/contracts';
-import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, healthPlugin, identityPlugin, keepSubscribed, pingMongo, pingNats, startGamerErasure, uuidv7 } from '@gfts/platform';
+import { connectMongo, connectNats, consumeGamerEvents, createHttpServer, ensureGamersConsumer, ensureGamersStream, healthPlugin, identityPlugin, keepSubscribed, pingMongo, pingNats, startGamerErasure, uuidv7 } from '@gfts/platform';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
 import { AssignService } from './assign-service.ts';
@@ -56,7 +56,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   await ensureIndexes(store);
   const jsm = await jetstreamManager(nats);
   const js = jetstream(nats);
-  await ensureStatsTopology(jsm, names, {
+  const ensureStats = () => ensureStatsTopology(jsm, names, {
     replicas: config.STATS_STREAM_REPLICAS,
     maxAgeMs: config.STATS_STREAM_MAX_AGE_MS,
     maxBytes: config.STATS_STREAM_MAX_BYTES,
@@ -65,6 +65,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     maxDeliver: config.STATS_MAX_DELIVER,
     ackWaitMs: config.STATS_ACK_WAIT_MS,
   });
+  await ensureStats();
 
   const catalogRepository = new CatalogRepository(store);
   const gamerTasks = new GamerTaskRepository(store);
@@ -112,9 +113,13 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
     { js, jsm, names, service: 'tasks', log: app.log, stream: { replicas: config.GAMERS_STREAM_REPLICAS, maxBytes: config.GAMERS_STREAM_MAX_BYTES }, durable },
     tasksEraser({ gamerTasks, progress, unlockStats, inventory, keys, deadLetters }),
   );
-  await ensureGamersConsumer(jsm, names, names.erasureProgressConsumer, names.gamerErasureCompleted, durable);
+  const ensureReportsConsumer = async () => {
+    await ensureGamersStream(jsm, names, { replicas: config.GAMERS_STREAM_REPLICAS, maxBytes: config.GAMERS_STREAM_MAX_BYTES });
+    await ensureGamersConsumer(jsm, names, names.erasureProgressConsumer, names.gamerErasureCompleted, durable);
+  };
+  await ensureReportsConsumer();
   const erasureReports = consumeGamerEvents(
-    { js, names, durable: names.erasureProgressConsumer, schema: GamerErasureCompletedEvent, log: app.log, retryBaseMs: config.ERASURE_RETRY_BASE_MS },
+    { js, names, durable: names.erasureProgressConsumer, schema: GamerErasureCompletedEvent, log: app.log, retryBaseMs: config.ERASURE_RETRY_BASE_MS, recreate: ensureReportsConsumer },
     (report) => erasures.reported(report),
   );
 
@@ -148,6 +153,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
         processor,
         metrics: statsMetrics(app.metrics, jsm, names),
         log: app.log,
+        recreate: ensureStats,
         settings: { batch: config.CONSUMER_BATCH, batchWaitMs: config.CONSUMER_BATCH_WAIT_MS, lanes: config.CONSUMER_LANES, maxDeliver: config.STATS_MAX_DELIVER, retryBaseMs: config.STATS_RETRY_BASE_MS, ackWaitMs: config.STATS_ACK_WAIT_MS, heldMaxBytes: config.CONSUMER_HELD_MAX_BYTES },
       })
     : undefined;

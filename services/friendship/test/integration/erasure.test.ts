@@ -1,6 +1,6 @@
 import { natsNames, type GamerErasureCompletedEvent } from '@gfts/contracts';
 import { eventually } from '@gfts/testkit';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { randomUUID } from 'node:crypto';
@@ -81,6 +81,18 @@ describe('gamer erasure in the friendship service', () => {
     await w.befriend(ann!, bob!);
     // terminated as "of an unknown shape" until 2026-11-28: the erasure never ran here
     await erase(ann!.app, ann!.id, { reason: 'gdpr-request', schemaVersion: 2 });
+    expect((await w.friends(bob!)).body).toEqual([]);
+  });
+
+  it('makes its gamer.erased consumer again when it was removed, and erases what was asked since', async () => {
+    const [ann, bob] = await w.gamers(2);
+    await w.befriend(ann!, bob!);
+    // an operator's `nats consumer rm` (or a JetStream store lost)
+    const names = natsNames(stack.natsPrefix);
+    const jsm = await jetstreamManager(nc);
+    expect(await jsm.consumers.delete(names.gamersStream, names.gamerErasedConsumer('friendship'))).toBe(true);
+    // before: the consumer was asked for every second until a restart; the erasure never ran
+    await erase(ann!.app, ann!.id);
     expect((await w.friends(bob!)).body).toEqual([]);
   });
 

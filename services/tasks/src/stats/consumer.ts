@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { headersOf, inBatchSpan, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
+import { headersOf, inBatchSpan, isConsumerOrStreamMissing, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
@@ -40,6 +40,8 @@ interface Deps {
   metrics: StatsMetrics;
   log: FastifyBaseLogger;
   settings: ConsumerSettings;
+  /** makes the streams and the durable again when the pull finds them gone (as the service's start does) */
+  recreate?: () => Promise<void>;
 }
 
 const text = new TextDecoder();
@@ -193,6 +195,13 @@ export class StatsConsumer {
       } catch (error) {
         if (this.stopping) break;
         log.warn({ err: error }, 'stat consumer interrupted; resuming');
+        // gone for good until made again: until 2026-11-29 it was asked for every second until a restart
+        if (this.deps.recreate && isConsumerOrStreamMissing(error)) {
+          await this.deps.recreate().then(
+            () => log.warn('stat consumer was gone: made again (it delivers what the stream still holds; applied events are recognised)'),
+            (recreateError: unknown) => log.error({ err: recreateError }, 'stat consumer is gone and could not be made again'),
+          );
+        }
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       }
     }

@@ -369,6 +369,30 @@ describe('poison and failing events', () => {
   });
 });
 
+describe('a durable consumer that was removed', () => {
+  let stack: TasksStack;
+  beforeAll(async () => {
+    stack = await startTasksStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it('is made again by the running replica, which applies the events published since', async () => {
+    const world = new World(stack);
+    const task = await world.createTask({ family: 'lifetime', targetValue: HUGE, applicationStatsId: 'score' });
+    const gamer = world.gamer('Removed');
+    await world.assign(gamer, 'lifetime', 1);
+    await world.publish(world.event(gamer, { score: 1 }));
+    await world.waitFor(gamer, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 1);
+    // an operator's `nats consumer rm` (or a JetStream store lost)
+    const jsm = await jetstreamManager(await stack.nats());
+    expect(await jsm.consumers.delete(stack.names.statsStream, stack.names.statsConsumer)).toBe(true);
+    await world.publish(world.event(gamer, { score: 2 }));
+    // before: the replica asked for the missing consumer every second until restarted, and applied nothing
+    await world.waitFor(gamer, (l) => l.find((t) => t.task.id === task.id), (t) => t.progress === 3, 'tasks', 20_000);
+    expect((await jsm.consumers.info(stack.names.statsStream, stack.names.statsConsumer)).config.durable_name).toBe(stack.names.statsConsumer);
+  });
+});
+
 describe('an event redelivered after many newer ones', () => {
   let stack: TasksStack;
   const failOnce = new Set<string>();
