@@ -60,7 +60,10 @@ export class Sweeper {
    */
   async tick(now: Date = new Date()): Promise<boolean> {
     if (!(await this.holdLease(now))) return false;
-    await this.runOnce(now, () => this.holdLease(this.deps.clock?.() ?? new Date()));
+    // renewals on the tick's own time line: `now` plus what has passed since
+    const started = performance.now();
+    const clock = this.deps.clock ?? (() => new Date(now.getTime() + (performance.now() - started)));
+    await this.runOnce(now, () => this.holdLease(clock()));
     return true;
   }
 
@@ -83,22 +86,36 @@ export class Sweeper {
     await lease?.leases.release(SWEEP_LEASE, lease.holder).catch(() => undefined);
   }
 
-  /** `keep`: asked between pages of a long step; false (the lease was lost) ends the step there. */
+  /**
+   * `keep`: asked between pages of a long step and between steps; false (the lease was lost)
+   * ends the sweep there. Erasures go first: a legal duty, a few documents, and not to wait
+   * behind a daily reset's backlog of expired tasks (until 2026-11-29 they came last, and a
+   * failure of any step before skipped them). Each step fails on its own.
+   */
   async runOnce(now: Date = new Date(), keep: () => Promise<boolean> = async () => true): Promise<void> {
-    const { claims, processed, keys, log, settings } = this.deps;
-    try {
-      const recovered = await claims.recover(new Date(now.getTime() - settings.claimRecoveryAfterMs));
-      const expired = await this.deleteExpired(now, keep);
-      const events = await processed.prune(new Date(now.getTime() - settings.processedEventRetentionMs));
-      const prunedKeys = await keys.prune(new Date(now.getTime() - settings.idempotencyKeyRetentionMs));
+    const { claims, erasures, processed, keys, log, settings } = this.deps;
+    const ago = (ms: number) => new Date(now.getTime() - ms);
+    const steps: [string, () => Promise<number>][] = [
       // erasures whose event is not known to be in JetStream (a crash after storing the job, a publish not acknowledged)
-      const erasures = await this.deps.erasures.publishLeftOver(new Date(now.getTime() - settings.claimRecoveryAfterMs));
+      ['erasures', () => erasures.publishLeftOver(ago(settings.claimRecoveryAfterMs))],
       // unfinished erasures before their event leaves the stream (a service down for weeks)
-      const republished = await this.deps.erasures.republishUnfinished(new Date(now.getTime() - settings.erasureRepublishAfterMs));
-      if (recovered + expired + events + prunedKeys + erasures + republished > 0) log.info({ recovered, expired, events, keys: prunedKeys, erasures, republished }, 'sweep');
-    } catch (error) {
-      log.warn({ err: error }, 'sweep failed; next period retries');
+      ['republished', () => erasures.republishUnfinished(ago(settings.erasureRepublishAfterMs))],
+      ['recovered', () => claims.recover(ago(settings.claimRecoveryAfterMs))],
+      ['expired', () => this.deleteExpired(now, keep)],
+      ['events', () => processed.prune(ago(settings.processedEventRetentionMs))],
+      ['keys', () => keys.prune(ago(settings.idempotencyKeyRetentionMs))],
+    ];
+    const done: Record<string, number> = {};
+    for (const [i, [name, step]] of steps.entries()) {
+      done[name] = await step().catch((error: unknown) => {
+        log.warn({ err: error, step: name }, 'sweep step failed; next period retries');
+        return 0;
+      });
+      // a sweep whose lease another replica took (a long step ran past it) stops here (until
+      // 2026-11-29 it ran its later steps beside the new holder's)
+      if (i < steps.length - 1 && (this.stopping || !(await keep()))) break;
     }
+    if (Object.values(done).some((n) => n > 0)) log.info(done, 'sweep');
   }
 
   /**

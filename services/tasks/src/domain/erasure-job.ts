@@ -20,6 +20,21 @@ export function pendingServices(job: Pick<ErasureJobRecord, 'expected' | 'done'>
 }
 
 /**
+ * What the sweep does with a job whose event is not known to be in JetStream: a service that
+ * reported it saw the event, so its publish landed (its acknowledgement or the mark after it
+ * did not), and a publish again past the stream's 2-minute duplicate window would be stored
+ * anew: every service would erase the gamer again, who may be back. So a job every expected
+ * service reported is only marked; one some reported is published for the others alone; one
+ * nobody reported, for every service.
+ */
+export function leftOverPublication(job: Pick<ErasureJobRecord, 'expected' | 'done'>): { kind: 'complete' } | { kind: 'publish'; services?: string[] } {
+  const pending = pendingServices(job);
+  if (pending.length === 0) return { kind: 'complete' };
+  if (Object.keys(job.done).length === 0) return { kind: 'publish' };
+  return { kind: 'publish', services: pending };
+}
+
+/**
  * A job as GET answers it: completed once every expected service reported, at the last of
  * their reports; services that reported without being expected (one deployed since) are
  * listed after the expected ones.

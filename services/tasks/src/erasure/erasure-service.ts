@@ -2,7 +2,7 @@ import { ErrorCode, type ErasureJob, type GamerErasedEvent, type NatsNames } fro
 import { AppError, notFound, uuidv7 } from '@gfts/platform';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { FastifyBaseLogger } from 'fastify';
-import { erasureJobView, pendingServices, type ErasureJobRecord } from '../domain/erasure-job.ts';
+import { erasureJobView, leftOverPublication, pendingServices, type ErasureJobRecord } from '../domain/erasure-job.ts';
 import type { ErasureJobRepository } from '../repository/erasure-job-repository.ts';
 
 /**
@@ -47,11 +47,25 @@ export class ErasureService {
     return erasureJobView(job);
   }
 
-  /** Publishes the events of jobs left unpublished (a crash, a publish not acknowledged; the sweep); JetStream drops a repeat by its message id. */
+  /**
+   * Publishes the events of jobs left unpublished (a crash, a publish not acknowledged; the
+   * sweep); JetStream drops a repeat by its message id within its duplicate window. A job
+   * some service reported was published (leftOverPublication).
+   */
   async publishLeftOver(before: Date): Promise<number> {
     const jobs = await this.deps.jobs.unpublished(before);
-    for (const job of jobs) await this.publish(job);
-    return jobs.length;
+    let published = 0;
+    for (const job of jobs) {
+      const next = leftOverPublication(job);
+      if (next.kind === 'complete') {
+        await this.deps.jobs.markPublished(job.id);
+        await this.deps.jobs.markComplete(job.id);
+        continue;
+      }
+      await this.publish(job, next.services);
+      published++;
+    }
+    return published;
   }
 
   /**

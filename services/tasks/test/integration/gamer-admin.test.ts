@@ -408,6 +408,33 @@ describe('gamer admin: progress reset and erasure', () => {
     await completed(pendingId);
   });
 
+  it('publishes a job left unpublished that some service reported for the others only, and only marks one every service reported', async () => {
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const jobs = new ErasureJobRepository(store);
+    const expected = ['tasks', 'friendship', 'notifications'];
+    const service = new ErasureService({ jobs, js: jetstream(await stack.asTasksStack().nats()), names: stack.names, expected, log: { warn: () => {}, info: () => {} } as never });
+    const app = randomUUID();
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    // their events were published, but their acknowledgement (or the mark after it) was lost:
+    // services have reported since
+    const [partly, wholly, unseen] = [randomUUID(), randomUUID(), randomUUID()];
+    await jobs.insert({ id: partly, applicationId: app, gamerId: randomUUID(), requestedAt: hourAgo, expected, done: { friendship: new Date() } });
+    await jobs.insert({ id: wholly, applicationId: app, gamerId: randomUUID(), requestedAt: hourAgo, expected, done: { tasks: new Date(), friendship: new Date(), notifications: new Date() } });
+    await jobs.insert({ id: unseen, applicationId: app, gamerId: randomUUID(), requestedAt: hourAgo, expected, done: {} });
+    const nc = await stack.asTasksStack().nats();
+    const seen: { jobId: string; services?: string[] }[] = [];
+    const sub = nc.subscribe(stack.names.gamerErased, { callback: (_error, msg) => void seen.push(msg.json<{ jobId: string; services?: string[] }>()) });
+    await nc.flush();
+    expect(await service.publishLeftOver(new Date())).toBe(2);
+    await eventually(async () => (seen.length >= 2 ? true : undefined));
+    sub.unsubscribe();
+    // before: all three published for every service, which erased their gamers again (who may be back)
+    expect(seen.map((e) => [e.jobId, e.services]).sort()).toEqual([[partly, ['tasks', 'notifications']], [unseen, undefined]].sort());
+    const tasksDb = await stack.tasksDb();
+    expect(await tasksDb.collection('erasure_jobs').findOne({ _id: wholly as never })).toMatchObject({ published: true, complete: true });
+    expect(await tasksDb.collection('erasure_jobs').countDocuments({ _id: { $in: [partly, unseen] as never[] }, published: true })).toBe(2);
+  });
+
   it('publishes again a job some service has not reported for days, before the stream lets its event go, for that service only; a completed one is only marked so', async () => {
     const w = world();
     await w.createTask({ name: 'Daily kills', family: 'daily', applicationStatsId: 'kills', targetValue: 5 });

@@ -134,3 +134,56 @@ describe('the sweep lease', () => {
     expect(await b.tick(new Date(start.getTime() + 117_000))).toBe(true);
   });
 });
+
+/** The sweep's steps on a real store: their order, and each failing on its own. */
+describe('the sweep\'s steps', () => {
+  let connection: mongoose.Connection;
+  let store: Store;
+  beforeAll(async () => {
+    connection = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'sweep-steps')).asPromise();
+    store = openStore(connection);
+  });
+  afterAll(async () => {
+    await connection?.dropDatabase();
+    await connection?.close();
+  });
+
+  /** A sweeper whose other steps say when they ran, and whose page of expired tasks `pageOf` may replace. */
+  function sweeper(ran: string[], pageOf?: (real: GamerTaskRepository) => GamerTaskRepository['deleteExpiredPage']) {
+    const real = new GamerTaskRepository(store);
+    const gamerTasks = pageOf ? Object.assign(Object.create(real) as GamerTaskRepository, { deleteExpiredPage: pageOf(real) }) : real;
+    const step = (name: string) => async () => {
+      ran.push(name);
+      return 0;
+    };
+    const quiet = { info: () => {}, warn: () => {} } as unknown as ConstructorParameters<typeof Sweeper>[0]['log'];
+    return new Sweeper({
+      gamerTasks, progress: new GamerProgressRepository(store, real, 100), log: quiet,
+      claims: { recover: step('recover') } as never,
+      erasures: { publishLeftOver: step('publishLeftOver'), republishUnfinished: step('republishUnfinished') } as never,
+      processed: { prune: step('prune events') } as never,
+      keys: { prune: step('prune keys') } as never,
+      settings: { intervalMs: 60_000, claimRecoveryAfterMs: 60_000, processedEventRetentionMs: 0, idempotencyKeyRetentionMs: 0, expiryPage: 100, erasureRepublishAfterMs: 60 * 60_000 },
+    });
+  }
+
+  it('publishes erasures first, and runs every other step when the expired tasks\' step fails', async () => {
+    const ran: string[] = [];
+    const failing = sweeper(ran, () => async () => {
+      ran.push('expired');
+      throw new Error('injected: the store refused the page');
+    });
+    await failing.runOnce(new Date());
+    // before: recover, then the failing page, and nothing after it: erasures were never published
+    expect(ran).toEqual(['publishLeftOver', 'republishUnfinished', 'recover', 'expired', 'prune events', 'prune keys']);
+  });
+
+  it('runs no step after the one during which it lost its lease', async () => {
+    const ran: string[] = [];
+    let asked = 0;
+    // the lease is lost during the third step
+    await sweeper(ran).runOnce(new Date(), async () => ++asked < 3);
+    expect(ran).toEqual(['publishLeftOver', 'republishUnfinished', 'recover']);
+  });
+});
+
