@@ -99,3 +99,18 @@ export function requireApplication(request: FastifyRequest, applicationId: strin
 export function requireRole(request: FastifyRequest, role: Role): void {
   if (!request.identity.roles.includes(role)) throw forbidden(`role '${role}' required`);
 }
+
+/**
+ * An onRequest hook: the token must be of the path's application, and hold `role` when one is
+ * named, checked before the body is read or validated, so a caller without the right gets 403
+ * whatever it sent (until 2026-11-29 these checks ran in the handlers, after validation: a
+ * body the schema refused answered 400 with its errors first, and the status depended on the
+ * body). A path whose applicationId is no UUID is left to the schema's 400.
+ */
+export function requirePathAccess(role?: Role): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const { applicationId } = (request.params ?? {}) as { applicationId?: unknown };
+    if (isUuid(applicationId)) requireApplication(request, applicationId);
+    if (role) requireRole(request, role);
+  };
+}

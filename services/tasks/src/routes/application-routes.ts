@@ -1,5 +1,5 @@
 import { Role, tasksRoutes } from '@gfts/contracts';
-import { requireApplication, requireRole } from '@gfts/platform';
+import { requirePathAccess } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { SettingsService } from '../settings-service.ts';
@@ -11,25 +11,24 @@ export async function applicationRoutes(parent: FastifyInstance, deps: { setting
 
   app.route({
     ...tasksRoutes.getSettings,
+    onRequest: requirePathAccess(),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
       return deps.settings.get(request.params.applicationId.toLowerCase());
     },
   });
 
   app.route({
     ...tasksRoutes.putSettings,
+    onRequest: requirePathAccess(Role.ADMIN),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
-      requireRole(request, Role.ADMIN);
       return deps.settings.put(request.params.applicationId.toLowerCase(), request.body);
     },
   });
 
   app.route({
     ...tasksRoutes.achievementStats,
+    onRequest: requirePathAccess(),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
       return deps.unlockRates.list(request.params.applicationId.toLowerCase());
     },
   });

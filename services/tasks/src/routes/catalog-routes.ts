@@ -1,5 +1,5 @@
 import { Role, tasksRoutes } from '@gfts/contracts';
-import { requireApplication, requireRole } from '@gfts/platform';
+import { requirePathAccess } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { CatalogService } from '../catalog-service.ts';
@@ -12,26 +12,25 @@ export async function catalogRoutes(parent: FastifyInstance, { catalog }: { cata
 
   app.route({
     ...tasksRoutes.listCatalog,
+    onRequest: requirePathAccess(),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
       return catalog.list(request.params.applicationId.toLowerCase(), request.query.isAchievement === true);
     },
   });
 
   app.route({
     ...tasksRoutes.getCatalogTask,
+    onRequest: requirePathAccess(),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
       return catalog.get(request.params.applicationId.toLowerCase(), request.params.taskId.toLowerCase());
     },
   });
 
   app.route({
     ...tasksRoutes.createCatalogTask,
+    onRequest: requirePathAccess(Role.ADMIN),
     preValidation: familyAnyCase,
     handler: async (request, reply) => {
-      requireApplication(request, request.params.applicationId);
-      requireRole(request, Role.ADMIN);
       const created = await catalog.create(request.params.applicationId.toLowerCase(), request.body);
       return reply.code(201).send(created);
     },
@@ -39,19 +38,17 @@ export async function catalogRoutes(parent: FastifyInstance, { catalog }: { cata
 
   app.route({
     ...tasksRoutes.updateCatalogTask,
+    onRequest: requirePathAccess(Role.ADMIN),
     preValidation: familyAnyCase,
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
-      requireRole(request, Role.ADMIN);
       return catalog.update(request.params.applicationId.toLowerCase(), request.params.taskId.toLowerCase(), request.body);
     },
   });
 
   app.route({
     ...tasksRoutes.archiveCatalogTask,
+    onRequest: requirePathAccess(Role.ADMIN),
     handler: async (request, reply) => {
-      requireApplication(request, request.params.applicationId);
-      requireRole(request, Role.ADMIN);
       await catalog.archive(request.params.applicationId.toLowerCase(), request.params.taskId.toLowerCase());
       return reply.code(204).send(null);
     },
@@ -59,17 +56,16 @@ export async function catalogRoutes(parent: FastifyInstance, { catalog }: { cata
 
   app.route({
     ...tasksRoutes.getSeason,
+    onRequest: requirePathAccess(),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
       return catalog.season(request.params.applicationId.toLowerCase());
     },
   });
 
   app.route({
     ...tasksRoutes.setSeason,
+    onRequest: requirePathAccess(Role.ADMIN),
     handler: async (request) => {
-      requireApplication(request, request.params.applicationId);
-      requireRole(request, Role.ADMIN);
       return catalog.setSeason(request.params.applicationId.toLowerCase(), request.body.endsAt);
     },
   });

@@ -1,5 +1,5 @@
 import { ErrorCode, Role, tasksRoutes, type NatsNames } from '@gfts/contracts';
-import { AppError, forbidden, requestHeaders, requireRole, tracedPublish } from '@gfts/platform';
+import { AppError, forbidden, requestHeaders, requirePathAccess, tracedPublish } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
@@ -14,8 +14,9 @@ export async function statsRoutes(parent: FastifyInstance, { js, names }: { js: 
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   app.route({
     ...tasksRoutes.reportStats,
+    // before the body is read: a gamer's token gets 403 whatever it sent (a 400 first until 2026-11-29)
+    onRequest: requirePathAccess(Role.SERVER),
     handler: async (request, reply) => {
-      requireRole(request, Role.SERVER);
       const event = normaliseEvent(request.body);
       if (event.applicationId !== request.identity.applicationId) throw forbidden('the event belongs to another application than the token');
       let ack;

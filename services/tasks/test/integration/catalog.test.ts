@@ -147,6 +147,10 @@ describe('catalog', () => {
     expect((await create(taskInput(), other)).status).toBe(403);
     expect((await create(taskInput(), world.gamer())).status).toBe(403);
     expect((await create(taskInput(), world.server)).status).toBe(403);
+    // whatever the body: refused before it is validated (before: 400 with the schema's errors)
+    for (const who of [other, world.gamer()]) expect((await create({}, who)).status).toBe(403);
+    const gamersReset = await stack.api('POST', `/api/v1/${world.app}/gamers/${randomUUID()}/progress/reset`, { headers: world.gamer().auth, body: { scope: 'everything' } });
+    expect(gamersReset.status).toBe(403);
     expect((await stack.api('GET', `/api/v1/${world.app}/tasks`)).status).toBe(401);
   });
 

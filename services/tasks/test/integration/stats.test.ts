@@ -43,6 +43,8 @@ describe('stat events', () => {
     const event = world.event(ann, { wins: 1 });
     expect((await stack.api('POST', '/api/v1/stats', { headers: ann.auth, body: event })).status).toBe(403);
     expect((await stack.api('POST', '/api/v1/stats', { headers: world.admin.auth, body: event })).status).toBe(403);
+    // whatever the body: refused before it is validated (before: 400 with the schema's errors)
+    expect((await stack.api('POST', '/api/v1/stats', { headers: ann.auth, body: {} })).status).toBe(403);
     const otherServer = gamer(randomUUID(), 'Server', { roles: ['server'] });
     const foreign = await stack.api('POST', '/api/v1/stats', { headers: otherServer.auth, body: event });
     expect(foreign.status).toBe(403);
