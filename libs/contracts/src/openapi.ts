@@ -76,13 +76,14 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function edgeStatuses(route: RouteDefinition): string[] {
   // what Node's parser refuses before any route: bytes that are not HTTP (400
-  // MALFORMED_REQUEST), a request slower than REQUEST_TIMEOUT_MS, headers too large
-  const statuses = ['400', '405', '408', '431'];
+  // MALFORMED_REQUEST), a request slower than REQUEST_TIMEOUT_MS, headers too large; and
+  // what any route answers on an instance that is closing (503, Retry-After: 1)
+  const statuses = ['400', '405', '408', '431', '503'];
   // Fastify reads a body on these methods whatever the route (one without a body schema
   // too: the ticket, accept, claim, a DELETE), so an oversize or non-JSON one is a 413/415.
   if (route.schema.body || BODY_METHODS.has(route.method)) statuses.push('413', '415');
   // /api is behind authentication, the per-gamer rate limit and the proxy to a service.
-  if (route.url.startsWith('/api/')) statuses.push('401', '429', '500', '502', '503', '504');
+  if (route.url.startsWith('/api/')) statuses.push('401', '429', '500', '502', '504');
   return statuses;
 }
 

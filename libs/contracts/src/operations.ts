@@ -22,8 +22,9 @@ export const operationsRoutes = {
     method: 'GET', url: '/readyz', public: true,
     schema: {
       operationId: 'readyz', summary: 'Readiness: the process and every dependency answer (the gateway: both services)', tags: ['operations'],
-      // 503 is the same health body, not a problem: probes read `checks`.
-      response: { 200: HealthResponse, 503: HealthResponse },
+      // 503 is the same health body, not a problem: probes read `checks`; but a request that
+      // reaches an instance already closing gets the closing 503 problem every route gives
+      response: { 200: HealthResponse, 503: Type.Union([HealthResponse, Problem]) },
     },
   },
   metrics: {
@@ -75,7 +76,7 @@ export const consoleRoutes = {
   },
   config: {
     method: 'GET', url: '/console/config.json', public: true,
-    schema: { operationId: 'consoleConfig', summary: 'How the console signs in (token paste, OIDC with PKCE)', tags: ['console'], response: { 200: ConsoleConfig } },
+    schema: { operationId: 'consoleConfig', summary: 'How the console signs in (token paste, OIDC with PKCE)', tags: ['console'], response: { 200: ConsoleConfig, 404: Problem } },
   },
   asset: {
     method: 'GET', url: '/console/assets/:file', public: true, produces: '*/*',

@@ -10432,6 +10432,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     consoleAsset: {
@@ -10503,6 +10514,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     consoleConfig: {
@@ -10552,6 +10574,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Unknown, or not the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Method not allowed on this path (see Allow) */
             405: {
                 headers: {
@@ -10575,6 +10606,17 @@ export interface operations {
             /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
             431: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10645,6 +10687,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     metrics: {
@@ -10698,6 +10751,17 @@ export interface operations {
             /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
             431: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10767,6 +10831,17 @@ export interface operations {
             /** @description Request headers too large (HEADERS_TOO_LARGE); the connection is closed */
             431: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unavailable (shutting down, or a dependency down) */
+            503: {
+                headers: {
+                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10849,6 +10924,24 @@ export interface operations {
                             [key: string]: "ok" | "failed";
                         };
                         status: "ok" | "unavailable";
+                    } | {
+                        /**
+                         * @description stable error code; what each means and what a client does: docs/client.md, Error codes
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "MALFORMED_REQUEST" | "CONFLICT" | "INTERNAL" | "UPSTREAM_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "UPGRADE_REQUIRED" | "CANNOT_TARGET_SELF" | "ALREADY_FRIENDS" | "BLOCKED" | "FRIEND_LIMIT_REACHED" | "PENDING_LIMIT_REACHED" | "BLOCK_LIMIT_REACHED" | "TASK_NOT_COMPLETED" | "ALREADY_CLAIMED" | "IDEMPOTENCY_KEY_REUSED" | "NOT_ENOUGH_TASKS" | "CATALOG_FULL";
+                        detail?: string;
+                        /** @description validation failures, the first 20 (the detail counts them all when there are more) */
+                        errors?: {
+                            message: string;
+                            path: string;
+                        }[];
+                        instance?: string;
+                        requestId?: string;
+                        status: number;
+                        title: string;
+                        /** @description URI reference naming the problem type */
+                        type: string;
                     };
                 };
             };

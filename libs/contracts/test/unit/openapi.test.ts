@@ -45,6 +45,14 @@ describe('OpenAPI document', () => {
     for (const { at, op } of withBody) expect(Object.keys(op.responses), at).toEqual(expect.arrayContaining(['413', '415']));
   });
 
+  it('declares the 503 every operation answers on an instance that is closing, and the console config\'s 404 when the console is off', () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) expect(Object.keys(operation.responses), `${method} ${path}`).toContain('503');
+    }
+    expect(Object.keys(paths['/console/config.json']!.get!.responses)).toContain('404');
+  });
+
   it('is committed as generated (run `pnpm openapi` after changing a contract)', () => {
     const committed = readFileSync(fileURLToPath(new URL('../../../../docs/openapi.json', import.meta.url)), 'utf8');
     expect(JSON.parse(committed)).toEqual(openApiDocument());
