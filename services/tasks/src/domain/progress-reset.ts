@@ -36,9 +36,14 @@ export function isRemovableTree(top: Pick<GamerTaskRecord, 'claimState'>, childr
  * an entry written after the read (an assign meanwhile) is not the reset's to judge.
  */
 export function entriesToDrop(entries: readonly string[], held: readonly string[], removed: readonly string[]): string[] {
-  const gone = new Set(removed);
-  const keep = new Set(held.filter((id) => !gone.has(id)));
+  const keep = new Set(notRemoved(held, removed));
   return entries.filter((id) => !keep.has(id));
+}
+
+/** `ids` without those the reset removed (one tracked again meanwhile under its derived id is still the removed one's). */
+function notRemoved(ids: readonly string[], removed: readonly string[]): string[] {
+  const gone = new Set(removed);
+  return ids.filter((id) => !gone.has(id));
 }
 
 /**
@@ -49,6 +54,5 @@ export function entriesToDrop(entries: readonly string[], held: readonly string[
  * claim of it grant nothing (its grant ids taken).
  */
 export function grantsKept(present: readonly string[], removed: readonly string[]): string[] {
-  const gone = new Set(removed);
-  return present.filter((id) => !gone.has(id));
+  return notRemoved(present, removed);
 }
