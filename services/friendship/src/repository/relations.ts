@@ -186,24 +186,6 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
     return (await relationsCollection.findOne({ _id: id, applicationId, status: FriendshipStatus.ACCEPTED }, { projection: { _id: 1 } })) !== null;
   }
 
-  /**
-   * After this call's own update of the pair's lists (`linked` or not), makes them follow the
-   * relation as a read after that update finds it. Another accept of the same request, or its
-   * undo, may have changed the relation in between and updated the lists before ours landed.
-   * Once a read agrees with the last update, whatever changes the relation later also updates
-   * the lists after that read, so after ours. The common case is one read. Bounded: each round
-   * takes another accept of this request landing in between; past three, the lists wait for
-   * their rebuild by age.
-   */
-  async function listsFollowRelation(applicationId: string, id: string, requester: string, addressee: string, linked: boolean): Promise<void> {
-    for (let round = 1; ; round++) {
-      const accepted = await isAccepted(applicationId, id);
-      if (accepted === linked || round > 3) return;
-      linked = accepted;
-      await (linked ? friendLists.linked : friendLists.unlinked)(applicationId, requester, addressee);
-    }
-  }
-
   /** What a new request is checked for after its write, read in one round. */
   async function checksOf({ applicationId, requester, addressee }: Relation, maxPending: number): Promise<RequestChecks & { blocks: PairBlocks }> {
     const [targetKnown, blocks, pending] = await Promise.all([
@@ -408,10 +390,11 @@ export function relationRepository(relations: Model<RelationDoc>, blocksModel: M
           { _id: id, applicationId, status: FriendshipStatus.ACCEPTED },
           { $set: { status: FriendshipStatus.PENDING, updatedAt: request.updatedAt } },
         );
+        // an accept retried between the undo and this unlink may have linked the pair first (and
+        // may itself be refused and unlink while we link again): `unlinked` then makes the lists
+        // follow the pair's relation as it stands (until 2026-11-29 a second loop, by this id,
+        // did the same once more)
         await friendLists.unlinked(applicationId, requester, addressee);
-        // an accept retried between the undo and that unlink linked the pair first (and may
-        // itself be refused and unlink while we link again): the lists follow the relation
-        await listsFollowRelation(applicationId, id, requester, addressee, false);
       };
       let over: Whose | undefined;
       let stands = false;

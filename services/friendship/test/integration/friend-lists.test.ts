@@ -340,32 +340,35 @@ describe('friend-id lists', () => {
     const [g, h] = await w.gamers(2);
     const id = (await w.request(g!, h!.id)).body.id;
     let secondAccept: ReturnType<typeof second.accept> | undefined;
-    const startingSecond = {
-      ...lists,
-      async unlinked(...args: Parameters<typeof lists.unlinked>) {
-        if (!secondAccept) {
-          secondAccept = second.accept(g!.app, id, h!.id, new Date(), 0);
-          await secondCounted;
-        }
-        return lists.unlinked(...args);
-      },
-    };
+    // the first's lists read the pair's relation after their unlink (friend-lists.ts, unlinked):
+    // that read answers (accepted, by the second) and only then lets the second finish
     let readWhileHeld = true;
-    const readingLate = new Proxy(models.relations.collection, {
-      get(target, prop) {
-        if (prop !== 'findOne') return bound(target, prop);
-        return async (...args: Parameters<typeof target.findOne>) => {
-          const doc = await target.findOne(...args);
+    const readingLate = new Proxy(models.relations, {
+      get(target, prop, receiver) {
+        if (prop !== 'exists') return Reflect.get(target, prop, receiver) as unknown;
+        return async (...args: Parameters<typeof target.exists>) => {
+          const found = await target.exists(...args);
           if (secondAccept && readWhileHeld) {
             readWhileHeld = false;
             release();
             await secondAccept;
           }
-          return doc;
+          return found;
         };
       },
     });
-    const first = relationRepository(withCollection(readingLate), models.blocks, startingSecond, directory);
+    const firstLists = friendListRepository(models.friendLists, readingLate, { maxAgeMs: 3600_000 });
+    const startingSecond = {
+      ...firstLists,
+      async unlinked(...args: Parameters<typeof lists.unlinked>) {
+        if (!secondAccept) {
+          secondAccept = second.accept(g!.app, id, h!.id, new Date(), 0);
+          await secondCounted;
+        }
+        return firstLists.unlinked(...args);
+      },
+    };
+    const first = relationRepository(models.relations, models.blocks, startingSecond, directory);
     expect((await first.accept(g!.app, id, h!.id, new Date(), 0)).kind).toBe('friendLimit');
     expect((await secondAccept!).kind).toBe('friendLimit');
     expect(await db.collection('relations').findOne({ _id: id as never })).toMatchObject({ status: 'pending' });
