@@ -151,7 +151,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
         jsm,
         names,
         processor,
-        metrics: statsMetrics(app.metrics, jsm, names),
+        metrics: statsMetrics(app.metrics, jsm, names, config.CONSUMER_BATCH),
         log: app.log,
         recreate: ensureStats,
         settings: { batch: config.CONSUMER_BATCH, batchWaitMs: config.CONSUMER_BATCH_WAIT_MS, lanes: config.CONSUMER_LANES, maxDeliver: config.STATS_MAX_DELIVER, retryBaseMs: config.STATS_RETRY_BASE_MS, ackWaitMs: config.STATS_ACK_WAIT_MS, heldMaxBytes: config.CONSUMER_HELD_MAX_BYTES },

@@ -96,13 +96,22 @@ export class ClaimService {
           this.log.info({ gamerTaskId: started.task.id }, 'finished a claim left half-done, on a retry');
         }
         throw conflict(ErrorCode.ALREADY_CLAIMED, 'the rewards of this task were already claimed');
-      case 'started':
-        if ((await this.finish(started.task)) === 'gone') {
+      case 'started': {
+        // a claim that started and did not finish (its grant or state write failed) is counted:
+        // the sweep finishes it after CLAIM_RECOVERY_AFTER_MS, and while the writes keep
+        // failing, GftsClaimsUnfinished says rewards are not delivered (until 2026-11-29 it
+        // counted nothing, and GftsClaimsWithoutGrants could not see it)
+        const finished = await this.finish(started.task).catch((error: unknown) => {
+          this.metrics.claims.inc({ outcome: 'unfinished', rewarded: rewarded(started.task) });
+          throw error;
+        });
+        if (finished === 'gone') {
           this.metrics.claims.inc({ outcome: 'not_found', rewarded: rewarded(started.task) });
           throw notFound('no such gamer task');
         }
         this.metrics.claims.inc({ outcome: 'claimed', rewarded: rewarded(started.task) });
         return started.task.task.rewards;
+      }
     }
   }
 

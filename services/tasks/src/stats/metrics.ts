@@ -25,7 +25,18 @@ export interface ClaimMetrics {
   grants: Counter;
 }
 
-export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: NatsNames): StatsMetrics {
+/**
+ * The batch-size buckets for a CONSUMER_BATCH of `batch`: powers of four below a quarter of it,
+ * then a quarter, a half, just under and at it, so that "full batches" (the lag runbook) show
+ * as such at any setting (fixed buckets up to 1,000 until 2026-11-29: at the default 500 a full
+ * batch fell in (256, 512], and above 1,000 every quantile stopped there).
+ */
+export function batchSizeBuckets(batch: number): number[] {
+  const marks = [1, 4, 16, 64, 256, 1024].filter((b) => b < batch / 4);
+  return [...new Set([...marks, Math.floor(batch / 4), Math.floor(batch / 2), batch - 1, batch])].filter((b) => b >= 1).sort((a, b) => a - b);
+}
+
+export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: NatsNames, batch: number): StatsMetrics {
   // one consumer-info read serves the scrape's gauges; a failed one leaves their last values
   // for NATS_GAUGE_STALE_MS, then NaN
   const pending = new LastKnown();
@@ -61,7 +72,7 @@ export function statsMetrics(registry: Registry, jsm: JetStreamManager, names: N
   consumerGauge('gfts_stats_consumer_ack_pending', 'stat events delivered to the tasks replicas and not acknowledged yet: being written, or held by a write that does not end', ackPending);
   return {
     processed: new Counter({ name: 'gfts_stats_events_processed_total', help: 'stat events handled, by outcome (processed, duplicate, stale: redelivered to apply on newer state, interrupted: put back by a replica stopping during a store outage, failed)', labelNames: ['outcome'], registers: [registry] }),
-    batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: [1, 4, 16, 64, 128, 256, 512, 1000], registers: [registry] }),
+    batchSize: new Histogram({ name: 'gfts_stats_batch_events', help: 'stat events applied per batch', buckets: batchSizeBuckets(batch), registers: [registry] }),
     eventAge: new Histogram({
       name: 'gfts_stats_event_age_seconds',
       help: 'age of a stat event (since the stream stored it) when the consumer pulled it, when its batch started, when its batch was written (its completions announced), and when it was acknowledged',
@@ -81,7 +92,7 @@ export function claimMetrics(registry: Registry): ClaimMetrics {
   return {
     claims: new Counter({
       name: 'gfts_task_claims_total',
-      help: 'claims, by outcome and by whether the task carries rewards (rewarded "true": a claimed one writes grants; "false" also where no task was read: not_found, not_completed)',
+      help: 'claims, by outcome (claimed, unfinished: started and failed before its rewards and state were written, finished later by the sweep; already_claimed, not_completed, not_found) and by whether the task carries rewards (rewarded "true": a claimed one writes grants; "false" also where no task was read: not_found, not_completed)',
       labelNames: ['outcome', 'rewarded'],
       registers: [registry],
     }),

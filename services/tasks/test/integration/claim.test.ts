@@ -308,8 +308,11 @@ describe('claims', () => {
     const world = new World(stack);
     const { ann, gamerTaskId, rewards } = await completedTask(world);
     crashAfterGrant.add(gamerTaskId);
+    const unfinishedBefore = await counter('gfts_task_claims_total', { outcome: 'unfinished', rewarded: 'true' });
     const crashed = await claim(gamerTaskId, ann);
     expect(crashed.status).toBe(500);
+    // counted, so GftsClaimsUnfinished sees claims that keep failing (before: nothing counted)
+    expect(await counter('gfts_task_claims_total', { outcome: 'unfinished', rewarded: 'true' })).toBe(unfinishedBefore + 1);
     // the grants were written, the claim was not finished; a retry is still refused
     expect((await claim(gamerTaskId, ann)).status).toBe(409);
     // a second task whose claim a crash stopped right after step 1 (nothing granted yet)
