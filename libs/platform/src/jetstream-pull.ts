@@ -16,8 +16,31 @@ const STOP_CHECK_MS = 250;
 const DEFAULT_ACK_WAIT_MS = 30_000;
 
 /** How often held messages are kept in progress: three times per `ack_wait`, so one lost +WPI does not let them lapse. */
-function keepAliveEveryMs(ackWaitMs: number): number {
+export function keepAliveEveryMs(ackWaitMs: number): number {
   return Math.max(100, Math.floor(ackWaitMs / 3));
+}
+
+/**
+ * Runs `beat` every `everyMs()`, read again before each wait: a pace that follows a consumer's
+ * ack_wait as it changes (a rollout), where setInterval kept the one it started with.
+ */
+export function keepAliveEvery(everyMs: () => number, beat: () => void): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const next = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      beat();
+      next();
+    }, everyMs());
+  };
+  next();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**
@@ -38,9 +61,14 @@ function keepAliveEveryMs(ackWaitMs: number): number {
  * JetStream would hand them to another replica while this one still holds them, using up a
  * delivery each time. Once `take` resolves, a message is the caller's to keep alive.
  */
-export async function pullUntilStopped(consumer: Consumer, maxMessages: number, stopping: () => boolean, take: (msg: JsMsg) => Promise<void> | void): Promise<void> {
+export async function pullUntilStopped(
+  consumer: Consumer, maxMessages: number, stopping: () => boolean, take: (msg: JsMsg) => Promise<void> | void,
+  /** the consumer's ack_wait as it stands (a rollout may change it); else the one its info gave when the pull began */
+  liveAckWaitMs?: () => number,
+): Promise<void> {
   const ackWaitNanos = (await consumer.info(true)).config.ack_wait;
-  const ackWaitMs = ackWaitNanos ? ackWaitNanos / 1_000_000 : DEFAULT_ACK_WAIT_MS;
+  const startingAckWaitMs = ackWaitNanos ? ackWaitNanos / 1_000_000 : DEFAULT_ACK_WAIT_MS;
+  const ackWaitMs = liveAckWaitMs ?? (() => startingAckWaitMs);
   while (!stopping()) {
     const messages = await consumer.fetch({ max_messages: maxMessages, expires: PULL_EXPIRES_MS });
     // Read as they arrive, into this pull's own queue: the pull then ends when the server is
@@ -49,10 +77,10 @@ export async function pullUntilStopped(consumer: Consumer, maxMessages: number, 
     const queue: JsMsg[] = [];
     let taking: JsMsg | undefined;
     // a message already settled ignores `working` (nats.js sends nothing after a final ack)
-    const keepAlive = setInterval(() => {
+    const keepAlive = keepAliveEvery(() => keepAliveEveryMs(ackWaitMs()), () => {
       taking?.working();
       for (const msg of queue) msg.working();
-    }, keepAliveEveryMs(ackWaitMs));
+    });
     let ended = false;
     let failure: unknown;
     let wake: () => void = () => undefined;
@@ -95,7 +123,7 @@ export async function pullUntilStopped(consumer: Consumer, maxMessages: number, 
       }
     } finally {
       // what is left (`take` failed) is abandoned: redelivered after `ack_wait`
-      clearInterval(keepAlive);
+      keepAlive.stop();
       // `take` failed: nothing more is taken from this pull
       if (!ended) await messages.close().catch(() => undefined);
       await reading;

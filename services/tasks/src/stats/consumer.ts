@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { headersOf, inBatchSpan, isConsumerOrStreamMissing, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
+import { headersOf, inBatchSpan, isConsumerOrStreamMissing, keepAliveEvery, keepAliveEveryMs, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
@@ -73,10 +73,12 @@ export const REQUEUED_HEADER = 'Gfts-Requeued';
  */
 const MAX_REQUEUES = 3;
 
-/** Age past which a batch reads the consumer's live settings again (without waiting for them). */
-const LIVE_SETTINGS_MAX_AGE_MS = 10_000;
-/** Age past which a requeue or dead-letter decision waits for the consumer's live settings. */
+/** How often the consumer's live settings are read again (the keep-alives' pace follows them). */
+export const LIVE_SETTINGS_MAX_AGE_MS = 10_000;
+/** Age past which a requeue or dead-letter decision reads the consumer's live settings first. */
 export const DECISION_SETTINGS_MAX_AGE_MS = 1_000;
+/** Longest a decision waits for that read; past it, it decides on the settings last read. */
+const DECISION_SETTINGS_WAIT_MS = 500;
 
 interface Parsed {
   msg: JsMsg;
@@ -117,6 +119,9 @@ export class StatsConsumer {
   private readonly lanes: Lane[];
   private readonly router: SpillRouter;
   private readonly letters = new Set<Promise<void>>();
+  /** events not applied whose redelivery, requeue or dead letter is being decided (settle) */
+  private readonly decisions = new Set<Promise<void>>();
+  private liveRefresh: NodeJS.Timeout | undefined;
   /** each letter counted, once where this replica can tell (LetterCount) */
   private readonly letterCount = new LetterCount();
   private readonly held: ByteBudget;
@@ -144,6 +149,8 @@ export class StatsConsumer {
   start(): void {
     this.loop = this.run();
     this.watchMaxDeliveries();
+    this.liveRefresh = setInterval(() => void this.live.fresh(0), LIVE_SETTINGS_MAX_AGE_MS);
+    this.liveRefresh.unref();
   }
 
   /** Stops pulling, then applies (and acknowledges) every event already pulled. */
@@ -157,7 +164,8 @@ export class StatsConsumer {
     await this.loop;
     await Promise.all(this.lanes.map((lane) => lane.queue.drain()));
     await Promise.all(this.lanes.map((lane) => lane.settling));
-    await Promise.allSettled([...this.letters, ...this.overdueCopies]);
+    await Promise.allSettled([...this.decisions, ...this.letters, ...this.overdueCopies]);
+    clearInterval(this.liveRefresh);
   }
 
   private async run(): Promise<void> {
@@ -191,7 +199,7 @@ export class StatsConsumer {
           else if (wait === 'anyLane') await Promise.race(this.lanes.map((l) => l.queue.nextRoom()));
           // and while the bytes held are over CONSUMER_HELD_MAX_BYTES (the batches before settle)
           await this.held.room();
-        });
+        }, () => this.live.current.ackWaitMs);
       } catch (error) {
         if (this.stopping) break;
         log.warn({ err: error }, 'stat consumer interrupted; resuming');
@@ -229,12 +237,12 @@ export class StatsConsumer {
     if (batch.length === 0) return;
     metrics.batchSize.observe(batch.length);
     for (const { msg } of batch) this.observeAge(msg, 'batched');
-    void this.live.fresh(LIVE_SETTINGS_MAX_AGE_MS);
     // while the batch is written (or waits for the store), its events and those queued behind
-    // it are kept in progress, so JetStream does not redeliver them meanwhile
-    const keepAlive = setInterval(() => {
+    // it are kept in progress, so JetStream does not redeliver them meanwhile; at the pace of
+    // the consumer's ack_wait as last read
+    const keepAlive = keepAliveEvery(() => keepAliveEveryMs(this.live.current.ackWaitMs), () => {
       for (const { msg } of [...batch, ...lane.queue.waiting]) msg.working();
-    }, Math.max(100, Math.floor(this.live.current.ackWaitMs / 3)));
+    });
     const delivered = batch.map((p) => p.delivered);
     const spans = batch.map((p) => p.span);
     // The batch as a whole failing (the store is away) is no fault of its events, so it must
@@ -284,7 +292,7 @@ export class StatsConsumer {
       .then(async () => {
         // bounded by the stop as the write is: a store stalled after the write lands held it past the grace
         const outcomes = await this.boundedByStop(written.settle()).catch(() => retrying('apply stat batch', () => processor.process(delivered).catch(async (error: unknown) => (await eachGamer(error)).settle()), interrupted));
-        clearInterval(keepAlive);
+        keepAlive.stop();
         batch.forEach(({ msg, delivered: event, span }, i) => {
           const outcome = outcomes[i]!;
           span.end(outcome.kind, outcome.kind === 'failed' ? outcome.error : undefined);
@@ -292,7 +300,7 @@ export class StatsConsumer {
         });
       })
       .catch((error: unknown) => {
-        clearInterval(keepAlive);
+        keepAlive.stop();
         log.error({ err: error, events: batch.length }, 'stat batch left unsettled; its events will be redelivered');
       })
       // settled or left to JetStream's redelivery: no longer held here
@@ -313,8 +321,10 @@ export class StatsConsumer {
       msg.ack();
       return this.observeAge(msg, 'acknowledged');
     }
-    // whether this is the event's last delivery is the consumer's live max_deliver's to say
-    this.track(this.live.fresh(DECISION_SETTINGS_MAX_AGE_MS).then(({ maxDeliver }) => this.settleUnapplied(msg, delivered, outcome, maxDeliver)));
+    // whether this is the event's last delivery is the consumer's live max_deliver's to say:
+    // kept in progress while that is read (its batch's keep-alive has stopped)
+    msg.working();
+    this.track(this.live.fresh(DECISION_SETTINGS_MAX_AGE_MS, DECISION_SETTINGS_WAIT_MS).then(({ maxDeliver }) => this.settleUnapplied(msg, delivered, outcome, maxDeliver)), this.decisions);
   }
 
   /** An event its batch did not apply: tried again, requeued or dead-lettered. */
@@ -373,14 +383,15 @@ export class StatsConsumer {
     this.deps.metrics.eventAge.observe({ stage }, eventAgeSeconds(msg.info.timestampNanos, Date.now()));
   }
 
-  private track(letter: Promise<void>): void {
+  /** `into`: the letters (whose count holds the pull) unless said otherwise. */
+  private track(letter: Promise<void>, into: Set<Promise<void>> = this.letters): void {
     // never rejects: a dead letter or requeue that failed unforeseen is logged (its message,
     // neither acknowledged nor terminated, is redelivered, or past its last delivery
     // dead-lettered by the MAX_DELIVERIES advisory), not an unhandled rejection that stops
     // the process, nor a throw out of the pull's race on letters
     const settled = letter.catch((error: unknown) => this.deps.log.error({ err: error }, 'could not dead-letter or requeue a stat event'));
-    this.letters.add(settled);
-    void settled.finally(() => this.letters.delete(settled));
+    into.add(settled);
+    void settled.finally(() => into.delete(settled));
   }
 
   /**

@@ -47,8 +47,12 @@ export class LiveConsumerSettings {
     this.readAt = this.now();
   }
 
-  /** The settings, read again first when older than maxAgeMs (one read at a time; a failed read keeps these). */
-  async fresh(maxAgeMs: number): Promise<DeliverySettings> {
+  /**
+   * The settings, read again first when older than maxAgeMs (one read at a time; a failed
+   * read keeps these). `waitMs`: how long to wait for that read at most; past it, the settings
+   * last read (the read goes on, for the next caller).
+   */
+  async fresh(maxAgeMs: number, waitMs?: number): Promise<DeliverySettings> {
     if (this.now() - this.readAt <= maxAgeMs) return this.settings;
     this.reading ??= this.read()
       .then((config) => {
@@ -59,6 +63,11 @@ export class LiveConsumerSettings {
       .finally(() => {
         this.reading = undefined;
       });
-    return this.reading;
+    if (waitMs === undefined) return this.reading;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<DeliverySettings>((resolve) => {
+      timer = setTimeout(() => resolve(this.settings), waitMs);
+    });
+    return Promise.race([this.reading, late]).finally(() => clearTimeout(timer));
   }
 }

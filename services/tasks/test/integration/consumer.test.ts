@@ -4,7 +4,7 @@ import { eventually, type Gamer, testLogLevel } from '@gfts/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { mongo } from 'mongoose';
-import { DECISION_SETTINGS_MAX_AGE_MS, REQUEUED_HEADER } from '../../src/stats/consumer.ts';
+import { DECISION_SETTINGS_MAX_AGE_MS, LIVE_SETTINGS_MAX_AGE_MS, REQUEUED_HEADER } from '../../src/stats/consumer.ts';
 import { randomUUID } from 'node:crypto';
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -745,6 +745,51 @@ describe('a store stall longer than ack_wait', () => {
     expect(metrics).toMatch(/^gfts_stats_consumer_redelivered_total(?:\{[^}]*\})? 0$/m);
     expect(metrics).toMatch(/^gfts_stats_events_processed_total\{[^}]*outcome="processed"[^}]*\} 16$/m);
     await expectTotals(world, players, task.id, achievement.id, [first, ...queued, ...pulled]);
+  });
+});
+
+describe('an ack_wait lowered by a rollout while the store stalls', () => {
+  // started with STATS_ACK_WAIT_MS 30 s; a newer replica then set the shared consumer's to 1 s
+  let stack: TasksStack;
+  let held: string | undefined;
+  let stalled: () => void = () => undefined;
+  const isStalled = new Promise<void>((resolve) => (stalled = resolve));
+  let endStall: () => void = () => undefined;
+  const stallEnded = new Promise<void>((resolve) => (endStall = resolve));
+  beforeAll(async () => {
+    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH: '10', STATS_ACK_WAIT_MS: '30000', LOG_LEVEL: testLogLevel() }, {
+      faults: { processor: { afterWrite: async (events) => {
+        if (!events.some((e) => e.eventId === held)) return;
+        stalled();
+        await stallEnded;
+      } } },
+    });
+  });
+  afterAll(async () => {
+    endStall();
+    await stack?.close();
+  });
+
+  it('keeps its events in progress at the pace of the new ack_wait: none is redelivered', async () => {
+    const { world, task, achievement, players } = await scoreWorld(stack, 4);
+    const jsm = await jetstreamManager(await stack.nats());
+    await jsm.consumers.update(stack.names.statsStream, stack.names.statsConsumer, { ack_wait: 1_000_000_000 });
+    // the replica reads the consumer's settings again within this
+    await new Promise((resolve) => setTimeout(resolve, LIVE_SETTINGS_MAX_AGE_MS + 500));
+    const first = world.event(players[0]!, { score: 1 });
+    held = first.eventId;
+    await world.publish(first);
+    await isStalled;
+    // some wait in the lane behind the stalled batch, the rest in the pull's own queue
+    const behind = randomEvents(world, players, 15);
+    await publishAll(world, behind);
+    // three times the new ack_wait, where the old pace (one keep-alive per 10 s) let them lapse
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    endStall();
+    await untilAcknowledged(stack, 16);
+    const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^gfts_stats_consumer_redelivered_total(?:\{[^}]*\})? 0$/m);
+    await expectTotals(world, players, task.id, achievement.id, [first, ...behind]);
   });
 });
 

@@ -48,3 +48,14 @@ describe('LiveConsumerSettings', () => {
     expect(await live.fresh(1_000)).toEqual({ maxDeliver: 4, ackWaitMs: 1_000 });
   });
 });
+
+describe('LiveConsumerSettings, waiting at most a while', () => {
+  it('answers the settings last read when the read takes longer than asked, and takes the read when it comes', async () => {
+    let answer!: (config: { max_deliver: number; ack_wait: number }) => void;
+    const live = new LiveConsumerSettings(configured, () => new Promise((resolve) => (answer = resolve)), () => 10_000);
+    expect(await live.fresh(1_000, 20)).toEqual(configured);
+    answer({ max_deliver: 9, ack_wait: 3_000_000_000 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(live.current).toEqual({ maxDeliver: 9, ackWaitMs: 3_000 });
+  });
+});
