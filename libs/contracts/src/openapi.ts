@@ -107,7 +107,7 @@ function problemHeaders(status: string): Record<string, unknown> {
   if (status === '405') return { Allow: { description: 'the methods this path takes', required: true, schema: { type: 'string' } } };
   if (status === '429') return { 'Retry-After': { description: 'seconds until the window resets', schema: { type: 'string' } } };
   if (status === '409') return { 'Retry-After': { description: 'only on a conflict that passes by itself (a request with the same Idempotency-Key still running): seconds after which to retry', schema: { type: 'string' } } };
-  if (status === '503') return { 'Retry-After': { description: 'on an instance that is shutting down: retry (another instance answers) after this many seconds', schema: { type: 'string' } } };
+  if (status === '503') return { 'Retry-After': { description: 'seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service\'s database is away', schema: { type: 'string' } } };
   return {};
 }
 

@@ -31,6 +31,17 @@ export function proxyRetryDelay(attempt: number, random: () => number = Math.ran
  */
 export const RETRY_503_WINDOW_MS = 1_500;
 
+/**
+ * Whether a service's 503 says another replica would answer now: one that is stopping says
+ * `Retry-After: 1`. A 503 that asks for a longer wait (the service's store away: 5 s) is the
+ * client's to wait out; tried again here, it came after twice the service's wait, each try
+ * on the store that is away (until 2026-11-29).
+ */
+export function tryAnotherReplica(retryAfter: string | string[] | undefined): boolean {
+  const seconds = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+  return Number.isFinite(seconds) && seconds <= 1;
+}
+
 /** Whether a request's 503 may be tried again, by the time since its first one (`request`: the object reply-from hands each try). */
 export function retryWindow(windowMs: number = RETRY_503_WINDOW_MS): (request: object, nowMs?: number) => boolean {
   const firsts = new WeakMap<object, number>();

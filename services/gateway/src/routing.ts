@@ -6,9 +6,14 @@ import type { GatewayConfig } from './config.ts';
 import { LargeBodies, onlyRoleBeyond } from './role-body-limit.ts';
 import { forwardedBody } from './forwarded-body.ts';
 import { answerHeaders, forwardHeaders } from './forward-headers.ts';
-import { proxyRetryDelay, retriesReusedConnection, retryWindow } from './retry-delay.ts';
+import { proxyRetryDelay, retriesReusedConnection, retryWindow, tryAnotherReplica } from './retry-delay.ts';
 import { liveProxy, routeUpgrades } from './live-proxy.ts';
 import type { TicketSealer } from './tickets.ts';
+
+/** A header of the upstream answer reply-from hands retryDelay (typed there as a reply). */
+function upstreamHeader(res: unknown, name: string): string | string[] | undefined {
+  return (res as { headers?: Record<string, string | string[] | undefined> } | undefined)?.headers?.[name];
+}
 
 /**
  * Why a request path is refused (400), if it is: a backslash, or a `.` or `..` segment, as
@@ -114,10 +119,13 @@ export async function registerRoutes(app: FastifyInstance, config: GatewayConfig
         // The forwarded body is always explicit, so its content-length is what is sent.
         handler: (request, reply, dest, options) => reply.from(dest, { ...options, ...forwardedBody(request) }),
         replyOptions: {
-          // a 503 GET is tried again after a short wait of the gateway's own, not the Retry-After;
+          // a 503 GET of a replica that is stopping (Retry-After: 1; not a longer one: the
+          // client's to wait out) is tried again after a short wait of the gateway's own;
           // a GET whose kept-alive connection the service had just closed, once at once
           retryDelay: ({ req, res, err, attempt, getDefaultDelay }) =>
-            retriesReusedConnection(req.method, err, attempt) ? 1 : getDefaultDelay(req, res, err, attempt) === null || !within503Window(req) ? null : proxyRetryDelay(attempt),
+            retriesReusedConnection(req.method, err, attempt) ? 1
+            : getDefaultDelay(req, res, err, attempt) === null || !tryAnotherReplica(upstreamHeader(res, 'retry-after')) || !within503Window(req) ? null
+            : proxyRetryDelay(attempt),
           rewriteHeaders: (headers) => answerHeaders(headers),
           rewriteRequestHeaders: (request, headers) =>
             forwardHeaders(headers, request.gamer ? sign(request.gamer) : undefined, String(request.id)),

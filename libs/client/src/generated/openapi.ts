@@ -1284,7 +1284,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -1480,7 +1480,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -1674,7 +1674,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -1852,7 +1852,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2020,7 +2020,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2216,7 +2216,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2378,7 +2378,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2572,7 +2572,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -2811,7 +2811,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3127,7 +3127,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3365,7 +3365,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3535,7 +3535,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -3819,7 +3819,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4091,7 +4091,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4260,7 +4260,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4417,7 +4417,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4586,7 +4586,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -4766,7 +4766,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5165,7 +5165,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5333,7 +5333,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5516,7 +5516,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5701,7 +5701,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -5873,7 +5873,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6076,7 +6076,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6248,7 +6248,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6399,7 +6399,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6633,7 +6633,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6782,7 +6782,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -6961,7 +6961,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7132,7 +7132,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7304,7 +7304,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7464,7 +7464,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7636,7 +7636,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7808,7 +7808,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -7980,7 +7980,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8152,7 +8152,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8314,7 +8314,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8477,7 +8477,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -8633,7 +8633,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -9013,7 +9013,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -9165,7 +9165,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -9293,7 +9293,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -9448,7 +9448,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -9657,7 +9657,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -9929,7 +9929,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10106,7 +10106,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10347,7 +10347,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10435,7 +10435,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10517,7 +10517,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10615,7 +10615,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10690,7 +10690,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10760,7 +10760,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };
@@ -10840,7 +10840,7 @@ export interface operations {
             /** @description Unavailable (shutting down, or a dependency down) */
             503: {
                 headers: {
-                    /** @description on an instance that is shutting down: retry (another instance answers) after this many seconds */
+                    /** @description seconds after which to retry: 1 on an instance that is shutting down (another instance answers), 5 when the service's database is away */
                     "Retry-After"?: string;
                     [name: string]: unknown;
                 };

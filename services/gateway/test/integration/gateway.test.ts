@@ -430,8 +430,8 @@ describe('gateway limits and failures', () => {
     let calls = 0;
     const closing = Fastify();
     closing.get('/readyz', async () => ({ status: 'ok' }));
-    // a Retry-After reply-from would wait as milliseconds: a minute, past this test's timeout
-    closing.get('/*', async (_request, reply) => (++calls <= 2 ? reply.code(503).header('retry-after', '60000').send({ status: 503 }) : { calls }));
+    // a replica that is stopping says Retry-After: 1 (platform shuttingDown)
+    closing.get('/*', async (_request, reply) => (++calls <= 2 ? reply.code(503).header('retry-after', '1').send({ status: 503 }) : { calls }));
     const url = await listen(closing);
     const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, url, url);
     try {
@@ -441,6 +441,28 @@ describe('gateway limits and failures', () => {
     } finally {
       await gateway.close();
       await closing.close();
+    }
+  });
+
+  it('passes on at once a 503 that asks for a longer wait (the service\'s store away): tried once', async () => {
+    let calls = 0;
+    const storeAway = Fastify();
+    storeAway.get('/readyz', async () => ({ status: 'ok' }));
+    storeAway.get('/*', async (_request, reply) => {
+      calls++;
+      return reply.code(503).header('retry-after', '5').send({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    });
+    const url = await listen(storeAway);
+    const { gateway, api } = await gatewayWith({ JWT_SECRET: TEST_JWT_SECRET }, url, url);
+    try {
+      const response = await api('GET', '/api/v1/tasks', { headers: { authorization: `Bearer ${mintToken({ app: randomUUID() })}` } });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      // before: tried again within the window, the client waiting two of the service's waits
+      expect(calls).toBe(1);
+    } finally {
+      await gateway.close();
+      await storeAway.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { proxyRetryDelay, RETRY_503_WINDOW_MS, retryWindow } from '../../src/retry-delay.ts';
+import { proxyRetryDelay, RETRY_503_WINDOW_MS, retryWindow, tryAnotherReplica } from '../../src/retry-delay.ts';
 
 describe('proxyRetryDelay (a 503 GET tried again)', () => {
   it('grows with each attempt, at random below 42 ms × the attempt count', () => {
@@ -24,5 +24,16 @@ describe('retryWindow (how long a 503 GET is tried again)', () => {
     expect(within(a, 1_000 + RETRY_503_WINDOW_MS)).toBe(true);
     expect(within(b, 1_000 + RETRY_503_WINDOW_MS + 1)).toBe(true);
     expect(within(a, 1_000 + RETRY_503_WINDOW_MS + 1)).toBe(false);
+  });
+});
+
+describe('tryAnotherReplica', () => {
+  it('tries again a 503 of a replica that is stopping (Retry-After of a second at most), not one that asks for longer or says nothing', () => {
+    expect(tryAnotherReplica('1')).toBe(true);
+    expect(tryAnotherReplica('0')).toBe(true);
+    expect(tryAnotherReplica(['1'])).toBe(true);
+    expect(tryAnotherReplica('5')).toBe(false);
+    expect(tryAnotherReplica('Wed, 21 Oct 2026 07:28:00 GMT')).toBe(false);
+    expect(tryAnotherReplica(undefined)).toBe(false);
   });
 });

@@ -349,7 +349,7 @@ export class StatsConsumer {
 
   /**
    * `work` as it goes, given up on once the stop began STOP_ATTEMPT_WAIT_MS ago: an attempt
-   * waiting on a store that is away (10 s server selection, 30 s on a stalled socket) ran past
+   * waiting on a store that is away (5 s server selection, 30 s on a stalled socket) ran past
    * the pod's grace, and its events came back only after ack_wait, each a delivery used (those
    * on their last dead-lettered). What it was doing may still land: a redelivery finds it applied.
    */
