@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { friendshipRoutes } from '@gfts/contracts';
 import { mintToken } from '@gfts/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcesses, type ServiceProcesses } from '../support/processes.ts';
@@ -38,7 +39,7 @@ describe('schemathesis against the stack', () => {
     expect(existsSync(ST), `schemathesis not installed at ${ST}: source scripts/provision.sh && gfts_provision`).toBe(true);
     // Both roles, so that the admin catalog and the server stats endpoints are reachable; a
     // gamer's token for what a game server may not do (assign, claim: 403 to a server's since
-    // 2026-11-28, which left them unexercised under the two-role token)
+    // 2026-11-28; every friendship endpoint since 2026-11-29: unexercised under the two-role token)
     const app = randomUUID();
     const token = mintToken({ sub: randomUUID(), app, name: 'Fuzz', roles: ['admin', 'server'] });
     const gamerToken = mintToken({ sub: randomUUID(), app, name: 'Fuzz gamer' });
@@ -63,7 +64,7 @@ describe('schemathesis against the stack', () => {
         'include-operation-id = ["openNotificationChannel"]',
         'checks.positive_data_acceptance.expected-statuses = [426, 401, 429]',
         '[[operations]]',
-        'include-operation-id = ["assignTasks", "claimTask"]',
+        `include-operation-id = ${JSON.stringify(['assignTasks', 'claimTask', ...Object.values(friendshipRoutes).map((r) => r.schema.operationId)])}`,
         `headers = { Authorization = "Bearer ${gamerToken}" }`,
       ].join('\n'),
     );
