@@ -6,7 +6,7 @@ import {
 import type { TSchema, Static } from 'typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { PULL_EXPIRES_MS, pullUntilStopped } from './jetstream-pull.ts';
-import { ensureStream, isConsumerOrStreamMissing } from './jetstream-streams.ts';
+import { ensureStream, MissingSince } from './jetstream-streams.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -109,10 +109,12 @@ export function consumeGamerEvents<S extends TSchema>(
       msg.nak(delay);
     }
   };
+  const missing = new MissingSince();
   const loop = (async () => {
     while (!stopping) {
       try {
         const consumer = await js.consumers.get(names.gamersStream, durable);
+        missing.found();
         // An erasure can take a while: once stopping, the pull's other messages go back (nak)
         // for another replica rather than hold the shutdown; after this pull's end, or it would
         // deliver them again to itself.
@@ -121,7 +123,7 @@ export function consumeGamerEvents<S extends TSchema>(
         if (stopping) break;
         log.warn({ err: error, durable }, 'gamer event consumer interrupted; resuming');
         // gone for good until made again: until 2026-11-29 it was asked for every second until a restart
-        if (deps.recreate && isConsumerOrStreamMissing(error)) {
+        if (deps.recreate && missing.missingLongEnough(error)) {
           await deps.recreate().then(
             () => log.warn({ durable }, 'gamer event consumer was gone: made again (it delivers what its stream still holds)'),
             (recreateError: unknown) => log.error({ err: recreateError, durable }, 'gamer event consumer is gone and could not be made again'),

@@ -16,6 +16,38 @@ export function isConsumerOrStreamMissing(error: unknown): boolean {
   return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.ConsumerNotFound || error.code === JetStreamApiCodes.StreamNotFound);
 }
 
+/**
+ * How long a consumer or stream must be found missing, at every look, before a pull loop
+ * makes it again: a moment's "not found" (a leader moving, a server of an R1 consumer
+ * restarting) must not make a new consumer that delivers its whole stream again.
+ */
+export const RECREATE_AFTER_MISSING_MS = 10_000;
+
+/** Whether the looks of a pull loop have found its consumer missing for RECREATE_AFTER_MISSING_MS without a break. */
+export class MissingSince {
+  private since: number | undefined;
+  private readonly afterMs: number;
+
+  constructor(afterMs: number = RECREATE_AFTER_MISSING_MS) {
+    this.afterMs = afterMs;
+  }
+
+  /** The consumer was found. */
+  found(): void {
+    this.since = undefined;
+  }
+
+  /** A look failed with `error`: true once it and every look before it for `afterMs` found the consumer missing. */
+  missingLongEnough(error: unknown, nowMs: number = performance.now()): boolean {
+    if (!isConsumerOrStreamMissing(error)) {
+      this.since = undefined;
+      return false;
+    }
+    this.since ??= nowMs;
+    return nowMs - this.since >= this.afterMs;
+  }
+}
+
 /** JetStream's "stream name already in use with a different configuration" (JSStreamNameExistErr). */
 const STREAM_NAME_IN_USE = 10058;
 

@@ -68,7 +68,9 @@ export async function runService(opts: RunOptions): Promise<void> {
     if (started.stop) return started.stop(signal);
     if (signalledWhileStarting) {
       console.error(`${opts.name}: ${signal} again while starting; exiting now`);
-      process.exit(1);
+      // the spans of the start so far go too, within the same bound as past the grace
+      void Promise.race([stopTracing(), new Promise((resolve) => setTimeout(resolve, TRACE_FLUSH_AFTER_GRACE_MS))]).finally(() => process.exit(1));
+      return;
     }
     signalledWhileStarting = signal;
     console.error(`${opts.name}: ${signal} while starting; stopping once started`);

@@ -26,12 +26,15 @@ export class ProgressResetService {
       const entries = await progress.entryIds(owner);
       const held = (await gamerTasks.activeOf([owner], new Date())).map((t) => t.id);
       await progress.remove(owner, entriesToDrop(entries, held, removedIds));
-    } finally {
-      // removed achievements are tracked again, from zero, on the gamer's next event or read.
+    } catch (error) {
       // Uncounted even when their progress failed to go: only this call knows it removed
-      // them, and a retry, which finds them gone, would never uncount them (until 2026-11-29)
-      await unlockStats.forget(removed);
+      // them, and a retry, which finds them gone, would never uncount them (until 2026-11-29).
+      // The progress write's error is the one answered.
+      await unlockStats.forget(removed).catch(() => undefined);
+      throw error;
     }
+    // removed achievements are tracked again, from zero, on the gamer's next event or read
+    await unlockStats.forget(removed);
     // `all` takes the inventory, but not what the tasks it left paid: a claim in flight (kept,
     // whatever the scope) may have written its grants already and marks its task claimed next,
     // and a claimed task kept in its tree must not show claimed with its rewards gone. The ids

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NatsNames, StatDeadLetter } from '@gfts/contracts';
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { headersOf, inBatchSpan, isConsumerOrStreamMissing, keepAliveEvery, keepAliveEveryMs, keepSubscribed, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
+import { headersOf, inBatchSpan, keepAliveEvery, keepAliveEveryMs, keepSubscribed, MissingSince, pullUntilStopped, requestIdOf, startMessageSpan, type KeptSubscription, type MessageSpan } from '@gfts/platform';
 import type { FastifyBaseLogger } from 'fastify';
 import { BatchQueue } from './batch-queue.ts';
 import { ByteBudget } from './byte-budget.ts';
@@ -170,9 +170,11 @@ export class StatsConsumer {
 
   private async run(): Promise<void> {
     const { js, names, log, settings } = this.deps;
+    const missing = new MissingSince();
     while (!this.stopping) {
       try {
         const consumer = await js.consumers.get(names.statsStream, names.statsConsumer);
+        missing.found();
         this.live.adopt((await consumer.info(true)).config);
         // What arrives while stopping is applied too (a batch is quick), so none is left
         // unacknowledged. Pulled messages wait in the pull's queue until taken (one batch at
@@ -204,7 +206,7 @@ export class StatsConsumer {
         if (this.stopping) break;
         log.warn({ err: error }, 'stat consumer interrupted; resuming');
         // gone for good until made again: until 2026-11-29 it was asked for every second until a restart
-        if (this.deps.recreate && isConsumerOrStreamMissing(error)) {
+        if (this.deps.recreate && missing.missingLongEnough(error)) {
           await this.deps.recreate().then(
             () => log.warn('stat consumer was gone: made again (it delivers what the stream still holds; applied events are recognised)'),
             (recreateError: unknown) => log.error({ err: recreateError }, 'stat consumer is gone and could not be made again'),
