@@ -15,7 +15,8 @@ export interface PresenceWrite {
  *   write went out costs no write at all, and a storm of connects is a set of keys, not a
  *   queue of promises.
  * - One write per key at a time; the next one is decided when it is answered.
- * - A put that failed may still have landed ("unsure"): a release then still deletes.
+ * - A write that failed may still have landed ("unsure"): a release after a failed put still
+ *   deletes, a hold after a failed delete still puts.
  * - Failed writes wait for `retryFailed` (the next heartbeat) instead of spinning.
  */
 export function presenceLedger() {
@@ -67,8 +68,11 @@ export function presenceLedger() {
         if (!op) continue;
         busy.add(key);
         failedKeys.delete(key);
-        // from the moment a put leaves, the key may be in the bucket
-        if (op === 'put') stored.set(key, 'unsure');
+        // from the moment a write leaves, the key may be in the bucket, or gone from it: a
+        // delete that failed may have landed (its answer lost), so a hold after it puts the
+        // key again (until 2026-11-29 it was still taken for present, and the gamer, connected,
+        // stayed offline for their friends while the socket lived)
+        stored.set(key, 'unsure');
         return { key, op, generation };
       }
       return undefined;

@@ -62,6 +62,33 @@ describe('presenceLedger (what a notifications replica writes, and when)', () =>
     expect(ops(drain(ledger))).toEqual(['delete a']);
   });
 
+  it('puts again a gamer held again after a delete that failed (it may have landed), at once and after retries', () => {
+    const ledger = presenceLedger();
+    ledger.hold('a');
+    ledger.written(ledger.next()!);
+    ledger.release('a');
+    // the purge reached the server, its answer did not
+    ledger.failed(ledger.next()!);
+    ledger.hold('a');
+    // before: still taken for present, nothing written, the connected gamer offline
+    const [put] = drain(ledger);
+    expect(ops([put!])).toEqual(['put a']);
+    ledger.failed(put!);
+    ledger.retryFailed();
+    expect(ops(drain(ledger))).toEqual(['put a']);
+  });
+
+  it('deletes again a released gamer whose delete failed, when told to retry', () => {
+    const ledger = presenceLedger();
+    ledger.hold('a');
+    ledger.written(ledger.next()!);
+    ledger.release('a');
+    ledger.failed(ledger.next()!);
+    expect(drain(ledger)).toEqual([]);
+    ledger.retryFailed();
+    expect(ops(drain(ledger))).toEqual(['delete a']);
+  });
+
   it('writes every held gamer again after the bucket lost them, and ignores answers from before', () => {
     const ledger = presenceLedger();
     ledger.hold('a');
