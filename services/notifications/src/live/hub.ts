@@ -4,10 +4,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { GamerRef, InboxRepository } from '../repository/inbox.ts';
 import { Heartbeat } from './heartbeat.ts';
 import type { Session } from './session.ts';
+import { ReadSlots } from './read-slots.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'warn' | 'info'>;
 
-/** Sockets catching up at once after NATS came back: each is an inbox read, and every socket of the replica has one. */
+/** Inbox reads at once of the catch-up after NATS came back (every socket of the replica has some). */
 const CATCH_UP_CONCURRENCY = 32;
 
 /** A message on a gamer's subject with this header closes their sockets with its code (not a notification). */
@@ -190,9 +191,11 @@ export class Hub {
   /**
    * After a reconnect: once NATS has the subscriptions again (the client sends them on
    * reconnecting; a flush confirms), every socket marked at the disconnect reads what it
-   * missed. A socket whose read fails is closed 1011, and its client resumes with `since`.
-   * A flush that fails, or NATS leaving again before a socket's turn (the epoch moved), leaves
-   * the marks for the next reconnect, whose own catch-up takes them.
+   * missed, all at once with at most CATCH_UP_CONCURRENCY inbox reads at a time. A socket
+   * whose read fails is closed 1011, and its client resumes with `since`. A flush that fails,
+   * or NATS leaving again before a socket starts its catch-up (the epoch moved; one waits for
+   * its resume's replay first), leaves the marks for the next reconnect, whose own catch-up
+   * takes them.
    */
   private async catchUp(): Promise<void> {
     const epoch = this.connectionEpoch;
@@ -202,19 +205,19 @@ export class Hub {
       return;
     }
     const connected = () => this.connectionEpoch === epoch;
-    const waiting = [...this.sessions()];
-    let next = 0;
-    const worker = async () => {
-      for (let s = waiting[next++]; s && connected(); s = waiting[next++]) {
-        try {
-          await s.catchUp(this.opts.inbox, connected);
-        } catch (error) {
-          this.opts.log.warn({ err: error }, 'live socket could not catch up after NATS was away: closed for its client to resume');
-          s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
-        }
+    // the inbox reads are bounded, not the sockets: each socket's catch-up also waits for its
+    // client to read what it was sent, and 32 slow clients held every turn of the replica's
+    // other sockets, their live notifications held meanwhile (until 2026-11-29)
+    const slots = new ReadSlots(CATCH_UP_CONCURRENCY);
+    const inbox: Pick<InboxRepository, 'after'> = { after: (...args) => slots.run(() => this.opts.inbox.after(...args)) };
+    await Promise.all([...this.sessions()].map(async (s) => {
+      try {
+        await s.catchUp(inbox, connected);
+      } catch (error) {
+        this.opts.log.warn({ err: error }, 'live socket could not catch up after NATS was away: closed for its client to resume');
+        s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
       }
-    };
-    await Promise.all(Array.from({ length: CATCH_UP_CONCURRENCY }, worker));
+    }));
   }
 
   /** A flush: NATS has every subscription made before it. Its failure is for the attach that awaits it. */

@@ -2,7 +2,7 @@ import { natsNames, NotificationCloseCode } from '@gfts/contracts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { infra, natsPrefix, startConfiguredNats, type ConfiguredNats } from '@gfts/testkit';
+import { infra, natsPrefix, startConfiguredNats, tcpHop, type ConfiguredNats } from '@gfts/testkit';
 import { startNats } from '@gfts/testkit/containers';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { WebSocket } from 'ws';
@@ -12,6 +12,7 @@ import { Registry } from 'prom-client';
 import { liveMetrics, type LiveMetrics } from '../../src/live/metrics.ts';
 import { Session } from '../../src/live/session.ts';
 import { FakeSocket } from '../support/fake-socket.ts';
+import { monotonicUuidv7 } from '../../src/domain/ids.ts';
 
 const metrics: LiveMetrics = { closed: () => {}, sent: () => {} };
 const limits = { sendBufferBytes: 1_000_000, progressIntervalMs: 1000, replayPage: 10 };
@@ -75,6 +76,50 @@ describe('the hub keeps a closed gamer for the grace', () => {
     // must not read the inbox before NATS delivers to this replica again
     await expect(hub.attach(third.session)).rejects.toThrow(/disconnected/);
   }, 60_000);
+});
+
+/** A socket whose client reads nothing: its send buffer stays full. */
+class UnreadSocket extends FakeSocket {
+  override readonly bufferedAmount = 10_000_000;
+}
+
+describe('the catch-up after NATS was away', () => {
+  it('sends a healthy socket what it missed at once, however many sockets wait for slow clients', async () => {
+    const url = new URL(infra().natsUrl.replace(/^nats:/, 'http:'));
+    const hop = await tcpHop(url.hostname, Number(url.port));
+    const nc = await connect({ servers: `nats://${hop.host}:${hop.port}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    const nextId = monotonicUuidv7();
+    const missed = new Map<string, ReturnType<typeof nextId>>();
+    // each gamer's one notification stored while NATS was away
+    const gapInbox = { after: async (of: { gamerId: string }, after: string) => {
+      const id = missed.get(of.gamerId);
+      return id && id > after ? [{ id, type: 'task.completed', at: new Date().toISOString(), data: { gamerTaskId: 'g', taskId: 't' } }] : [];
+    } };
+    const hub = new Hub({ nc, prefix: natsPrefix(), heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 0, inbox: gapInbox as never, log });
+    const gamerOf = (i: number) => ({ applicationId: gamer.applicationId, gamerId: `0193a000-0000-7000-8000-${String(i).padStart(12, '0')}` });
+    try {
+      // 33 sockets of clients that read nothing (more than the 32 reads at once), then a healthy one
+      const sockets: FakeSocket[] = [];
+      for (let i = 0; i < 34; i++) {
+        const socket = i < 33 ? new UnreadSocket() : new FakeSocket();
+        sockets.push(socket);
+        await hub.attach(new Session(socket as unknown as WebSocket, gamerOf(i), limits, metrics, false));
+      }
+      const statuses = nc.status();
+      hop.cut();
+      for await (const status of statuses) if (status.type === 'disconnect') break;
+      for (let i = 0; i < 34; i++) missed.set(gamerOf(i).gamerId, nextId());
+      hop.restore();
+      const healthy = sockets[33]!;
+      // before: each of the 32 catch-up turns waited 10 s on a slow client first
+      await expect.poll(() => healthy.sent.length, { timeout: 3_000 }).toBe(1);
+      expect(JSON.parse(healthy.sent[0]!)).toMatchObject({ id: missed.get(gamerOf(33).gamerId) });
+    } finally {
+      await hub.drain(0);
+      await nc.close().catch(() => undefined);
+      await hop.close();
+    }
+  }, 30_000);
 });
 
 /** A socket whose close handshake does not end until the test says so (a peer that does not answer the close frame). */
