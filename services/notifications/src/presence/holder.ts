@@ -134,10 +134,16 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
   }
 
   let beating = false;
+  /** settles when the heartbeat under way ends (close waits for it before its purge) */
+  let beatEnded: Promise<void> = Promise.resolve();
   async function beat(): Promise<void> {
-    // one at a time: two updates at one revision would look like a purge
-    if (!kv || beating) return;
+    // one at a time: two updates at one revision would look like a purge; none once closing:
+    // a beat that found the key purged wrote it again after close's purge, and the stopped
+    // replica looked alive for the online window (until 2026-11-29)
+    if (!kv || beating || stop.signal.aborted) return;
     beating = true;
+    let ended!: () => void;
+    beatEnded = new Promise((resolve) => (ended = resolve));
     let purged = false;
     let lostAnswer = false;
     try {
@@ -164,6 +170,7 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
       }
     } finally {
       beating = false;
+      ended();
     }
     // the heartbeat that landed is a beat old: written again now, at its real revision
     if (lostAnswer) return beat();
@@ -221,7 +228,9 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
         });
         await Promise.race([writes, sleep(CLOSE_WRITES_MS)]);
       }
-      // ... then the heartbeat: a friendship replica ends whatever is left of this replica at once, and purges its keys
+      // ... then the heartbeat, once a beat under way has ended (it writes no other after the stop):
+      // a friendship replica ends whatever is left of this replica at once, and purges its keys
+      await Promise.race([beatEnded, sleep(CLOSE_WRITES_MS)]);
       const attempt = outages.start();
       await kv.purge(beatKey, { ttl: markerTtl }).catch((error: unknown) => failed(error, attempt, 'beat'));
     },

@@ -93,6 +93,51 @@ describe('presence holder', () => {
   });
 });
 
+describe('presence holder closing', () => {
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    nc = await connectNats(infra().natsUrl, 'presence-holder-close-test', { info: () => undefined, warn: () => undefined, error: () => undefined });
+  });
+  afterAll(async () => nc?.close());
+
+  it('writes no heartbeat after its close, even when one under way finds its key purged', async () => {
+    const prefix = natsPrefix();
+    const names = natsNames(prefix);
+    const kv = await new Kvm(jetstream(nc)).create(names.presenceBucket, { history: 1, storage: StorageType.Memory, allow_direct: true, markerTTL: 5_000 });
+    const holderId = randomUUID();
+    const beatKey = presenceBeatKey(holderId);
+    const beatSubject = `$KV.${names.presenceBucket}.${beatKey}`;
+    // the heartbeat's answers wait while `held` is set
+    let held: Promise<void> | undefined;
+    let reachedHeld: () => void = () => undefined;
+    const faulty = interceptRequests(nc, async (subject, send) => {
+      const answer = await send();
+      if (subject === beatSubject && held) {
+        reachedHeld();
+        await held;
+      }
+      return answer;
+    });
+    const holder = presenceHolder({ nc: faulty, prefix, holderId, refreshMs: 200, maxInFlight: 16, log: { info: () => undefined, warn: () => undefined } as never });
+    await eventually(async () => (await kv.get(beatKey))?.operation === 'PUT');
+    // a friendship replica takes this one for dead and purges it; the next beat's compare-and-set
+    // is refused, and its answer held until the close has begun
+    let release!: () => void;
+    held = new Promise<void>((resolve) => (release = resolve));
+    const beatHeld = new Promise<void>((resolve) => (reachedHeld = resolve));
+    await kv.purge(beatKey);
+    await beatHeld;
+    const closing = holder.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    held = undefined;
+    release();
+    await closing;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // before: the refused beat took the key for purged and wrote the heartbeat again, after the close
+    expect((await kv.get(beatKey))?.operation).not.toBe('PUT');
+  });
+});
+
 describe('presence holder under the notifications NATS user', () => {
   let server: ConfiguredNats;
   let owner: NatsConnection;
