@@ -223,6 +223,23 @@ describe('gamer admin: progress reset and erasure', () => {
     expect(await unlocks(w)).toEqual(new Map([['Claimed ach', [1, 1]], ['Done ach', [0, 1]], ['Open ach', [0, 1]]]));
   });
 
+  it('does not count an unlock a batch settles after a reset removed its achievement', async () => {
+    const w = world();
+    const ach = await w.createTask({ name: 'Raced ach', family: 'lifetime', isAchievement: true, applicationStatsId: 'z', targetValue: 1 });
+    const ann = w.gamer('Ann');
+    await w.achievements(ann);
+    expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 1]]]));
+    const store = openStore({ db: await stack.tasksDb() } as unknown as Connection);
+    const [record] = (await new GamerTaskRepository(store).activeOf([{ applicationId: w.app, gamerId: ann.id }], new Date())).filter((t) => t.taskId === ach.id);
+    // a batch completed it and announced it; before its settle counts the unlock, the reset removes it
+    expect((await reset(w, ann.id, { scope: 'achievements' })).body).toMatchObject({ tasksRemoved: 1 });
+    expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 0]]]));
+    await new AchievementStatsRepository(store).record([], [{ ...record!, progress: 1, completed: true, completedAt: new Date() }], new Date());
+    // before: [1, 0], and an unlock under the derived id that a later completion could never count
+    expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 0]]]));
+    expect(await (await stack.tasksDb()).collection('achievement_unlocks').countDocuments({ _id: record!.id as never })).toBe(0);
+  });
+
   it('refuses a gamer, a game server and another application\'s admin (403), bad input (400), and touches only the path\'s application', async () => {
     const w = world();
     const g = await playedGamer(w);
