@@ -20,19 +20,29 @@ export function keepAliveEveryMs(ackWaitMs: number): number {
   return Math.max(100, Math.floor(ackWaitMs / 3));
 }
 
+/** How often a keep-alive looks at its pace again: a shorter one (ack_wait lowered) applies within this. */
+const PACE_LOOK_MS = 1_000;
+
 /**
- * Runs `beat` every `everyMs()`, read again before each wait: a pace that follows a consumer's
- * ack_wait as it changes (a rollout), where setInterval kept the one it started with.
+ * Runs `beat` every `everyMs()`, a pace looked at again at least every PACE_LOOK_MS: it
+ * follows a consumer's ack_wait as it changes (a rollout), where setInterval kept the one it
+ * started with, and a beat already waiting at the old pace does not hold a shorter one back.
  */
 export function keepAliveEvery(everyMs: () => number, beat: () => void): { stop(): void } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let lastBeat = performance.now();
   const next = () => {
     if (stopped) return;
+    const pace = everyMs();
+    const due = lastBeat + pace - performance.now();
     timer = setTimeout(() => {
-      beat();
+      if (performance.now() - lastBeat >= everyMs()) {
+        beat();
+        lastBeat = performance.now();
+      }
       next();
-    }, everyMs());
+    }, Math.max(0, Math.min(due, PACE_LOOK_MS)));
   };
   next();
   return {

@@ -58,16 +58,18 @@ export const TRACE_FLUSH_AFTER_GRACE_MS = 1_000;
  * so one sent while the service started (a pod deleted during a slow start) was lost, and
  * the pod ran on until its grace ended in SIGKILL, its consumers' messages held until their
  * ack_wait. A signal during the start now stops the service as soon as it started; a second
- * one exits at once.
+ * one exits (1) once the spans buffered so far are exported, within TRACE_FLUSH_AFTER_GRACE_MS.
  */
 export async function runService(opts: RunOptions): Promise<void> {
   // the stop once the service started (a signal before waits for it)
   const started: { stop?: (signal: string) => void } = {};
   let signalledWhileStarting: string | undefined;
+  let exitingWhileStarting = false;
   const onSignal = (signal: string) => {
     if (started.stop) return started.stop(signal);
     if (signalledWhileStarting) {
       console.error(`${opts.name}: ${signal} again while starting; exiting now`);
+      exitingWhileStarting = true;
       // the spans of the start so far go too, within the same bound as past the grace
       void Promise.race([stopTracing(), new Promise((resolve) => setTimeout(resolve, TRACE_FLUSH_AFTER_GRACE_MS))]).finally(() => process.exit(1));
       return;
@@ -134,6 +136,8 @@ export async function runService(opts: RunOptions): Promise<void> {
       },
     );
   };
+  // a second signal during the start is exiting already (its spans' export under way)
+  if (exitingWhileStarting) return;
   started.stop = stop;
   if (signalledWhileStarting) stop(signalledWhileStarting);
 }

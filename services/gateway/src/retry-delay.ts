@@ -38,8 +38,8 @@ export const RETRY_503_WINDOW_MS = 1_500;
  * on the store that is away (until 2026-11-29).
  */
 export function tryAnotherReplica(retryAfter: string | string[] | undefined): boolean {
-  const seconds = Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
-  return Number.isFinite(seconds) && seconds <= 1;
+  const value = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+  return value !== undefined && /^\d+$/.test(value) && Number(value) <= 1;
 }
 
 /** Whether a request's 503 may be tried again, by the time since its first one (`request`: the object reply-from hands each try). */

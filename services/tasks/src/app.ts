@@ -91,7 +91,7 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const reads = new GamerTaskService(catalogRepository, gamerTasks, progress, inventory, unlockStats);
   const settings = new SettingsService(settingsRepository);
   const unlockRates = new UnlockRateService(catalogRepository, unlockStats);
-  const resets = new ProgressResetService({ gamerTasks, progress, inventory, unlockStats });
+  const resets = new ProgressResetService({ gamerTasks, progress, inventory, unlockStats, log: app.log });
   const erasures = new ErasureService({ jobs: erasureJobs, js, names, expected: config.ERASURE_SERVICES.split(','), log: app.log });
   const claims = new ClaimService({ gamerTasks, progress, inventory, erasures: erasureJobs, events, metrics: claimMetrics(app.metrics), log: app.log, recoveryAfterMs: config.CLAIM_RECOVERY_AFTER_MS, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
 

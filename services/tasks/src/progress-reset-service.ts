@@ -1,4 +1,5 @@
 import type { ProgressResetResult, ResetScope } from '@gfts/contracts';
+import type { FastifyBaseLogger } from 'fastify';
 import { entriesToDrop, grantsKept, resetSelection } from './domain/progress-reset.ts';
 import type { AchievementStatsRepository } from './repository/achievement-stats-repository.ts';
 import type { GamerProgressRepository } from './repository/gamer-progress-repository.ts';
@@ -7,7 +8,7 @@ import type { InventoryRepository } from './repository/inventory-repository.ts';
 
 /** POST /{applicationId}/gamers/{gamerId}/progress/reset (admin). */
 export class ProgressResetService {
-  private readonly deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; unlockStats: AchievementStatsRepository };
+  private readonly deps: { gamerTasks: GamerTaskRepository; progress: GamerProgressRepository; inventory: InventoryRepository; unlockStats: AchievementStatsRepository; log?: Pick<FastifyBaseLogger, 'error'> };
 
   constructor(deps: ProgressResetService['deps']) {
     this.deps = deps;
@@ -30,7 +31,7 @@ export class ProgressResetService {
       // Uncounted even when their progress failed to go: only this call knows it removed
       // them, and a retry, which finds them gone, would never uncount them (until 2026-11-29).
       // The progress write's error is the one answered.
-      await unlockStats.forget(removed).catch(() => undefined);
+      await unlockStats.forget(removed).catch((forgetError: unknown) => this.deps.log?.error({ err: forgetError, gamerId }, 'reset failed, and its removed achievements were not uncounted: the unlock rates count them until a reconciliation'));
       throw error;
     }
     // removed achievements are tracked again, from zero, on the gamer's next event or read

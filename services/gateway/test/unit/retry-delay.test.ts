@@ -35,5 +35,6 @@ describe('tryAnotherReplica', () => {
     expect(tryAnotherReplica('5')).toBe(false);
     expect(tryAnotherReplica('Wed, 21 Oct 2026 07:28:00 GMT')).toBe(false);
     expect(tryAnotherReplica(undefined)).toBe(false);
+    expect(tryAnotherReplica('')).toBe(false);
   });
 });

@@ -63,6 +63,8 @@ export class Hub {
   private connectionEpoch = 0;
   /** set by drain: the grace it gives a close handshake */
   private drainGraceMs: number | undefined;
+  /** the inbox reads of the catch-ups after NATS was away, CATCH_UP_CONCURRENCY at a time */
+  private readonly catchUpReads = new ReadSlots(CATCH_UP_CONCURRENCY);
 
   constructor(opts: HubOptions) {
     this.opts = opts;
@@ -207,10 +209,11 @@ export class Hub {
     const connected = () => this.connectionEpoch === epoch;
     // the inbox reads are bounded, not the sockets: each socket's catch-up also waits for its
     // client to read what it was sent, and 32 slow clients held every turn of the replica's
-    // other sockets, their live notifications held meanwhile (until 2026-11-29)
-    const slots = new ReadSlots(CATCH_UP_CONCURRENCY);
-    const inbox: Pick<InboxRepository, 'after'> = { after: (...args) => slots.run(() => this.opts.inbox.after(...args)) };
+    // other sockets, their live notifications held meanwhile (until 2026-11-29). The bound is
+    // the replica's, across catch-ups (NATS back, away, back again); a socket closed while its
+    // read waited its turn reads nothing.
     await Promise.all([...this.sessions()].map(async (s) => {
+      const inbox: Pick<InboxRepository, 'after'> = { after: (...args) => this.catchUpReads.run(async () => (s.isOpen ? this.opts.inbox.after(...args) : [])) };
       try {
         await s.catchUp(inbox, connected);
       } catch (error) {

@@ -226,11 +226,11 @@ export function presenceHolder(opts: PresenceHolderOptions): PresenceHolder {
           drained = resolve;
           pump();
         });
-        await Promise.race([writes, sleep(CLOSE_WRITES_MS)]);
+        await Promise.race([writes, sleep(CLOSE_WRITES_MS, undefined, { ref: false })]);
       }
       // ... then the heartbeat, once a beat under way has ended (it writes no other after the stop):
       // a friendship replica ends whatever is left of this replica at once, and purges its keys
-      await Promise.race([beatEnded, sleep(CLOSE_WRITES_MS)]);
+      await Promise.race([beatEnded, sleep(CLOSE_WRITES_MS, undefined, { ref: false })]);
       const attempt = outages.start();
       await kv.purge(beatKey, { ttl: markerTtl }).catch((error: unknown) => failed(error, attempt, 'beat'));
     },

@@ -120,6 +120,49 @@ describe('the catch-up after NATS was away', () => {
       await hop.close();
     }
   }, 30_000);
+
+  it('reads nothing for a socket closed while its read waited its turn', async () => {
+    const url = new URL(infra().natsUrl.replace(/^nats:/, 'http:'));
+    const hop = await tcpHop(url.hostname, Number(url.port));
+    const nc = await connect({ servers: `nats://${hop.host}:${hop.port}`, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    // every read waits until the test lets them all go
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const read: string[] = [];
+    const waitingInbox = { after: async (of: { gamerId: string }) => {
+      read.push(of.gamerId);
+      await released;
+      return [];
+    } };
+    const hub = new Hub({ nc, prefix: natsPrefix(), heartbeatMs: 60_000, maxSocketsPerGamer: 10, releaseGraceMs: 0, inbox: waitingInbox as never, log });
+    const gamerOf = (i: number) => ({ applicationId: gamer.applicationId, gamerId: `0193a000-0000-7000-8001-${String(i).padStart(12, '0')}` });
+    try {
+      const sockets: FakeSocket[] = [];
+      for (let i = 0; i < 34; i++) {
+        const socket = new FakeSocket();
+        sockets.push(socket);
+        await hub.attach(new Session(socket as unknown as WebSocket, gamerOf(i), limits, metrics, false));
+      }
+      const statuses = nc.status();
+      hop.cut();
+      for await (const status of statuses) if (status.type === 'disconnect') break;
+      hop.restore();
+      // 32 reads at once; the two sockets left waiting are closed by their clients meanwhile
+      await expect.poll(() => read.length, { timeout: 5_000 }).toBe(32);
+      sockets[32]!.close();
+      sockets[33]!.close();
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // before: both still read the inbox when their turn came
+      expect(read).toHaveLength(32);
+      expect(read).not.toContain(gamerOf(32).gamerId);
+    } finally {
+      release();
+      await hub.drain(0);
+      await nc.close().catch(() => undefined);
+      await hop.close();
+    }
+  }, 30_000);
 });
 
 /** A socket whose close handshake does not end until the test says so (a peer that does not answer the close frame). */

@@ -234,10 +234,18 @@ describe('gamer admin: progress reset and erasure', () => {
     // a batch completed it and announced it; before its settle counts the unlock, the reset removes it
     expect((await reset(w, ann.id, { scope: 'achievements' })).body).toMatchObject({ tasksRemoved: 1 });
     expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 0]]]));
-    await new AchievementStatsRepository(store).record([], [{ ...record!, progress: 1, completed: true, completedAt: new Date() }], new Date());
+    const completion = { ...record!, progress: 1, completed: true, completedAt: new Date() };
+    await new AchievementStatsRepository(store).record([], [completion], new Date());
     // before: [1, 0], and an unlock under the derived id that a later completion could never count
     expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 0]]]));
-    expect(await (await stack.tasksDb()).collection('achievement_unlocks').countDocuments({ _id: record!.id as never })).toBe(0);
+    const unlockCount = async () => (await stack.tasksDb()).collection('achievement_unlocks').countDocuments({ _id: record!.id as never });
+    expect(await unlockCount()).toBe(0);
+    // and when Ann read her achievements in between, tracked again from zero under the same id
+    await w.achievements(ann);
+    expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 1]]]));
+    await new AchievementStatsRepository(store).record([], [completion], new Date());
+    expect(await unlocks(w)).toEqual(new Map([['Raced ach', [0, 1]]]));
+    expect(await unlockCount()).toBe(0);
   });
 
   it('refuses a gamer, a game server and another application\'s admin (403), bad input (400), and touches only the path\'s application', async () => {
