@@ -92,19 +92,12 @@ export class ClaimService {
         // a claim left half-done (its request failed after step 1) is the sweep's to finish;
         // a retry past the same age finishes it now, so the rewards need not wait for the sweep
         if (isAbandoned(started.task, now, this.recoveryAfterMs)) {
-          if ((await this.finish(started.task)) === 'gone') throw notFound('no such gamer task');
+          if ((await this.finishCounted(started.task)) === 'gone') throw notFound('no such gamer task');
           this.log.info({ gamerTaskId: started.task.id }, 'finished a claim left half-done, on a retry');
         }
         throw conflict(ErrorCode.ALREADY_CLAIMED, 'the rewards of this task were already claimed');
       case 'started': {
-        // a claim that started and did not finish (its grant or state write failed) is counted:
-        // the sweep finishes it after CLAIM_RECOVERY_AFTER_MS, and while the writes keep
-        // failing, GftsClaimsUnfinished says rewards are not delivered (until 2026-11-29 it
-        // counted nothing, and GftsClaimsWithoutGrants could not see it)
-        const finished = await this.finish(started.task).catch((error: unknown) => {
-          this.metrics.claims.inc({ outcome: 'unfinished', rewarded: rewarded(started.task) });
-          throw error;
-        });
+        const finished = await this.finishCounted(started.task);
         if (finished === 'gone') {
           this.metrics.claims.inc({ outcome: 'not_found', rewarded: rewarded(started.task) });
           throw notFound('no such gamer task');
@@ -113,6 +106,19 @@ export class ClaimService {
         return started.task.task.rewards;
       }
     }
+  }
+
+  /**
+   * `finish`, a failure counted as an unfinished claim: on its request, a retry or the sweep's
+   * recovery, while the writes keep failing GftsClaimsUnfinished says rewards are not
+   * delivered (until 2026-11-29 a failed finish counted nothing, and GftsClaimsWithoutGrants,
+   * which watches claims that succeed, could not see it)
+   */
+  private async finishCounted(task: GamerTaskRecord): Promise<'finished' | 'gone'> {
+    return this.finish(task).catch((error: unknown) => {
+      this.metrics.claims.inc({ outcome: 'unfinished', rewarded: rewarded(task) });
+      throw error;
+    });
   }
 
   /**
@@ -163,7 +169,7 @@ export class ClaimService {
       if (stuck.length === 0) return recovered;
       for (const task of stuck) {
         seen.add(task.id);
-        if ((await this.finish(task)) === 'gone') continue;
+        if ((await this.finishCounted(task)) === 'gone') continue;
         recovered++;
         this.log.info({ gamerTaskId: task.id }, 'finished a claim left half-done');
       }

@@ -304,6 +304,26 @@ describe('claims', () => {
     expect(await world.inventory(ann)).toEqual([]);
   });
 
+  it('counts each failed finish of a started claim as unfinished, its retry\'s too, and the retry past the recovery age finishes it', async () => {
+    const world = new World(stack);
+    const { ann, gamerTaskId, rewards } = await completedTask(world);
+    const unfinished = () => counter('gfts_task_claims_total', { outcome: 'unfinished', rewarded: 'true' });
+    const before = await unfinished();
+    crashAfterGrant.add(gamerTaskId);
+    expect((await claim(gamerTaskId, ann)).status).toBe(500);
+    // left half-done for longer than CLAIM_RECOVERY_AFTER_MS: a retry finishes it on the spot
+    const db = await stack.db();
+    await db.collection('gamer_tasks').updateOne({ _id: gamerTaskId as never }, { $set: { claimStartedAt: new Date(Date.now() - 3_600_000) } });
+    expect((await claim(gamerTaskId, ann)).status).toBe(500);
+    // before: only the first failure counted
+    expect(await unfinished()).toBe(before + 2);
+    crashAfterGrant.delete(gamerTaskId);
+    expect((await claim(gamerTaskId, ann)).status).toBe(409);
+    const sorted = (items: RewardItem[]) => [...items].sort((a, b) => (a.inventoryItemId < b.inventoryItemId ? -1 : 1));
+    expect(await world.inventory(ann)).toEqual(sorted(rewards));
+    expect(await unfinished()).toBe(before + 2);
+  });
+
   it('finishes a claim a crash interrupted, granting exactly once', async () => {
     const world = new World(stack);
     const { ann, gamerTaskId, rewards } = await completedTask(world);
