@@ -297,6 +297,9 @@ refusals=(
   "gateway-without-tasks|--set|services.tasks.enabled=false|services.tasks.enabled is false, but the gateway routes to it"
   "image-tag-a-number|--set-json|image.tag=20261127|/image/tag.: got number, want string"
   "service-image-tag-a-number|--set|services.tasks.image.tag=20261127|/services/tasks/image/tag.: got number, want string"
+  # A trial database's StatefulSet name over 52 characters: its pods' hash label would be
+  # over 63, and they would never be created (the service crash-looping on MONGO_URL).
+  "trial-db-name-too-long|--set|fullnameOverride=a-release-name-of-forty-characters-xxxxx|is over 52 characters"
 )
 for item in "${refusals[@]}"; do
   split_entry "$item"
