@@ -119,8 +119,12 @@ export class NotificationsCallError extends Error {
 const credentialsRefused = (response: Response): boolean =>
   (response.status === 401 || response.status === 403) && (response.headers.get('content-type') ?? '').includes('application/problem+json');
 
-/** Answers to a call before the connect that a retry would get again. */
-const REFUSED_STATUSES = [400, 404, 405];
+/**
+ * Answers to a call before the connect that a retry would get again: the request as built
+ * is refused (headers too large: a token over 16 KB; a body or media type refused). Until
+ * 2026-11-29 only 400, 404 and 405, and a 431 was tried again for ever.
+ */
+const REFUSED_STATUSES = [400, 404, 405, 413, 415, 431];
 
 /**
  * A refusal no retry changes: one of REFUSED_STATUSES, answered by the gateway itself (a
@@ -205,7 +209,9 @@ function idTime(id: string): number | undefined {
 
 /** The smallest UUIDv7 of a moment: every id made from then on sorts after it. */
 function firstIdAt(ms: number): string {
-  const hex = Math.max(0, ms).toString(16).padStart(12, '0');
+  // whole milliseconds: a fraction (a resumeOverlapMs of 1500.5) wrote a '.' into the id,
+  // which the service refused at every reconnect (until 2026-11-29)
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
 

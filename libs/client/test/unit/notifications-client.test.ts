@@ -811,6 +811,30 @@ describe('notifications client', () => {
     busy.live.close();
   });
 
+  it('stops on the probe\'s 431 (a token over the gateway\'s header limit): no retry sends smaller headers', async () => {
+    const problem = { type: 'about:blank', title: 'Request Header Fields Too Large', status: 431, code: 'HEADERS_TOO_LARGE' };
+    const { live, seen } = client({ since: id(1), fetch: answering(431, problem) as unknown as typeof fetch });
+    live.start();
+    await settle();
+    latest().drop(1006);
+    await settle();
+    // before: an error, then a retry every 30 s for ever
+    expect(seen.stops).toEqual([{ reason: 'refused' }]);
+  });
+
+  it('resumes from a whole-millisecond id with a fractional resumeOverlapMs', async () => {
+    const { live } = client({ resumeOverlapMs: 1500.5 });
+    live.start();
+    await settle();
+    latest().open();
+    latest().deliver(completed('0193a6c2-5f00-7000-8000-000000000001'));
+    latest().drop(1006);
+    await vi.advanceTimersByTimeAsync(200);
+    // before: '…-15a.-7000-…', refused by the service at every reconnect
+    expect(query(latest()).since).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7000-8000-000000000000$/);
+    live.close();
+  });
+
   it('waits a Retry-After at most retryAfterMaxMs', async () => {
     const day = vi.fn(async (_request: Request) => new Response('maintenance', { status: 503, headers: { 'retry-after': '86400' } }));
     const { live, seen } = client({ fetch: day as unknown as typeof fetch, retryAfterMaxMs: 60_000 });
