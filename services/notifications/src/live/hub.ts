@@ -65,6 +65,8 @@ export class Hub {
   private drainGraceMs: number | undefined;
   /** the inbox reads of the catch-ups after NATS was away, CATCH_UP_CONCURRENCY at a time */
   private readonly catchUpReads = new ReadSlots(CATCH_UP_CONCURRENCY);
+  /** sockets closed for a lost subscription (out of the gamers' map) whose close handshake has not ended */
+  private readonly closingLost = new Set<Session>();
 
   constructor(opts: HubOptions) {
     this.opts = opts;
@@ -187,7 +189,14 @@ export class Hub {
       this.gamers.delete(key);
       this.release(key);
     }
-    for (const s of [...gamer.sessions]) s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
+    for (const s of [...gamer.sessions]) {
+      s.close(NotificationCloseCode.INTERNAL_ERROR, 'internal error');
+      // out of the map, a client that never answers the close would be cut by nobody but ws
+      // (30 s), holding the replica's shutdown past its grace (until 2026-11-29): the drain cuts it
+      if (s.socket.readyState === s.socket.CLOSED) continue;
+      this.closingLost.add(s);
+      s.socket.once('close', () => this.closingLost.delete(s));
+    }
   }
 
   /**
@@ -238,7 +247,7 @@ export class Hub {
     this.drainGraceMs = graceMs;
     clearInterval(this.heartbeatTimer);
     this.heartbeat.stop();
-    const sessions = [...this.sessions()];
+    const sessions = [...this.sessions(), ...this.closingLost];
     const closed = sessions.map((s) => new Promise<void>((resolve) => {
       if (s.socket.readyState === s.socket.CLOSED) return resolve();
       s.socket.once('close', () => resolve());

@@ -261,4 +261,19 @@ describe('the hub when NATS ends a gamer subscription', () => {
     await expect.poll(() => again.socket.closeCode, { timeout: 10_000 }).toBe(NotificationCloseCode.INTERNAL_ERROR);
     expect(released).toEqual([refused.gamerId, refused.gamerId]);
   }, 60_000);
+
+  it('cuts at its drain a socket it closed for the lost subscription whose client never answered the close', async () => {
+    const socket = new HandshakingSocket();
+    let cut = false;
+    socket.terminate = () => {
+      cut = true;
+      socket.closed();
+    };
+    await hub.attach(new Session(socket as unknown as WebSocket, refused, limits, metrics, false)).catch(() => undefined);
+    // closed by the hub (1011), the handshake left hanging by the client
+    await expect.poll(() => socket.readyState, { timeout: 10_000 }).toBe(2);
+    await hub.drain(0);
+    // before: out of the hub's map, the drain never cut it, and it held the shutdown for ws's 30 s
+    expect(cut).toBe(true);
+  }, 60_000);
 });
