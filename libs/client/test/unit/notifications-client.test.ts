@@ -811,15 +811,22 @@ describe('notifications client', () => {
     busy.live.close();
   });
 
-  it('stops on the probe\'s 431 (a token over the gateway\'s header limit): no retry sends smaller headers', async () => {
-    const problem = { type: 'about:blank', title: 'Request Header Fields Too Large', status: 431, code: 'HEADERS_TOO_LARGE' };
-    const { live, seen } = client({ since: id(1), fetch: answering(431, problem) as unknown as typeof fetch });
+  it.each([
+    [431, 'HEADERS_TOO_LARGE'],
+    [413, 'PAYLOAD_TOO_LARGE'],
+    [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ])('stops on the probe\'s %i (%s): no retry changes the request as built', async (status, code) => {
+    const problem = { type: 'about:blank', title: code, status, code };
+    const { live, seen } = client({ since: id(1), fetch: answering(status, problem) as unknown as typeof fetch });
     live.start();
     await settle();
     latest().drop(1006);
     await settle();
     // before: an error, then a retry every 30 s for ever
     expect(seen.stops).toEqual([{ reason: 'refused' }]);
+    const sockets = ScriptedSocket.made.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ScriptedSocket.made.length).toBe(sockets);
   });
 
   it('resumes from a whole-millisecond id with a fractional resumeOverlapMs', async () => {

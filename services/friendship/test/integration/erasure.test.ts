@@ -131,6 +131,7 @@ describe('gamer erasure in the friendship service', () => {
       const outcome = kind === 'request'
         ? await relations.request(pendingRequest(x!.app, x!.id, y!.id, uuidv7(), new Date()), 100)
         : await blocks.block(x!.app, x!.id, y!.id, new Date(), 100);
+      expect(duringCheck).toBeUndefined();
       expect({ kind, outcome: outcome.kind }).toEqual({ kind, outcome: 'unknownTarget' });
       // before the fix the request (or block) stood, naming the erased gamer, and was announced
       expect(await db.collection('relations').countDocuments({ applicationId: x!.app, members: x!.id })).toBe(0);
@@ -144,6 +145,8 @@ describe('gamer erasure in the friendship service', () => {
     const id = uuidv7();
     duringCheck = async () => expect((await relations.accept(x!.app, id, y!.id, new Date(), 100)).kind).toBe('accepted');
     const outcome = await relations.request(pendingRequest(x!.app, x!.id, y!.id, id, new Date()), 100);
+    // the race ran: Y's accept came inside X's check
+    expect(duringCheck).toBeUndefined();
     expect(outcome.kind).toBe('unknownTarget');
     // before the fix the friendship stood, naming the erased gamer, in Y's list too
     expect(await db.collection('relations').countDocuments({ applicationId: x!.app, members: x!.id })).toBe(0);
