@@ -173,6 +173,7 @@ _gfts_go_binary() {
       # Our index-using pushdown for the SQLite backend, and atomic read-modify-write in the
       # handler (see scripts/images/ferretdb/README.md).
       local recipe="$_gfts_root/scripts/images/ferretdb"
+      command -v git >/dev/null 2>&1 || _gfts_die "git is needed to apply the project's FerretDB patches: install it (apt-get install git)" || return 1
       (cd "$src" && git apply -p1 "$recipe/sqlite-pushdown.patch" && git apply -p1 "$recipe/atomic-writes.patch" &&
         git apply -p1 "$recipe/sjson-fast.patch" && git apply -p1 "$recipe/no-resource-tracking.patch" &&
         git apply -p1 "$recipe/read-before-write.patch" && git apply -p1 "$recipe/sjson-schema.patch" &&
@@ -341,14 +342,21 @@ _gfts_schemathesis() {
 # Debian's Chromium for the console's browser tests (Playwright cannot download its own
 # browser here). Not fatal: only those tests need it, and they say how to get it.
 _gfts_chromium() {
-  local bin="${CHROMIUM_PATH:-/usr/bin/chromium}"
+  local bin="${CHROMIUM_PATH:-/usr/bin/chromium}" found
+  # another distribution's or a laptop's Chromium or Chrome, when no CHROMIUM_PATH says which
+  if [ ! -x "$bin" ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+    for found in "$(command -v chromium 2>/dev/null)" "$(command -v chromium-browser 2>/dev/null)" "$(command -v google-chrome 2>/dev/null)" \
+      "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" "/Applications/Chromium.app/Contents/MacOS/Chromium"; do
+      if [ -n "$found" ] && [ -x "$found" ]; then bin="$found"; break; fi
+    done
+  fi
   if [ ! -x "$bin" ] && [ -z "${CHROMIUM_PATH:-}" ]; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
       _gfts_say "installing chromium with apt-get (the console's browser tests drive it)"
       { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } >&2 ||
         _gfts_say "apt-get install chromium failed (the browser tests will fail)"
     else
-      _gfts_say "no chromium and not root: install Debian's chromium package for the browser tests"
+      _gfts_say "no Chromium or Chrome found and not root: install one (Debian: chromium; Ubuntu, Fedora: chromium-browser), or set CHROMIUM_PATH, for the console's browser tests"
     fi
   fi
   [ -x "$bin" ] && export GFTS_CHROMIUM="$bin"

@@ -148,6 +148,8 @@ start_container() {
   shift 3
   # DB_STATE: a host directory for the database's files (the local FerretDB keeps them in /state)
   if [ -n "${DB_STATE:-}" ]; then
+    # Docker makes a missing directory; Podman refuses it, and takes a relative path for a volume name
+    mkdir -p "$DB_STATE" && DB_STATE="$(cd "$DB_STATE" && pwd)"
     case "$image" in localhost/gfts/ferretdb:*) mount=(-v "$DB_STATE:/state") ;; *) mount=(-v "$DB_STATE:/data/db") ;; esac
   fi
   "$engine" rm -fv "$name" >/dev/null 2>&1 || true
@@ -158,7 +160,9 @@ start_container() {
 wait_for_log() {
   local name="$1" pattern="$2" i
   for i in $(seq 1 120); do
-    "$engine" logs "$name" 2>&1 | grep -Eq "$pattern" && return 0
+    # grep reads the whole log: with -q it may exit first, and pipefail took the engine's
+    # SIGPIPE for a miss, so a database that kept logging could read as "did not start"
+    "$engine" logs "$name" 2>&1 | grep -E "$pattern" >/dev/null && return 0
     sleep 0.5
   done
   echo "$name did not start; its log:" >&2
@@ -283,7 +287,7 @@ cat <<INFO
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
 
   Call it (from $root):
-    ${secret_env}TOKEN=\$(${secret_env}node scripts/mint-token.mjs --name Ann)
+    ${secret_env}TOKEN=\$(${secret_env}$(command -v node) scripts/mint-token.mjs --name Ann)
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
     ${secret_env}scripts/demo.sh $gateway     # a tour: catalog, assign, stats, completion, claim, inventory, friends
 

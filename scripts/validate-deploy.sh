@@ -68,7 +68,9 @@ KUBERNETES_VALIDATE_VERSION="${KUBERNETES_VALIDATE_VERSION:-1.37.0}"
 # schema package ships, which catches APIs removed since.
 K8S_VERSIONS="${K8S_VERSIONS:-1.30.0 1.37.0}"
 
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-buildvcs=false"
+# GOTOOLCHAIN auto (Go's default): a Go older than a tool's go.mod fetches the toolchain it
+# names from the module proxy instead of refusing (local refused every Go before 1.26.7)
+export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" CGO_ENABLED=0 GOFLAGS="-buildvcs=false"
 
 # For nats-server: provision's version (GFTS_NATS_VERSION) and its build, into the same
 # cached file, so that either one's build serves both. Sourcing only defines functions.
