@@ -12,7 +12,11 @@ const TRACE_CONTEXT = ['traceparent', 'tracestate', 'baggage'];
 // UnityWebRequest, .NET Framework's HttpWebRequest) a 502.
 const HOP_BY_HOP = ['connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'transfer-encoding'];
 const HOP_BY_HOP_NAMES = new Set<string>(HOP_BY_HOP);
-const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, ...HOP_BY_HOP, ...TRACE_CONTEXT]);
+// The client's own proxy claims: no service trusts them today, but the first that turned on
+// trustProxy, or built a URL from the host, would take values the caller chose (until 2026-11-29
+// they were forwarded as sent).
+const FORWARDING = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip'];
+const DROPPED = new Set<string>([...FORGEABLE_IDENTITY_HEADERS, 'authorization', 'cookie', REQUEST_ID_HEADER, ...HOP_BY_HOP, ...TRACE_CONTEXT, ...FORWARDING]);
 
 /** The header names a `Connection` header lists: hop-by-hop too (RFC 9110 7.6.1). */
 export function connectionOptions(value: string | string[] | undefined): string[] {

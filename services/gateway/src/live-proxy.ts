@@ -1,12 +1,15 @@
 import { request as httpRequest, ServerResponse, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ErrorCode, notificationsRoutes } from '@gfts/contracts';
+import { ErrorCode, notificationsRoutes, REQUEST_ID_HEADER } from '@gfts/contracts';
 import { AppError, createIdentitySigner, problem, recordHijacked, sendProblem, shuttingDown } from '@gfts/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge } from 'prom-client';
 import { forwardHeaders } from './forward-headers.ts';
 import { lookAt, type LastHeard } from './upstream-silence.ts';
+
+/** The headers of a 101 the client gets from the service's: the WebSocket handshake's own (RFC 6455 4.2.2). */
+const HANDSHAKE_HEADERS = new Set(['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'sec-websocket-extensions']);
 
 export const LIVE_PATH = notificationsRoutes.live.url;
 
@@ -270,8 +273,14 @@ export function liveProxy(app: FastifyInstance, opts: LiveProxyOptions): void {
       }
       client.off('end', abandon);
       reply.hijack();
+      // the handshake's own headers only, as the answers of the other routes are filtered
+      // (answerHeaders): a header the service adds later (a debug one, an x-gfts- one, a
+      // cookie) stays inside (until 2026-11-29 every one was copied), and the gateway's request id
       const lines = ['HTTP/1.1 101 Switching Protocols'];
-      for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+      for (let i = 0; i < response.rawHeaders.length; i += 2) {
+        if (HANDSHAKE_HEADERS.has(response.rawHeaders[i]!.toLowerCase())) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+      }
+      lines.push(`${REQUEST_ID_HEADER}: ${String(request.id)}`);
       client.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (upstreamHead.length > 0) client.write(upstreamHead);
       if (head.length > 0) socket.write(head);

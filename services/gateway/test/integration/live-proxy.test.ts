@@ -136,6 +136,18 @@ describe('the live channel through the gateway', () => {
     }
   });
 
+  it('gives the client the 101\'s handshake headers and its request id, not the service\'s others', async () => {
+    upstream = await liveUpstream({ headers101: { 'x-internal-node': 'notifications-7f9c', 'x-gfts-debug': '1', 'set-cookie': 'sid=1' } });
+    const url = await gatewayTo(upstream.url);
+    const { status, socket, headers } = await askUpgrade(`${url}${LIVE}`, auth);
+    expect(status).toBe(101);
+    socket?.destroy();
+    expect(headers?.['sec-websocket-accept']).toBeTruthy();
+    expect(headers?.['x-request-id']).toMatch(/\S/);
+    // before: every header of the service's 101 went to the client as it was
+    expect([headers?.['x-internal-node'], headers?.['x-gfts-debug'], headers?.['set-cookie']]).toEqual([undefined, undefined, undefined]);
+  });
+
   it('counts a piped upgrade as a 101', async () => {
     upstream = await liveUpstream();
     const url = await gatewayTo(upstream.url);

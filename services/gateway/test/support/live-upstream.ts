@@ -33,7 +33,7 @@ export interface LiveUpstream {
  * status and a problem body, as the service refuses a used ticket. It counts the upgrades it
  * receives, so a test can tell whether the gateway sent one on.
  */
-export async function liveUpstream(opts: { delayMs?: number; refuse?: number; refusal?: 'cut' | 'huge' | 'whole-huge' } = {}): Promise<LiveUpstream> {
+export async function liveUpstream(opts: { delayMs?: number; refuse?: number; refusal?: 'cut' | 'huge' | 'whole-huge'; headers101?: Record<string, string> } = {}): Promise<LiveUpstream> {
   const sockets = new Set<Socket>();
   const upgradeSockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -81,7 +81,8 @@ export async function liveUpstream(opts: { delayMs?: number; refuse?: number; re
       timers.delete(timer);
       if (socket.destroyed) return;
       const accept = acceptOf(String(req.headers['sec-websocket-key']));
-      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
+      const extra = Object.entries(opts.headers101 ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n${extra}\r\n`);
       markAnswered();
       const ticks = setInterval(() => socket.write(textFrame('tick')), 100);
       socket.on('close', () => clearInterval(ticks));
@@ -112,7 +113,7 @@ export interface UpgradeAnswer {
   status: number;
   /** the piped socket, after a 101 */
   socket?: Duplex;
-  /** a refusal's headers */
+  /** the answer's headers (a refusal's, or the 101's) */
   headers?: Record<string, string | string[] | undefined>;
 }
 
@@ -122,7 +123,7 @@ export function askUpgrade(url: string, headers: Record<string, string>): Promis
     const outgoing = request(url, {
       headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
     });
-    outgoing.on('upgrade', (_response, socket) => resolve({ status: 101, socket }));
+    outgoing.on('upgrade', (response, socket) => resolve({ status: 101, socket, headers: response.headers }));
     outgoing.on('response', (response) => {
       response.resume();
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));

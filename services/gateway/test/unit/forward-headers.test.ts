@@ -61,6 +61,11 @@ describe('forwardHeaders', () => {
     expect(out['content-length']).toBe('4');
   });
 
+  it('drops the caller\'s own proxy claims (Forwarded, X-Forwarded-*, X-Real-IP)', () => {
+    const out = forwardHeaders({ forwarded: 'for=10.0.0.1;host=evil', 'x-forwarded-for': '10.0.0.1', 'x-forwarded-host': 'evil', 'x-forwarded-proto': 'http', 'x-forwarded-port': '80', 'x-real-ip': '10.0.0.1', accept: 'application/json' }, 'a', 'r');
+    expect(Object.keys(out).sort()).toEqual(['accept', 'x-gfts-identity', 'x-request-id'].sort());
+  });
+
   it('keeps ordinary headers', () => {
     const out = forwardHeaders(incoming, 'a', 'r');
     expect(out['content-type']).toBe('application/json');
