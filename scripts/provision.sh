@@ -347,7 +347,10 @@ _gfts_chromium() {
   if [ ! -x "$bin" ] && [ -z "${CHROMIUM_PATH:-}" ]; then
     for found in "$(command -v chromium 2>/dev/null)" "$(command -v chromium-browser 2>/dev/null)" "$(command -v google-chrome 2>/dev/null)" \
       "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" "/Applications/Chromium.app/Contents/MacOS/Chromium"; do
-      if [ -n "$found" ] && [ -x "$found" ]; then bin="$found"; break; fi
+      # not Ubuntu's snap wrapper (a script that only says to install the snap) nor a snap's
+      # confined binary: Playwright cannot launch either
+      case "$found" in /snap/*) continue ;; esac
+      if [ -n "$found" ] && [ -x "$found" ] && ! head -c 2 "$found" 2>/dev/null | grep -q '#!'; then bin="$found"; break; fi
     done
   fi
   if [ ! -x "$bin" ] && [ -z "${CHROMIUM_PATH:-}" ]; then
@@ -356,7 +359,7 @@ _gfts_chromium() {
       { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } >&2 ||
         _gfts_say "apt-get install chromium failed (the browser tests will fail)"
     else
-      _gfts_say "no Chromium or Chrome found and not root: install one (Debian: chromium; Ubuntu, Fedora: chromium-browser), or set CHROMIUM_PATH, for the console's browser tests"
+      _gfts_say "no Chromium or Chrome found and not root: install one (Debian, Fedora: chromium; Ubuntu: Google Chrome, its chromium is a snap), or set CHROMIUM_PATH, for the console's browser tests"
     fi
   fi
   [ -x "$bin" ] && export GFTS_CHROMIUM="$bin"

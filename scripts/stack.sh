@@ -148,8 +148,10 @@ start_container() {
   shift 3
   # DB_STATE: a host directory for the database's files (the local FerretDB keeps them in /state)
   if [ -n "${DB_STATE:-}" ]; then
-    # Docker makes a missing directory; Podman refuses it, and takes a relative path for a volume name
-    mkdir -p "$DB_STATE" && DB_STATE="$(cd "$DB_STATE" && pwd)"
+    # Docker makes a missing directory; Podman refuses it, and takes a relative path (here:
+    # relative to the checkout) for a volume name
+    [ -d "$DB_STATE" ] || { say "creating $DB_STATE (empty: the database starts with no data)"; mkdir -p "$DB_STATE"; }
+    DB_STATE="$(CDPATH='' cd -- "$DB_STATE" >/dev/null && pwd -P)"
     case "$image" in localhost/gfts/ferretdb:*) mount=(-v "$DB_STATE:/state") ;; *) mount=(-v "$DB_STATE:/data/db") ;; esac
   fi
   "$engine" rm -fv "$name" >/dev/null 2>&1 || true
@@ -287,7 +289,7 @@ cat <<INFO
     dev JWT secret   $JWT_SECRET   (HS256; claims sub=gamerId, app=applicationId, name, picture, roles)
 
   Call it (from $root):
-    ${secret_env}TOKEN=\$(${secret_env}$(command -v node) scripts/mint-token.mjs --name Ann)
+    ${secret_env}TOKEN=\$(${secret_env}$(printf '%q' "$(command -v node)") scripts/mint-token.mjs --name Ann)
     curl -s -H "Authorization: Bearer \$TOKEN" "$gateway/api/v1/friendship/search?displayName=a"
     ${secret_env}scripts/demo.sh $gateway     # a tour: catalog, assign, stats, completion, claim, inventory, friends
 

@@ -96,7 +96,9 @@ export async function buildTasksApp(config: TasksConfig, options: TasksAppOption
   const claims = new ClaimService({ gamerTasks, progress, inventory, erasures: erasureJobs, events, metrics: claimMetrics(app.metrics), log: app.log, recoveryAfterMs: config.CLAIM_RECOVERY_AFTER_MS, ...(options.faults?.claim ? { faults: options.faults.claim } : {}) });
 
   // claims a crash left half-done are finished before this replica serves anything
-  await claims.recover(new Date());
+  // one that keeps failing is logged and left to the sweep (every EXPIRY_SWEEP_INTERVAL_MS):
+  // failing the start for it, the replica could never start
+  await claims.recover(new Date()).catch((error: unknown) => app.log.error({ err: error }, 'claims left half-done not all finished at start; the sweep tries again'));
 
   const catalogChanges = keepSubscribed(nats, names.tasksCatalogChanged, { what: 'catalog edits of other replicas reach this one when its cache expires (CATALOG_CACHE_TTL_MS)', log: app.log }, (msg) => {
     try {

@@ -164,15 +164,23 @@ export class ClaimService {
   async recover(before: Date): Promise<number> {
     let recovered = 0;
     const seen = new Set<string>();
+    const failures: unknown[] = [];
     for (;;) {
       const stuck = (await this.gamerTasks.unfinishedClaims(before)).filter((t) => !seen.has(t.id));
       if (stuck.length === 0) return recovered;
       for (const task of stuck) {
         seen.add(task.id);
-        if ((await this.finishCounted(task)) === 'gone') continue;
+        // one claim that keeps failing holds none of the others back; the step still fails after them
+        const finished = await this.finishCounted(task).catch((error: unknown) => {
+          failures.push(error);
+          this.log.warn({ err: error, gamerTaskId: task.id }, 'a claim left half-done could not be finished yet; the next sweep tries again');
+          return 'failed' as const;
+        });
+        if (finished !== 'finished') continue;
         recovered++;
         this.log.info({ gamerTaskId: task.id }, 'finished a claim left half-done');
       }
+      if (failures.length > 0) throw failures[0];
     }
   }
 }
