@@ -95,16 +95,13 @@ export class AchievementStatsRepository {
     if (fresh.length === 0) return [];
     // A reset or an erasure may have removed the achievement between the batch's write and
     // this settle, its uncounting finding no unlock yet (forget): an unlock of a record that
-    // is gone, or was made again since (tracked anew, from zero, under the same derived id,
-    // after the completion), is taken back, and counted only when the uncounting took it
-    // first (until 2026-11-29 it stayed, counted for good, and the record tracked again could
-    // never count its own completion)
-    const createdAt = new Map((await this.store.gamerTasks.find({ _id: { $in: fresh.map((r) => r.id) } }, { projection: { _id: 1, createdAt: 1 } }).toArray()).map((d) => [d._id, d.createdAt]));
-    const stands = (r: TaskProgress) => {
-      const made = createdAt.get(r.id);
-      return made !== undefined && made.getTime() <= (r.completedAt ?? now).getTime();
-    };
-    const gone = fresh.filter((r) => !stands(r));
+    // is gone is taken back, and counted only when the uncounting took it first (until
+    // 2026-11-29 it stayed, counted for good, and the record tracked again later under the
+    // same derived id could never count its own completion). A record tracked again already,
+    // by a read between the reset and this settle, is not told apart (a record's creation
+    // time is no test: one a batch tracks and completes at once is made after its completion).
+    const standing = new Set((await this.store.gamerTasks.find({ _id: { $in: fresh.map((r) => r.id) } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    const gone = fresh.filter((r) => !standing.has(r.id));
     const takenBack = new Set((await Promise.all(gone.map((r) => this.store.unlocks.findOneAndDelete({ _id: r.id })))).filter((d): d is UnlockDoc => d !== null).map((d) => d._id));
     return fresh.filter((r) => !takenBack.has(r.id));
   }
