@@ -686,27 +686,34 @@ describe('a gamer between lanes', () => {
   });
 });
 
+/**
+ * The store stalled at the write of the batch holding the event `hold` names, until `end`
+ * (the store away): `stalled` resolves when that write is reached.
+ */
+function writeStall() {
+  let held: string | undefined;
+  let reached: () => void = () => undefined;
+  const stalled = new Promise<void>((resolve) => (reached = resolve));
+  let end: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const faults = { processor: { afterWrite: async (events: { eventId: string }[]) => {
+    if (!events.some((e) => e.eventId === held)) return;
+    reached();
+    await ended;
+  } } };
+  return { faults, stalled, hold: (eventId: string) => void (held = eventId), end: () => end() };
+}
+
 describe('a store stall longer than ack_wait', () => {
   // One lane of batches of 10, so the pull stops once 10 events wait behind the batch
   // being written; ack_wait 1 s, the shortest allowed, so the stall below lasts several.
   let stack: TasksStack;
-  let held: string | undefined;
-  let stalled: () => void = () => undefined;
-  const isStalled = new Promise<void>((resolve) => (stalled = resolve));
-  let endStall: () => void = () => undefined;
-  const stallEnded = new Promise<void>((resolve) => (endStall = resolve));
+  const stall = writeStall();
   beforeAll(async () => {
-    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH: '10', STATS_ACK_WAIT_MS: '1000', LOG_LEVEL: testLogLevel() }, {
-      // the batch holding this event does not get past its write until the stall ends (the store away)
-      faults: { processor: { afterWrite: async (events) => {
-        if (!events.some((e) => e.eventId === held)) return;
-        stalled();
-        await stallEnded;
-      } } },
-    });
+    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH: '10', STATS_ACK_WAIT_MS: '1000', LOG_LEVEL: testLogLevel() }, { faults: stall.faults });
   });
   afterAll(async () => {
-    endStall();
+    stall.end();
     await stack?.close();
   });
 
@@ -718,9 +725,9 @@ describe('a store stall longer than ack_wait', () => {
       return info.num_pending === 0 && info.num_ack_pending === count ? true : undefined;
     }, 10_000, 50);
     const first = world.event(players[0]!, { score: 1 });
-    held = first.eventId;
+    stall.hold(first.eventId);
     await world.publish(first);
-    await isStalled;
+    await stall.stalled;
     // 5 wait in the lane behind the stalled batch; once the pull that took them has ended
     // (a pull is open at most PULL_EXPIRES_MS), the next one takes all of the next 10: 5 fill
     // the lane's batch and the pull stops with the other 5 in its own queue
@@ -736,7 +743,7 @@ describe('a store stall longer than ack_wait', () => {
     const other = await jetstream(await stack.nats()).consumers.get(stack.names.statsStream, stack.names.statsConsumer);
     const stolen: [string, number][] = [];
     for await (const msg of await other.fetch({ max_messages: 20, expires: 3_000 })) stolen.push([msg.json<StatEvent>().eventId, msg.info.deliveryCount]);
-    endStall();
+    stall.end();
 
     await untilAcknowledged(stack, 16);
     expect(stolen).toEqual([]);
@@ -751,22 +758,12 @@ describe('a store stall longer than ack_wait', () => {
 describe('an ack_wait lowered by a rollout while the store stalls', () => {
   // started with STATS_ACK_WAIT_MS 30 s; a newer replica then set the shared consumer's to 1 s
   let stack: TasksStack;
-  let held: string | undefined;
-  let stalled: () => void = () => undefined;
-  const isStalled = new Promise<void>((resolve) => (stalled = resolve));
-  let endStall: () => void = () => undefined;
-  const stallEnded = new Promise<void>((resolve) => (endStall = resolve));
+  const stall = writeStall();
   beforeAll(async () => {
-    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH: '10', STATS_ACK_WAIT_MS: '30000', LOG_LEVEL: testLogLevel() }, {
-      faults: { processor: { afterWrite: async (events) => {
-        if (!events.some((e) => e.eventId === held)) return;
-        stalled();
-        await stallEnded;
-      } } },
-    });
+    stack = await startTasksStack({ CONSUMER_LANES: '1', CONSUMER_BATCH: '10', STATS_ACK_WAIT_MS: '30000', LOG_LEVEL: testLogLevel() }, { faults: stall.faults });
   });
   afterAll(async () => {
-    endStall();
+    stall.end();
     await stack?.close();
   });
 
@@ -777,15 +774,15 @@ describe('an ack_wait lowered by a rollout while the store stalls', () => {
     // the replica reads the consumer's settings again within this
     await new Promise((resolve) => setTimeout(resolve, LIVE_SETTINGS_MAX_AGE_MS + 500));
     const first = world.event(players[0]!, { score: 1 });
-    held = first.eventId;
+    stall.hold(first.eventId);
     await world.publish(first);
-    await isStalled;
+    await stall.stalled;
     // some wait in the lane behind the stalled batch, the rest in the pull's own queue
     const behind = randomEvents(world, players, 15);
     await publishAll(world, behind);
     // three times the new ack_wait, where the old pace (one keep-alive per 10 s) let them lapse
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    endStall();
+    stall.end();
     await untilAcknowledged(stack, 16);
     const metrics = await (await fetch(`${stack.tasksUrl}/metrics`)).text();
     expect(metrics).toMatch(/^gfts_stats_consumer_redelivered_total(?:\{[^}]*\})? 0$/m);

@@ -8,18 +8,20 @@ import { LeaseRepository } from '../../src/repository/lease-repository.ts';
 import { openStore, type Store } from '../../src/repository/store.ts';
 import { Sweeper } from '../../src/sweep.ts';
 
-/** One replica sweeps per period: the holder of the sweep lease. Real store. */
+// one database for the file's sweeps, real store
+let connection: mongoose.Connection;
+let store: Store;
+beforeAll(async () => {
+  connection = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'sweep-lease')).asPromise();
+  store = openStore(connection);
+});
+afterAll(async () => {
+  await connection?.dropDatabase();
+  await connection?.close();
+});
+
+/** One replica sweeps per period: the holder of the sweep lease. */
 describe('the sweep lease', () => {
-  let connection: mongoose.Connection;
-  let store: Store;
-  beforeAll(async () => {
-    connection = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'sweep-lease')).asPromise();
-    store = openStore(connection);
-  });
-  afterAll(async () => {
-    await connection?.dropDatabase();
-    await connection?.close();
-  });
 
   const replica = (holder: string, opts: { gamerTasks?: GamerTaskRepository; clock?: () => Date; expiryPage?: number } = {}) => {
     const gamerTasks = opts.gamerTasks ?? new GamerTaskRepository(store);
@@ -135,18 +137,8 @@ describe('the sweep lease', () => {
   });
 });
 
-/** The sweep's steps on a real store: their order, and each failing on its own. */
+/** The sweep's steps: their order, and each failing on its own. */
 describe('the sweep\'s steps', () => {
-  let connection: mongoose.Connection;
-  let store: Store;
-  beforeAll(async () => {
-    connection = await mongoose.createConnection(databaseUrl(infra().mongoUrl, 'sweep-steps')).asPromise();
-    store = openStore(connection);
-  });
-  afterAll(async () => {
-    await connection?.dropDatabase();
-    await connection?.close();
-  });
 
   /** A sweeper whose other steps say when they ran, and whose page of expired tasks `pageOf` may replace. */
   function sweeper(ran: string[], pageOf?: (real: GamerTaskRepository) => GamerTaskRepository['deleteExpiredPage']) {
