@@ -24,8 +24,11 @@ export const badRequest = (detail: string, code: ErrorCode = ErrorCode.VALIDATIO
 export const forbidden = (detail: string, code: ErrorCode = ErrorCode.FORBIDDEN) => new AppError(403, code, detail);
 export const conflict = (code: ErrorCode, detail: string, opts: { retryAfterSeconds?: number } = {}) => new AppError(409, code, detail, opts);
 export const unauthorized = (detail: string) => new AppError(401, ErrorCode.UNAUTHORIZED, detail);
+/** Seconds a client (or the gateway, which tries another replica) waits before retrying a request a stopping instance refused. */
+export const SHUTTING_DOWN_RETRY_AFTER_S = 1;
+
 /** A request this instance will not serve because it is stopping: another instance will. */
-export const shuttingDown = () => new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: 1 });
+export const shuttingDown = () => new AppError(503, ErrorCode.SERVICE_UNAVAILABLE, 'this instance is shutting down; retry the request', { retryAfterSeconds: SHUTTING_DOWN_RETRY_AFTER_S });
 
 /** Seconds a client waits before retrying a request its service's store could not serve. */
 export const STORE_UNAVAILABLE_RETRY_AFTER_S = 5;

@@ -122,13 +122,7 @@ export function consumeGamerEvents<S extends TSchema>(
       } catch (error) {
         if (stopping) break;
         log.warn({ err: error, durable }, 'gamer event consumer interrupted; resuming');
-        // gone for good until made again: until 2026-11-29 it was asked for every second until a restart
-        if (deps.recreate && missing.missingLongEnough(error)) {
-          await deps.recreate().then(
-            () => log.warn({ durable }, 'gamer event consumer was gone: made again (it delivers what its stream still holds)'),
-            (recreateError: unknown) => log.error({ err: recreateError, durable }, 'gamer event consumer is gone and could not be made again'),
-          );
-        }
+        await missing.recreateIfGone(error, deps.recreate, log, 'gamer event consumer', { durable });
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       }
     }

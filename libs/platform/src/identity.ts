@@ -1,4 +1,4 @@
-import { IDENTITY_AUDIENCE, IDENTITY_HEADER, knownRoles, type Identity, type Role } from '@gfts/contracts';
+import { IDENTITY_AUDIENCE, IDENTITY_HEADER, knownRoles, Role, type Identity } from '@gfts/contracts';
 import { createSigner, createVerifier } from 'fast-jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -98,6 +98,16 @@ export function requireApplication(request: FastifyRequest, applicationId: strin
 
 export function requireRole(request: FastifyRequest, role: Role): void {
   if (!request.identity.roles.includes(role)) throw forbidden(`role '${role}' required`);
+}
+
+/**
+ * An onRequest hook: a game server's token (role server) is no gamer, and is refused 403
+ * (`what`: what it may not do), before the body is read.
+ */
+export function refuseGameServers(what: string): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    if (request.identity.roles.includes(Role.SERVER)) throw forbidden(`a game server token cannot ${what}: it is no gamer`);
+  };
 }
 
 /**

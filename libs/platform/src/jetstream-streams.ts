@@ -37,6 +37,19 @@ export class MissingSince {
     this.since = undefined;
   }
 
+  /**
+   * After a failed look: makes the consumer (`what`, with its log `fields`) again with
+   * `recreate` once it has been missing long enough, and says how that went. Gone for good until
+   * made again: until 2026-11-29 a pull loop asked for it every second until a restart.
+   */
+  async recreateIfGone(error: unknown, recreate: (() => Promise<void>) | undefined, log: { warn(o: object, msg: string): void; error(o: object, msg: string): void }, what: string, fields: object = {}): Promise<void> {
+    if (!recreate || !this.missingLongEnough(error)) return;
+    await recreate().then(
+      () => log.warn(fields, `${what} was gone: made again (it delivers what its stream still holds)`),
+      (recreateError: unknown) => log.error({ ...fields, err: recreateError }, `${what} is gone and could not be made again`),
+    );
+  }
+
   /** A look failed with `error`: true once it and every look before it for `afterMs` found the consumer missing. */
   missingLongEnough(error: unknown, nowMs: number = performance.now()): boolean {
     if (!isConsumerOrStreamMissing(error)) {

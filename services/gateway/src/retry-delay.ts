@@ -1,3 +1,5 @@
+import { SHUTTING_DOWN_RETRY_AFTER_S } from '@gfts/platform';
+
 /**
  * How long the proxy waits before it tries again a GET a service answered 503 (reply-from
  * tries such a GET up to 10 times, whatever the cause: a replica shutting down, a
@@ -39,7 +41,7 @@ export const RETRY_503_WINDOW_MS = 1_500;
  */
 export function tryAnotherReplica(retryAfter: string | string[] | undefined): boolean {
   const value = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-  return value !== undefined && /^\d+$/.test(value) && Number(value) <= 1;
+  return value !== undefined && /^\d+$/.test(value) && Number(value) <= SHUTTING_DOWN_RETRY_AFTER_S;
 }
 
 /** Whether a request's 503 may be tried again, by the time since its first one (`request`: the object reply-from hands each try). */

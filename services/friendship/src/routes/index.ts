@@ -1,5 +1,4 @@
-import { Role } from '@gfts/contracts';
-import { forbidden } from '@gfts/platform';
+import { refuseGameServers } from '@gfts/platform';
 import type { FastifyInstance } from 'fastify';
 import type { FriendshipService } from '../friendship-service.ts';
 import { blockRoutes } from './blocks.ts';
@@ -17,9 +16,7 @@ export async function friendshipRoutes(app: FastifyInstance, opts: { service: Fr
   // A game server's token (role server) is no gamer (docs/friendship.md): until 2026-11-29 it
   // was registered in the directory, found by search, and sent requests and blocks under the
   // servers' larger rate limit. Refused before its body is read, as the admin routes are.
-  app.addHook('onRequest', async (request) => {
-    if (request.identity.roles.includes(Role.SERVER)) throw forbidden('a game server token cannot use the friendship API: it is no gamer');
-  });
+  app.addHook('onRequest', refuseGameServers('use the friendship API'));
   app.addHook('preHandler', async (request) => {
     await opts.service.registerCaller(request.identity);
   });

@@ -1,7 +1,7 @@
-import { IDEMPOTENCY_KEY_HEADER, Role, tasksRoutes } from '@gfts/contracts';
-import { forbidden } from '@gfts/platform';
+import { IDEMPOTENCY_KEY_HEADER, tasksRoutes } from '@gfts/contracts';
+import { refuseGameServers } from '@gfts/platform';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AssignService } from '../assign-service.ts';
 import type { ClaimService } from '../claim-service.ts';
 import { normaliseFamilies } from '../domain/family.ts';
@@ -13,9 +13,7 @@ import type { GamerTaskService } from '../gamer-task-service.ts';
  * would, but not assign or claim. Until 2026-11-28 it could, and wrote gamer tasks, a progress
  * document and inventory grants for its `sub`, under the servers' larger rate limit.
  */
-async function gamersOnly(request: FastifyRequest): Promise<void> {
-  if (request.identity.roles.includes(Role.SERVER)) throw forbidden('a game server token cannot assign or claim tasks: it is no gamer');
-}
+const gamersOnly = refuseGameServers('assign or claim tasks');
 
 /** Spec 4.2 endpoints 2, 4, 5, 6 and the inventory: the caller is the token's gamer. */
 export async function gamerRoutes(

@@ -205,13 +205,8 @@ export class StatsConsumer {
       } catch (error) {
         if (this.stopping) break;
         log.warn({ err: error }, 'stat consumer interrupted; resuming');
-        // gone for good until made again: until 2026-11-29 it was asked for every second until a restart
-        if (this.deps.recreate && missing.missingLongEnough(error)) {
-          await this.deps.recreate().then(
-            () => log.warn('stat consumer was gone: made again (it delivers what the stream still holds; applied events are recognised)'),
-            (recreateError: unknown) => log.error({ err: recreateError }, 'stat consumer is gone and could not be made again'),
-          );
-        }
+        // the events it delivers again are recognised as applied
+        await missing.recreateIfGone(error, this.deps.recreate, log, 'stat consumer');
         await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
       }
     }
@@ -324,7 +319,9 @@ export class StatsConsumer {
       return this.observeAge(msg, 'acknowledged');
     }
     // whether this is the event's last delivery is the consumer's live max_deliver's to say:
-    // kept in progress while that is read (its batch's keep-alive has stopped)
+    // read again first when older than a second, the event kept in progress meanwhile (its
+    // batch's keep-alive has stopped)
+    if (this.live.isFresh(DECISION_SETTINGS_MAX_AGE_MS)) return this.track(this.settleUnapplied(msg, delivered, outcome, this.live.current.maxDeliver), this.decisions);
     msg.working();
     this.track(this.live.fresh(DECISION_SETTINGS_MAX_AGE_MS, DECISION_SETTINGS_WAIT_MS).then(({ maxDeliver }) => this.settleUnapplied(msg, delivered, outcome, maxDeliver)), this.decisions);
   }

@@ -41,6 +41,11 @@ export class LiveConsumerSettings {
     return this.settings;
   }
 
+  /** Whether the settings were read no more than `maxAgeMs` ago. */
+  isFresh(maxAgeMs: number): boolean {
+    return this.now() - this.readAt <= maxAgeMs;
+  }
+
   /** Takes settings read elsewhere (the consumer's info its pull started with). */
   adopt(config: Pick<ConsumerConfig, 'max_deliver' | 'ack_wait'>): void {
     this.settings = deliverySettingsOf(config, this.settings);
@@ -53,7 +58,7 @@ export class LiveConsumerSettings {
    * last read (the read goes on, for the next caller).
    */
   async fresh(maxAgeMs: number, waitMs?: number): Promise<DeliverySettings> {
-    if (this.now() - this.readAt <= maxAgeMs) return this.settings;
+    if (this.isFresh(maxAgeMs)) return this.settings;
     this.reading ??= this.read()
       .then((config) => {
         this.adopt(config);
