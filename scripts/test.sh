@@ -38,22 +38,26 @@ trap 'exit 143' TERM
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 failed=0
+# the steps that failed, named at the end: their output is thousands of lines above it
+failures=()
+fail() { failed=1; failures+=("$1"); }
 
 step "typecheck"
-pnpm -s typecheck || failed=1
+pnpm -s typecheck || fail "typecheck (pnpm typecheck)"
 step "lint"
-pnpm -s lint || failed=1
+pnpm -s lint || fail "lint (pnpm lint)"
 if [ -f scripts/validate-deploy.sh ]; then
   step "validate the Helm chart, compose, NATS and monitoring files"
-  bash scripts/validate-deploy.sh || failed=1
+  bash scripts/validate-deploy.sh || fail "deployment validation (scripts/validate-deploy.sh)"
 fi
 
 step "unit and integration tests"
 mkdir -p test-results
 rm -f test-results/vitest.json
-pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || failed=1
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || fail "tests (vitest; each failed test is listed under 'Failed Tests' above)"
 
 if [ "$failed" -ne 0 ]; then
-  echo "some checks or tests failed (see above)" >&2
+  echo "failed:" >&2
+  printf '  - %s\n' "${failures[@]}" >&2
 fi
 exit "$failed"
